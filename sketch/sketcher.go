@@ -1,0 +1,294 @@
+package sketch
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// ErrTooLarge is returned for documents over [Config.MaxBytes].
+var ErrTooLarge = errors.New("sketch: document too large")
+
+// Method names a MinHash variant.
+type Method string
+
+const (
+	// OnePerm is one-permutation MinHash with optimal densification: O(n+K).
+	OnePerm Method = "oph"
+	// Classic is K-permutation MinHash: O(n·K).
+	Classic Method = "classic"
+)
+
+// Config holds every parameter that changes the features of a document.
+// Stored signatures are only comparable between identical Configs; the index
+// records them and refuses to mix.
+type Config struct {
+	Normalize Normalization
+	// Shingle is w, the words per shingle (default 5, as in the CiteSeerX
+	// study). Documents with fewer than w tokens get one shingle of all of
+	// them.
+	Shingle int
+	// CharGram, when > 0, shingles by character n-grams of the normalized
+	// text (tokens joined by single spaces) instead of word w-grams: the
+	// sentence mode of the Wikipedia LSH study.
+	CharGram int
+	// K is the MinHash signature length (default 128).
+	K int
+	// Method is the MinHash variant (default OnePerm).
+	Method Method
+	// Seed seeds every hash family (default 1).
+	Seed uint64
+	// SimHashIDF weights SimHash tokens by lexicon idf instead of equally.
+	SimHashIDF bool
+	// IMatch configures the I-Match digest (default [DefaultIMatch]).
+	IMatch IMatch
+	// UniqueKeepDigits keeps tokens containing digits in the unique-word
+	// sequence; DUPNIQ drops them (default false).
+	UniqueKeepDigits bool
+	// MaxBytes bounds the input size (default 16 MiB); larger documents
+	// fail with [ErrTooLarge].
+	MaxBytes int
+}
+
+// DefaultMaxBytes is the default document size limit.
+const DefaultMaxBytes = 16 << 20
+
+// WithDefaults returns c with zero fields set to their defaults.
+func (c Config) WithDefaults() Config {
+	if c.Shingle == 0 {
+		c.Shingle = 5
+	}
+	if c.K == 0 {
+		c.K = 128
+	}
+	if c.Method == "" {
+		c.Method = OnePerm
+	}
+	if c.Seed == 0 {
+		c.Seed = 1
+	}
+	if c.IMatch == (IMatch{}) {
+		c.IMatch = DefaultIMatch
+	}
+	if c.MaxBytes == 0 {
+		c.MaxBytes = DefaultMaxBytes
+	}
+	return c
+}
+
+// DefaultConfig returns the default sketch configuration.
+func DefaultConfig() Config { return Config{Normalize: DefaultNormalization}.WithDefaults() }
+
+// Validate reports the first invalid field.
+func (c Config) Validate() error {
+	switch {
+	case c.Shingle < 1 || c.Shingle > 64:
+		return fmt.Errorf("sketch: shingle %d: want 1..64", c.Shingle)
+	case c.CharGram < 0 || c.CharGram > 64:
+		return fmt.Errorf("sketch: char gram %d: want 0..64", c.CharGram)
+	case c.K < 1 || c.K > 4096:
+		return fmt.Errorf("sketch: K %d: want 1..4096", c.K)
+	case c.Method != OnePerm && c.Method != Classic:
+		return fmt.Errorf("sketch: method %q: want %q or %q", c.Method, OnePerm, Classic)
+	case c.MaxBytes < 1:
+		return fmt.Errorf("sketch: max bytes %d: want > 0", c.MaxBytes)
+	case c.IMatch.Mode != IMatchIDF && c.IMatch.Mode != IMatchDoc:
+		return fmt.Errorf("sketch: imatch mode %q: want %q or %q", c.IMatch.Mode, IMatchIDF, IMatchDoc)
+	case c.IMatch.Cutoff < 0 || c.IMatch.Cutoff > 1 || c.IMatch.Keep <= 0 || c.IMatch.Keep > 1:
+		return fmt.Errorf("sketch: imatch cutoff %v / keep %v: want cutoff in [0,1], keep in (0,1]", c.IMatch.Cutoff, c.IMatch.Keep)
+	}
+	return nil
+}
+
+// UniqueWord is one entry of a DUPNIQ sequence: a word that occurs exactly
+// once in its document, and its position in the document's token sequence.
+type UniqueWord struct {
+	Hash uint64
+	Pos  uint32
+}
+
+// Features is everything neardup derives from one document.
+type Features struct {
+	// Tokens is the number of tokens after normalization.
+	Tokens int
+	// Shingles is the sorted set of distinct shingle hashes.
+	Shingles []uint64
+	// Signature is the MinHash signature of Shingles.
+	Signature Signature
+	// SimHash is the 64-bit SimHash of the token sequence.
+	SimHash uint64
+	// IMatch is the I-Match digest; HasIMatch is false when too few terms
+	// survived the filter.
+	IMatch    Digest
+	HasIMatch bool
+	// Unique is the DUPNIQ sequence: words occurring exactly once, in
+	// document order.
+	Unique []UniqueWord
+}
+
+// Clone returns a deep copy of f that does not share buffers with it.
+func (f *Features) Clone() *Features {
+	c := *f
+	c.Shingles = slices.Clone(f.Shingles)
+	c.Signature = slices.Clone(f.Signature)
+	c.Unique = slices.Clone(f.Unique)
+	return &c
+}
+
+// Sketcher computes [Features]. It owns reusable buffers: after the first
+// few documents, Sketch allocates nothing when the caller reuses the
+// Features value. Not safe for concurrent use.
+type Sketcher struct {
+	cfg    Config
+	norm   *Normalizer
+	signer Signer
+	lex    *Lexicon
+	powW   uint64 // P^w for the rolling shingle hash
+
+	tok    Tokens
+	counts map[uint64]int32
+	dist   []uint64
+	im     imatchScratch
+	gram   []byte
+}
+
+// New returns a Sketcher for cfg (defaults applied). lex may be nil, in
+// which case [DefaultLexicon] is used.
+func New(cfg Config, lex *Lexicon) (*Sketcher, error) {
+	cfg = cfg.WithDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if lex == nil {
+		lex = DefaultLexicon()
+	}
+	s := &Sketcher{cfg: cfg, norm: NewNormalizer(cfg.Normalize), lex: lex, counts: map[uint64]int32{}}
+	if cfg.Method == Classic {
+		s.signer = NewMinHash(cfg.K, cfg.Seed)
+	} else {
+		s.signer = NewOnePermutation(cfg.K, cfg.Seed)
+	}
+	s.powW = 1
+	for range cfg.Shingle {
+		s.powW *= shinglePrime
+	}
+	return s, nil
+}
+
+// Config returns the configuration in effect, defaults applied.
+func (s *Sketcher) Config() Config { return s.cfg }
+
+// Signer returns the MinHash signer in use.
+func (s *Sketcher) Signer() Signer { return s.signer }
+
+// Lexicon returns the lexicon in use.
+func (s *Sketcher) Lexicon() *Lexicon { return s.lex }
+
+// Tokens returns the tokens of the last document sketched. They are
+// overwritten by the next call.
+func (s *Sketcher) Tokens() *Tokens { return &s.tok }
+
+// Sketch computes the features of text into f, reusing f's slices.
+func (s *Sketcher) Sketch(text []byte, f *Features) error {
+	if len(text) > s.cfg.MaxBytes {
+		return fmt.Errorf("%w: %d bytes > limit %d", ErrTooLarge, len(text), s.cfg.MaxBytes)
+	}
+	s.norm.Tokenize(text, &s.tok)
+	f.Tokens = s.tok.Len()
+	f.Shingles = s.ShingleSet(f.Shingles[:0])
+	f.Signature = s.signer.Sign(f.Signature, f.Shingles)
+
+	clear(s.counts)
+	for _, h := range s.tok.Hash {
+		s.counts[h]++
+	}
+	if s.cfg.SimHashIDF {
+		f.SimHash = SimHashWeighted(s.tok.Hash, s.lex.IDF)
+	} else {
+		f.SimHash = SimHash(s.tok.Hash)
+	}
+	s.dist = s.dist[:0]
+	for h := range s.counts {
+		s.dist = append(s.dist, h)
+	}
+	f.IMatch, f.HasIMatch = s.cfg.IMatch.digest(s.dist, s.lex, &s.im)
+
+	f.Unique = f.Unique[:0]
+	for i, h := range s.tok.Hash {
+		if s.counts[h] == 1 && (s.cfg.UniqueKeepDigits || !s.tok.HasDigit[i]) {
+			f.Unique = append(f.Unique, UniqueWord{Hash: h, Pos: uint32(i)})
+		}
+	}
+	return nil
+}
+
+// ShingleSet appends the sorted distinct shingle hashes of the last
+// tokenized document to dst.
+func (s *Sketcher) ShingleSet(dst []uint64) []uint64 {
+	start := len(dst)
+	if s.cfg.CharGram > 0 {
+		dst = s.charGrams(dst)
+	} else {
+		dst = wordShingles(dst, s.tok.Hash, s.cfg.Shingle, s.powW)
+	}
+	set := dst[start:]
+	slices.Sort(set)
+	return dst[:start+len(slices.Compact(set))]
+}
+
+// wordShingles appends the hash of every window of w consecutive tokens,
+// rolling the polynomial of [ShingleHash] in O(1) per window.
+func wordShingles(dst, toks []uint64, w int, powW uint64) []uint64 {
+	if len(toks) == 0 {
+		return dst
+	}
+	if len(toks) < w {
+		return append(dst, ShingleHash(toks))
+	}
+	var s uint64
+	for i, t := range toks {
+		s = s*shinglePrime + t
+		if i >= w {
+			s -= toks[i-w] * powW
+		}
+		if i >= w-1 {
+			dst = append(dst, Mix64(s))
+		}
+	}
+	return dst
+}
+
+// charGrams appends the [TokenHash] of every window of n characters of the
+// normalized tokens joined by single spaces.
+func (s *Sketcher) charGrams(dst []uint64) []uint64 {
+	s.gram = s.gram[:0]
+	for i := range s.tok.Len() {
+		if i > 0 {
+			s.gram = append(s.gram, ' ')
+		}
+		s.gram = append(s.gram, s.tok.Word(i)...)
+	}
+	return appendCharGrams(dst, s.gram, s.cfg.CharGram)
+}
+
+func appendCharGrams(dst []uint64, text []byte, n int) []uint64 {
+	// starts holds the byte offsets of the last n+1 rune starts, as a ring.
+	var ring [65]int
+	count := 0
+	for i := range text {
+		if text[i]&0xC0 == 0x80 { // continuation byte
+			continue
+		}
+		ring[count%(n+1)] = i
+		count++
+		if count > n {
+			dst = append(dst, TokenHash(text[ring[(count-n-1)%(n+1)]:i]))
+		}
+	}
+	if count >= n && count > 0 {
+		dst = append(dst, TokenHash(text[ring[(count-n)%(n+1)]:]))
+	} else if count > 0 {
+		dst = append(dst, TokenHash(text))
+	}
+	return dst
+}

@@ -1,0 +1,401 @@
+package sketch
+
+import (
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/encoding/charmap"
+	"golang.org/x/text/runes"
+	"golang.org/x/text/transform"
+	"golang.org/x/text/unicode/norm"
+)
+
+// Normalization selects the optional steps of text normalization. Case
+// folding, whitespace collapse and word segmentation always happen; the zero
+// value folds nothing else. [DefaultNormalization] is what neardup uses.
+type Normalization struct {
+	// FoldQuotes maps curly and other typographic quotes to ASCII ' and ",
+	// and dashes to '-', before segmentation. An apostrophe between two
+	// word characters joins them ("don’t" → "dont"), so editions that differ
+	// only in quote style tokenize alike.
+	FoldQuotes bool
+	// StripAccents removes combining marks after compatibility
+	// decomposition ("café" → "cafe").
+	StripAccents bool
+	// DropDigits treats digits as separators (DUPNIQ removes them: page
+	// numbers and OCR'd footnote marks are noise for books).
+	DropDigits bool
+	// KeepPunct emits each punctuation or symbol character as a token of its
+	// own instead of treating it as a separator.
+	KeepPunct bool
+}
+
+// DefaultNormalization is the normalization neardup uses unless configured
+// otherwise: quotes folded, accents, digits and punctuation kept as the
+// segmentation leaves them (punctuation separates words).
+var DefaultNormalization = Normalization{FoldQuotes: true}
+
+// Tokens is a tokenized document. Token i has hash Hash[i], normalized text
+// Text[End[i-1]:End[i]] (End[-1] = 0), starts at byte Off[i] of the input
+// after decoding, and HasDigit[i] reports whether it contains a digit.
+// The slices are reused by [Normalizer.Tokenize]; copy what must outlive the
+// next call.
+type Tokens struct {
+	Hash     []uint64
+	Off      []uint32
+	End      []uint32
+	HasDigit []bool
+	Text     []byte
+}
+
+// Len returns the number of tokens.
+func (t *Tokens) Len() int { return len(t.Hash) }
+
+// Word returns the normalized text of token i.
+func (t *Tokens) Word(i int) []byte {
+	start := uint32(0)
+	if i > 0 {
+		start = t.End[i-1]
+	}
+	return t.Text[start:t.End[i]]
+}
+
+func (t *Tokens) reset() {
+	t.Hash = t.Hash[:0]
+	t.Off = t.Off[:0]
+	t.End = t.End[:0]
+	t.HasDigit = t.HasDigit[:0]
+	t.Text = t.Text[:0]
+}
+
+// Normalizer segments text into normalized, hashed tokens. It keeps scratch
+// buffers, so it is not safe for concurrent use.
+type Normalizer struct {
+	opt     Normalization
+	class   [256]uint8 // ASCII byte classes for the fast path
+	decoded []byte
+	normed  []byte
+	strip   transform.Transformer
+}
+
+const (
+	clSep uint8 = iota
+	clLetter
+	clDigit
+	clApos
+	clPunct
+)
+
+// NewNormalizer returns a Normalizer for the given options.
+func NewNormalizer(opt Normalization) *Normalizer {
+	n := &Normalizer{opt: opt}
+	for c := 0; c < 128; c++ {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
+			n.class[c] = clLetter
+		case c >= '0' && c <= '9':
+			if !opt.DropDigits {
+				n.class[c] = clDigit
+			}
+		case c == '\'':
+			n.class[c] = clApos
+		case c > ' ' && c < 127:
+			if opt.KeepPunct {
+				n.class[c] = clPunct
+			}
+		}
+	}
+	if opt.StripAccents {
+		n.strip = transform.Chain(norm.NFKD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
+	}
+	return n
+}
+
+// Options returns the normalization options n was built with.
+func (n *Normalizer) Options() Normalization { return n.opt }
+
+// Tokenize segments text into tok, replacing its contents. Invalid UTF-8 is
+// decoded as Windows-1252 (the common legacy encoding of English text; every
+// byte maps to a character), so no input makes it fail or panic. Offsets in
+// tok refer to the decoded text when decoding happened.
+func (n *Normalizer) Tokenize(text []byte, tok *Tokens) {
+	tok.reset()
+	if isASCII(text) {
+		n.tokenizeASCII(text, tok)
+		return
+	}
+	if !utf8.Valid(text) {
+		text = n.decode1252(text)
+	}
+	n.tokenizeUnicode(text, tok)
+}
+
+func isASCII(b []byte) bool {
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		v := uint64(b[i]) | uint64(b[i+1])<<8 | uint64(b[i+2])<<16 | uint64(b[i+3])<<24 |
+			uint64(b[i+4])<<32 | uint64(b[i+5])<<40 | uint64(b[i+6])<<48 | uint64(b[i+7])<<56
+		if v&0x8080808080808080 != 0 {
+			return false
+		}
+	}
+	for ; i < len(b); i++ {
+		if b[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+func (n *Normalizer) decode1252(text []byte) []byte {
+	dec := charmap.Windows1252.NewDecoder()
+	n.decoded = n.decoded[:0]
+	var err error
+	n.decoded, err = appendTransform(dec, n.decoded, text)
+	if err != nil {
+		// The Windows-1252 decoder accepts every byte; an error here would be
+		// a bug in x/text. Fall back to replacing invalid sequences.
+		n.decoded = []byte(string([]rune(string(text))))
+	}
+	return n.decoded
+}
+
+// appendTransform runs t over all of src, appending to dst.
+func appendTransform(t transform.Transformer, dst, src []byte) ([]byte, error) {
+	t.Reset()
+	if cap(dst)-len(dst) < len(src)+16 {
+		grown := make([]byte, len(dst), len(dst)+len(src)+len(src)/2+16)
+		copy(grown, dst)
+		dst = grown
+	}
+	for {
+		nDst, nSrc, err := t.Transform(dst[len(dst):cap(dst)], src, true)
+		dst = dst[:len(dst)+nDst]
+		src = src[nSrc:]
+		switch err {
+		case nil:
+			return dst, nil
+		case transform.ErrShortDst:
+			grown := make([]byte, len(dst), 2*cap(dst)+16)
+			copy(grown, dst)
+			dst = grown
+		default:
+			return dst, err
+		}
+	}
+}
+
+// tokenizeASCII is the fast path: one table lookup per byte, the hash
+// computed as the token is lowered.
+func (n *Normalizer) tokenizeASCII(text []byte, tok *Tokens) {
+	var (
+		h        uint64 = fnvOffset64
+		in       bool
+		start    int
+		hasDigit bool
+	)
+	class := &n.class
+	out := tok.Text
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch class[c] {
+		case clLetter, clDigit:
+			if !in {
+				in, start, h, hasDigit = true, i, fnvOffset64, false
+			}
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			} else if c <= '9' {
+				hasDigit = true
+			}
+			h = (h ^ uint64(c)) * fnvPrime64
+			out = append(out, c)
+			continue
+		case clApos:
+			// Join across an apostrophe inside a word ("don't" → "dont").
+			if in && i+1 < len(text) && isWordClass(class[text[i+1]]) {
+				continue
+			}
+		case clPunct:
+			if in {
+				tok.push(Mix64(h), start, len(out), hasDigit)
+				in = false
+			}
+			tok.push(TokenHash(text[i:i+1]), i, len(out)+1, false)
+			out = append(out, c)
+			continue
+		}
+		if in {
+			tok.push(Mix64(h), start, len(out), hasDigit)
+			in = false
+		}
+	}
+	if in {
+		tok.push(Mix64(h), start, len(out), hasDigit)
+	}
+	tok.Text = out
+}
+
+func isWordClass(c uint8) bool { return c == clLetter || c == clDigit }
+
+func (t *Tokens) push(h uint64, off, end int, digit bool) {
+	t.Hash = append(t.Hash, h)
+	t.Off = append(t.Off, uint32(off))
+	t.End = append(t.End, uint32(end))
+	t.HasDigit = append(t.HasDigit, digit)
+}
+
+// cjk holds the scripts written without spaces between words; each of their
+// characters is a token, so word shingles over them are character n-grams.
+var cjk = []*unicode.RangeTable{unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul, unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar}
+
+// foldRune maps typographic quotes and dashes to ASCII.
+func foldRune(r rune) rune {
+	switch r {
+	case '\u2018', '\u2019', '\u201a', '\u201b', '\u2032', '\u02bc', '\uff07', '`', '\u00b4':
+		return '\''
+	case '\u201c', '\u201d', '\u201e', '\u201f', '\u2033', '\u00ab', '\u00bb':
+		return '"'
+	case '\u2010', '\u2011', '\u2012', '\u2013', '\u2014', '\u2015', '\u2212', '\ufe58', '\ufe63', '\uff0d':
+		return '-'
+	}
+	return r
+}
+
+type runeClass uint8
+
+const (
+	rSep runeClass = iota
+	rWord
+	rDigit
+	rApos
+	rPunct
+	rSolo // a CJK character: a token by itself
+)
+
+func (n *Normalizer) classify(r rune) runeClass {
+	switch {
+	case r < 0x80:
+		switch n.class[r] {
+		case clLetter:
+			return rWord
+		case clDigit:
+			return rDigit
+		case clApos:
+			return rApos
+		case clPunct:
+			return rPunct
+		}
+		return rSep
+	case unicode.IsLetter(r):
+		if unicode.In(r, cjk...) {
+			return rSolo
+		}
+		return rWord
+	case unicode.IsMark(r):
+		return rWord
+	case unicode.IsDigit(r):
+		if n.opt.DropDigits {
+			return rSep
+		}
+		return rDigit
+	case unicode.IsNumber(r):
+		return rWord
+	case unicode.IsPunct(r) || unicode.IsSymbol(r):
+		if n.opt.KeepPunct {
+			return rPunct
+		}
+	}
+	return rSep
+}
+
+// tokenizeUnicode handles any valid UTF-8: NFKC (or NFKD minus marks, then
+// NFC, when stripping accents), quote folding, lower-casing.
+func (n *Normalizer) tokenizeUnicode(text []byte, tok *Tokens) {
+	var err error
+	n.normed = n.normed[:0]
+	if n.strip != nil {
+		n.normed, err = appendTransform(n.strip, n.normed, text)
+	} else {
+		n.normed = norm.NFKC.Append(n.normed, text...)
+	}
+	if err != nil {
+		n.normed = append(n.normed[:0], text...)
+	}
+	src := n.normed
+	var (
+		h        uint64
+		in       bool
+		start    int
+		hasDigit bool
+		buf      [utf8.UTFMax * 3]byte
+	)
+	out := tok.Text
+	emit := func() {
+		tok.push(Mix64(h), start, len(out), hasDigit)
+		in = false
+	}
+	for i := 0; i < len(src); {
+		r, size := utf8.DecodeRune(src[i:])
+		pos := i
+		i += size
+		if n.opt.FoldQuotes {
+			r = foldRune(r)
+		}
+		cl := n.classify(r)
+		switch cl {
+		case rWord, rDigit:
+			if !in {
+				in, start, h, hasDigit = true, pos, fnvOffset64, false
+			}
+			if cl == rDigit {
+				hasDigit = true
+			}
+			enc := appendLower(buf[:0], r)
+			for _, c := range enc {
+				h = (h ^ uint64(c)) * fnvPrime64
+			}
+			out = append(out, enc...)
+			continue
+		case rApos:
+			if in && i < len(src) {
+				next, _ := utf8.DecodeRune(src[i:])
+				if n.opt.FoldQuotes {
+					next = foldRune(next)
+				}
+				if c := n.classify(next); c == rWord || c == rDigit {
+					continue
+				}
+			}
+		case rSolo, rPunct:
+			if in {
+				emit()
+			}
+			enc := appendLower(buf[:0], r)
+			out = append(out, enc...)
+			tok.push(TokenHash(enc), pos, len(out), false)
+			continue
+		}
+		if in {
+			emit()
+		}
+	}
+	if in {
+		emit()
+	}
+	tok.Text = out
+}
+
+// appendLower appends the case-folded form of r: lower case, with the final
+// sigma and sharp s folded as full case folding does.
+func appendLower(dst []byte, r rune) []byte {
+	switch r {
+	case 'ß', 'ẞ':
+		return append(dst, 's', 's')
+	case 'ς':
+		r = 'σ'
+	default:
+		r = unicode.ToLower(r)
+	}
+	return utf8.AppendRune(dst, r)
+}
