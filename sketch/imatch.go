@@ -30,8 +30,8 @@ func (d Digest) String() string { return fmt.Sprintf("%x", d[:]) }
 // (df = 1, normalized idf 1): a lexicon lists the frequent words, and
 // everything it does not know is, by construction, infrequent.
 type Lexicon struct {
-	docs int               // N, documents in the collection
-	df   map[uint64]uint32 // token hash → document frequency
+	docs int                // N, documents in the collection
+	idf  map[uint64]float64 // token hash → log(N/df)
 	logN float64
 }
 
@@ -110,7 +110,7 @@ func ReadLexicon(r io.Reader) (*Lexicon, error) {
 	if err != nil || docs < 1 {
 		return nil, fmt.Errorf("%w: bad document count in %q", ErrLexicon, sc.Text())
 	}
-	lex := &Lexicon{docs: docs, df: map[uint64]uint32{}, logN: math.Log(float64(docs))}
+	lex := &Lexicon{docs: docs, idf: map[uint64]float64{}, logN: math.Log(float64(docs))}
 	line := 1
 	for sc.Scan() {
 		line++
@@ -122,7 +122,7 @@ func ReadLexicon(r io.Reader) (*Lexicon, error) {
 		if err != nil || df < 1 || int(df) > docs {
 			return nil, fmt.Errorf("%w: line %d: df %q not in [1, %d]", ErrLexicon, line, dfs, docs)
 		}
-		lex.df[TokenHash(term)] = uint32(df)
+		lex.idf[TokenHash(term)] = lex.logN - math.Log(float64(df))
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrLexicon, err)
@@ -150,15 +150,14 @@ func DefaultLexicon() *Lexicon {
 func (l *Lexicon) Docs() int { return l.docs }
 
 // Len returns the number of terms listed.
-func (l *Lexicon) Len() int { return len(l.df) }
+func (l *Lexicon) Len() int { return len(l.idf) }
 
 // IDF returns log(N/df) of a token hash.
 func (l *Lexicon) IDF(h uint64) float64 {
-	df, ok := l.df[h]
-	if !ok {
-		return l.logN
+	if idf, ok := l.idf[h]; ok {
+		return idf
 	}
-	return l.logN - math.Log(float64(df))
+	return l.logN
 }
 
 // NIDF returns idf normalized to [0, 1] by the largest possible idf, log N.
@@ -209,7 +208,8 @@ type rankedTerm struct {
 	h    uint64
 }
 
-// digest computes the I-Match digest of the distinct terms. The paper
+// digest computes the I-Match digest of the distinct terms, which must be
+// sorted ascending. The paper
 // hashes the retained terms as strings in sorted order; neardup hashes their
 // frozen 64-bit token hashes (big-endian) in ascending order, which gives
 // the same equivalence classes up to a 2^-64 collision and needs no strings.
@@ -250,7 +250,9 @@ func (c IMatch) digest(distinct []uint64, lex *Lexicon, s *imatchScratch) (Diges
 	if len(s.terms) < max(c.MinTerms, 1) {
 		return Digest{}, false
 	}
-	slices.Sort(s.terms)
+	if c.Mode == IMatchDoc {
+		slices.Sort(s.terms)
+	}
 	s.bytes = s.bytes[:0]
 	for _, h := range s.terms {
 		s.bytes = binary.BigEndian.AppendUint64(s.bytes, h)

@@ -64,19 +64,21 @@ func (m *MinHash) Size() int { return len(m.a) }
 func (m *MinHash) Sign(dst Signature, set []uint64) Signature {
 	k := len(m.a)
 	dst = fill(dst, k)
-	a, b := m.a[:k], m.b[:k]
-	for _, x := range set {
-		d := dst[:k]
-		// Four lanes per iteration; min compiles to a conditional move.
-		i := 0
-		for ; i+4 <= k; i += 4 {
-			d[i] = min(d[i], a[i]*x+b[i])
-			d[i+1] = min(d[i+1], a[i+1]*x+b[i+1])
-			d[i+2] = min(d[i+2], a[i+2]*x+b[i+2])
-			d[i+3] = min(d[i+3], a[i+3]*x+b[i+3])
+	a, b, d := m.a[:k], m.b[:k], dst[:k]
+	// Four elements per sweep quarter the loads and stores of the
+	// signature; min compiles to conditional moves.
+	i := 0
+	for ; i+4 <= len(set); i += 4 {
+		x, y, z, w := set[i], set[i+1], set[i+2], set[i+3]
+		for j := range d {
+			aj, bj := a[j], b[j]
+			d[j] = min(d[j], aj*x+bj, aj*y+bj, aj*z+bj, aj*w+bj)
 		}
-		for ; i < k; i++ {
-			d[i] = min(d[i], a[i]*x+b[i])
+	}
+	for ; i < len(set); i++ {
+		x := set[i]
+		for j := range d {
+			d[j] = min(d[j], a[j]*x+b[j])
 		}
 	}
 	return dst

@@ -45,6 +45,9 @@ type Config struct {
 	// UniqueKeepDigits keeps tokens containing digits in the unique-word
 	// sequence; DUPNIQ drops them (default false).
 	UniqueKeepDigits bool
+	// KeepText keeps the normalized text in [Features.Text] for documents
+	// whose normalized text is at most this many bytes (default 0: never).
+	KeepText int
 	// MaxBytes bounds the input size (default 16 MiB); larger documents
 	// fail with [ErrTooLarge].
 	MaxBytes int
@@ -90,6 +93,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("sketch: K %d: want 1..4096", c.K)
 	case c.Method != OnePerm && c.Method != Classic:
 		return fmt.Errorf("sketch: method %q: want %q or %q", c.Method, OnePerm, Classic)
+	case c.KeepText < 0:
+		return fmt.Errorf("sketch: keep text %d: want >= 0", c.KeepText)
 	case c.MaxBytes < 1:
 		return fmt.Errorf("sketch: max bytes %d: want > 0", c.MaxBytes)
 	case c.IMatch.Mode != IMatchIDF && c.IMatch.Mode != IMatchDoc:
@@ -124,6 +129,14 @@ type Features struct {
 	// Unique is the DUPNIQ sequence: words occurring exactly once, in
 	// document order.
 	Unique []UniqueWord
+	// Text is the normalized text (tokens joined by single spaces), kept
+	// only when it is at most [Config.KeepText] bytes; nil otherwise. The
+	// sentence profile verifies short texts by edit similarity on it.
+	Text []byte
+	// ShingleShift and UniqueShift are the sampling shifts of decoded
+	// features (see [Limits]): Shingles and Unique hold only the entries
+	// whose hash has that many low zero bits. Zero for fresh features.
+	ShingleShift, UniqueShift byte
 }
 
 // Clone returns a deep copy of f that does not share buffers with it.
@@ -132,6 +145,7 @@ func (f *Features) Clone() *Features {
 	c.Shingles = slices.Clone(f.Shingles)
 	c.Signature = slices.Clone(f.Signature)
 	c.Unique = slices.Clone(f.Unique)
+	c.Text = slices.Clone(f.Text)
 	return &c
 }
 
@@ -145,11 +159,14 @@ type Sketcher struct {
 	lex    *Lexicon
 	powW   uint64 // P^w for the rolling shingle hash
 
-	tok    Tokens
-	counts map[uint64]int32
-	dist   []uint64
-	im     imatchScratch
-	gram   []byte
+	tok  Tokens
+	keys []uint64 // token hashes, sorted with their positions
+	pos  []uint32
+	sort hashSorter
+	once []bool // once[i]: token i occurs exactly once
+	dist []uint64
+	im   imatchScratch
+	gram []byte
 }
 
 // New returns a Sketcher for cfg (defaults applied). lex may be nil, in
@@ -162,7 +179,7 @@ func New(cfg Config, lex *Lexicon) (*Sketcher, error) {
 	if lex == nil {
 		lex = DefaultLexicon()
 	}
-	s := &Sketcher{cfg: cfg, norm: NewNormalizer(cfg.Normalize), lex: lex, counts: map[uint64]int32{}}
+	s := &Sketcher{cfg: cfg, norm: NewNormalizer(cfg.Normalize), lex: lex}
 	if cfg.Method == Classic {
 		s.signer = NewMinHash(cfg.K, cfg.Seed)
 	} else {
@@ -198,28 +215,65 @@ func (s *Sketcher) Sketch(text []byte, f *Features) error {
 	f.Shingles = s.ShingleSet(f.Shingles[:0])
 	f.Signature = s.signer.Sign(f.Signature, f.Shingles)
 
-	clear(s.counts)
-	for _, h := range s.tok.Hash {
-		s.counts[h]++
-	}
 	if s.cfg.SimHashIDF {
 		f.SimHash = SimHashWeighted(s.tok.Hash, s.lex.IDF)
 	} else {
 		f.SimHash = SimHash(s.tok.Hash)
 	}
-	s.dist = s.dist[:0]
-	for h := range s.counts {
-		s.dist = append(s.dist, h)
-	}
+	s.countTokens()
 	f.IMatch, f.HasIMatch = s.cfg.IMatch.digest(s.dist, s.lex, &s.im)
-
 	f.Unique = f.Unique[:0]
 	for i, h := range s.tok.Hash {
-		if s.counts[h] == 1 && (s.cfg.UniqueKeepDigits || !s.tok.HasDigit[i]) {
+		if s.once[i] && (s.cfg.UniqueKeepDigits || !s.tok.HasDigit[i]) {
 			f.Unique = append(f.Unique, UniqueWord{Hash: h, Pos: uint32(i)})
 		}
 	}
+	f.Text = f.Text[:0]
+	if s.cfg.KeepText > 0 && len(s.tok.Text)+s.tok.Len() <= s.cfg.KeepText+1 {
+		f.Text = s.joinedText(f.Text)
+	}
+	if len(f.Text) == 0 {
+		f.Text = nil
+	}
 	return nil
+}
+
+// countTokens sorts the token hashes with their positions, then fills
+// s.dist with the distinct hashes in ascending order and s.once with the
+// positions of tokens that occur exactly once.
+func (s *Sketcher) countTokens() {
+	n := s.tok.Len()
+	s.keys = append(s.keys[:0], s.tok.Hash...)
+	s.pos = s.pos[:0]
+	for i := range n {
+		s.pos = append(s.pos, uint32(i))
+	}
+	s.sort.sort(s.keys, s.pos)
+	s.once = slices.Grow(s.once[:0], n)[:n]
+	clear(s.once)
+	s.dist = s.dist[:0]
+	for i := 0; i < n; {
+		j := i + 1
+		for j < n && s.keys[j] == s.keys[i] {
+			j++
+		}
+		s.dist = append(s.dist, s.keys[i])
+		if j == i+1 {
+			s.once[s.pos[i]] = true
+		}
+		i = j
+	}
+}
+
+// joinedText appends the normalized tokens joined by single spaces.
+func (s *Sketcher) joinedText(dst []byte) []byte {
+	for i := range s.tok.Len() {
+		if i > 0 {
+			dst = append(dst, ' ')
+		}
+		dst = append(dst, s.tok.Word(i)...)
+	}
+	return dst
 }
 
 // ShingleSet appends the sorted distinct shingle hashes of the last
@@ -232,7 +286,7 @@ func (s *Sketcher) ShingleSet(dst []uint64) []uint64 {
 		dst = wordShingles(dst, s.tok.Hash, s.cfg.Shingle, s.powW)
 	}
 	set := dst[start:]
-	slices.Sort(set)
+	s.sort.sort(set, nil)
 	return dst[:start+len(slices.Compact(set))]
 }
 
@@ -261,13 +315,7 @@ func wordShingles(dst, toks []uint64, w int, powW uint64) []uint64 {
 // charGrams appends the [TokenHash] of every window of n characters of the
 // normalized tokens joined by single spaces.
 func (s *Sketcher) charGrams(dst []uint64) []uint64 {
-	s.gram = s.gram[:0]
-	for i := range s.tok.Len() {
-		if i > 0 {
-			s.gram = append(s.gram, ' ')
-		}
-		s.gram = append(s.gram, s.tok.Word(i)...)
-	}
+	s.gram = s.joinedText(s.gram[:0])
 	return appendCharGrams(dst, s.gram, s.cfg.CharGram)
 }
 

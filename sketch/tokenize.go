@@ -1,6 +1,7 @@
 package sketch
 
 import (
+	"slices"
 	"unicode"
 	"unicode/utf8"
 
@@ -186,30 +187,52 @@ func appendTransform(t transform.Transformer, dst, src []byte) ([]byte, error) {
 }
 
 // tokenizeASCII is the fast path: one table lookup per byte, the hash
-// computed as the token is lowered.
+// computed as the token is lowered. Output slices are sized up front (an
+// ASCII text of n bytes has at most n/2+1 tokens and n bytes of token text)
+// so the loop writes by index instead of appending.
 func (n *Normalizer) tokenizeASCII(text []byte, tok *Tokens) {
+	maxTok := len(text)/2 + 1
+	if n.opt.KeepPunct {
+		maxTok = len(text) + 1
+	}
+	hashes := slices.Grow(tok.Hash[:0], maxTok)[:maxTok]
+	offs := slices.Grow(tok.Off[:0], maxTok)[:maxTok]
+	ends := slices.Grow(tok.End[:0], maxTok)[:maxTok]
+	digits := slices.Grow(tok.HasDigit[:0], maxTok)[:maxTok]
+	out := slices.Grow(tok.Text[:0], len(text))[:len(text)]
 	var (
 		h        uint64 = fnvOffset64
 		in       bool
 		start    int
 		hasDigit bool
+		nt, no   int // tokens and text bytes written
 	)
 	class := &n.class
-	out := tok.Text
+	emit := func() {
+		hashes[nt], offs[nt], ends[nt], digits[nt] = Mix64(h), uint32(start), uint32(no), hasDigit
+		nt++
+		in = false
+	}
 	for i := 0; i < len(text); i++ {
 		c := text[i]
 		switch class[c] {
-		case clLetter, clDigit:
+		case clLetter:
 			if !in {
 				in, start, h, hasDigit = true, i, fnvOffset64, false
 			}
-			if c >= 'A' && c <= 'Z' {
-				c += 'a' - 'A'
-			} else if c <= '9' {
-				hasDigit = true
-			}
+			c |= 0x20 // lower case; letters only
 			h = (h ^ uint64(c)) * fnvPrime64
-			out = append(out, c)
+			out[no] = c
+			no++
+			continue
+		case clDigit:
+			if !in {
+				in, start, h = true, i, fnvOffset64
+			}
+			hasDigit = true
+			h = (h ^ uint64(c)) * fnvPrime64
+			out[no] = c
+			no++
 			continue
 		case clApos:
 			// Join across an apostrophe inside a word ("don't" → "dont").
@@ -218,22 +241,22 @@ func (n *Normalizer) tokenizeASCII(text []byte, tok *Tokens) {
 			}
 		case clPunct:
 			if in {
-				tok.push(Mix64(h), start, len(out), hasDigit)
-				in = false
+				emit()
 			}
-			tok.push(TokenHash(text[i:i+1]), i, len(out)+1, false)
-			out = append(out, c)
+			out[no] = c
+			no++
+			hashes[nt], offs[nt], ends[nt], digits[nt] = TokenHash(text[i:i+1]), uint32(i), uint32(no), false
+			nt++
 			continue
 		}
 		if in {
-			tok.push(Mix64(h), start, len(out), hasDigit)
-			in = false
+			emit()
 		}
 	}
 	if in {
-		tok.push(Mix64(h), start, len(out), hasDigit)
+		emit()
 	}
-	tok.Text = out
+	tok.Hash, tok.Off, tok.End, tok.HasDigit, tok.Text = hashes[:nt], offs[:nt], ends[:nt], digits[:nt], out[:no]
 }
 
 func isWordClass(c uint8) bool { return c == clLetter || c == clDigit }

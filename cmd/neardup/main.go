@@ -1,0 +1,85 @@
+// Command neardup detects near-duplicate and partial-duplicate documents.
+//
+// Usage:
+//
+//	neardup compare [flags] A B     every similarity score for two files
+//	neardup lexicon build [flags] FILE...   build an I-Match idf lexicon
+//
+// Run "neardup help" for the full list.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitError = 1 // the run failed
+	exitUsage = 2 // bad flags or arguments
+)
+
+// errUsage marks a command-line mistake (exit code 2).
+var errUsage = errors.New("usage")
+
+type command struct {
+	name, summary string
+	run           func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+func commands() []command {
+	return []command{
+		// compare is added with the verify package.
+		{"lexicon", "build an I-Match idf lexicon from text files", runLexicon},
+	}
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		usage(stdout)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			err := c.run(ctx, args[1:], stdout, stderr)
+			switch {
+			case err == nil:
+				return exitOK
+			case errors.Is(err, errUsage):
+				fmt.Fprintf(stderr, "neardup %s: %v\n", c.name, err)
+				return exitUsage
+			default:
+				fmt.Fprintf(stderr, "neardup %s: %v\n", c.name, err)
+				return exitError
+			}
+		}
+	}
+	fmt.Fprintf(stderr, "neardup: unknown command %q\n", args[0])
+	usage(stderr)
+	return exitUsage
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "neardup: streaming near-duplicate and partial-duplicate detection")
+	fmt.Fprintln(w, "\nUsage: neardup COMMAND [flags] [args]\n\nCommands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nRun 'neardup COMMAND -h' for a command's flags.")
+}

@@ -1,0 +1,115 @@
+package sketch
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// benchDoc is a 5 KB English-like ASCII document, the size the performance
+// targets are stated for.
+func benchDoc() []byte { return syntheticDoc(rand.New(rand.NewPCG(7, 7)), 5000) }
+
+// BenchmarkTokenizeShingle measures the ASCII fast path: normalize,
+// tokenize, hash and shingle (word 5-grams, sorted and deduplicated).
+func BenchmarkTokenizeShingle(b *testing.B) {
+	doc := benchDoc()
+	s, err := New(DefaultConfig(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var set []uint64
+	b.SetBytes(int64(len(doc)))
+	b.ReportAllocs()
+	for b.Loop() {
+		s.norm.Tokenize(doc, &s.tok)
+		set = s.ShingleSet(set[:0])
+	}
+}
+
+// BenchmarkTokenize is the tokenizer alone.
+func BenchmarkTokenize(b *testing.B) {
+	doc := benchDoc()
+	n := NewNormalizer(DefaultNormalization)
+	var tok Tokens
+	b.SetBytes(int64(len(doc)))
+	b.ReportAllocs()
+	for b.Loop() {
+		n.Tokenize(doc, &tok)
+	}
+}
+
+// BenchmarkTokenizeUnicode forces the Unicode path (NFKC, folding).
+func BenchmarkTokenizeUnicode(b *testing.B) {
+	doc := append(benchDoc(), "caf\u00e9"...)
+	n := NewNormalizer(DefaultNormalization)
+	var tok Tokens
+	b.SetBytes(int64(len(doc)))
+	b.ReportAllocs()
+	for b.Loop() {
+		n.Tokenize(doc, &tok)
+	}
+}
+
+// BenchmarkMinHash signs the shingle set of a 5 KB document with K = 128.
+func BenchmarkMinHash(b *testing.B) {
+	s, _ := New(DefaultConfig(), nil)
+	var f Features
+	_ = s.Sketch(benchDoc(), &f)
+	for _, tt := range []struct {
+		name string
+		s    Signer
+	}{
+		{"classic/128", NewMinHash(128, 1)},
+		{"oph/128", NewOnePermutation(128, 1)},
+	} {
+		b.Run(tt.name, func(b *testing.B) {
+			var sig Signature
+			b.ReportAllocs()
+			for b.Loop() {
+				sig = tt.s.Sign(sig, f.Shingles)
+			}
+		})
+	}
+}
+
+// BenchmarkSketch is the whole per-document hot path: every feature.
+func BenchmarkSketch(b *testing.B) {
+	doc := benchDoc()
+	for _, m := range []Method{OnePerm, Classic} {
+		b.Run(string(m), func(b *testing.B) {
+			cfg := DefaultConfig()
+			cfg.Method = m
+			s, _ := New(cfg, nil)
+			var f Features
+			b.SetBytes(int64(len(doc)))
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = s.Sketch(doc, &f)
+			}
+		})
+	}
+}
+
+func BenchmarkSimHash(b *testing.B) {
+	s, _ := New(DefaultConfig(), nil)
+	var f Features
+	_ = s.Sketch(benchDoc(), &f)
+	toks := s.tok.Hash
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = SimHash(toks)
+	}
+}
+
+func BenchmarkEncode(b *testing.B) {
+	s, _ := New(DefaultConfig(), nil)
+	var f Features
+	_ = s.Sketch(benchDoc(), &f)
+	var buf []byte
+	var g Features
+	b.ReportAllocs()
+	for b.Loop() {
+		buf = f.AppendBinary(buf[:0], DefaultLimits)
+		_ = g.UnmarshalBinary(buf)
+	}
+}

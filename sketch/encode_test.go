@@ -1,0 +1,118 @@
+package sketch
+
+import (
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+func TestEncodeRoundTrip(t *testing.T) {
+	r := rand.New(rand.NewPCG(2, 2))
+	cfg := DefaultConfig()
+	cfg.KeepText = 1 << 20
+	f := mustSketch(t, cfg, syntheticDoc(r, 20000))
+	b := f.AppendBinary(nil, Limits{MaxShingles: 1 << 20, MaxUnique: 1 << 20})
+	var g Features
+	if err := g.UnmarshalBinary(b); err != nil {
+		t.Fatal(err)
+	}
+	if g.Tokens != f.Tokens || g.SimHash != f.SimHash || g.IMatch != f.IMatch || g.HasIMatch != f.HasIMatch || string(g.Text) != string(f.Text) {
+		t.Fatalf("scalar fields differ after round trip")
+	}
+	want := make([]uint64, 0, len(f.Shingles))
+	for _, h := range f.Shingles {
+		want = append(want, h>>32)
+	}
+	want = slices.Compact(want)
+	if !slices.Equal(g.Shingles, want) {
+		t.Errorf("shingles: %d decoded, %d expected", len(g.Shingles), len(want))
+	}
+	if len(g.Unique) != len(f.Unique) {
+		t.Fatalf("unique: %d decoded, %d stored", len(g.Unique), len(f.Unique))
+	}
+	for i, u := range f.Unique {
+		if g.Unique[i] != (UniqueWord{u.Hash >> 32, u.Pos}) {
+			t.Fatalf("unique %d: %+v, want %+v", i, g.Unique[i], u)
+		}
+	}
+	perShingle := float64(len(b)-len(f.Text)-len(f.Unique)*5) / float64(len(f.Shingles))
+	t.Logf("%d shingles, %d unique words, %d text bytes → %d bytes (≈ %.2f B per shingle)", len(f.Shingles), len(f.Unique), len(f.Text), len(b), perShingle)
+}
+
+// Sampling keeps sets under the cap, and two documents stored at different
+// rates still agree on the shingles both keep at the coarser rate.
+func TestEncodeSampling(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	big := make([]uint64, 20000)
+	for i := range big {
+		big[i] = r.Uint64()
+	}
+	slices.Sort(big)
+	small := slices.Clone(big[:3000]) // a subset stored unsampled
+	lim := Limits{MaxShingles: 4096, MaxUnique: 4096}
+	var a, b Features
+	if err := a.UnmarshalBinary((&Features{Shingles: big}).AppendBinary(nil, lim)); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.UnmarshalBinary((&Features{Shingles: small}).AppendBinary(nil, lim)); err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Shingles) > 4096 || a.ShingleShift == 0 || b.ShingleShift != 0 {
+		t.Fatalf("big: %d kept at shift %d; small shift %d", len(a.Shingles), a.ShingleShift, b.ShingleShift)
+	}
+	sa, sb, _, _ := AlignSamples(&a, &b)
+	in := map[uint64]bool{}
+	for _, x := range sa {
+		in[x] = true
+	}
+	for _, x := range sb {
+		if !in[x] {
+			t.Fatalf("small's sampled shingle %x missing from big's sample", x)
+		}
+	}
+	if len(sb) == 0 || len(sb) > len(small)/2 {
+		t.Errorf("aligned small sample has %d of %d", len(sb), len(small))
+	}
+}
+
+func TestDecodeCorrupt(t *testing.T) {
+	f := mustSketch(t, DefaultConfig(), []byte("a short document with some words in it, enough for a digest maybe"))
+	good := f.AppendBinary(nil, DefaultLimits)
+	var g Features
+	for n := range len(good) {
+		if err := g.UnmarshalBinary(good[:n]); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("truncated to %d bytes: err = %v", n, err)
+		}
+	}
+	if err := g.UnmarshalBinary(append(slices.Clone(good), 0)); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("trailing byte: %v", err)
+	}
+	huge := []byte{1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0x0f}
+	if err := g.UnmarshalBinary(huge); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("huge count: %v", err)
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	doc := mustSketch(f, DefaultConfig(), []byte("the quick brown fox jumps over the lazy dog again and again"))
+	f.Add(doc.AppendBinary(nil, DefaultLimits))
+	f.Add([]byte{1, 3, 0})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var g Features
+		if err := g.UnmarshalBinary(b); err != nil {
+			return
+		}
+		// Whatever decodes satisfies the invariants verification relies on.
+		for i, x := range g.Shingles {
+			if x >= 1<<32 || (i > 0 && x <= g.Shingles[i-1]) {
+				t.Fatalf("shingles not strictly increasing 32-bit values: %x", g.Shingles)
+			}
+		}
+		for i, u := range g.Unique {
+			if u.Hash >= 1<<32 || (i > 0 && u.Pos < g.Unique[i-1].Pos) {
+				t.Fatalf("unique sequence out of order: %+v", g.Unique)
+			}
+		}
+	})
+}

@@ -1,0 +1,273 @@
+package sketch
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/neardup/neardup/internal/dataset"
+)
+
+// setJaccard is the reference: |A∩B| / |A∪B| by map arithmetic.
+func setJaccard(a, b []uint64) float64 {
+	in := map[uint64]bool{}
+	for _, x := range a {
+		in[x] = true
+	}
+	inter := 0
+	union := len(in)
+	seen := map[uint64]bool{}
+	for _, x := range b {
+		if seen[x] {
+			continue
+		}
+		seen[x] = true
+		if in[x] {
+			inter++
+		} else {
+			union++
+		}
+	}
+	if union == 0 {
+		return 0
+	}
+	return float64(inter) / float64(union)
+}
+
+func mustSketch(t testing.TB, cfg Config, text []byte) *Features {
+	t.Helper()
+	s, err := New(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f Features
+	if err := s.Sketch(text, &f); err != nil {
+		t.Fatal(err)
+	}
+	return &f
+}
+
+func readGutenberg(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(dataset.Gutenberg(t, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// The two Alice editions differ in quote style (curly vs straight): with
+// quote folding their word 5-shingle resemblance is about 0.9, without it
+// about 0.7 (the data set's README reports the same effect).
+func TestQuoteFoldingOnAlice(t *testing.T) {
+	a, b := readGutenberg(t, "pg11.txt"), readGutenberg(t, "pg28885.txt")
+	folded := DefaultConfig()
+	raw := DefaultConfig()
+	raw.Normalize.FoldQuotes = false
+	jf := setJaccard(mustSketch(t, folded, a).Shingles, mustSketch(t, folded, b).Shingles)
+	jr := setJaccard(mustSketch(t, raw, a).Shingles, mustSketch(t, raw, b).Shingles)
+	t.Logf("Alice pg11 vs pg28885: J = %.4f folded, %.4f unfolded", jf, jr)
+	if jf < 0.85 {
+		t.Errorf("folded J = %.4f, want ≥ 0.85", jf)
+	}
+	if jr > 0.8 {
+		t.Errorf("unfolded J = %.4f, want < 0.8 (fold should matter)", jr)
+	}
+}
+
+func TestGutenbergSketches(t *testing.T) {
+	cfg := DefaultConfig()
+	frank1 := mustSketch(t, cfg, readGutenberg(t, "pg84.txt"))
+	frank2 := mustSketch(t, cfg, readGutenberg(t, "pg42324.txt"))
+	moby := mustSketch(t, cfg, readGutenberg(t, "pg2701.txt"))
+	same := setJaccard(frank1.Shingles, frank2.Shingles)
+	diff := setJaccard(frank1.Shingles, moby.Shingles)
+	t.Logf("Frankenstein editions J = %.4f (Ĵ %.3f), Frankenstein/Moby-Dick J = %.4f (Ĵ %.3f); hamming %d vs %d",
+		same, frank1.Signature.Jaccard(frank2.Signature), diff, frank1.Signature.Jaccard(moby.Signature),
+		Hamming(frank1.SimHash, frank2.SimHash), Hamming(frank1.SimHash, moby.SimHash))
+	if same < 0.85 || diff > 0.01 {
+		t.Errorf("J same = %.4f (want ≥ 0.85), J different = %.4f (want ≤ 0.01)", same, diff)
+	}
+	if Hamming(frank1.SimHash, frank2.SimHash) > 3 {
+		t.Errorf("editions' SimHash %d bits apart, want ≤ 3", Hamming(frank1.SimHash, frank2.SimHash))
+	}
+	if len(frank1.Unique) < 1000 || len(frank1.Unique) > 6000 {
+		t.Errorf("Frankenstein has %d unique words; DUPNIQ reports 2–3K for a 100K-word book", len(frank1.Unique))
+	}
+}
+
+func TestUniqueWords(t *testing.T) {
+	f := mustSketch(t, DefaultConfig(), []byte("the cat saw the dog and 42 cats saw a bird"))
+	var got []string
+	n := NewNormalizer(DefaultNormalization)
+	var tok Tokens
+	n.Tokenize([]byte("the cat saw the dog and 42 cats saw a bird"), &tok)
+	for _, u := range f.Unique {
+		got = append(got, string(tok.Word(int(u.Pos))))
+		if tok.Hash[u.Pos] != u.Hash {
+			t.Errorf("unique word at %d: hash mismatch", u.Pos)
+		}
+	}
+	if want := "cat dog and cats a bird"; strings.Join(got, " ") != want {
+		t.Errorf("unique words %q, want %q", got, want)
+	}
+}
+
+func TestIMatch(t *testing.T) {
+	base := "The committee reviewed the proposal for the new observatory and approved funding for the telescope mirror, the dome and the instrument workshop next spring."
+	a := mustSketch(t, DefaultConfig(), []byte(base))
+	// Reordering, case and very frequent words do not change the digest.
+	b := mustSketch(t, DefaultConfig(), []byte(strings.ToUpper(base)+" the the and"))
+	c := mustSketch(t, DefaultConfig(), []byte(strings.Replace(base, "telescope", "microscope", 1)))
+	if !a.HasIMatch {
+		t.Fatal("no digest for a 25-word document")
+	}
+	if a.IMatch != b.IMatch {
+		t.Error("case and frequent-word changes altered the digest")
+	}
+	if a.IMatch == c.IMatch {
+		t.Error("replacing a rare word did not alter the digest")
+	}
+	if short := mustSketch(t, DefaultConfig(), []byte("hello world")); short.HasIMatch {
+		t.Error("two-word document got a digest")
+	}
+	doc := DefaultConfig()
+	doc.IMatch = IMatch{Mode: IMatchDoc, Keep: 0.5, Cutoff: 0.1, MinTerms: 3}
+	if d := mustSketch(t, doc, []byte(base)); !d.HasIMatch || d.IMatch == a.IMatch {
+		t.Error("Doc-L filter should give a digest different from IDF-L")
+	}
+}
+
+func TestDefaultLexicon(t *testing.T) {
+	lex := DefaultLexicon()
+	if lex.Docs() < 100 || lex.Len() < 5000 {
+		t.Fatalf("default lexicon: %d docs, %d terms", lex.Docs(), lex.Len())
+	}
+	the, rare := lex.NIDF(TokenHash([]byte("the"))), lex.NIDF(TokenHash([]byte("xylophonist")))
+	if the > 0.05 || rare != 1 {
+		t.Errorf("nidf(the) = %v (want ≈ 0), nidf(unknown) = %v (want 1)", the, rare)
+	}
+	var buf bytes.Buffer
+	lb := NewLexiconBuilder(DefaultNormalization)
+	lb.Add([]byte("a b c"))
+	lb.Add([]byte("a b"))
+	lb.Add([]byte("a"))
+	if err := lb.WriteTo(&buf, 1); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadLexicon(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Docs() != 3 || got.Len() != 3 || got.NIDF(TokenHash([]byte("a"))) != 0 {
+		t.Errorf("round trip: docs %d, terms %d", got.Docs(), got.Len())
+	}
+	for _, bad := range []string{"", "junk\n", "# neardup lexicon v1 docs=2\nword\n", "# neardup lexicon v1 docs=2\nword\t9\n"} {
+		if _, err := ReadLexicon(strings.NewReader(bad)); err == nil {
+			t.Errorf("ReadLexicon(%q) accepted malformed input", bad)
+		}
+	}
+}
+
+func TestCharGrams(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.CharGram = 3
+	f := mustSketch(t, cfg, []byte("abcd"))
+	want := []uint64{TokenHash([]byte("abc")), TokenHash([]byte("bcd"))}
+	slices.Sort(want)
+	if !slices.Equal(f.Shingles, want) {
+		t.Errorf("char 3-grams of abcd = %x, want %x", f.Shingles, want)
+	}
+	if f := mustSketch(t, cfg, []byte("ab")); len(f.Shingles) != 1 {
+		t.Errorf("text shorter than n: %d grams, want 1", len(f.Shingles))
+	}
+	if f := mustSketch(t, cfg, []byte("東京タ")); len(f.Shingles) != 3 { // "東 京 タ" has 5 runes
+		t.Errorf("CJK 3-grams: %d", len(f.Shingles))
+	}
+}
+
+func TestShortDocumentShingle(t *testing.T) {
+	f := mustSketch(t, DefaultConfig(), []byte("three word doc"))
+	if len(f.Shingles) != 1 {
+		t.Errorf("%d shingles for a 3-token document, want 1", len(f.Shingles))
+	}
+	if f := mustSketch(t, DefaultConfig(), nil); len(f.Shingles) != 0 || f.Tokens != 0 || f.HasIMatch {
+		t.Errorf("empty document: %+v", f)
+	}
+}
+
+func TestTooLarge(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.MaxBytes = 10
+	s, err := New(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f Features
+	if err := s.Sketch(make([]byte, 11), &f); err == nil || !strings.Contains(err.Error(), "too large") {
+		t.Errorf("11 bytes over a 10-byte cap: %v", err)
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	bad := []func(*Config){
+		func(c *Config) { c.Shingle = -1 },
+		func(c *Config) { c.K = 5000 },
+		func(c *Config) { c.Method = "other" },
+		func(c *Config) { c.IMatch.Mode = "x" },
+	}
+	for i, mut := range bad {
+		c := DefaultConfig()
+		mut(&c)
+		if _, err := New(c, nil); err == nil {
+			t.Errorf("case %d: invalid config accepted", i)
+		}
+	}
+}
+
+// After warm-up, sketching a document allocates nothing when the caller
+// reuses its Features.
+func TestSketchZeroAllocs(t *testing.T) {
+	doc := syntheticDoc(rand.New(rand.NewPCG(1, 1)), 5000)
+	for _, m := range []Method{OnePerm, Classic} {
+		cfg := DefaultConfig()
+		cfg.Method = m
+		s, err := New(cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var f Features
+		for range 3 {
+			if err := s.Sketch(doc, &f); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n := testing.AllocsPerRun(20, func() { _ = s.Sketch(doc, &f) }); n != 0 {
+			t.Errorf("%s: %v allocations per document", m, n)
+		}
+	}
+}
+
+// syntheticDoc returns about size bytes of English-like ASCII text drawn
+// from a Zipf distribution over a generated vocabulary.
+func syntheticDoc(r *rand.Rand, size int) []byte {
+	z := rand.NewZipf(r, 1.1, 2, 20000)
+	var b []byte
+	for len(b) < size {
+		w := z.Uint64()
+		word := []byte{}
+		for w > 0 || len(word) == 0 {
+			word = append(word, byte('a'+w%26))
+			w /= 26
+		}
+		if r.IntN(12) == 0 {
+			word = append(word, ',')
+		}
+		b = append(b, word...)
+		b = append(b, ' ')
+	}
+	return b[:size]
+}
