@@ -300,4 +300,3 @@ func filterUnique(seq []UniqueWord, have, want byte) []UniqueWord {
 	}
 	return out
 }
-
