@@ -276,6 +276,13 @@ func (s *Sketcher) joinedText(dst []byte) []byte {
 	return dst
 }
 
+// Shingles tokenizes text and appends its sorted distinct shingle hashes
+// to dst: the exact set without the other features.
+func (s *Sketcher) Shingles(dst []uint64, text []byte) []uint64 {
+	s.norm.Tokenize(text, &s.tok)
+	return s.ShingleSet(dst)
+}
+
 // ShingleSet appends the sorted distinct shingle hashes of the last
 // tokenized document to dst.
 func (s *Sketcher) ShingleSet(dst []uint64) []uint64 {
@@ -290,8 +297,17 @@ func (s *Sketcher) ShingleSet(dst []uint64) []uint64 {
 	return dst[:start+len(slices.Compact(set))]
 }
 
-// wordShingles appends the hash of every window of w consecutive tokens,
-// rolling the polynomial of [ShingleHash] in O(1) per window.
+// AppendShingles appends the [ShingleHash] of every window of w
+// consecutive tokens, in document order and with repeats (one hash when
+// there are fewer than w tokens), rolling the polynomial in O(1) per window.
+func AppendShingles(dst, toks []uint64, w int) []uint64 {
+	powW := uint64(1)
+	for range w {
+		powW *= shinglePrime
+	}
+	return wordShingles(dst, toks, w, powW)
+}
+
 func wordShingles(dst, toks []uint64, w int, powW uint64) []uint64 {
 	if len(toks) == 0 {
 		return dst

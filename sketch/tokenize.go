@@ -275,7 +275,7 @@ var cjk = []*unicode.RangeTable{unicode.Han, unicode.Hiragana, unicode.Katakana,
 // foldRune maps typographic quotes and dashes to ASCII.
 func foldRune(r rune) rune {
 	switch r {
-	case '\u2018', '\u2019', '\u201a', '\u201b', '\u2032', '\u02bc', '\uff07', '`', '\u00b4':
+	case '\u2018', '\u2019', '\u201a', '\u201b', '\u2032', '\u02bc', '\uff07', '\u00b4':
 		return '\''
 	case '\u201c', '\u201d', '\u201e', '\u201f', '\u2033', '\u00ab', '\u00bb':
 		return '"'
@@ -336,16 +336,18 @@ func (n *Normalizer) classify(r rune) runeClass {
 // NFC, when stripping accents), quote folding, lower-casing.
 func (n *Normalizer) tokenizeUnicode(text []byte, tok *Tokens) {
 	var err error
-	n.normed = n.normed[:0]
-	if n.strip != nil {
-		n.normed, err = appendTransform(n.strip, n.normed, text)
-	} else {
-		n.normed = norm.NFKC.Append(n.normed, text...)
+	src := text
+	switch {
+	case n.strip != nil:
+		n.normed, err = appendTransform(n.strip, n.normed[:0], text)
+		src = n.normed
+	case norm.NFKC.QuickSpan(text) != len(text):
+		n.normed = norm.NFKC.Append(n.normed[:0], text...)
+		src = n.normed
 	}
 	if err != nil {
-		n.normed = append(n.normed[:0], text...)
+		src = text
 	}
-	src := n.normed
 	var (
 		h        uint64
 		in       bool
@@ -358,9 +360,43 @@ func (n *Normalizer) tokenizeUnicode(text []byte, tok *Tokens) {
 		tok.push(Mix64(h), start, len(out), hasDigit)
 		in = false
 	}
+	class := &n.class
 	for i := 0; i < len(src); {
-		r, size := utf8.DecodeRune(src[i:])
 		pos := i
+		// ASCII bytes take the table path of tokenizeASCII.
+		if c := src[i]; c < utf8.RuneSelf {
+			i++
+			switch class[c] {
+			case clLetter, clDigit:
+				if !in {
+					in, start, h, hasDigit = true, pos, fnvOffset64, false
+				}
+				if c >= 'A' && c <= 'Z' {
+					c += 'a' - 'A'
+				} else if c <= '9' {
+					hasDigit = true
+				}
+				h = (h ^ uint64(c)) * fnvPrime64
+				out = append(out, c)
+				continue
+			case clApos:
+				if in && n.joinsNext(src[i:]) {
+					continue
+				}
+			case clPunct:
+				if in {
+					emit()
+				}
+				out = append(out, c)
+				tok.push(TokenHash(src[pos:i]), pos, len(out), false)
+				continue
+			}
+			if in {
+				emit()
+			}
+			continue
+		}
+		r, size := utf8.DecodeRune(src[i:])
 		i += size
 		if n.opt.FoldQuotes {
 			r = foldRune(r)
@@ -381,14 +417,8 @@ func (n *Normalizer) tokenizeUnicode(text []byte, tok *Tokens) {
 			out = append(out, enc...)
 			continue
 		case rApos:
-			if in && i < len(src) {
-				next, _ := utf8.DecodeRune(src[i:])
-				if n.opt.FoldQuotes {
-					next = foldRune(next)
-				}
-				if c := n.classify(next); c == rWord || c == rDigit {
-					continue
-				}
+			if in && n.joinsNext(src[i:]) {
+				continue
 			}
 		case rSolo, rPunct:
 			if in {
@@ -407,6 +437,23 @@ func (n *Normalizer) tokenizeUnicode(text []byte, tok *Tokens) {
 		emit()
 	}
 	tok.Text = out
+}
+
+// joinsNext reports whether the character at the start of rest is a word
+// character, so that an apostrophe before it joins two word parts.
+func (n *Normalizer) joinsNext(rest []byte) bool {
+	if len(rest) == 0 {
+		return false
+	}
+	if c := rest[0]; c < utf8.RuneSelf {
+		return isWordClass(n.class[c])
+	}
+	next, _ := utf8.DecodeRune(rest)
+	if n.opt.FoldQuotes {
+		next = foldRune(next)
+	}
+	c := n.classify(next)
+	return c == rWord || c == rDigit
 }
 
 // appendLower appends the case-folded form of r: lower case, with the final
