@@ -1,0 +1,299 @@
+package verify
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+)
+
+// Kind is a verdict: how a candidate duplicates the document.
+type Kind string
+
+const (
+	// Exact: the same normalized text.
+	Exact Kind = "exact"
+	// Near: the same document with small differences.
+	Near Kind = "near"
+	// Partial: a substantial part in common, such as a page quoted inside
+	// a longer one or a book reprinted inside an anthology.
+	Partial Kind = "partial"
+	// Distinct: no check found a duplicate.
+	Distinct Kind = "distinct"
+)
+
+// Method names a check. It is also the verdict's "method".
+type Method string
+
+const (
+	// MethodExact fires on identical features: equal token counts, SimHash,
+	// shingle sets and unique-word counts (and texts, when both are kept).
+	// It costs a slice comparison and catches republished copies before
+	// any scoring.
+	MethodExact Method = "exact"
+	// MethodIMatch fires on equal I-Match digests (Chowdhury et al.); it
+	// does not apply when either document has none.
+	MethodIMatch Method = "imatch"
+	// MethodSimHash fires when the SimHash fingerprints differ in at most
+	// Threshold bits (Manku et al.).
+	MethodSimHash Method = "simhash"
+	// MethodJaccard fires when the exact shingle resemblance reaches
+	// Threshold.
+	MethodJaccard Method = "jaccard"
+	// MethodContainment fires when either document's shingles are found in
+	// the other in a fraction at least Threshold.
+	MethodContainment Method = "containment"
+	// MethodLCS fires when the DUPNIQ score named by Check.Score, over the
+	// unique-word sequences, reaches Threshold.
+	MethodLCS Method = "lcs"
+	// MethodEdit fires when the edit similarity of the kept texts
+	// ([sketch.Features].Text) reaches Threshold; it does not apply when
+	// either text is missing.
+	MethodEdit Method = "edit"
+)
+
+// Thresholds of the built-in profiles, with where they come from.
+const (
+	// DefaultJaccard is the shingle resemblance of a near duplicate: with
+	// 5-word shingles and R = 0.5, the CiteSeerX study (Williams, Giles)
+	// measured its best F-measure, 0.99 (precision 1.0, recall 0.98).
+	DefaultJaccard = 0.5
+	// DefaultContainment is the containment of a partial duplicate. The
+	// seeds give no number; 0.8 means four fifths of the smaller page's
+	// 5-word shingles appear in the larger one, which boilerplate alone
+	// rarely achieves once pages are long enough (see web's MinSize),
+	// while a quoted page keeps it after light edits.
+	DefaultContainment = 0.8
+	// DefaultHamming is the SimHash distance of a near duplicate: k = 3,
+	// the optimum both for web pages (Manku et al.) and for CiteSeerX
+	// papers (F 0.91, precision 0.94).
+	DefaultHamming = 3
+)
+
+// Check is one step of a verification cascade.
+type Check struct {
+	// Method is the comparison.
+	Method Method `json:"method"`
+	// Kind is the verdict when the check fires; empty means Exact for
+	// MethodExact, Partial for MethodContainment and MethodLCS, and Near
+	// for the others.
+	Kind Kind `json:"kind,omitempty"`
+	// Threshold is the score at or above which the check fires, in (0, 1];
+	// for MethodSimHash the largest Hamming distance that fires, 0 to 64;
+	// unused by MethodExact and MethodIMatch.
+	Threshold float64 `json:"threshold,omitempty"`
+	// Score selects the DUPNIQ score of MethodLCS: ScoreITS (default) or
+	// ScoreCS. Both are reported whenever the alignment runs.
+	Score Score `json:"score,omitempty"`
+	// MinSize skips the check when the smaller document has fewer items:
+	// shingles for Jaccard and containment, unique words for LCS, bytes of
+	// text for edit. Small inputs make these scores noisy.
+	MinSize int `json:"min_size,omitempty"`
+	// MaxSize skips MethodEdit when the longer text has more bytes, which
+	// bounds its cost (0: no limit).
+	MaxSize int `json:"max_size,omitempty"`
+}
+
+// kind returns the verdict the check gives when it fires.
+func (c Check) kind() Kind {
+	switch {
+	case c.Kind != "":
+		return c.Kind
+	case c.Method == MethodExact:
+		return Exact
+	case c.Method == MethodContainment || c.Method == MethodLCS:
+		return Partial
+	}
+	return Near
+}
+
+// score returns the DUPNIQ score of an LCS check.
+func (c Check) score() Score {
+	if c.Score == "" {
+		return ScoreITS
+	}
+	return c.Score
+}
+
+// Profile is an ordered cascade of checks: the first check that fires
+// decides the verdict, and a candidate no check accepts is Distinct.
+// Cheap and strict checks go first, so most duplicates are decided before
+// the costly ones run.
+type Profile struct {
+	Name   string  `json:"name"`
+	Checks []Check `json:"checks"`
+}
+
+// ErrUnknownProfile is returned by [ProfileByName] for a name it does not
+// know.
+var ErrUnknownProfile = errors.New("verify: unknown profile")
+
+// ProfileByName returns the built-in profile "web", "books" or "sentence".
+// Each call returns a fresh copy that the caller may change.
+func ProfileByName(name string) (Profile, error) {
+	switch name {
+	case "web":
+		return WebProfile(), nil
+	case "books":
+		return BooksProfile(), nil
+	case "sentence":
+		return SentenceProfile(), nil
+	}
+	return Profile{}, fmt.Errorf("%w %q: want web, books or sentence", ErrUnknownProfile, name)
+}
+
+// WebProfile is for crawled pages:
+//
+//  1. exact — identical features, the republished copy.
+//  2. imatch → near — equal I-Match digests (Chowdhury et al.), one
+//     comparison; pages that share their mid-idf vocabulary are near
+//     duplicates far more often than not.
+//  3. jaccard ≥ [DefaultJaccard] → near — exact 5-word shingle
+//     resemblance, the CiteSeerX optimum (precision 1.0, recall 0.98).
+//     SimHash is not used: at its best k = 3 it reached only 0.94
+//     precision there, and the exact resemblance costs about 1.5 µs at
+//     800 shingles.
+//  4. containment ≥ [DefaultContainment] → partial, when the smaller page
+//     has at least 50 shingles — a page quoted inside a longer one, the
+//     crawler's common partial duplicate, whose resemblance is low because
+//     the lengths differ. Below about 50 shingles (55 words) a page is
+//     mostly navigation and boilerplate that many unrelated pages contain.
+func WebProfile() Profile {
+	return Profile{Name: "web", Checks: []Check{
+		{Method: MethodExact},
+		{Method: MethodIMatch},
+		{Method: MethodJaccard, Threshold: DefaultJaccard},
+		{Method: MethodContainment, Threshold: DefaultContainment, MinSize: 50},
+	}}
+}
+
+// BooksProfile is for long OCR'd text, after DUPNIQ (Yalniz, Can,
+// Manmatha, CIKM 2011):
+//
+//  1. exact.
+//  2. jaccard ≥ [DefaultJaccard] → near — clean editions of one work
+//     share most 5-word shingles (the Gutenberg editions in
+//     shared/data: 0.89–0.97).
+//  3. lcs its ≥ [DefaultITS] → partial, when the smaller book has at
+//     least 100 unique words — DUPNIQ-its, the paper's best score on its
+//     training, 1K, 3K and partial-duplicate sets; it survives OCR noise
+//     that breaks shingles, and it rewards a long shared passage even
+//     when one book is much longer. Below about 100 unique words (a few
+//     pages) chance alignments score high: two 20-word sequences sharing
+//     12 words in order already reach its 0.75. cs is computed and
+//     reported too; a cascade may add {lcs, cs, [DefaultCS]}.
+//
+// I-Match and SimHash are left out: the DUPNIQ study found I-Match poor
+// on books, whose OCR errors land at every idf.
+func BooksProfile() Profile {
+	return Profile{Name: "books", Checks: []Check{
+		{Method: MethodExact},
+		{Method: MethodJaccard, Threshold: DefaultJaccard},
+		{Method: MethodLCS, Score: ScoreITS, Threshold: DefaultITS, MinSize: 100},
+	}}
+}
+
+// SentenceProfile is for short texts, after the Wikipedia similar-sentence
+// study (Ayhan, Bradley, Weissman), which bands character-shingle MinHash
+// and then filters pairs by edit distance:
+//
+//  1. exact.
+//  2. edit ≥ [DefaultEdit] → near — normalized edit distance e ≤ 0.25,
+//     the study's "good pair" cut-off, on [sketch.Features].Text. Texts
+//     over 4096 bytes are skipped, which bounds the check at about
+//     100 µs.
+//
+// It needs the sketch to keep texts ([sketch.Config].KeepText); without
+// them no check applies and every candidate is Distinct.
+func SentenceProfile() Profile {
+	return Profile{Name: "sentence", Checks: []Check{
+		{Method: MethodExact},
+		{Method: MethodEdit, Threshold: DefaultEdit, MaxSize: 4096},
+	}}
+}
+
+// Thresholds overrides the thresholds of a profile; see
+// [Profile.WithThresholds]. Zero fields keep the profile's values.
+type Thresholds struct {
+	Jaccard     float64
+	Containment float64
+	ITS         float64
+	CS          float64
+	Edit        float64
+}
+
+// WithThresholds returns a copy of p with the non-zero thresholds of t
+// applied to every check that uses that score. A threshold for a score
+// that p does not check adds that check at the end of the cascade (an LCS
+// check with MinSize 100, as in [BooksProfile]), so a configured threshold
+// is never silently ignored.
+func (p Profile) WithThresholds(t Thresholds) Profile {
+	p.Checks = slices.Clone(p.Checks)
+	set := func(m Method, s Score, v float64) {
+		if v == 0 {
+			return
+		}
+		found := false
+		for i, c := range p.Checks {
+			if c.Method == m && (m != MethodLCS || c.score() == s) {
+				p.Checks[i].Threshold = v
+				found = true
+			}
+		}
+		if !found {
+			c := Check{Method: m, Threshold: v}
+			switch m {
+			case MethodLCS:
+				c.Score, c.MinSize = s, 100
+			case MethodContainment:
+				c.MinSize = 50
+			case MethodEdit:
+				c.MaxSize = 4096
+			}
+			p.Checks = append(p.Checks, c)
+		}
+	}
+	set(MethodJaccard, "", t.Jaccard)
+	set(MethodContainment, "", t.Containment)
+	set(MethodLCS, ScoreITS, t.ITS)
+	set(MethodLCS, ScoreCS, t.CS)
+	set(MethodEdit, "", t.Edit)
+	return p
+}
+
+// validate reports the first invalid check.
+func (p Profile) validate() error {
+	if len(p.Checks) == 0 {
+		return fmt.Errorf("verify: profile %q has no checks", p.Name)
+	}
+	for i, c := range p.Checks {
+		bad := func(what string, v any, want string) error {
+			return fmt.Errorf("verify: profile %q check %d (%s): %s %v: want %s", p.Name, i, c.Method, what, v, want)
+		}
+		switch c.Method {
+		case MethodExact, MethodIMatch:
+		case MethodSimHash:
+			if c.Threshold < 0 || c.Threshold > 64 || c.Threshold != math.Trunc(c.Threshold) {
+				return bad("threshold", c.Threshold, "an integer Hamming distance 0..64")
+			}
+		case MethodJaccard, MethodContainment, MethodEdit, MethodLCS:
+			if !(c.Threshold > 0 && c.Threshold <= 1) {
+				return bad("threshold", c.Threshold, "(0, 1]")
+			}
+		default:
+			return bad("method", c.Method, "exact, imatch, simhash, jaccard, containment, lcs or edit")
+		}
+		if c.Score != "" && (c.Method != MethodLCS || c.Score != ScoreITS && c.Score != ScoreCS) {
+			return bad("score", c.Score, `"its" or "cs", on an lcs check only`)
+		}
+		switch c.Kind {
+		case "", Exact, Near, Partial:
+		default:
+			return bad("kind", c.Kind, "exact, near or partial")
+		}
+		if c.MinSize < 0 || c.MaxSize < 0 {
+			return bad("min/max size", fmt.Sprint(c.MinSize, "/", c.MaxSize), ">= 0")
+		}
+	}
+	return nil
+}

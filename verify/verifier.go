@@ -1,0 +1,294 @@
+package verify
+
+import (
+	"bytes"
+	"slices"
+	"sync"
+
+	"github.com/neardup/neardup/sketch"
+)
+
+// Scores are the scores a verification computed. A field is set only when
+// its check ran and computed the score exactly, so the JSON form lists
+// exactly those: a check that was skipped, or that stopped early because
+// its threshold was out of reach, leaves its score out.
+type Scores struct {
+	// Jaccard is the shingle resemblance |A ∩ B| / |A ∪ B|.
+	Jaccard *float64 `json:"jaccard,omitempty"`
+	// ContainmentAB is the fraction of the document's shingles found in
+	// the candidate; ContainmentBA the reverse.
+	ContainmentAB *float64 `json:"containment_ab,omitempty"`
+	ContainmentBA *float64 `json:"containment_ba,omitempty"`
+	// Hamming is the SimHash distance in bits.
+	Hamming *int `json:"hamming,omitempty"`
+	// IMatchEqual reports whether the I-Match digests are equal.
+	IMatchEqual *bool `json:"imatch_equal,omitempty"`
+	// LCS is the length of the longest common subsequence of unique words;
+	// CS and ITS are its DUPNIQ normalisations.
+	LCS *int     `json:"lcs,omitempty"`
+	CS  *float64 `json:"lcs_cs,omitempty"`
+	ITS *float64 `json:"lcs_its,omitempty"`
+	// Edit is the normalized edit similarity of the texts.
+	Edit *float64 `json:"edit,omitempty"`
+}
+
+// Verdict is the outcome of verifying one candidate.
+type Verdict struct {
+	Kind Kind `json:"kind"`
+	// Check is the method of the check that fired; for Distinct, the last
+	// check that applied to the pair, or empty when none did.
+	Check  string `json:"method"`
+	Scores Scores `json:"scores"`
+}
+
+// scoreVals backs the pointers of one [Scores], so that a verdict costs
+// one allocation however many scores it carries.
+type scoreVals struct {
+	jaccard, cab, cba, cs, its, edit float64
+	hamming, lcs                     int
+	imatch                           bool
+}
+
+// scratch is the reusable memory of one verifying goroutine.
+type scratch struct {
+	al Aligner
+	ed Editor
+}
+
+// Verifier runs a [Profile]'s cascade on pairs of features. It is safe for
+// concurrent use: each call borrows scratch buffers from a sync.Pool.
+type Verifier struct {
+	p       Profile
+	scratch sync.Pool
+}
+
+// New returns a Verifier for p, or an error naming the first invalid
+// check. The profile is copied.
+func New(p Profile) (*Verifier, error) {
+	if err := p.validate(); err != nil {
+		return nil, err
+	}
+	p.Checks = slices.Clone(p.Checks)
+	v := &Verifier{p: p}
+	v.scratch.New = func() any { return new(scratch) }
+	return v, nil
+}
+
+// Profile returns a copy of the profile in use.
+func (v *Verifier) Profile() Profile {
+	p := v.p
+	p.Checks = slices.Clone(p.Checks)
+	return p
+}
+
+// Verify runs the cascade on a, the incoming document, and b, a stored
+// candidate. Containment "ab" is the fraction of a found in b. A nil
+// document is Distinct with no check applied.
+func (v *Verifier) Verify(a, b *sketch.Features) Verdict {
+	s := v.scratch.Get().(*scratch)
+	defer v.scratch.Put(s)
+	return v.verify(a, b, s, nil)
+}
+
+// VerifyAll verifies doc against every candidate, appending the verdicts
+// to dst in candidate order.
+func (v *Verifier) VerifyAll(dst []Verdict, doc *sketch.Features, cands []*sketch.Features) []Verdict {
+	s := v.scratch.Get().(*scratch)
+	defer v.scratch.Put(s)
+	vals := make([]scoreVals, len(cands))
+	for i, c := range cands {
+		dst = append(dst, v.verify(doc, c, s, &vals[i]))
+	}
+	return dst
+}
+
+// pair is the state of one verification: the aligned inputs and what has
+// been computed so far, so that checks sharing a computation run it once.
+type pair struct {
+	a, b     *sketch.Features
+	sa, sb   []uint64
+	ua, ub   []sketch.UniqueWord
+	ushift   uint // unique-word sampling shift of both sequences
+	vals     *scoreVals
+	sc       *Scores
+	s        *scratch
+	interNed int  // need the intersection was computed with, −1 if not yet
+	inter    int  // |A ∩ B| if interOK, else an upper bound below interNed
+	interOK  bool //
+	lcsNeed  int  // minimum length the LCS was run with, −1 if not yet
+	lcsLen   int  //
+	lcsOK    bool // the alignment ran (common words ≥ lcsNeed)
+}
+
+func (p *pair) scores() *scoreVals {
+	if p.vals == nil {
+		p.vals = new(scoreVals)
+	}
+	return p.vals
+}
+
+func (v *Verifier) verify(a, b *sketch.Features, s *scratch, vals *scoreVals) Verdict {
+	var out Verdict
+	if a == nil || b == nil {
+		return Verdict{Kind: Distinct}
+	}
+	p := pair{a: a, b: b, s: s, vals: vals, sc: &out.Scores, interNed: -1, lcsNeed: -1}
+	p.sa, p.sb, p.ua, p.ub = a.Shingles, b.Shingles, a.Unique, b.Unique
+	if a.ShingleShift != b.ShingleShift || a.UniqueShift != b.UniqueShift {
+		p.sa, p.sb, p.ua, p.ub = sketch.AlignSamples(a, b)
+	}
+	p.ushift = uint(max(a.UniqueShift, b.UniqueShift))
+	for _, c := range v.p.Checks {
+		applies, fires := p.run(c)
+		if !applies {
+			continue
+		}
+		out.Check = string(c.Method)
+		if fires {
+			out.Kind = c.kind()
+			return out
+		}
+	}
+	out.Kind = Distinct
+	return out
+}
+
+// run evaluates one check; applies is false when the check does not apply
+// to this pair (missing features or sizes out of range).
+func (p *pair) run(c Check) (applies, fires bool) {
+	a, b := p.a, p.b
+	switch c.Method {
+	case MethodExact:
+		if !identical(a, b) {
+			return true, false
+		}
+		v := p.scores()
+		v.jaccard = 1
+		p.sc.Jaccard = &v.jaccard
+		return true, true
+
+	case MethodIMatch:
+		if !a.HasIMatch || !b.HasIMatch {
+			return false, false
+		}
+		v := p.scores()
+		v.imatch = a.IMatch == b.IMatch
+		p.sc.IMatchEqual = &v.imatch
+		return true, v.imatch
+
+	case MethodSimHash:
+		if a.Tokens == 0 || b.Tokens == 0 {
+			return false, false
+		}
+		v := p.scores()
+		v.hamming = sketch.Hamming(a.SimHash, b.SimHash)
+		p.sc.Hamming = &v.hamming
+		return true, float64(v.hamming) <= c.Threshold
+
+	case MethodJaccard, MethodContainment:
+		na, nb := len(p.sa), len(p.sb)
+		if na == 0 || nb == 0 || min(na, nb)<<max(a.ShingleShift, b.ShingleShift) < c.MinSize {
+			return false, false
+		}
+		var need int
+		if c.Method == MethodJaccard {
+			need = minJaccardInter(c.Threshold, na, nb)
+		} else {
+			// The larger containment is the smaller set's.
+			need = minContainmentInter(c.Threshold, min(na, nb))
+		}
+		if !p.intersect(need) {
+			return true, false
+		}
+		v := p.scores()
+		if c.Method == MethodJaccard {
+			v.jaccard = jaccard(p.inter, na, nb)
+			p.sc.Jaccard = &v.jaccard
+			return true, v.jaccard >= c.Threshold
+		}
+		v.cab, v.cba = containment(p.inter, na), containment(p.inter, nb)
+		p.sc.ContainmentAB, p.sc.ContainmentBA = &v.cab, &v.cba
+		return true, max(v.cab, v.cba) >= c.Threshold
+
+	case MethodLCS:
+		x, y := len(p.ua), len(p.ub)
+		if x == 0 || y == 0 || min(x, y)<<p.ushift < c.MinSize {
+			return false, false
+		}
+		// Lengths at the full rate: sampled sequences keep one word in
+		// 2^shift, so scores use the counts scaled back.
+		sx, sy := x<<p.ushift, y<<p.ushift
+		bound := minLCS(c.score(), c.Threshold, sx, sy)
+		need := (bound + 1<<p.ushift - 1) >> p.ushift
+		if !p.align(need) {
+			return true, false
+		}
+		v := p.scores()
+		l := p.lcsLen << p.ushift
+		v.lcs, v.cs, v.its = p.lcsLen, CS(l, sx, sy), ITS(l, sx, sy)
+		p.sc.LCS, p.sc.CS, p.sc.ITS = &v.lcs, &v.cs, &v.its
+		return true, score(c.score(), l, sx, sy) >= c.Threshold
+
+	case MethodEdit:
+		if a.Text == nil || b.Text == nil {
+			return false, false
+		}
+		la, lb := len(a.Text), len(b.Text)
+		if min(la, lb) < c.MinSize || c.MaxSize > 0 && max(la, lb) > c.MaxSize {
+			return false, false
+		}
+		sim, ok := p.s.ed.SimilarityAtLeast(a.Text, b.Text, c.Threshold)
+		if !ok {
+			return true, false
+		}
+		v := p.scores()
+		v.edit = sim
+		p.sc.Edit = &v.edit
+		return true, true
+	}
+	return false, false
+}
+
+// intersect makes sure |A ∩ B| is known exactly if it is at least need,
+// reusing an earlier computation when it settles the question, and
+// reports whether it is known (if not, it is below need).
+func (p *pair) intersect(need int) bool {
+	switch {
+	case p.interNed >= 0 && p.interOK:
+		return true
+	case p.interNed >= 0 && need >= p.interNed:
+		return false // an earlier, lower need was already out of reach
+	}
+	p.inter, p.interOK = intersectAtLeast(p.sa, p.sb, need)
+	p.interNed = need
+	return p.interOK
+}
+
+// align makes sure the LCS is known if the common words reach need,
+// reusing an earlier alignment, and reports whether it is known.
+func (p *pair) align(need int) bool {
+	switch {
+	case p.lcsNeed >= 0 && p.lcsOK:
+		return true
+	case p.lcsNeed >= 0 && need >= p.lcsNeed:
+		return false
+	}
+	p.lcsLen, _, p.lcsOK = p.s.al.Len(p.ua, p.ub, need)
+	p.lcsNeed = need
+	return p.lcsOK
+}
+
+// identical reports whether a and b have the same features: the same
+// normalized text up to 64-bit hash collisions (and reorderings that keep
+// every shingle). Empty documents are never identical.
+func identical(a, b *sketch.Features) bool {
+	if a.Tokens == 0 || a.Tokens != b.Tokens || a.SimHash != b.SimHash ||
+		a.ShingleShift != b.ShingleShift || a.UniqueShift != b.UniqueShift ||
+		len(a.Unique) != len(b.Unique) || a.HasIMatch != b.HasIMatch || a.IMatch != b.IMatch {
+		return false
+	}
+	if a.Text != nil && b.Text != nil && !bytes.Equal(a.Text, b.Text) {
+		return false
+	}
+	return slices.Equal(a.Shingles, b.Shingles)
+}
