@@ -23,6 +23,7 @@ const (
 	exitOK    = 0
 	exitError = 1 // the run failed
 	exitUsage = 2 // bad flags or arguments
+	exitIntr  = 130
 )
 
 // errUsage marks a command-line mistake (exit code 2).
@@ -35,8 +36,10 @@ type command struct {
 
 func commands() []command {
 	return []command{
-		// compare is added with the verify package.
+		{"compare", "print every similarity score for two files", runCompare},
+		{"scan", "find duplicates among local files and JSON lines", runScan},
 		{"lexicon", "build an I-Match idf lexicon from text files", runLexicon},
+		{"config", "print a commented example configuration, or check one", runConfig},
 	}
 }
 
@@ -61,6 +64,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			switch {
 			case err == nil:
 				return exitOK
+			case errors.Is(err, errInterrupted):
+				fmt.Fprintf(stderr, "neardup %s: interrupted\n", c.name)
+				return exitIntr
 			case errors.Is(err, errUsage):
 				fmt.Fprintf(stderr, "neardup %s: %v\n", c.name, err)
 				return exitUsage

@@ -1,0 +1,44 @@
+# neardup build and test entry points. `make test` is the README's test
+# command and what CI runs (.ci/run); it installs what the tests need.
+
+GO ?= go
+BENCH_MODULES := bench/sketchbench $(wildcard bench/indexbench)
+
+.PHONY: test deps vet unit race bench fuzz build
+
+build:
+	$(GO) build -o bin/neardup ./cmd/neardup
+
+# Install the servers the integration tests start (redis-server for the
+# index and pipeline tests). Needs root or sudo when missing; skipped when
+# present.
+deps:
+	@if ! command -v redis-server >/dev/null 2>&1; then \
+		echo "installing redis-server (needed by the index tests)"; \
+		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq redis-server redis-tools >/dev/null; \
+	fi
+	@redis-server --version
+
+vet:
+	$(GO) vet ./...
+	@for m in $(BENCH_MODULES); do (cd $$m && $(GO) vet ./...) || exit 1; done
+
+unit:
+	$(GO) test -count=1 ./...
+
+# The race detector on the packages with concurrency of their own.
+race:
+	$(GO) test -count=1 -race ./verify/ ./pipeline/
+
+test: deps vet unit race
+
+# Long runs, not part of CI: see README "Performance".
+bench:
+	$(GO) test -run '^$$' -bench . -benchtime 2s ./sketch/ ./verify/
+	cd bench/sketchbench && $(GO) run . -docs 2000
+
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzTokenize -fuzztime 60s ./sketch/
+	$(GO) test -run '^$$' -fuzz FuzzDecode$$ -fuzztime 60s ./sketch/
+	$(GO) test -run '^$$' -fuzz FuzzDecodeJSON -fuzztime 60s ./pipeline/

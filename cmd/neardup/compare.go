@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"text/tabwriter"
+
+	"github.com/neardup/neardup/config"
+	"github.com/neardup/neardup/extract"
+	"github.com/neardup/neardup/sketch"
+	"github.com/neardup/neardup/verify"
+)
+
+// comparison holds every score of a pair; its JSON keys are a contract.
+type comparison struct {
+	Jaccard       float64 `json:"jaccard"`
+	ContainmentAB float64 `json:"containment_ab"`
+	ContainmentBA float64 `json:"containment_ba"`
+	JaccardEst    float64 `json:"jaccard_est"`
+	JaccardEstOPH float64 `json:"jaccard_est_oph"`
+	Hamming       int     `json:"hamming"`
+	IMatchEqual   bool    `json:"imatch_equal"`
+	UniqueA       int     `json:"unique_a"`
+	UniqueB       int     `json:"unique_b"`
+	LCS           int     `json:"lcs"`
+	LCSCS         float64 `json:"lcs_cs"`
+	LCSITS        float64 `json:"lcs_its"`
+	Verdict       string  `json:"verdict"`
+}
+
+// runCompare implements "neardup compare A B".
+func runCompare(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print one JSON object instead of a table")
+	overrides, path := config.RegisterFlags(fs)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: neardup compare [--json] [--config FILE] [--KEY=VALUE ...] A B\n\nPrints every similarity score for files A and B (.html files are reduced to their text).\nAny configuration key is a flag, e.g. --sketch.shingle=3 --profile=books; see 'neardup config example'.")
+	}
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("%w: %w", errUsage, err)
+	}
+	if fs.NArg() != 2 {
+		return fmt.Errorf("%w: want two files, got %d arguments", errUsage, fs.NArg())
+	}
+	cfg, err := config.Load(*path, os.Environ(), overrides)
+	if err != nil {
+		return err
+	}
+	lex, err := cfg.Lexicon()
+	if err != nil {
+		return err
+	}
+	var texts [2][]byte
+	for i, p := range fs.Args() {
+		if texts[i], err = extract.ReadFile(p, cfg.Sketch.MaxBytes); err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+	}
+	sc := cfg.SketchConfig()
+	var feats [2]map[sketch.Method]*sketch.Features
+	for _, m := range []sketch.Method{sketch.Classic, sketch.OnePerm} {
+		c := sc
+		c.Method = m
+		s, err := sketch.New(c, lex)
+		if err != nil {
+			return err
+		}
+		for i := range texts {
+			var f sketch.Features
+			if err := s.Sketch(texts[i], &f); err != nil {
+				return fmt.Errorf("%s: %w", fs.Arg(i), err)
+			}
+			if feats[i] == nil {
+				feats[i] = map[sketch.Method]*sketch.Features{}
+			}
+			feats[i][m] = &f
+		}
+	}
+	a, b := feats[0][sc.Method], feats[1][sc.Method]
+	aln := verify.LCS(a.Unique, b.Unique)
+	res := comparison{
+		Jaccard:       verify.Jaccard(a.Shingles, b.Shingles),
+		ContainmentAB: verify.Containment(a.Shingles, b.Shingles),
+		ContainmentBA: verify.Containment(b.Shingles, a.Shingles),
+		JaccardEst:    feats[0][sketch.Classic].Signature.Jaccard(feats[1][sketch.Classic].Signature),
+		JaccardEstOPH: feats[0][sketch.OnePerm].Signature.Jaccard(feats[1][sketch.OnePerm].Signature),
+		Hamming:       sketch.Hamming(a.SimHash, b.SimHash),
+		IMatchEqual:   a.HasIMatch && b.HasIMatch && a.IMatch == b.IMatch,
+		UniqueA:       len(a.Unique),
+		UniqueB:       len(b.Unique),
+		LCS:           aln.Len,
+		LCSCS:         verify.CS(aln.Len, len(a.Unique), len(b.Unique)),
+		LCSITS:        verify.ITS(aln.Len, len(a.Unique), len(b.Unique)),
+	}
+	v, err := verdict(&cfg, b, a)
+	if err != nil {
+		return err
+	}
+	res.Verdict = v
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		return enc.Encode(res)
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "A\t%s (%d tokens, %d shingles)\n", fs.Arg(0), a.Tokens, len(a.Shingles))
+	fmt.Fprintf(tw, "B\t%s (%d tokens, %d shingles)\n", fs.Arg(1), b.Tokens, len(b.Shingles))
+	shingle := fmt.Sprintf("word %d-shingles", sc.Shingle)
+	if sc.CharGram > 0 {
+		shingle = fmt.Sprintf("character %d-grams", sc.CharGram)
+	}
+	fmt.Fprintf(tw, "jaccard\t%.4f\texact resemblance of %s\n", res.Jaccard, shingle)
+	fmt.Fprintf(tw, "containment A in B\t%.4f\t|A∩B| / |A|\n", res.ContainmentAB)
+	fmt.Fprintf(tw, "containment B in A\t%.4f\t|A∩B| / |B|\n", res.ContainmentBA)
+	fmt.Fprintf(tw, "jaccard_est (classic)\t%.4f\tMinHash estimate, K=%d\n", res.JaccardEst, sc.K)
+	fmt.Fprintf(tw, "jaccard_est (oph)\t%.4f\tone-permutation estimate, K=%d\n", res.JaccardEstOPH, sc.K)
+	fmt.Fprintf(tw, "simhash hamming\t%d\tbits of 64 (near duplicate at ≤ %d)\n", res.Hamming, max(cfg.Sketch.SimHashK, 0))
+	fmt.Fprintf(tw, "imatch equal\t%v\tdigests: %s / %s\n", res.IMatchEqual, digest(a), digest(b))
+	fmt.Fprintf(tw, "unique words\t%d / %d\tDUPNIQ sequence lengths\n", res.UniqueA, res.UniqueB)
+	fmt.Fprintf(tw, "lcs\t%d\tof %d common unique words\n", res.LCS, aln.Common)
+	fmt.Fprintf(tw, "lcs cs\t%.4f\tDUPNIQ-cs (threshold %.2f)\n", res.LCSCS, verify.DefaultCS)
+	fmt.Fprintf(tw, "lcs its\t%.4f\tDUPNIQ-its (threshold %.2f)\n", res.LCSITS, verify.DefaultITS)
+	fmt.Fprintf(tw, "verdict\t%s\tB against A, %s profile\n", res.Verdict, cfg.Profile)
+	return tw.Flush()
+}
+
+// verdict verifies b (the later document) against a (the earlier) under
+// the configured profile.
+func verdict(c *config.Config, b, a *sketch.Features) (string, error) {
+	prof, err := verifyProfile(c)
+	if err != nil {
+		return "", err
+	}
+	v, err := verify.New(prof)
+	if err != nil {
+		return "", err
+	}
+	return string(v.Verify(b, a).Kind), nil
+}
+
+func digest(f *sketch.Features) string {
+	if !f.HasIMatch {
+		return "none"
+	}
+	return f.IMatch.String()[:12]
+}

@@ -1,0 +1,217 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/sync/errgroup"
+	"golang.org/x/term"
+
+	"github.com/neardup/neardup/config"
+	"github.com/neardup/neardup/consumer"
+	"github.com/neardup/neardup/pipeline"
+	"github.com/neardup/neardup/sink"
+)
+
+// errInterrupted marks a scan stopped by a signal after it drained.
+var errInterrupted = errors.New("interrupted")
+
+// summary counts what a scan did.
+type summary struct {
+	docs, dead int
+	kinds      map[string]int
+	start      time.Time
+}
+
+func (s *summary) String() string {
+	dups := s.kinds[pipeline.KindExact] + s.kinds[pipeline.KindNear] + s.kinds[pipeline.KindPartial]
+	el := time.Since(s.start)
+	rate := float64(s.docs) / max(el.Seconds(), 1e-9)
+	return fmt.Sprintf("neardup scan: %d documents, %d duplicates (exact %d, near %d, partial %d), %d dead letters, %.0f docs/s, %v",
+		s.docs, dups, s.kinds[pipeline.KindExact], s.kinds[pipeline.KindNear], s.kinds[pipeline.KindPartial], s.dead, rate, el.Round(time.Millisecond))
+}
+
+// runScan implements "neardup scan [PATH...]".
+func runScan(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("scan", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	overrides, path := config.RegisterFlags(fs)
+	emit := fs.String("emit", "", "duplicates or all (shorthand for --pipeline.emit)")
+	ixURL := fs.String("index", "", "memory or a redis:// URL (shorthand for --index.url)")
+	deadPath := fs.String("dead-letter", "", "write rejected inputs as JSON lines to this file (default: standard error)")
+	quiet := fs.Bool("quiet", false, "no progress bar and no summary")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `Usage: neardup scan [flags] [PATH ...]
+
+Reads documents and writes one JSON event per duplicate (and per unique
+document with --emit all) to standard output, in input order.
+PATH is a plain-text or .html file, a .jsonl file (one JSON document per
+line), a directory (walked in sorted order), or - for JSON lines on standard
+input (the default when no PATH is given).
+
+Exit codes: 0 done, 1 failed (e.g. the index stayed unavailable), 2 bad
+usage or configuration, 130 interrupted (in-flight documents were finished
+and flushed).
+
+Flags (any configuration key is also a flag; see 'neardup config example'):
+`)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("%w: %w", errUsage, err)
+	}
+	if *emit != "" {
+		overrides.Add("pipeline.emit", *emit)
+	}
+	if *ixURL != "" {
+		overrides.Add("index.url", *ixURL)
+	}
+	cfg, err := config.Load(*path, os.Environ(), overrides)
+	if err != nil {
+		return fmt.Errorf("%w: %w", errUsage, err)
+	}
+	paths := fs.Args()
+	if len(paths) == 0 {
+		paths = []string{"-"}
+	}
+	pc, err := pipelineConfig(&cfg)
+	if err != nil {
+		return fmt.Errorf("%w: %w", errUsage, err)
+	}
+	pl, err := pipeline.New(pc, nil)
+	if err != nil {
+		return fmt.Errorf("%w: %w", errUsage, err)
+	}
+	// The pipeline is built twice: once to learn the index parameters,
+	// once over the opened index.
+	store, err := openIndex(ctx, &cfg, pl.IndexParams())
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	if pl, err = pipeline.New(pc, store); err != nil {
+		return err
+	}
+
+	events := sink.NewLines(stdout)
+	deadOut := stderr
+	if *deadPath != "" {
+		f, err := os.Create(*deadPath)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		deadOut = f
+	}
+	dead := sink.NewLines(deadOut)
+
+	src := &consumer.Files{Paths: paths, MaxBytes: cfg.Sketch.MaxBytes}
+	var bar *progressbar.ProgressBar
+	if f, ok := stderr.(*os.File); ok && !*quiet && term.IsTerminal(int(f.Fd())) {
+		if total, err := src.Total(); err == nil && total > 0 {
+			bar = progressbar.NewOptions64(total, progressbar.OptionSetWriter(stderr), progressbar.OptionShowBytes(true),
+				progressbar.OptionSetDescription("scanning"), progressbar.OptionShowCount(), progressbar.OptionThrottle(100*time.Millisecond),
+				progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish())
+			src.Progress = func(n int64) { _ = bar.Set64(n) }
+		}
+	}
+
+	// The first interrupt stops reading input (ctx is cancelled by main);
+	// in-flight documents are finished and flushed. A second interrupt
+	// aborts.
+	work, abort := context.WithCancel(context.WithoutCancel(ctx))
+	defer abort()
+
+	sum := &summary{kinds: map[string]int{}, start: time.Now()}
+	items := make(chan pipeline.Item, 64)
+	outs := make(chan pipeline.Output, 64)
+	g, gctx := errgroup.WithContext(work)
+	g.Go(func() error {
+		defer close(items)
+		readCtx, stop := context.WithCancel(gctx)
+		defer stop()
+		go func() { // owned: ends when reading ends
+			select {
+			case <-ctx.Done():
+				stop()
+			case <-readCtx.Done():
+			}
+		}()
+		err := src.Run(readCtx, items)
+		if err != nil && ctx.Err() != nil && gctx.Err() == nil {
+			return nil // interrupted: drain what was read
+		}
+		return err
+	})
+	g.Go(func() error {
+		defer close(outs)
+		return pl.Run(gctx, items, outs)
+	})
+	g.Go(func() error {
+		for o := range outs {
+			sum.docs++
+			switch {
+			case o.Dead != nil:
+				sum.dead++
+				if err := dead.Write(o.Dead); err != nil {
+					return err
+				}
+			case o.Event != nil:
+				sum.kinds[o.Event.Kind]++
+				if err := events.Write(o.Event); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	// The interrupt watcher is owned here: it ends when the scan ends.
+	finished := make(chan struct{})
+	watcher := make(chan struct{})
+	go func() {
+		defer close(watcher)
+		select {
+		case <-ctx.Done():
+		case <-finished:
+			return
+		}
+		// Listen only now, so the first interrupt is not counted twice.
+		sigs := make(chan os.Signal, 1)
+		signal.Notify(sigs, os.Interrupt)
+		defer signal.Stop(sigs)
+		select {
+		case <-sigs: // the second interrupt
+			abort()
+		case <-finished:
+		}
+	}()
+	err = g.Wait()
+	close(finished)
+	<-watcher
+	if bar != nil {
+		_ = bar.Finish()
+	}
+	if ferr := events.Flush(); err == nil {
+		err = ferr
+	}
+	if ferr := dead.Flush(); err == nil {
+		err = ferr
+	}
+	if !*quiet {
+		fmt.Fprintln(stderr, sum)
+	}
+	if err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		return errInterrupted
+	}
+	return nil
+}

@@ -1,0 +1,65 @@
+package config
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/neardup/neardup/sketch"
+)
+
+// SketchConfig returns the sketch configuration these settings describe.
+// Method is the MinHash variant; pass "" for the configured one.
+func (c *Config) SketchConfig() sketch.Config {
+	s := c.Sketch
+	sc := sketch.Config{
+		Normalize: sketch.Normalization{FoldQuotes: s.FoldQuotes, StripAccents: s.StripAccents, DropDigits: s.DropDigits},
+		Shingle:   s.Shingle,
+		CharGram:  s.CharGram,
+		K:         s.K,
+		Method:    sketch.Method(s.Method),
+		Seed:      s.Seed,
+		IMatch: sketch.IMatch{
+			Mode: sketch.IMatchMode(s.IMatch), Cutoff: s.IMatchCutoff, Keep: s.IMatchKeep, MinTerms: s.IMatchMin,
+		},
+		KeepText: s.KeepText,
+		MaxBytes: s.MaxBytes,
+	}
+	if s.IMatch == "off" {
+		// No digest: a minimum no document reaches.
+		sc.IMatch.Mode = sketch.IMatchIDF
+		sc.IMatch.MinTerms = 1 << 30
+	}
+	return sc.WithDefaults()
+}
+
+// Limits returns the storage limits of sketched features.
+func (c *Config) Limits() sketch.Limits {
+	return sketch.Limits{MaxShingles: c.Sketch.MaxShingles, MaxUnique: c.Sketch.MaxUnique}
+}
+
+// BandsRows returns the LSH bands and rows: the configured ones, or those
+// sketch.Bands chooses for k and the threshold.
+func (c *Config) BandsRows() (b, r int) {
+	if c.Sketch.Bands > 0 {
+		return c.Sketch.Bands, c.Sketch.Rows
+	}
+	return sketch.Bands(c.Sketch.K, c.Sketch.Threshold)
+}
+
+// Lexicon loads the configured I-Match lexicon, or returns nil for the
+// built-in one.
+func (c *Config) Lexicon() (*sketch.Lexicon, error) {
+	if c.Sketch.Lexicon == "" {
+		return nil, nil
+	}
+	f, err := os.Open(c.Sketch.Lexicon)
+	if err != nil {
+		return nil, fmt.Errorf("config: sketch.lexicon: %w", err)
+	}
+	defer f.Close()
+	lex, err := sketch.ReadLexicon(f)
+	if err != nil {
+		return nil, fmt.Errorf("config: sketch.lexicon %s: %w", c.Sketch.Lexicon, err)
+	}
+	return lex, nil
+}

@@ -1,0 +1,202 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// ErrInvalid marks a configuration that failed validation.
+var ErrInvalid = errors.New("config: invalid")
+
+// Config is the whole configuration. Field tags: yaml is the key, doc the
+// comment printed by Example.
+type Config struct {
+	Profile  string   `yaml:"profile" doc:"defaults for a kind of corpus: web (crawled pages), books (long OCR'd text, DUPNIQ), sentence (short texts, edit similarity)"`
+	Sketch   Sketch   `yaml:"sketch" doc:"how documents are normalized and sketched; changing any of these invalidates a stored index"`
+	Index    Index    `yaml:"index" doc:"the LSH band store"`
+	Verify   Verify   `yaml:"verify" doc:"candidate verification; thresholds are the profile's unless set"`
+	Pipeline Pipeline `yaml:"pipeline" doc:"what is emitted"`
+}
+
+// Sketch configures normalization and sketching.
+type Sketch struct {
+	Shingle      int     `yaml:"shingle" doc:"words per shingle (w)"`
+	CharGram     int     `yaml:"char_gram" doc:"if > 0, shingle by character n-grams of this length instead of words"`
+	K            int     `yaml:"k" doc:"MinHash signature length"`
+	Method       string  `yaml:"method" doc:"MinHash variant: oph (one permutation, densified) or classic"`
+	Seed         uint64  `yaml:"seed" doc:"seed of every hash family"`
+	Threshold    float64 `yaml:"threshold" doc:"Jaccard resemblance the LSH bands are tuned for (bands and rows are chosen from k and this)"`
+	Bands        int     `yaml:"bands" doc:"LSH bands; 0 chooses from k and threshold"`
+	Rows         int     `yaml:"rows" doc:"rows per band; 0 chooses from k and threshold"`
+	SimHashK     int     `yaml:"simhash_k" doc:"Hamming distance of SimHash candidate lookup (k+1 block tables); -1 disables SimHash lookup"`
+	FoldQuotes   bool    `yaml:"fold_quotes" doc:"fold typographic quotes and dashes to ASCII"`
+	StripAccents bool    `yaml:"strip_accents" doc:"remove accents (café → cafe)"`
+	DropDigits   bool    `yaml:"drop_digits" doc:"treat digits as separators"`
+	MaxBytes     int     `yaml:"max_bytes" doc:"largest document accepted, in bytes; larger ones are dead-lettered"`
+	KeepText     int     `yaml:"keep_text" doc:"store the normalized text of documents up to this many bytes (for edit similarity); 0 never"`
+	Lexicon      string  `yaml:"lexicon" doc:"I-Match idf lexicon file (neardup lexicon build); empty uses the built-in one"`
+	IMatch       string  `yaml:"imatch" doc:"I-Match term filter: idf (IDF-L), doc (Doc-L) or off"`
+	IMatchCutoff float64 `yaml:"imatch_cutoff" doc:"normalized idf floor of the idf filter"`
+	IMatchKeep   float64 `yaml:"imatch_keep" doc:"fraction of a document's terms kept by the doc filter"`
+	IMatchMin    int     `yaml:"imatch_min_terms" doc:"fewest retained terms that make a digest"`
+	MaxShingles  int     `yaml:"max_shingles" doc:"stored shingles per document; larger sets are sampled consistently"`
+	MaxUnique    int     `yaml:"max_unique" doc:"stored unique words per document; longer sequences are sampled consistently"`
+}
+
+// Index configures the band store.
+type Index struct {
+	URL            string        `yaml:"url" doc:"memory, redis://[user:pass@]host:port[/db], rediss://... (TLS), or redis+cluster://host:port,host:port"`
+	Namespace      string        `yaml:"namespace" doc:"key prefix; the schema version is added to it"`
+	Retention      time.Duration `yaml:"retention" doc:"how long a document stays findable; 0 keeps everything"`
+	Generation     time.Duration `yaml:"generation" doc:"width of a time generation (entries expire a generation at a time)"`
+	RefreshOnMatch bool          `yaml:"refresh_on_match" doc:"extend a document's lifetime when a new document matches it"`
+	MaxBucket      int           `yaml:"max_bucket" doc:"members returned from one bucket; larger buckets (boilerplate) are truncated and counted"`
+	Batch          int           `yaml:"batch" doc:"documents per index round trip"`
+	Timeout        time.Duration `yaml:"timeout" doc:"per-call timeout of index operations"`
+	TLSCA          string        `yaml:"tls_ca" doc:"PEM file of the CA that signs the Redis server certificate (rediss://)"`
+	TLSCert        string        `yaml:"tls_cert" doc:"PEM client certificate for mutual TLS"`
+	TLSKey         string        `yaml:"tls_key" doc:"PEM client key for mutual TLS"`
+}
+
+// Verify configures verification. Zero thresholds take the profile's value.
+type Verify struct {
+	Workers     int     `yaml:"workers" doc:"verifier goroutines; 0 uses GOMAXPROCS"`
+	Jaccard     float64 `yaml:"jaccard" doc:"exact shingle resemblance at or above which a candidate is a near duplicate"`
+	Containment float64 `yaml:"containment" doc:"shingle containment (either direction) at or above which a candidate is a partial duplicate"`
+	ITS         float64 `yaml:"its" doc:"DUPNIQ information-theoretic score threshold over unique words (paper: 0.72)"`
+	CS          float64 `yaml:"cs" doc:"DUPNIQ correlation score threshold (paper: 0.12)"`
+	Edit        float64 `yaml:"edit" doc:"edit similarity threshold for short texts"`
+}
+
+// Pipeline configures what is emitted.
+type Pipeline struct {
+	Emit       string `yaml:"emit" doc:"duplicates (one event per duplicate) or all (also one event per unique document)"`
+	MaxMatches int    `yaml:"max_matches" doc:"verified matches listed in an event, best first"`
+}
+
+// Default returns the built-in configuration for the web profile.
+func Default() Config {
+	c := Config{
+		Profile: "web",
+		Sketch: Sketch{
+			Shingle: 5, K: 128, Method: "oph", Seed: 1, Threshold: 0.5, SimHashK: 3,
+			FoldQuotes: true, MaxBytes: 16 << 20, IMatch: "idf", IMatchCutoff: 0.1, IMatchKeep: 0.1, IMatchMin: 8,
+			MaxShingles: 4096, MaxUnique: 8192,
+		},
+		Index: Index{
+			URL: "memory", Namespace: "neardup", Retention: 30 * 24 * time.Hour, Generation: 24 * time.Hour,
+			MaxBucket: 1000, Batch: 64, Timeout: 5 * time.Second,
+		},
+		Pipeline: Pipeline{Emit: "duplicates", MaxMatches: 5},
+	}
+	return c
+}
+
+// applyProfile sets the defaults that differ by profile. It runs before
+// the file, environment and flags are applied, so they override it.
+func applyProfile(c *Config, profile string) error {
+	switch profile {
+	case "web":
+	case "books":
+		// Long, noisy OCR'd text: DUPNIQ's normalization drops digits, and
+		// long documents need more stored unique words.
+		c.Sketch.DropDigits = true
+		c.Sketch.MaxUnique = 16384
+		c.Sketch.Threshold = 0.3
+	case "sentence":
+		// Short texts: character n-grams (the Wikipedia study's shingles),
+		// stored text for edit similarity, no I-Match (too few terms).
+		c.Sketch.CharGram = 5
+		c.Sketch.KeepText = 4096
+		c.Sketch.IMatch = "off"
+		c.Sketch.SimHashK = -1
+	default:
+		return fmt.Errorf("%w: profile %q: want web, books or sentence", ErrInvalid, profile)
+	}
+	c.Profile = profile
+	return nil
+}
+
+// Validate checks every key and returns an error naming the first bad one.
+func (c *Config) Validate() error {
+	bad := func(key string, v any, want string) error {
+		return fmt.Errorf("%w: %s = %v: want %s", ErrInvalid, key, v, want)
+	}
+	s := c.Sketch
+	switch {
+	case c.Profile != "web" && c.Profile != "books" && c.Profile != "sentence":
+		return bad("profile", c.Profile, "web, books or sentence")
+	case s.Shingle < 1 || s.Shingle > 64:
+		return bad("sketch.shingle", s.Shingle, "1..64")
+	case s.CharGram < 0 || s.CharGram > 64:
+		return bad("sketch.char_gram", s.CharGram, "0..64")
+	case s.K < 8 || s.K > 1024:
+		return bad("sketch.k", s.K, "8..1024")
+	case s.Method != "oph" && s.Method != "classic":
+		return bad("sketch.method", s.Method, "oph or classic")
+	case s.Threshold <= 0 || s.Threshold >= 1:
+		return bad("sketch.threshold", s.Threshold, "a number in (0, 1)")
+	case s.Bands < 0 || s.Rows < 0 || (s.Bands == 0) != (s.Rows == 0):
+		return bad("sketch.bands/sketch.rows", fmt.Sprintf("%d/%d", s.Bands, s.Rows), "both 0 (automatic) or both > 0")
+	case s.Bands*s.Rows > s.K:
+		return bad("sketch.bands×sketch.rows", s.Bands*s.Rows, fmt.Sprintf("at most sketch.k = %d", s.K))
+	case s.SimHashK < -1 || s.SimHashK > 7:
+		return bad("sketch.simhash_k", s.SimHashK, "-1 (off) or 0..7")
+	case s.MaxBytes < 1:
+		return bad("sketch.max_bytes", s.MaxBytes, "> 0")
+	case s.KeepText < 0:
+		return bad("sketch.keep_text", s.KeepText, ">= 0")
+	case s.IMatch != "idf" && s.IMatch != "doc" && s.IMatch != "off":
+		return bad("sketch.imatch", s.IMatch, "idf, doc or off")
+	case s.IMatchCutoff < 0 || s.IMatchCutoff > 1:
+		return bad("sketch.imatch_cutoff", s.IMatchCutoff, "0..1")
+	case s.IMatchKeep <= 0 || s.IMatchKeep > 1:
+		return bad("sketch.imatch_keep", s.IMatchKeep, "a number in (0, 1]")
+	case s.IMatchMin < 1:
+		return bad("sketch.imatch_min_terms", s.IMatchMin, ">= 1")
+	case s.MaxShingles < 16:
+		return bad("sketch.max_shingles", s.MaxShingles, ">= 16")
+	case s.MaxUnique < 16:
+		return bad("sketch.max_unique", s.MaxUnique, ">= 16")
+	}
+	ix := c.Index
+	switch {
+	case ix.URL == "":
+		return bad("index.url", `""`, "memory or a redis:// URL")
+	case ix.Namespace == "":
+		return bad("index.namespace", `""`, "a non-empty key prefix")
+	case ix.Retention < 0:
+		return bad("index.retention", ix.Retention, ">= 0")
+	case ix.Generation <= 0:
+		return bad("index.generation", ix.Generation, "> 0")
+	case ix.Retention > 0 && ix.Generation > ix.Retention:
+		return bad("index.generation", ix.Generation, fmt.Sprintf("at most index.retention (%v)", ix.Retention))
+	case ix.MaxBucket < 1:
+		return bad("index.max_bucket", ix.MaxBucket, ">= 1")
+	case ix.Batch < 1 || ix.Batch > 10000:
+		return bad("index.batch", ix.Batch, "1..10000")
+	case ix.Timeout <= 0:
+		return bad("index.timeout", ix.Timeout, "> 0")
+	}
+	v := c.Verify
+	for _, f := range []struct {
+		key string
+		v   float64
+	}{{"verify.jaccard", v.Jaccard}, {"verify.containment", v.Containment}, {"verify.its", v.ITS}, {"verify.cs", v.CS}, {"verify.edit", v.Edit}} {
+		if f.v < 0 || f.v > 1 {
+			return bad(f.key, f.v, "0 (profile default) or a number in (0, 1]")
+		}
+	}
+	if v.Workers < 0 {
+		return bad("verify.workers", v.Workers, ">= 0 (0 = GOMAXPROCS)")
+	}
+	p := c.Pipeline
+	switch {
+	case p.Emit != "duplicates" && p.Emit != "all":
+		return bad("pipeline.emit", p.Emit, "duplicates or all")
+	case p.MaxMatches < 1 || p.MaxMatches > 100:
+		return bad("pipeline.max_matches", p.MaxMatches, "1..100")
+	}
+	return nil
+}

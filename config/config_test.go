@@ -1,0 +1,118 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func writeFile(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "neardup.yaml")
+	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestPrecedence(t *testing.T) {
+	path := writeFile(t, "sketch:\n  k: 64\n  shingle: 4\nindex:\n  retention: 48h\n")
+	o := &Overrides{}
+	o.Add("sketch.shingle", "3")
+	c, err := Load(path, []string{"NEARDUP_SKETCH_K=256", "NEARDUP_SKETCH_SHINGLE=7", "OTHER=1"}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Sketch.K != 256 { // env beats file
+		t.Errorf("k = %d, want 256 from the environment", c.Sketch.K)
+	}
+	if c.Sketch.Shingle != 3 { // flag beats env
+		t.Errorf("shingle = %d, want 3 from the flag", c.Sketch.Shingle)
+	}
+	if c.Index.Retention != 48*time.Hour {
+		t.Errorf("retention = %v, want 48h from the file", c.Index.Retention)
+	}
+	if c.Index.URL != "memory" {
+		t.Errorf("url = %q, want the default", c.Index.URL)
+	}
+}
+
+func TestProfileDefaults(t *testing.T) {
+	o := &Overrides{}
+	o.Add("profile", "sentence")
+	c, err := Load(writeFile(t, "sketch:\n  keep_text: 100\n"), nil, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Profile != "sentence" || c.Sketch.CharGram != 5 || c.Sketch.IMatch != "off" {
+		t.Errorf("sentence profile defaults not applied: %+v", c.Sketch)
+	}
+	if c.Sketch.KeepText != 100 {
+		t.Errorf("file did not override the profile: keep_text = %d", c.Sketch.KeepText)
+	}
+	c, err = Load(writeFile(t, "profile: books\n"), nil, nil)
+	if err != nil || !c.Sketch.DropDigits {
+		t.Errorf("profile from file: %v, drop_digits %v", err, c.Sketch.DropDigits)
+	}
+}
+
+func TestErrorsNameTheKey(t *testing.T) {
+	tests := []struct {
+		name, file string
+		env        []string
+		want       string
+	}{
+		{"unknown key", "sketch:\n  kay: 3\n", nil, `unknown key "sketch.kay"`},
+		{"bad type", "sketch:\n  k: many\n", nil, "sketch.k"},
+		{"bad enum", "sketch:\n  method: fast\n", nil, "sketch.method = fast: want oph or classic"},
+		{"bad profile", "profile: news\n", nil, `profile "news"`},
+		{"env", "", []string{"NEARDUP_INDEX_BATCH=0"}, "index.batch = 0: want 1..10000"},
+		{"env type", "", []string{"NEARDUP_INDEX_RETENTION=soon"}, "NEARDUP_INDEX_RETENTION"},
+		{"bands without rows", "sketch:\n  bands: 9\n", nil, "sketch.bands/sketch.rows"},
+		{"malformed yaml", "sketch: [1, 2\n", nil, "yaml"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Load(writeFile(t, tt.file), tt.env, nil)
+			if err == nil || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err = %v, want ErrInvalid mentioning %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// The example must be a valid configuration that loads to the defaults.
+func TestExampleRoundTrip(t *testing.T) {
+	for _, p := range []string{"web", "books", "sentence"} {
+		var buf bytes.Buffer
+		if err := Example(&buf, p); err != nil {
+			t.Fatal(err)
+		}
+		c, err := Load(writeFile(t, buf.String()), nil, nil)
+		if err != nil {
+			t.Fatalf("%s example does not load: %v\n%s", p, err, buf.String())
+		}
+		if c.Profile != p {
+			t.Errorf("profile %q after loading the %s example", c.Profile, p)
+		}
+		for _, key := range Keys() {
+			if _, ok := c.Get(key); !ok {
+				t.Errorf("key %s missing", key)
+			}
+		}
+		if !strings.Contains(buf.String(), "# MinHash signature length") {
+			t.Error("example lacks comments")
+		}
+	}
+}
+
+func TestSizes(t *testing.T) {
+	var c Config
+	if err := c.Set("sketch.max_bytes", "4MiB"); err != nil || c.Sketch.MaxBytes != 4<<20 {
+		t.Errorf("4MiB → %d, %v", c.Sketch.MaxBytes, err)
+	}
+}

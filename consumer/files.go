@@ -1,0 +1,261 @@
+package consumer
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/neardup/neardup/extract"
+	"github.com/neardup/neardup/pipeline"
+)
+
+// Files reads local inputs: plain-text and HTML files (one document each,
+// id = the path), JSON-lines files (.jsonl, .ndjson: one document per
+// line), directories (walked recursively in lexical order, hidden entries
+// skipped) and "-" for JSON lines on standard input.
+type Files struct {
+	Paths    []string
+	MaxBytes int       // document size limit (sketch.max_bytes)
+	Stdin    io.Reader // read for "-"
+	// Progress, when set, is called with the number of input bytes consumed
+	// so far (for a progress bar).
+	Progress func(bytes int64)
+
+	dec      *pipeline.Decoder
+	consumed int64
+}
+
+// ReasonUnreadable marks a file that could not be read.
+const ReasonUnreadable pipeline.Reason = "unreadable"
+
+// Total returns the number of input bytes Run will read, for progress
+// estimates; standard input counts as zero.
+func (f *Files) Total() (int64, error) {
+	var total int64
+	err := f.walk(func(path string, info fs.FileInfo) error {
+		total += info.Size()
+		return nil
+	})
+	return total, err
+}
+
+// walk calls fn for every regular file the paths name, in order.
+func (f *Files) walk(fn func(path string, info fs.FileInfo) error) error {
+	for _, p := range f.Paths {
+		if p == "-" {
+			continue
+		}
+		info, err := os.Stat(p)
+		if err != nil {
+			return fmt.Errorf("consumer: %w", err)
+		}
+		if !info.IsDir() {
+			if err := fn(p, info); err != nil {
+				return err
+			}
+			continue
+		}
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if path != p && strings.HasPrefix(d.Name(), ".") {
+				if d.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if !d.Type().IsRegular() {
+				return nil
+			}
+			info, err := d.Info()
+			if err != nil {
+				return err
+			}
+			return fn(path, info)
+		})
+		if err != nil {
+			return fmt.Errorf("consumer: %w", err)
+		}
+	}
+	return nil
+}
+
+// Run sends one item per document (or rejected input) to out, in order,
+// and returns when every path is read, on the first error that is not a
+// per-document problem (a missing path), or when ctx is cancelled. It does
+// not close out.
+func (f *Files) Run(ctx context.Context, out chan<- pipeline.Item) error {
+	f.dec = pipeline.NewDecoder(f.MaxBytes)
+	send := func(it pipeline.Item) error {
+		select {
+		case out <- it:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	for i, p := range f.Paths {
+		if p == "-" {
+			if slices.Contains(f.Paths[:i], "-") {
+				continue
+			}
+			in := f.Stdin
+			if in == nil {
+				in = os.Stdin
+			}
+			if err := f.jsonLines(ctx, in, "-", send); err != nil {
+				return err
+			}
+		}
+	}
+	return f.walk(func(path string, info fs.FileInfo) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if isJSONLines(path) {
+			fh, err := os.Open(path)
+			if err != nil {
+				return send(rejected(path, 0, ReasonUnreadable, err))
+			}
+			defer fh.Close()
+			return f.jsonLines(ctx, fh, path, send)
+		}
+		return send(f.file(path, info))
+	})
+}
+
+func isJSONLines(path string) bool {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".jsonl", ".ndjson":
+		return true
+	}
+	return false
+}
+
+func rejected(path string, line int, r pipeline.Reason, err error) pipeline.Item {
+	return pipeline.Item{
+		Err:    &pipeline.InvalidError{Reason: r, ID: idFor(path, line), Detail: err.Error()},
+		Source: pipeline.Source{File: path, Line: line},
+	}
+}
+
+func idFor(path string, line int) string {
+	if line > 0 {
+		return ""
+	}
+	return filepath.ToSlash(path)
+}
+
+// file reads one plain-text or HTML document, reading at most MaxBytes+1
+// bytes whatever the file's size.
+func (f *Files) file(path string, info fs.FileInfo) pipeline.Item {
+	f.advance(info.Size())
+	src := pipeline.Source{File: path}
+	if info.Size() > int64(f.MaxBytes) {
+		return rejected(path, 0, pipeline.ReasonTooLarge, fmt.Errorf("%d bytes > limit %d", info.Size(), f.MaxBytes))
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return rejected(path, 0, ReasonUnreadable, err)
+	}
+	defer fh.Close()
+	b, err := io.ReadAll(io.LimitReader(fh, int64(f.MaxBytes)+1))
+	if err != nil {
+		return rejected(path, 0, ReasonUnreadable, err)
+	}
+	if len(b) > f.MaxBytes {
+		return rejected(path, 0, pipeline.ReasonTooLarge, fmt.Errorf("more than %d bytes", f.MaxBytes))
+	}
+	doc := pipeline.Document{ID: idFor(path, 0), Text: b, IsHTML: extract.FormatOf(path) == extract.HTML}
+	return pipeline.Item{Doc: doc, Source: src}
+}
+
+// jsonLines decodes one document per line. A line longer than the limit
+// is skipped to its end without being held in memory and reported as
+// too_large; blank lines are ignored.
+func (f *Files) jsonLines(ctx context.Context, r io.Reader, name string, send func(pipeline.Item) error) error {
+	limit := f.MaxBytes + 64<<10
+	br := bufio.NewReaderSize(r, 256<<10)
+	for line := 1; ; line++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		b, n, over, err := readLine(br, limit)
+		f.advance(n)
+		if len(b) > 0 || over {
+			it := pipeline.Item{Source: pipeline.Source{File: name, Line: line}}
+			switch {
+			case over:
+				it.Err = &pipeline.InvalidError{Reason: pipeline.ReasonTooLarge, Detail: fmt.Sprintf("line of %d bytes > limit %d", n, limit)}
+				it.Raw = pipeline.Raw(b)
+			default:
+				doc, derr := f.dec.DecodeJSON(b, "")
+				it.Doc, it.Err = doc, derr
+				if derr != nil {
+					it.Raw = pipeline.Raw(b)
+				}
+			}
+			if serr := send(it); serr != nil {
+				return serr
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("consumer: read %s line %d: %w", name, line, err)
+		}
+	}
+}
+
+// readLine returns the next line without its newline, holding at most
+// limit bytes of it: over reports a longer line (b then holds its start),
+// n the bytes consumed. err is io.EOF after the last line.
+func readLine(br *bufio.Reader, limit int) (b []byte, n int64, over bool, err error) {
+	for {
+		chunk, err := br.ReadSlice('\n')
+		n += int64(len(chunk))
+		if !over {
+			if len(b)+len(chunk) > limit+1 {
+				b = append(b, chunk[:max(0, min(len(chunk), MaxKeep-len(b)))]...)
+				over = true
+			} else {
+				b = append(b, chunk...)
+			}
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		b = trimEOL(b)
+		if err == nil && len(b) == 0 && !over {
+			// Blank line: keep reading, the caller counts it.
+			return nil, n, false, nil
+		}
+		return b, n, over, err
+	}
+}
+
+// MaxKeep bounds how much of an over-long line is kept for its dead letter.
+const MaxKeep = pipeline.MaxRawBytes
+
+func trimEOL(b []byte) []byte {
+	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+func (f *Files) advance(n int64) {
+	f.consumed += n
+	if f.Progress != nil {
+		f.Progress(f.consumed)
+	}
+}

@@ -1,0 +1,38 @@
+package extract
+
+import (
+	"bytes"
+	"net/url"
+
+	readability "codeberg.org/readeck/go-readability/v2"
+)
+
+// maxElems bounds the DOM size readability scores, so a pathological page
+// costs bounded time; larger pages fall back to all visible text.
+const maxElems = 200_000
+
+// MainText returns the main text of an HTML page: the article content that
+// Mozilla's Readability algorithm finds (through the maintained Go port
+// codeberg.org/readeck/go-readability), without navigation, banners,
+// sharing widgets and footers. Those differ between copies of the same
+// article on different sites, so dropping them is what lets syndicated
+// pages compare as near duplicates. When no article is found (short pages,
+// link lists, parse failures) it falls back to [HTMLText], all visible
+// text. pageURL may be empty.
+func MainText(page []byte, pageURL string) []byte {
+	var u *url.URL
+	if pageURL != "" {
+		u, _ = url.Parse(pageURL)
+	}
+	p := readability.NewParser()
+	p.MaxElemsToParse = maxElems
+	p.DisableJSONLD = true
+	art, err := p.Parse(bytes.NewReader(page), u)
+	if err == nil && art.Node != nil {
+		var buf bytes.Buffer
+		if art.RenderText(&buf) == nil && len(bytes.TrimSpace(buf.Bytes())) > 0 {
+			return buf.Bytes()
+		}
+	}
+	return HTMLText(page)
+}

@@ -1,0 +1,230 @@
+package pipeline
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Document is one input document after decoding.
+type Document struct {
+	ID   string
+	URL  string
+	Text []byte // plain text, or HTML when IsHTML
+	// IsHTML marks Text as HTML still to be reduced to its main text.
+	IsHTML bool
+	TS     time.Time       // zero when absent
+	Meta   json.RawMessage // the input's meta object, verbatim
+}
+
+// Reason is a stable, machine-readable cause of a rejected input.
+type Reason string
+
+// Reasons for rejecting an input. They appear in dead letters.
+const (
+	ReasonMalformed  Reason = "malformed_json"     // not a JSON object
+	ReasonMissingID  Reason = "missing_id"         // no id (and no record key)
+	ReasonBadID      Reason = "bad_id"             // id not a non-empty string of at most 1024 bytes
+	ReasonNoContent  Reason = "no_content"         // neither text nor html
+	ReasonBothBodies Reason = "both_text_and_html" // both text and html
+	ReasonEmpty      Reason = "empty_text"         // text (or extracted html) has no words
+	ReasonTooLarge   Reason = "too_large"          // over sketch.max_bytes
+	ReasonBadTS      Reason = "bad_ts"             // ts neither RFC 3339 nor epoch milliseconds
+	ReasonBadMeta    Reason = "bad_meta"           // meta not an object
+	ReasonBinary     Reason = "binary"             // content is not text
+	ReasonBadField   Reason = "bad_field"          // a known field of the wrong type
+)
+
+// ErrInvalid is wrapped by every [*InvalidError].
+var ErrInvalid = errors.New("invalid document")
+
+// InvalidError says why an input was rejected. It carries the id when one
+// was found, so a dead letter can name the document.
+type InvalidError struct {
+	Reason Reason
+	ID     string
+	Detail string
+}
+
+func (e *InvalidError) Error() string {
+	if e.Detail == "" {
+		return fmt.Sprintf("invalid document: %s", e.Reason)
+	}
+	return fmt.Sprintf("invalid document: %s: %s", e.Reason, e.Detail)
+}
+
+// Unwrap makes errors.Is(err, ErrInvalid) true.
+func (e *InvalidError) Unwrap() error { return ErrInvalid }
+
+func invalid(r Reason, id, format string, args ...any) error {
+	return &InvalidError{Reason: r, ID: id, Detail: fmt.Sprintf(format, args...)}
+}
+
+// MaxIDBytes bounds document ids.
+const MaxIDBytes = 1024
+
+// wire is the JSON input contract.
+type wire struct {
+	ID   json.RawMessage `json:"id"`
+	URL  json.RawMessage `json:"url"`
+	Text json.RawMessage `json:"text"`
+	HTML json.RawMessage `json:"html"`
+	TS   json.RawMessage `json:"ts"`
+	Meta json.RawMessage `json:"meta"`
+}
+
+// Decoder turns JSON objects (JSON lines, Kafka record values) into
+// Documents. The zero value is not usable; see [NewDecoder].
+type Decoder struct {
+	maxBytes int
+}
+
+// NewDecoder returns a decoder that rejects documents whose input is
+// larger than maxBytes (the body limit plus 64 KiB for the envelope).
+func NewDecoder(maxBytes int) *Decoder { return &Decoder{maxBytes: maxBytes} }
+
+// DecodeJSON decodes one JSON object of the input contract:
+//
+//	{"id": string, "url"?: string, "text"?: string, "html"?: string,
+//	 "ts"?: RFC 3339 string or epoch milliseconds, "meta"?: object}
+//
+// with exactly one of text and html. Unknown fields are ignored. When the
+// object has no id, fallbackID is used (a Kafka record key); pass "" for
+// none. Failures are [*InvalidError] values, never panics.
+func (d *Decoder) DecodeJSON(b []byte, fallbackID string) (Document, error) {
+	if len(b) > d.maxBytes+64<<10 {
+		return Document{}, invalid(ReasonTooLarge, fallbackID, "%d bytes > limit %d", len(b), d.maxBytes)
+	}
+	var w wire
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if err := dec.Decode(&w); err != nil {
+		return Document{}, invalid(ReasonMalformed, fallbackID, "%v", err)
+	}
+	if dec.More() {
+		return Document{}, invalid(ReasonMalformed, fallbackID, "trailing data after the object")
+	}
+	var doc Document
+	id, err := optString(w.ID, "id")
+	switch {
+	case err != nil && isNull(w.ID):
+	case err != nil:
+		return Document{}, invalid(ReasonBadID, fallbackID, "id must be a string")
+	}
+	if id == "" {
+		id = fallbackID
+	}
+	if id == "" {
+		return Document{}, invalid(ReasonMissingID, "", "no id field and no record key")
+	}
+	if len(id) > MaxIDBytes || !utf8.ValidString(id) {
+		return Document{}, invalid(ReasonBadID, truncate(id), "id must be valid UTF-8 of at most %d bytes", MaxIDBytes)
+	}
+	doc.ID = id
+	if doc.URL, err = optString(w.URL, "url"); err != nil {
+		return Document{}, invalid(ReasonBadField, id, "%v", err)
+	}
+	text, err := optString(w.Text, "text")
+	if err != nil {
+		return Document{}, invalid(ReasonBadField, id, "%v", err)
+	}
+	html, err := optString(w.HTML, "html")
+	if err != nil {
+		return Document{}, invalid(ReasonBadField, id, "%v", err)
+	}
+	hasText, hasHTML := present(w.Text), present(w.HTML)
+	switch {
+	case hasText && hasHTML:
+		return Document{}, invalid(ReasonBothBodies, id, "give exactly one of text and html")
+	case !hasText && !hasHTML:
+		return Document{}, invalid(ReasonNoContent, id, "give exactly one of text and html")
+	case hasHTML:
+		doc.Text, doc.IsHTML = []byte(html), true
+	default:
+		doc.Text = []byte(text)
+	}
+	if len(doc.Text) > d.maxBytes {
+		return Document{}, invalid(ReasonTooLarge, id, "%d bytes > limit %d", len(doc.Text), d.maxBytes)
+	}
+	if doc.TS, err = parseTS(w.TS); err != nil {
+		return Document{}, invalid(ReasonBadTS, id, "%v", err)
+	}
+	if present(w.Meta) {
+		if m := bytes.TrimSpace(w.Meta); len(m) == 0 || m[0] != '{' {
+			return Document{}, invalid(ReasonBadMeta, id, "meta must be an object")
+		}
+		doc.Meta = append(json.RawMessage(nil), w.Meta...)
+	}
+	return doc, nil
+}
+
+// DecodeRecord decodes a Kafka record: a JSON value of the input contract,
+// or, when contentType is "text/plain", the value itself as the text with
+// the key as id.
+func (d *Decoder) DecodeRecord(key, value []byte, contentType string) (Document, error) {
+	ct, _, _ := strings.Cut(contentType, ";")
+	if strings.EqualFold(strings.TrimSpace(ct), "text/plain") {
+		id := string(key)
+		if id == "" {
+			return Document{}, invalid(ReasonMissingID, "", "text/plain record without a key")
+		}
+		if len(id) > MaxIDBytes || !utf8.ValidString(id) {
+			return Document{}, invalid(ReasonBadID, truncate(id), "key must be valid UTF-8 of at most %d bytes", MaxIDBytes)
+		}
+		if len(value) > d.maxBytes {
+			return Document{}, invalid(ReasonTooLarge, id, "%d bytes > limit %d", len(value), d.maxBytes)
+		}
+		return Document{ID: id, Text: value}, nil
+	}
+	return d.DecodeJSON(value, string(key))
+}
+
+func present(raw json.RawMessage) bool { return len(raw) > 0 && !isNull(raw) }
+
+func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
+
+func optString(raw json.RawMessage, name string) (string, error) {
+	if !present(raw) {
+		return "", nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", fmt.Errorf("%s must be a string", name)
+	}
+	return s, nil
+}
+
+// parseTS accepts an RFC 3339 string or epoch milliseconds (a number or a
+// numeric string).
+func parseTS(raw json.RawMessage) (time.Time, error) {
+	if !present(raw) {
+		return time.Time{}, nil
+	}
+	var s string
+	if raw[0] == '"' {
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return time.Time{}, err
+		}
+		if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+			return t.UTC(), nil
+		}
+	} else {
+		s = string(raw)
+	}
+	ms, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("ts %s: want an RFC 3339 string or epoch milliseconds", truncate(string(raw)))
+	}
+	return time.UnixMilli(ms).UTC(), nil
+}
+
+func truncate(s string) string {
+	if len(s) <= 64 {
+		return s
+	}
+	return strings.ToValidUTF8(s[:64], "") + "…"
+}

@@ -1,0 +1,79 @@
+package pipeline
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/neardup/neardup/verify"
+)
+
+// Kind of an event: a duplicate kind, or unique.
+const (
+	KindExact   = string(verify.Exact)
+	KindNear    = string(verify.Near)
+	KindPartial = string(verify.Partial)
+	KindUnique  = "unique"
+)
+
+// Event is one verdict, the output contract (docs/event.schema.json). A
+// duplicate has DuplicateOf, the earlier document it duplicates best, and
+// Cluster, the first-seen representative of its group; a unique document
+// is its own cluster.
+type Event struct {
+	ID          string         `json:"id"`
+	Kind        string         `json:"kind"`
+	DuplicateOf string         `json:"duplicate_of,omitempty"`
+	Cluster     string         `json:"cluster"`
+	Method      string         `json:"method,omitempty"`
+	Scores      *verify.Scores `json:"scores,omitempty"`
+	Matches     []Match        `json:"matches,omitempty"`
+	Source      EventSource    `json:"source"`
+	Params      Params         `json:"params"`
+	At          time.Time      `json:"at"`
+	// Replay marks the first verdict of an id seen again (at-least-once
+	// delivery); nothing new was stored.
+	Replay bool `json:"replay,omitempty"`
+	// Truncated counts candidates withheld by full (boilerplate) buckets.
+	Truncated int `json:"truncated,omitempty"`
+}
+
+// Match is one verified earlier document, with the check that decided.
+type Match struct {
+	ID     string        `json:"id"`
+	Kind   string        `json:"kind"`
+	Method string        `json:"method"`
+	Scores verify.Scores `json:"scores"`
+}
+
+// EventSource is where the document came from.
+type EventSource struct {
+	URL  string          `json:"url,omitempty"`
+	TS   *time.Time      `json:"ts,omitempty"`
+	Meta json.RawMessage `json:"meta,omitempty"`
+	Source
+}
+
+// Params are the settings that produced the verdict, so an event can be
+// interpreted (and reproduced) on its own.
+type Params struct {
+	Profile  string `json:"profile"`
+	Shingle  int    `json:"shingle"`
+	CharGram int    `json:"char_gram,omitempty"`
+	K        int    `json:"k"`
+	Method   string `json:"minhash"`
+	Bands    int    `json:"bands"`
+	Rows     int    `json:"rows"`
+	Seed     uint64 `json:"seed"`
+	SimHashK int    `json:"simhash_k"`
+	Index    string `json:"index"`
+	Version  string `json:"version"`
+}
+
+// Output is what Run emits for each input, in input order: an event, a
+// dead letter, or neither (a unique document when unique events are off).
+// Tag is the input's.
+type Output struct {
+	Tag   any
+	Event *Event
+	Dead  *DeadLetter
+}

@@ -1,0 +1,49 @@
+package pipeline
+
+// Source says where an input came from, for events and dead letters.
+type Source struct {
+	File      string `json:"file,omitempty"`
+	Line      int    `json:"line,omitempty"` // 1-based line of a JSON-lines file
+	Topic     string `json:"topic,omitempty"`
+	Partition *int32 `json:"partition,omitempty"`
+	Offset    *int64 `json:"offset,omitempty"`
+}
+
+// Item is one input to [Pipeline.Run]: a decoded document, or the reason
+// an input could not be decoded. Rejected items pass through the pipeline
+// in order and come out as dead letters, so a caller that commits offsets
+// in output order never skips or loses one.
+type Item struct {
+	Doc    Document
+	Err    error // non-nil: the input was rejected; Doc is not used
+	Source Source
+	// Raw is the rejected input (at most MaxRawBytes of it), kept for the
+	// dead letter.
+	Raw []byte
+	// Tag is the caller's, returned untouched in the Output (a Kafka
+	// record to commit, a progress counter).
+	Tag any
+}
+
+// MaxRawBytes bounds the input copied into a dead letter; larger inputs
+// are identified by their source position instead.
+const MaxRawBytes = 64 << 10
+
+// DeadLetter is a rejected input with its reason. Input holds the input
+// itself when it is valid UTF-8 (InputBase64 otherwise), cut to
+// MaxRawBytes with Truncated set; Source locates the whole of it.
+type DeadLetter struct {
+	ID          string `json:"id,omitempty"`
+	Reason      Reason `json:"reason"`
+	Error       string `json:"error"`
+	Source      Source `json:"source"`
+	Input       string `json:"input,omitempty"`
+	InputBase64 []byte `json:"input_base64,omitempty"`
+	Truncated   bool   `json:"truncated,omitempty"`
+	At          string `json:"at"`
+}
+
+// Raw keeps a bounded copy of a rejected input for its dead letter.
+func Raw(b []byte) []byte {
+	return append([]byte(nil), b[:min(len(b), MaxRawBytes+1)]...)
+}

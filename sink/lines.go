@@ -1,0 +1,54 @@
+package sink
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync"
+)
+
+// Lines writes values as JSON lines. It is safe for concurrent use; each
+// value is written whole. Call Flush before the underlying writer closes.
+type Lines struct {
+	mu  sync.Mutex
+	bw  *bufio.Writer
+	enc *json.Encoder
+	n   int
+}
+
+// NewLines returns a Lines writing to w.
+func NewLines(w io.Writer) *Lines {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	return &Lines{bw: bw, enc: enc}
+}
+
+// Write encodes v as one line.
+func (l *Lines) Write(v any) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err := l.enc.Encode(v); err != nil {
+		return fmt.Errorf("sink: write: %w", err)
+	}
+	l.n++
+	return nil
+}
+
+// Count returns the number of values written.
+func (l *Lines) Count() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.n
+}
+
+// Flush writes buffered lines through.
+func (l *Lines) Flush() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err := l.bw.Flush(); err != nil {
+		return fmt.Errorf("sink: flush: %w", err)
+	}
+	return nil
+}
