@@ -122,9 +122,14 @@ func (al *Aligner) align(a, b []sketch.UniqueWord, minLen int, pairs bool) (Alig
 }
 
 // build indexes table into a hash table at most a quarter full, so that
-// a lookup almost always ends at its first slot.
+// a lookup almost always ends at its first slot; past 4096 words, where
+// memory matters more than a probe, at most half full.
 func (al *Aligner) build(table []sketch.UniqueWord) {
-	size := max(1<<bits.Len(uint(4*len(table)-1)), 16) // ≥ 4·len, a power of two
+	load := 4
+	if len(table) > 4096 {
+		load = 2
+	}
+	size := max(1<<bits.Len(uint(load*len(table)-1)), 16) // a power of two ≥ load·len
 	if cap(al.slots) < size {
 		al.slots = make([]int32, size)
 		al.keys = make([]uint64, size)
@@ -195,7 +200,9 @@ func (al *Aligner) probe(probe []sketch.UniqueWord, from bool) int {
 // that ends an increasing run of length l+1, and tailv is increasing, so
 // each element is placed by binary search.
 func (al *Aligner) lisLen() int {
-	tailv := al.tailv[:0]
+	// Sized for the worst case up front: one allocation, not a doubling
+	// sequence, when a large pair outgrows the retained buffers.
+	tailv := slices.Grow(al.tailv[:0], len(al.seq))
 	for _, v := range al.seq {
 		// Words of a duplicate mostly arrive in order and extend the
 		// longest run: test that before searching.
@@ -218,7 +225,7 @@ func (al *Aligner) lisLen() int {
 // the seq index ending one longest run. tailv mirrors the values at tails
 // so the search reads one array.
 func (al *Aligner) lis() (n int, last int32) {
-	tailv, tails := al.tailv[:0], al.tails[:0]
+	tailv, tails := slices.Grow(al.tailv[:0], len(al.seq)), slices.Grow(al.tails[:0], len(al.seq))
 	al.prev = slices.Grow(al.prev[:0], len(al.seq))[:len(al.seq)]
 	for t, v := range al.seq {
 		l := len(tailv)

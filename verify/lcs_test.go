@@ -3,6 +3,7 @@ package verify
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -49,23 +50,37 @@ func randSeqs(r *rand.Rand, na, nb, vocab int, order bool) (a, b []sketch.Unique
 	var pb []int
 	if order {
 		// Copy a with random deletions, insertions and a few swaps.
-		inA := make(map[int]bool, na)
+		used := make(map[int]bool, na+nb)
 		for _, w := range pa {
-			inA[w] = true
+			used[w] = true
+		}
+		fresh := func() (int, bool) {
+			w := r.IntN(vocab)
+			if used[w] {
+				return 0, false
+			}
+			used[w] = true
+			return w, true
 		}
 		for _, w := range pa {
 			if len(pb) < nb && r.IntN(4) != 0 {
 				pb = append(pb, w)
 			}
 			if len(pb) < nb && r.IntN(3) == 0 {
-				if w2 := r.IntN(vocab); !inA[w2] && !contains(pb, w2) {
+				if w2, ok := fresh(); ok {
 					pb = append(pb, w2)
 				}
 			}
 		}
-		for len(pb) < nb {
-			if w2 := r.IntN(vocab); !contains(pb, w2) {
+		for tries := 0; len(pb) < nb && tries < 100*nb; tries++ {
+			if w2, ok := fresh(); ok {
 				pb = append(pb, w2)
+			}
+		}
+		// Words of a left out above, when the vocabulary ran short.
+		for i := 0; len(pb) < nb; i++ {
+			if !slices.Contains(pb, pa[i]) {
+				pb = append(pb, pa[i])
 			}
 		}
 		for range len(pb) / 20 {
@@ -76,15 +91,6 @@ func randSeqs(r *rand.Rand, na, nb, vocab int, order bool) (a, b []sketch.Unique
 		pb = pick(nb)
 	}
 	return toSeq(r, pa), toSeq(r, pb)
-}
-
-func contains(s []int, v int) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 func toSeq(r *rand.Rand, words []int) []sketch.UniqueWord {
