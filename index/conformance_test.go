@@ -1,0 +1,425 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/neardup/neardup/sketch"
+)
+
+// testParams are small parameters for the conformance suite.
+var testParams = Params{Hash: "fnv1a64+splitmix64/v1", K: 12, Bands: 4, Rows: 3, Shingle: 5, Seed: 1, SimHashK: 3}
+
+// storeOpts are the settings the suite varies; each backend maps them onto
+// its own config.
+type storeOpts struct {
+	params     Params
+	maxBucket  int
+	retention  time.Duration
+	generation time.Duration
+	refresh    bool
+	clock      func() time.Time
+}
+
+// backend opens a fresh, empty store for one subtest.
+type backend struct {
+	name string
+	open func(t *testing.T, o storeOpts) Store
+	// cluster: results follow the cluster ordering rule (a candidate may
+	// have a higher Seq; seqs have gaps; dead exact hits are not repaired).
+	cluster bool
+}
+
+func features(t testing.TB, s Store, ids []string) [][]byte {
+	t.Helper()
+	f, err := s.Features(context.Background(), ids)
+	if err != nil {
+		t.Fatalf("Features: %v", err)
+	}
+	return f
+}
+
+// key returns a distinct pseudo-random band key for (id, i).
+func key(id string, i int) uint64 {
+	return sketch.Mix64(uint64(fnv32(id))<<20 ^ uint64(i+1)*0x9e3779b97f4a7c15)
+}
+
+// entry returns an entry whose bands are its own, except band i is
+// shared[i] where shared[i] != 0.
+func entry(p Params, id string, shared map[int]uint64) Entry {
+	e := Entry{ID: id, Bands: make([]uint64, p.Bands)}
+	for i := range e.Bands {
+		if k, ok := shared[i]; ok {
+			e.Bands[i] = k
+		} else {
+			e.Bands[i] = key(id, i)
+		}
+	}
+	return e
+}
+
+func ids(c []Candidate) []string {
+	out := []string{}
+	for _, x := range c {
+		out = append(out, x.ID+"/"+x.Via)
+	}
+	return out
+}
+
+func insert(t *testing.T, s Store, docs ...Entry) []Result {
+	t.Helper()
+	res, err := s.LookupInsert(context.Background(), docs)
+	if err != nil {
+		t.Fatalf("LookupInsert: %v", err)
+	}
+	if len(res) != len(docs) {
+		t.Fatalf("LookupInsert: %d results for %d docs", len(res), len(docs))
+	}
+	return res
+}
+
+func wantCands(t *testing.T, what string, r Result, want ...string) {
+	t.Helper()
+	if want == nil {
+		want = []string{}
+	}
+	if got := ids(r.Candidates); !slices.Equal(got, want) {
+		t.Errorf("%s: candidates %v, want %v", what, got, want)
+	}
+}
+
+// runConformance is the suite every Store implementation passes.
+func runConformance(t *testing.T, b backend) {
+	p := testParams
+	open := func(t *testing.T, o storeOpts) Store {
+		if o.params.Hash == "" {
+			o.params = p
+		}
+		s := b.open(t, o)
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	ctx := context.Background()
+
+	t.Run("lookup-insert", func(t *testing.T) {
+		s := open(t, storeOpts{})
+		a := entry(p, "a", nil)
+		bb := entry(p, "b", map[int]uint64{0: a.Bands[0]})
+		c := entry(p, "c", map[int]uint64{2: a.Bands[2], 3: bb.Bands[3]})
+		ra := insert(t, s, a)[0]
+		rb := insert(t, s, bb)[0]
+		rc := insert(t, s, c)[0]
+		wantCands(t, "a", ra)
+		wantCands(t, "b", rb, "a/lsh")
+		wantCands(t, "c", rc, "a/lsh", "b/lsh")
+		if !(ra.Seq > 0 && ra.Seq < rb.Seq && rb.Seq < rc.Seq) {
+			t.Errorf("seqs %d %d %d not increasing", ra.Seq, rb.Seq, rc.Seq)
+		}
+		if rc.Candidates[0].Seq != ra.Seq || rc.Candidates[1].Seq != rb.Seq {
+			t.Errorf("candidate seqs %+v, want %d %d", rc.Candidates, ra.Seq, rb.Seq)
+		}
+		if ra.Replay || rb.Replay || ra.Exact != "" || ra.Truncated != 0 {
+			t.Errorf("unexpected result %+v", ra)
+		}
+	})
+
+	t.Run("batch-order", func(t *testing.T) {
+		s := open(t, storeOpts{})
+		a := entry(p, "a", nil)
+		bb := entry(p, "b", map[int]uint64{1: a.Bands[1]})
+		c := entry(p, "c", map[int]uint64{1: a.Bands[1]})
+		r := insert(t, s, a, bb, c)
+		wantCands(t, "a", r[0])
+		wantCands(t, "b", r[1], "a/lsh")
+		wantCands(t, "c", r[2], "a/lsh", "b/lsh")
+	})
+
+	t.Run("simhash", func(t *testing.T) {
+		s := open(t, storeOpts{})
+		const fp = 0x0123456789abcdef
+		a := entry(p, "a", nil)
+		a.SimHash, a.HasSimHash = fp, true
+		near := entry(p, "near", nil)
+		near.SimHash, near.HasSimHash = fp^0b1011, true // distance 3
+		far := entry(p, "far", nil)
+		far.SimHash, far.HasSimHash = fp^0xf, true // distance 4, three blocks equal
+		both := entry(p, "both", map[int]uint64{0: a.Bands[0]})
+		both.SimHash, both.HasSimHash = fp, true
+		off := entry(p, "off", nil) // no SimHash: not looked up
+		insert(t, s, a)
+		wantCands(t, "near", insert(t, s, near)[0], "a/simhash")
+		// far is 4 bits from a (not a candidate) but 1 bit from near.
+		wantCands(t, "far", insert(t, s, far)[0], "near/simhash")
+		wantCands(t, "both", insert(t, s, both)[0], "a/lsh", "near/simhash")
+		wantCands(t, "off", insert(t, s, off)[0])
+	})
+
+	t.Run("exact", func(t *testing.T) {
+		s := open(t, storeOpts{})
+		d := sketch.Digest{1, 2, 3, 4, 5}
+		mk := func(id string) Entry {
+			e := entry(p, id, nil)
+			e.IMatch, e.HasIMatch = d, true
+			return e
+		}
+		ra := insert(t, s, mk("a"))[0]
+		rb := insert(t, s, mk("b"))[0]
+		rc := insert(t, s, mk("c"))[0]
+		if ra.Exact != "" || rb.Exact != "a" || rc.Exact != "a" || rc.ExactSeq != ra.Seq {
+			t.Errorf("exact: a %q b %q c %q (%d, want %d)", ra.Exact, rb.Exact, rc.Exact, rc.ExactSeq, ra.Seq)
+		}
+		other := entry(p, "other", nil)
+		other.IMatch, other.HasIMatch = sketch.Digest{9}, true
+		if r := insert(t, s, other)[0]; r.Exact != "" {
+			t.Errorf("other digest: exact %q", r.Exact)
+		}
+		if err := s.Delete(ctx, "a", "b", "c"); err != nil {
+			t.Fatal(err)
+		}
+		if r := insert(t, s, mk("d"))[0]; r.Exact != "" {
+			t.Errorf("after deleting the first document: exact %q, want none", r.Exact)
+		}
+		if b.cluster {
+			return // a dead first document is not replaced in cluster mode
+		}
+		if r := insert(t, s, mk("e"))[0]; r.Exact != "d" {
+			t.Errorf("exact %q, want d (the first live document)", r.Exact)
+		}
+	})
+
+	t.Run("replay", func(t *testing.T) {
+		s := open(t, storeOpts{})
+		a := entry(p, "a", nil)
+		ra := insert(t, s, a)[0]
+		bb := entry(p, "b", map[int]uint64{0: a.Bands[0]})
+		rb := insert(t, s, bb)[0]
+		r := insert(t, s, a)[0]
+		if !r.Replay || r.Seq != ra.Seq || r.Verdict != nil {
+			t.Fatalf("replay: %+v, want Replay with seq %d and no verdict", r, ra.Seq)
+		}
+		if !b.cluster {
+			wantCands(t, "replay of a", r) // b came later
+		}
+		if err := s.RecordVerdict(ctx, "a", []byte("v1")); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.RecordVerdict(ctx, "a", []byte("v2")); err != nil {
+			t.Fatal(err)
+		}
+		r = insert(t, s, a)[0]
+		if !r.Replay || string(r.Verdict) != "v1" || len(r.Candidates) != 0 {
+			t.Errorf("replay after verdict: %+v, want verdict v1 and no candidates", r)
+		}
+		r = insert(t, s, bb)[0]
+		if !r.Replay || r.Seq != rb.Seq {
+			t.Errorf("replay of b: %+v", r)
+		}
+		wantCands(t, "replay of b", r, "a/lsh")
+		// Nothing new was stored: a third document sees a and b once, and
+		// (without cluster gaps) takes the next seq.
+		c := entry(p, "c", map[int]uint64{0: a.Bands[0]})
+		rc := insert(t, s, c)[0]
+		wantCands(t, "c", rc, "a/lsh", "b/lsh")
+		if !b.cluster && rc.Seq != rb.Seq+1 {
+			t.Errorf("c has seq %d, want %d: a replay took a seq", rc.Seq, rb.Seq+1)
+		}
+		// A replay inside one batch.
+		r2 := insert(t, s, entry(p, "d", nil), entry(p, "d", nil))
+		if r2[0].Replay || !r2[1].Replay || r2[1].Seq != r2[0].Seq {
+			t.Errorf("same id twice in a batch: %+v", r2)
+		}
+	})
+
+	t.Run("verdict", func(t *testing.T) {
+		s := open(t, storeOpts{})
+		if err := s.RecordVerdict(ctx, "nope", []byte("x")); !errors.Is(err, ErrNotFound) {
+			t.Errorf("RecordVerdict(unknown) = %v, want ErrNotFound", err)
+		}
+		insert(t, s, entry(p, "a", nil))
+		if err := s.RecordVerdict(ctx, "a", nil); err != nil {
+			t.Fatal(err)
+		}
+		r := insert(t, s, entry(p, "a", nil))[0]
+		if r.Verdict == nil || len(r.Verdict) != 0 {
+			t.Errorf("empty verdict came back as %#v, want empty non-nil", r.Verdict)
+		}
+	})
+
+	t.Run("features", func(t *testing.T) {
+		s := open(t, storeOpts{})
+		a := entry(p, "a", nil)
+		a.Features = []byte("features of a \x00\xff")
+		insert(t, s, a, entry(p, "b", nil))
+		got := features(t, s, []string{"a", "b", "x", "a"})
+		if len(got) != 4 || !bytes.Equal(got[0], a.Features) || got[1] == nil || len(got[1]) != 0 ||
+			got[2] != nil || !bytes.Equal(got[3], a.Features) {
+			t.Errorf("Features = %q", got)
+		}
+	})
+
+	t.Run("delete", func(t *testing.T) {
+		s := open(t, storeOpts{})
+		a := entry(p, "a", nil)
+		ra := insert(t, s, a)[0]
+		insert(t, s, entry(p, "b", map[int]uint64{0: a.Bands[0]}), entry(p, "b2", map[int]uint64{0: a.Bands[0]}))
+		if err := s.Delete(ctx, "a", "b2", "unknown"); err != nil {
+			t.Fatal(err)
+		}
+		wantCands(t, "c", insert(t, s, entry(p, "c", map[int]uint64{0: a.Bands[0]}))[0], "b/lsh")
+		if f := features(t, s, []string{"a"}); f[0] != nil {
+			t.Errorf("Features(deleted) = %q", f[0])
+		}
+		if err := s.RecordVerdict(ctx, "a", []byte("x")); !errors.Is(err, ErrNotFound) {
+			t.Errorf("RecordVerdict(deleted) = %v", err)
+		}
+		r := insert(t, s, a)[0]
+		if r.Replay || r.Seq <= ra.Seq {
+			t.Errorf("re-insert after delete: %+v", r)
+		}
+		wantCands(t, "a again", r, "b/lsh", "c/lsh")
+		if err := s.Delete(ctx); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	t.Run("hot-bucket", func(t *testing.T) {
+		s := open(t, storeOpts{maxBucket: 3})
+		hot := key("hot", 0)
+		var rs []Result
+		for i := range 6 {
+			rs = append(rs, insert(t, s, entry(p, fmt.Sprint("d", i), map[int]uint64{0: hot}))[0])
+		}
+		for i, want := range []int{0, 1, 2, 3, 3, 3} {
+			if len(rs[i].Candidates) != want {
+				t.Errorf("d%d: %d candidates, want %d", i, len(rs[i].Candidates), want)
+			}
+		}
+		for i, want := range []int{0, 0, 0, 0, 1, 2} {
+			if rs[i].Truncated != want {
+				t.Errorf("d%d: truncated %d, want %d", i, rs[i].Truncated, want)
+			}
+		}
+		wantCands(t, "d5", rs[5], "d0/lsh", "d1/lsh", "d2/lsh")
+		if st, ok := s.(interface{ Stats() Stats }); ok {
+			if got := st.Stats(); got.HotBuckets != 3 || got.Withheld != 3 || got.Docs != 6 {
+				t.Errorf("stats %+v, want 3 hot-bucket hits, 3 withheld, 6 docs", got)
+			}
+		}
+		// Deleting a member makes room again (in cluster mode only when
+		// its generation expires: buckets are not repaired there).
+		if err := s.Delete(ctx, "d1"); err != nil {
+			t.Fatal(err)
+		}
+		r := insert(t, s, entry(p, "d6", map[int]uint64{0: hot}))[0]
+		wantCands(t, "d6", r, "d0/lsh", "d2/lsh")
+		if b.cluster {
+			return
+		}
+		wantCands(t, "d7", insert(t, s, entry(p, "d7", map[int]uint64{0: hot}))[0], "d0/lsh", "d2/lsh", "d6/lsh")
+	})
+
+	t.Run("invalid", func(t *testing.T) {
+		s := open(t, storeOpts{})
+		for _, e := range []Entry{{ID: "", Bands: make([]uint64, p.Bands)}, {ID: "x", Bands: make([]uint64, p.Bands-1)}} {
+			if _, err := s.LookupInsert(ctx, []Entry{e}); !errors.Is(err, ErrInvalid) {
+				t.Errorf("LookupInsert(%+v) = %v, want ErrInvalid", e, err)
+			}
+		}
+		if r, err := s.LookupInsert(ctx, nil); err != nil || len(r) != 0 {
+			t.Errorf("LookupInsert(nil) = %v, %v", r, err)
+		}
+	})
+
+	t.Run("closed", func(t *testing.T) {
+		s := open(t, storeOpts{})
+		s.Close()
+		if _, err := s.LookupInsert(ctx, []Entry{entry(p, "a", nil)}); !errors.Is(err, ErrClosed) {
+			t.Errorf("after Close: %v, want ErrClosed", err)
+		}
+		if _, err := s.Features(ctx, []string{"a"}); !errors.Is(err, ErrClosed) {
+			t.Errorf("after Close: %v, want ErrClosed", err)
+		}
+	})
+
+	t.Run("retention", func(t *testing.T) {
+		// Generations of 5 s, retention 10 s: findable for at least 10 s
+		// and at most 15 s. The fake clock runs days ahead of the real one
+		// so that the expiries Redis is given lie in the future.
+		clk := newFakeClock()
+		o := storeOpts{retention: 10 * time.Second, generation: 5 * time.Second, clock: clk.Now}
+		s := open(t, o)
+		a := entry(p, "a", nil)
+		insert(t, s, a)
+		clk.Advance(9 * time.Second)
+		wantCands(t, "b at +9s", insert(t, s, entry(p, "b", map[int]uint64{0: a.Bands[0]}))[0], "a/lsh")
+		clk.Advance(7 * time.Second) // +16 s
+		wantCands(t, "c at +16s", insert(t, s, entry(p, "c", map[int]uint64{0: a.Bands[0]}))[0], "b/lsh")
+		if f := features(t, s, []string{"a", "b"}); f[0] != nil || f[1] == nil {
+			t.Errorf("Features at +16s = %q, want a expired and b present", f)
+		}
+		if r := insert(t, s, a)[0]; r.Replay {
+			t.Errorf("an expired id is a replay: %+v", r)
+		}
+	})
+
+	t.Run("refresh-on-match", func(t *testing.T) {
+		clk := newFakeClock()
+		o := storeOpts{retention: 10 * time.Second, generation: 5 * time.Second, refresh: true, clock: clk.Now}
+		s := open(t, o)
+		a := entry(p, "a", nil)
+		a.Features = []byte("fa")
+		insert(t, s, a)
+		clk.Advance(9 * time.Second)
+		wantCands(t, "b at +9s", insert(t, s, entry(p, "b", map[int]uint64{0: a.Bands[0]}))[0], "a/lsh")
+		clk.Advance(8 * time.Second) // +17 s: a lives on thanks to b's match
+		wantCands(t, "c at +17s", insert(t, s, entry(p, "c", map[int]uint64{0: a.Bands[0]}))[0], "a/lsh", "b/lsh")
+		if f := features(t, s, []string{"a"}); string(f[0]) != "fa" {
+			t.Errorf("Features(a) after refresh = %q", f[0])
+		}
+		if r := insert(t, s, a)[0]; !r.Replay {
+			t.Errorf("refreshed a is not a replay: %+v", r)
+		}
+	})
+}
+
+// fakeClock is a manually advanced clock, days ahead of the real one and
+// aligned to a whole minute.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newFakeClock() *fakeClock {
+	return &fakeClock{now: time.Now().Add(72 * time.Hour).Truncate(time.Minute)}
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+func memoryBackend() backend {
+	return backend{name: "memory", open: func(t *testing.T, o storeOpts) Store {
+		m, err := NewMemory(MemoryConfig{Params: o.params, MaxBucket: o.maxBucket, Retention: o.retention,
+			RefreshOnMatch: o.refresh, Clock: o.clock})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}}
+}
+
+func TestMemoryConformance(t *testing.T) { runConformance(t, memoryBackend()) }

@@ -1,0 +1,249 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/neardup/neardup/sketch"
+)
+
+// SchemaVersion is the version of the stored layout. It is part of every
+// key ("<namespace>:v1:…"), so a layout change never reads old data.
+const SchemaVersion = 1
+
+// Sentinel errors. Callers branch on them with [errors.Is].
+var (
+	// ErrUnavailable wraps connection failures, timeouts and the Redis
+	// replies that mean "try again later" (LOADING, CLUSTERDOWN, TRYAGAIN,
+	// MASTERDOWN, READONLY, BUSY, OOM). The call had no effect that the
+	// caller can rely on; retrying the same batch is safe because
+	// LookupInsert is replay-safe.
+	ErrUnavailable = errors.New("index: unavailable")
+	// ErrParamsMismatch means the namespace was created with different
+	// sketch or layout parameters. Stored band keys are meaningless under
+	// other parameters, so the store refuses to mix them.
+	ErrParamsMismatch = errors.New("index: parameters do not match the namespace")
+	// ErrInvalid marks a bad configuration or entry.
+	ErrInvalid = errors.New("index: invalid")
+	// ErrNotFound is returned by RecordVerdict for an id that is not
+	// stored (never inserted, deleted or expired).
+	ErrNotFound = errors.New("index: not found")
+	// ErrClosed is returned by every method after Close.
+	ErrClosed = errors.New("index: closed")
+)
+
+// Params are the sketch parameters that give band keys their meaning. They
+// are stored with the namespace on first use; opening the namespace with
+// different Params fails with [ErrParamsMismatch].
+type Params struct {
+	// Hash names the frozen hash definition, e.g. "fnv1a64+splitmix64/v1".
+	Hash string
+	// K is the MinHash signature length; Bands×Rows ≤ K.
+	K, Bands, Rows int
+	// Shingle is the shingle width (words or characters).
+	Shingle int
+	// Seed seeds the hash families.
+	Seed uint64
+	// SimHashK is the Hamming radius k of the SimHash lane: fingerprints
+	// are split into k+1 blocks, one table each. Range 0..15.
+	SimHashK int
+	// Extra is compared verbatim: anything else that changes the features
+	// (MinHash method, normalization, I-Match filter), in any format.
+	Extra string
+}
+
+// String returns the canonical form that is stored and compared.
+func (p Params) String() string {
+	return fmt.Sprintf("hash=%s k=%d bands=%d rows=%d shingle=%d seed=%d simhashk=%d extra=%q",
+		p.Hash, p.K, p.Bands, p.Rows, p.Shingle, p.Seed, p.SimHashK, p.Extra)
+}
+
+func (p Params) validate() error {
+	switch {
+	case p.Hash == "":
+		return fmt.Errorf("%w: params: empty hash name", ErrInvalid)
+	case p.Bands < 1 || p.Bands > 255:
+		return fmt.Errorf("%w: params: bands %d: want 1..255", ErrInvalid, p.Bands)
+	case p.Rows < 1 || p.K < p.Bands*p.Rows:
+		return fmt.Errorf("%w: params: %d bands × %d rows do not fit K = %d", ErrInvalid, p.Bands, p.Rows, p.K)
+	case p.Shingle < 1:
+		return fmt.Errorf("%w: params: shingle %d: want ≥ 1", ErrInvalid, p.Shingle)
+	case p.SimHashK < 0 || p.SimHashK > 15:
+		return fmt.Errorf("%w: params: simhash k %d: want 0..15", ErrInvalid, p.SimHashK)
+	case strings.ContainsAny(p.Hash, " \n"):
+		return fmt.Errorf("%w: params: hash name %q contains spaces", ErrInvalid, p.Hash)
+	}
+	return nil
+}
+
+// tables is the number of bucket tables: the LSH bands, then the k+1
+// SimHash block tables.
+func (p Params) tables() int { return p.Bands + p.SimHashK + 1 }
+
+// MaxIDLen bounds external ids. Ids up to 62 bytes keep the Redis id and
+// meta hashes in their compact listpack encoding.
+const MaxIDLen = 1024
+
+// Entry is one document to look up and insert.
+type Entry struct {
+	// ID is the external document id (non-empty, valid UTF-8 not required,
+	// at most MaxIDLen bytes).
+	ID string
+	// Bands holds the LSH band keys (sketch.BandKeys); key i belongs to
+	// band i. len(Bands) must equal Params.Bands.
+	Bands []uint64
+	// SimHash is the 64-bit SimHash fingerprint, used when HasSimHash. The
+	// index derives the k+1 block keys itself (sketch.SimHashBlocks).
+	SimHash    uint64
+	HasSimHash bool
+	// IMatch is the I-Match digest for the exact lane, used when HasIMatch.
+	IMatch    sketch.Digest
+	HasIMatch bool
+	// Features are opaque bytes stored with the document and returned by
+	// Features. The index neither reads nor changes them.
+	Features []byte
+}
+
+func (e *Entry) validate(p Params) error {
+	switch {
+	case e.ID == "":
+		return fmt.Errorf("%w: entry: empty id", ErrInvalid)
+	case len(e.ID) > MaxIDLen:
+		return fmt.Errorf("%w: entry %.40q…: id longer than %d bytes", ErrInvalid, e.ID, MaxIDLen)
+	case len(e.Bands) != p.Bands:
+		return fmt.Errorf("%w: entry %q: %d band keys, want %d", ErrInvalid, e.ID, len(e.Bands), p.Bands)
+	}
+	return nil
+}
+
+// Via values of a Candidate.
+const (
+	ViaLSH     = "lsh"
+	ViaSimHash = "simhash"
+)
+
+// Candidate is a stored document that shares a bucket with the query.
+type Candidate struct {
+	ID  string
+	Seq uint64
+	// Via is ViaLSH when the candidate shares at least one LSH band bucket
+	// (whatever else it shares), ViaSimHash when it was found only through
+	// a SimHash block table and its fingerprint is within Hamming distance
+	// Params.SimHashK of the query's.
+	Via string
+}
+
+// Result is what LookupInsert reports for one entry.
+type Result struct {
+	// Seq is the document's sequence number: its compact internal id and
+	// its position in first-seen order. Seqs are unique and increasing in
+	// the order documents were admitted, with gaps in cluster mode.
+	Seq uint64
+	// Replay reports that ID was already stored: nothing new was stored,
+	// Seq is the stored document's, and Verdict holds what RecordVerdict
+	// recorded (nil when nothing was recorded yet, e.g. the first attempt
+	// crashed before recording). When Verdict is nil the lookups are
+	// repeated so the caller can compute the verdict again; when it is set
+	// Candidates and Exact are empty.
+	Replay  bool
+	Verdict []byte
+	// Exact is the external id of the first stored document with the same
+	// I-Match digest ("" when there is none or it is this document), and
+	// ExactSeq its Seq. An exact hit needs no LSH verification.
+	Exact    string
+	ExactSeq uint64
+	// Candidates are distinct stored documents sharing a bucket with the
+	// entry, excluding the entry itself, in increasing Seq order.
+	//
+	// On a single Redis node and in memory every candidate has a lower Seq
+	// (a serial execution). In cluster mode a candidate may have a higher
+	// Seq: a later document that was admitted concurrently and did not see
+	// this one. The ordering rule (see the package documentation) makes the
+	// caller report such a pair from this side, as a correction.
+	Candidates []Candidate
+	// Truncated counts members withheld by the hot-bucket guard: documents
+	// that were turned away from full buckets this entry looked up.
+	Truncated int
+}
+
+// Store is the band store. Implementations are safe for concurrent use.
+type Store interface {
+	// LookupInsert looks up each entry's buckets and inserts the entry,
+	// atomically per entry: of two near-duplicates processed concurrently,
+	// at least one sees the other. Entries are processed in order, so a
+	// later entry of the batch sees an earlier one. On a single Redis node
+	// a batch is one round trip. On error no result is returned and the
+	// batch may be retried as is (see Result.Replay).
+	LookupInsert(ctx context.Context, docs []Entry) ([]Result, error)
+	// Features returns the stored features of each id, nil for unknown,
+	// deleted or expired ids. The returned slices must not be modified.
+	Features(ctx context.Context, ids []string) ([][]byte, error)
+	// RecordVerdict stores an opaque verdict for id, returned to replays.
+	// The first write wins; later writes are ignored without error. It
+	// returns ErrNotFound when id is not stored.
+	RecordVerdict(ctx context.Context, id string, verdict []byte) error
+	// Delete removes documents: they are no longer candidates, their
+	// features are gone and their ids can be inserted again. Unknown ids
+	// are ignored. The batch is one round trip on a single node.
+	Delete(ctx context.Context, ids ...string) error
+	// Close releases the store. Methods return ErrClosed afterwards.
+	Close() error
+}
+
+// Stats are counters since the store was opened.
+type Stats struct {
+	Docs       uint64 // entries passed to LookupInsert
+	Replays    uint64 // entries that were replays
+	Candidates uint64 // candidates returned
+	Exact      uint64 // exact-lane hits
+	// HotBuckets counts bucket lookups that hit a full bucket; Withheld
+	// sums Result.Truncated.
+	HotBuckets uint64
+	Withheld   uint64
+}
+
+func validateEntries(p Params, docs []Entry) error {
+	for i := range docs {
+		if err := docs[i].validate(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// simBlockKeys writes the bucket keys of the k+1 SimHash block tables of fp
+// into dst. Block i is salted with its table so equal blocks of different
+// tables never share a key.
+func simBlockKeys(dst []uint64, fp uint64, k int) []uint64 {
+	dst = sketch.SimHashBlocks(dst, fp, k)
+	for i, b := range dst {
+		dst[i] = sketch.Mix64(b ^ uint64(i+1)<<56)
+	}
+	return dst
+}
+
+// sortCandidates orders distinct candidates by Seq.
+func sortCandidates(c []Candidate) {
+	slices.SortFunc(c, func(a, b Candidate) int {
+		switch {
+		case a.Seq < b.Seq:
+			return -1
+		case a.Seq > b.Seq:
+			return 1
+		}
+		return 0
+	})
+}
+
+// validNamespace reports whether ns is usable inside Redis keys: no braces
+// (they would become hash tags), no spaces, printable.
+func validNamespace(ns string) bool {
+	if ns == "" || len(ns) > 64 || !utf8.ValidString(ns) {
+		return false
+	}
+	return !strings.ContainsAny(ns, "{} \t\r\n")
+}

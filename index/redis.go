@@ -1,0 +1,678 @@
+package index
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// RedisConfig configures the Redis store. Fields marked "layout" are part
+// of the namespace: they are stored with Params and a different value on
+// a later start fails with ErrParamsMismatch.
+type RedisConfig struct {
+	// Addrs is the server address ("host:port"); in cluster mode, any
+	// number of seed nodes.
+	Addrs []string
+	// Cluster selects Redis Cluster.
+	Cluster bool
+	// Username and Password authenticate (ACL user, or password only for
+	// requirepass). TLS, when set, is used for every connection.
+	Username, Password string
+	TLS                *tls.Config
+	// DB selects the logical database (single node only).
+	DB int
+	// Namespace prefixes every key (default "neardup"); keys are
+	// "<Namespace>:v1:{tag}…". No braces or spaces.
+	Namespace string
+	// Params are the sketch parameters (required; stored).
+	Params Params
+	// Retention is how long a document stays findable: at least Retention
+	// and at most Retention+Generation after its insertion. 0 keeps
+	// everything (no generations, no expiry).
+	Retention time.Duration
+	// Generation is the width of a time generation (layout; default
+	// Retention, minimum 1s). A lookup reads every live generation —
+	// ⌈Retention/Generation⌉+1 of them — so narrow generations bound memory
+	// more tightly but cost one more read per band and generation.
+	Generation time.Duration
+	// RefreshOnMatch restarts the lifetime of a document found as a
+	// candidate or exact hit in an older generation: its bucket entries,
+	// id and records are carried into the current generation.
+	RefreshOnMatch bool
+	// MaxBucket (default 64) and MaxSimHashBucket (default 4096) are the
+	// hot-bucket guards: a bucket stores and returns at most that many
+	// documents per generation; later documents are turned away and
+	// counted (Result.Truncated, Stats).
+	MaxBucket, MaxSimHashBucket int
+	// Capacity is the number of documents per generation the bucket
+	// groups are sized for (layout; default 1<<20): each table gets
+	// Capacity/64 groups, rounded up to a power of two, so a group holds
+	// about 64 buckets and stays a compact listpack. Exceeding it costs
+	// memory, not correctness.
+	Capacity int
+	// Shards is the number of hash tags the keys are spread over in
+	// cluster mode (layout; default 48, i.e. 16 per master on 3 masters;
+	// always 1 on a single node).
+	Shards int
+	// Batch is the most documents per server-side script call (default
+	// 64). Larger batches are split into calls sent in one round trip; a
+	// call blocks the server for roughly 25 µs per document.
+	Batch int
+	// Timeouts of the client; ctx deadlines apply as well.
+	DialTimeout, ReadTimeout, WriteTimeout time.Duration
+	// PoolSize is the connection pool size (default go-redis's).
+	PoolSize int
+	// Clock returns the current time (default time.Now). Generations are
+	// computed from it and kept monotonic per shard on the server.
+	Clock func() time.Time
+}
+
+// Defaults of RedisConfig.
+const (
+	DefaultNamespace     = "neardup"
+	DefaultCapacity      = 1 << 20
+	DefaultClusterShards = 48
+	DefaultBatch         = 64
+	maxLiveGenerations   = 64
+	sweepBudget          = 256  // key names given an expiry per LookupInsert call
+	maintainBudget       = 8192 // per Maintain call
+	metaGroup            = 64   // documents per record hash
+	fieldBits            = 31   // bits of a bucket key kept in its hash field
+	maxGroupBits         = 22   // field·2^22 + group < 2^53
+)
+
+// Redis is the Redis [Store]. It is safe for concurrent use; it starts no
+// goroutines of its own (the go-redis client manages its pool).
+type Redis struct {
+	c       redis.UniversalClient
+	cluster bool
+	p       Params
+	ns      string
+	fp      string // namespace fingerprint
+	genSec  int64
+	retSec  int64
+	nlive   int
+	gn      uint64 // groups per table
+	gbits   uint
+	shards  int
+	prefix  []string // per shard: "<ns>:v1:{tag}"
+	clock   []string // per shard clock hash
+	maxb    int
+	maxs    int
+	refresh bool
+	batch   int
+	now     func() time.Time
+	stats   counters
+	closed  atomic.Bool
+	scripts redisScripts
+}
+
+type redisScripts struct {
+	lookupInsert, register, buckets, resolve, features, verdict, del, maintain *redis.Script
+}
+
+func newRedisScripts() redisScripts {
+	return redisScripts{
+		lookupInsert: redis.NewScript(luaLookupInsert),
+		register:     redis.NewScript(luaRegister),
+		buckets:      redis.NewScript(luaBuckets),
+		resolve:      redis.NewScript(luaResolve),
+		features:     redis.NewScript(luaFeatures),
+		verdict:      redis.NewScript(luaVerdict),
+		del:          redis.NewScript(luaDelete),
+		maintain:     redis.NewScript(luaMaintain),
+	}
+}
+
+func (s redisScripts) all() []*redis.Script {
+	return []*redis.Script{s.lookupInsert, s.register, s.buckets, s.resolve, s.features, s.verdict, s.del, s.maintain}
+}
+
+// NewRedis connects, loads the scripts, checks (or, for a new namespace,
+// stores) the parameters and gives expiries to generations that closed
+// while no process was running. It fails with ErrParamsMismatch when the
+// namespace holds other parameters and with ErrUnavailable when the server
+// cannot be reached.
+func NewRedis(ctx context.Context, cfg RedisConfig) (*Redis, error) {
+	r, err := newRedis(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.open(ctx); err != nil {
+		r.c.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+func newRedis(cfg RedisConfig) (*Redis, error) {
+	if err := cfg.Params.validate(); err != nil {
+		return nil, err
+	}
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w: redis: "+format, append([]any{ErrInvalid}, a...)...)
+	}
+	if len(cfg.Addrs) == 0 {
+		return nil, bad("no address")
+	}
+	if !cfg.Cluster && len(cfg.Addrs) != 1 {
+		return nil, bad("%d addresses without cluster mode", len(cfg.Addrs))
+	}
+	if cfg.Namespace == "" {
+		cfg.Namespace = DefaultNamespace
+	}
+	if !validNamespace(cfg.Namespace) {
+		return nil, bad("namespace %q: want 1..64 bytes without braces or spaces", cfg.Namespace)
+	}
+	if cfg.Retention < 0 || cfg.Generation < 0 || cfg.MaxBucket < 0 || cfg.MaxSimHashBucket < 0 ||
+		cfg.Capacity < 0 || cfg.Shards < 0 || cfg.Batch < 0 {
+		return nil, bad("negative setting")
+	}
+	r := &Redis{
+		cluster: cfg.Cluster,
+		p:       cfg.Params,
+		ns:      cfg.Namespace,
+		maxb:    cmp0(cfg.MaxBucket, DefaultMaxBucket),
+		maxs:    cmp0(cfg.MaxSimHashBucket, DefaultMaxSimHashBucket),
+		refresh: cfg.RefreshOnMatch && cfg.Retention > 0,
+		batch:   cmp0(cfg.Batch, DefaultBatch),
+		now:     cfg.Clock,
+		nlive:   1,
+		scripts: newRedisScripts(),
+	}
+	if r.now == nil {
+		r.now = time.Now
+	}
+	if cfg.Retention > 0 {
+		gen := cfg.Generation
+		if gen == 0 {
+			gen = cfg.Retention
+		}
+		if gen < time.Second || cfg.Retention < time.Second {
+			return nil, bad("retention %v / generation %v: want ≥ 1s", cfg.Retention, gen)
+		}
+		r.retSec, r.genSec = int64(cfg.Retention/time.Second), int64(gen/time.Second)
+		r.nlive = int((r.retSec+r.genSec-1)/r.genSec) + 1
+		if r.nlive > maxLiveGenerations {
+			return nil, bad("retention %v / generation %v = %d live generations: want ≤ %d (each is one more read per band)",
+				cfg.Retention, gen, r.nlive, maxLiveGenerations)
+		}
+	}
+	r.shards = 1
+	if cfg.Cluster {
+		r.shards = cmp0(cfg.Shards, DefaultClusterShards)
+		if r.shards > 16384 {
+			return nil, bad("shards %d: want ≤ 16384", r.shards)
+		}
+	}
+	capacity := cmp0(cfg.Capacity, DefaultCapacity)
+	for r.gn = 1; (r.gn*metaGroup < uint64(capacity) || r.gn < uint64(r.shards)) && r.gbits < maxGroupBits; r.gn *= 2 {
+		r.gbits++
+	}
+	for _, tag := range shardTags(r.shards) {
+		p := r.ns + ":v" + strconv.Itoa(SchemaVersion) + ":{" + tag + "}"
+		r.prefix = append(r.prefix, p)
+		r.clock = append(r.clock, p+"c")
+	}
+	r.fp = fmt.Sprintf("%s layout=v%d gen=%d groups=%d shards=%d", r.p, SchemaVersion, r.genSec, r.gn, r.shards)
+
+	if cfg.Cluster {
+		r.c = redis.NewClusterClient(&redis.ClusterOptions{
+			Addrs: cfg.Addrs, Username: cfg.Username, Password: cfg.Password, TLSConfig: cfg.TLS,
+			DialTimeout: cfg.DialTimeout, ReadTimeout: cfg.ReadTimeout, WriteTimeout: cfg.WriteTimeout,
+			PoolSize: cfg.PoolSize, ContextTimeoutEnabled: true, MaxRetries: -1,
+		})
+	} else {
+		r.c = redis.NewClient(&redis.Options{
+			Addr: cfg.Addrs[0], Username: cfg.Username, Password: cfg.Password, TLSConfig: cfg.TLS, DB: cfg.DB,
+			DialTimeout: cfg.DialTimeout, ReadTimeout: cfg.ReadTimeout, WriteTimeout: cfg.WriteTimeout,
+			PoolSize: cfg.PoolSize, ContextTimeoutEnabled: true, MaxRetries: -1,
+		})
+	}
+	return r, nil
+}
+
+func (r *Redis) open(ctx context.Context) error {
+	for _, s := range r.scripts.all() {
+		if err := s.Load(ctx, r.c).Err(); err != nil {
+			return r.wrap(ctx, "open: load scripts", err)
+		}
+	}
+	return r.Maintain(ctx)
+}
+
+// Maintain runs the prelude of every shard: it stores the parameters of a
+// new namespace (or fails with ErrParamsMismatch) and finishes giving
+// expiries to closed generations. LookupInsert does the latter a little at
+// a time; call Maintain periodically (e.g. hourly) when writes may stop
+// for longer than a generation, so idle namespaces still expire.
+func (r *Redis) Maintain(ctx context.Context) error {
+	if r.closed.Load() {
+		return ErrClosed
+	}
+	for s := range r.shards {
+		for {
+			c := &call{s: r.scripts.maintain, keys: []string{r.clock[s]}, args: r.header(s, maintainBudget)}
+			if err := r.run(ctx, []*call{c}); err != nil {
+				return r.wrap(ctx, "maintain", err)
+			}
+			if n, _ := c.cmd.Int64(); n == 1 {
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// Stats returns the counters.
+func (r *Redis) Stats() Stats { return r.stats.snapshot() }
+
+// Close closes the client.
+func (r *Redis) Close() error {
+	if r.closed.Swap(true) {
+		return nil
+	}
+	return r.c.Close()
+}
+
+// header is ARGV[1..3] of every script for shard s.
+func (r *Redis) header(s, budget int) []any {
+	lo, hi := r.groupRange(s)
+	refresh := 0
+	if r.refresh {
+		refresh = 1
+	}
+	b := make([]byte, 0, 96)
+	for i, v := range []int64{r.now().Unix(), r.genSec, r.retSec, int64(r.nlive), int64(r.gn), int64(r.p.Bands),
+		int64(r.p.tables()), int64(r.maxb), int64(r.maxs), int64(r.p.SimHashK), int64(r.shards), int64(refresh),
+		int64(lo), int64(hi), int64(budget)} {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = strconv.AppendInt(b, v, 10)
+	}
+	return []any{r.prefix[s], r.fp, string(b)}
+}
+
+// groupRange is the half-open range of groups stored in shard s.
+func (r *Redis) groupRange(s int) (lo, hi uint64) {
+	n, S := r.gn, uint64(r.shards)
+	return (uint64(s)*n + S - 1) / S, (uint64(s+1)*n + S - 1) / S
+}
+
+func (r *Redis) shardOfGroup(g uint64) int { return int(g * uint64(r.shards) / r.gn) }
+
+// bucketValue maps a 64-bit bucket key to v = field·GN + group: the group
+// is the key's top gbits bits, the field its low 31 bits.
+func (r *Redis) bucketValue(key uint64) uint64 {
+	var g uint64
+	if r.gbits > 0 {
+		g = key >> (64 - r.gbits)
+	}
+	return (key&(1<<fieldBits-1))<<r.gbits | g
+}
+
+func (r *Redis) idGroup(id string) uint64 { return uint64(fnv32(id)) % r.gn }
+
+func (r *Redis) digestGroup(d []byte) uint64 { return uint64(binary.BigEndian.Uint32(d)) % r.gn }
+
+// call is one script invocation.
+type call struct {
+	s    *redis.Script
+	keys []string
+	args []any
+	cmd  *redis.Cmd
+}
+
+// run sends the calls in one round trip (a pipeline when more than one)
+// with EVALSHA, and again with EVAL those the server did not know.
+func (r *Redis) run(ctx context.Context, calls []*call) error {
+	if len(calls) == 1 {
+		c := calls[0]
+		c.cmd = r.c.EvalSha(ctx, c.s.Hash(), c.keys, c.args...)
+		if redis.HasErrorPrefix(c.cmd.Err(), "NOSCRIPT") {
+			c.cmd = c.s.Eval(ctx, r.c, c.keys, c.args...)
+		}
+		return c.cmd.Err()
+	}
+	pipe := r.c.Pipeline()
+	for _, c := range calls {
+		c.cmd = pipe.EvalSha(ctx, c.s.Hash(), c.keys, c.args...)
+	}
+	_, _ = pipe.Exec(ctx)
+	var retry []*call
+	for _, c := range calls {
+		if redis.HasErrorPrefix(c.cmd.Err(), "NOSCRIPT") {
+			retry = append(retry, c)
+		}
+	}
+	if len(retry) > 0 {
+		pipe := r.c.Pipeline()
+		for _, c := range retry {
+			c.cmd = c.s.Eval(ctx, pipe, c.keys, c.args...)
+		}
+		_, _ = pipe.Exec(ctx)
+	}
+	for _, c := range calls {
+		if err := c.cmd.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// retryable are the server error prefixes that mean "try again later".
+var retryable = []string{"LOADING", "CLUSTERDOWN", "TRYAGAIN", "MASTERDOWN", "READONLY", "BUSY", "OOM", "NOREPLICAS"}
+
+// wrap classifies err: the caller's cancellation, ErrParamsMismatch,
+// ErrClosed, ErrUnavailable for anything transient (network, timeouts,
+// retryable server replies), or a plain wrapped error.
+func (r *Redis) wrap(ctx context.Context, op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if cerr := ctx.Err(); cerr != nil {
+		if errors.Is(cerr, context.DeadlineExceeded) {
+			return fmt.Errorf("index: %s: %w: %w", op, ErrUnavailable, cerr)
+		}
+		return fmt.Errorf("index: %s: %w", op, cerr)
+	}
+	if r.closed.Load() || errors.Is(err, redis.ErrClosed) {
+		return fmt.Errorf("index: %s: %w", op, ErrClosed)
+	}
+	if redis.HasErrorPrefix(err, "NDPARAMS") {
+		return fmt.Errorf("index: namespace %q: %w: %s; configured: %s", r.ns, ErrParamsMismatch,
+			strings.TrimPrefix(err.Error(), "NDPARAMS "), r.fp)
+	}
+	var rerr redis.Error
+	if errors.As(err, &rerr) {
+		for _, p := range retryable {
+			if redis.HasErrorPrefix(err, p) {
+				return fmt.Errorf("index: %s: %w: %w", op, ErrUnavailable, err)
+			}
+		}
+		return fmt.Errorf("index: %s: %w", op, err)
+	}
+	return fmt.Errorf("index: %s: %w: %w", op, ErrUnavailable, err)
+}
+
+func (r *Redis) check(ctx context.Context) error {
+	if r.closed.Load() {
+		return ErrClosed
+	}
+	return ctx.Err()
+}
+
+// LookupInsert implements [Store]. On a single node every chunk of Batch
+// documents is one atomic script call and all chunks travel in one round
+// trip. In cluster mode it takes four round trips (see the package
+// documentation).
+func (r *Redis) LookupInsert(ctx context.Context, docs []Entry) ([]Result, error) {
+	if err := r.check(ctx); err != nil {
+		return nil, err
+	}
+	if err := validateEntries(r.p, docs); err != nil {
+		return nil, err
+	}
+	if len(docs) == 0 {
+		return nil, nil
+	}
+	var out []Result
+	var err error
+	if r.cluster {
+		out, err = r.lookupInsertCluster(ctx, docs)
+	} else {
+		out, err = r.lookupInsertSingle(ctx, docs)
+	}
+	if err != nil {
+		return nil, r.wrap(ctx, "lookup-insert", err)
+	}
+	r.count(out)
+	return out, nil
+}
+
+func (r *Redis) count(out []Result) {
+	var replays, cands, exact, withheld uint64
+	for i := range out {
+		if out[i].Replay {
+			replays++
+		}
+		if out[i].Exact != "" {
+			exact++
+		}
+		cands += uint64(len(out[i].Candidates))
+		withheld += uint64(out[i].Truncated)
+	}
+	r.stats.docs.Add(uint64(len(out)))
+	r.stats.replays.Add(replays)
+	r.stats.candidates.Add(cands)
+	r.stats.exact.Add(exact)
+	r.stats.withheld.Add(withheld)
+}
+
+func (r *Redis) lookupInsertSingle(ctx context.Context, docs []Entry) ([]Result, error) {
+	var calls []*call
+	var sim []uint64
+	for lo := 0; lo < len(docs); lo += r.batch {
+		chunk := docs[lo:min(lo+r.batch, len(docs))]
+		args := r.header(0, sweepBudget)
+		args = slices.Grow(args, len(chunk)*(5+r.p.tables()+2))
+		for i := range chunk {
+			e := &chunk[i]
+			flags := 0
+			if e.HasSimHash {
+				flags |= 1
+			}
+			if e.HasIMatch {
+				flags |= 2
+			}
+			args = append(args, e.ID, uint64(fnv32(e.ID)), flags, e.Features)
+			for _, k := range e.Bands {
+				args = append(args, r.bucketValue(k))
+			}
+			if e.HasSimHash {
+				args = append(args, e.SimHash>>32, e.SimHash&0xffffffff)
+				sim = simBlockKeys(sim[:0], e.SimHash, r.p.SimHashK)
+				for _, k := range sim {
+					args = append(args, r.bucketValue(k))
+				}
+			}
+			if e.HasIMatch {
+				args = append(args, e.IMatch[:])
+			}
+		}
+		calls = append(calls, &call{s: r.scripts.lookupInsert, keys: []string{r.clock[0]}, args: args})
+	}
+	if err := r.run(ctx, calls); err != nil {
+		return nil, err
+	}
+	out := make([]Result, len(docs))
+	for ci, c := range calls {
+		reply, err := c.cmd.Text()
+		if err != nil {
+			return nil, err
+		}
+		d := decoder{s: reply}
+		for i := range min(r.batch, len(docs)-ci*r.batch) {
+			res := &out[ci*r.batch+i]
+			res.Replay = d.u8() == 1
+			res.Seq = d.u48()
+			res.Truncated = int(d.u32())
+			r.stats.hot.Add(uint64(d.u16()))
+			res.Verdict = d.bytes()
+			res.ExactSeq = d.u48()
+			res.Exact = d.str()
+			n := int(d.u16())
+			if n > 0 {
+				res.Candidates = make([]Candidate, n)
+				for j := range res.Candidates {
+					c := &res.Candidates[j]
+					c.Seq = d.u48()
+					c.Via = via(d.u8())
+					c.ID = d.str()
+				}
+				sortCandidates(res.Candidates)
+			}
+		}
+		if d.bad || d.p != len(d.s) {
+			return nil, fmt.Errorf("malformed script reply (%d of %d bytes read)", d.p, len(d.s))
+		}
+	}
+	return out, nil
+}
+
+func via(b byte) string {
+	if b&3 == 2 {
+		return ViaSimHash
+	}
+	return ViaLSH
+}
+
+// decoder reads the big-endian records of script replies.
+type decoder struct {
+	s   string
+	p   int
+	bad bool
+}
+
+func (d *decoder) take(n int) string {
+	if d.bad || d.p+n > len(d.s) {
+		d.bad = true
+		return ""
+	}
+	v := d.s[d.p : d.p+n]
+	d.p += n
+	return v
+}
+
+func (d *decoder) uint(n int) uint64 {
+	var v uint64
+	for _, c := range []byte(d.take(n)) {
+		v = v<<8 | uint64(c)
+	}
+	return v
+}
+
+func (d *decoder) u8() byte    { return byte(d.uint(1)) }
+func (d *decoder) u16() uint16 { return uint16(d.uint(2)) }
+func (d *decoder) u32() uint32 { return uint32(d.uint(4)) }
+func (d *decoder) u48() uint64 { return d.uint(6) }
+
+// str reads an i32-length-prefixed string ("" for −1).
+func (d *decoder) str() string {
+	n := int32(d.u32())
+	if n < 0 {
+		return ""
+	}
+	return d.take(int(n))
+}
+
+// bytes reads an i32-length-prefixed string as bytes, nil for −1.
+func (d *decoder) bytes() []byte {
+	n := int32(d.u32())
+	if n < 0 {
+		return nil
+	}
+	return []byte(d.take(int(n)))
+}
+
+// Features implements [Store].
+func (r *Redis) Features(ctx context.Context, ids []string) ([][]byte, error) {
+	if err := r.check(ctx); err != nil {
+		return nil, err
+	}
+	out := make([][]byte, len(ids))
+	calls, idx := r.byIDShard(ids, r.scripts.features, func(args []any, id string) []any {
+		return append(args, id, uint64(fnv32(id)))
+	})
+	if err := r.run(ctx, calls); err != nil {
+		return nil, r.wrap(ctx, "features", err)
+	}
+	for ci, c := range calls {
+		reply, err := c.cmd.Text()
+		if err != nil {
+			return nil, r.wrap(ctx, "features", err)
+		}
+		d := decoder{s: reply}
+		for _, i := range idx[ci] {
+			out[i] = d.bytes()
+		}
+		if d.bad {
+			return nil, fmt.Errorf("index: features: malformed script reply")
+		}
+	}
+	return out, nil
+}
+
+// byIDShard builds calls of script s grouping ids by the shard of their id
+// group, at most Batch ids per call; idx[c] lists the positions in ids of
+// call c's ids.
+func (r *Redis) byIDShard(ids []string, s *redis.Script, add func([]any, string) []any) ([]*call, [][]int) {
+	byShard := map[int][]int{}
+	for i, id := range ids {
+		sh := r.shardOfGroup(r.idGroup(id))
+		byShard[sh] = append(byShard[sh], i)
+	}
+	var calls []*call
+	var idx [][]int
+	for sh := range r.shards {
+		pos := byShard[sh]
+		for lo := 0; lo < len(pos); lo += r.batch {
+			part := pos[lo:min(lo+r.batch, len(pos))]
+			args := r.header(sh, sweepBudget)
+			if add != nil {
+				for _, i := range part {
+					args = add(args, ids[i])
+				}
+			}
+			calls = append(calls, &call{s: s, keys: []string{r.clock[sh]}, args: args})
+			idx = append(idx, part)
+		}
+	}
+	return calls, idx
+}
+
+// RecordVerdict implements [Store].
+func (r *Redis) RecordVerdict(ctx context.Context, id string, verdict []byte) error {
+	if err := r.check(ctx); err != nil {
+		return err
+	}
+	if verdict == nil {
+		verdict = []byte{}
+	}
+	calls, _ := r.byIDShard([]string{id}, r.scripts.verdict, func(args []any, id string) []any {
+		return append(args, id, uint64(fnv32(id)), verdict)
+	})
+	if err := r.run(ctx, calls); err != nil {
+		return r.wrap(ctx, "record verdict", err)
+	}
+	if n, _ := calls[0].cmd.Int64(); n == 0 {
+		return fmt.Errorf("index: record verdict %q: %w", id, ErrNotFound)
+	}
+	return nil
+}
+
+// Delete implements [Store]. The documents' id mappings and records are
+// removed at once, so they are never returned again; their bucket entries
+// are dropped lazily (see the package documentation).
+func (r *Redis) Delete(ctx context.Context, ids ...string) error {
+	if err := r.check(ctx); err != nil {
+		return err
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	calls, _ := r.byIDShard(ids, r.scripts.del, func(args []any, id string) []any {
+		return append(args, id, uint64(fnv32(id)))
+	})
+	return r.wrap(ctx, "delete", r.run(ctx, calls))
+}

@@ -1,0 +1,538 @@
+package index
+
+// Server-side scripts. Each script is the prelude followed by one main
+// part. They are loaded once (SCRIPT LOAD) and called with EVALSHA, with
+// EVAL as the fallback when the server lost its script cache (restart,
+// SCRIPT FLUSH, failover).
+//
+// Calling convention, shared by every script:
+//
+//	KEYS[1]  the shard's clock hash  <P>c
+//	ARGV[1]  the shard's key prefix P = "<namespace>:v1:{<tag>}"
+//	ARGV[2]  the namespace fingerprint (canonical Params and layout)
+//	ARGV[3]  "now L R nlive GN B T maxb maxs simk S refresh glo ghi budget"
+//	ARGV[4…] the script's own arguments
+//
+// The key layout is described in doc.go. Numbers travel as decimal text so
+// that redis-benchmark can send the same EVALSHA with __rand_int__ values.
+// Lua numbers are doubles: every integer handled here stays below 2^53
+// (seqs are below 2^48, bucket values v = field·GN + group below 2^53).
+const luaPrelude = `
+local P = ARGV[1]
+local H = {}
+for x in string.gmatch(ARGV[3], '%S+') do H[#H + 1] = tonumber(x) end
+local NOW, L, R, NLIVE, GN, B, T, MAXB, MAXS, SIMK, S, REFRESH, GLO, GHI, BUDGET = unpack(H)
+local CLOCK = KEYS[1]
+local ST = redis.call('HMGET', CLOCK, 'f', 'g', 's', 'u', 'q')
+if not ST[1] then
+  redis.call('HSET', CLOCK, 'f', ARGV[2])
+elseif ST[1] ~= ARGV[2] then
+  return redis.error_reply('NDPARAMS namespace was created with: ' .. ST[1])
+end
+
+-- The generation is monotonic per shard: the largest of the stored one and
+-- the caller's clock, so a caller with a slow clock never writes into, or
+-- reads relative to, a generation that others have closed.
+local GEN = 0
+if L > 0 then
+  GEN = math.floor(NOW / L)
+  local sg = tonumber(ST[2])
+  if sg and sg > GEN then GEN = sg end
+  if sg ~= GEN then redis.call('HSET', CLOCK, 'g', GEN) end
+end
+local GLIVE = GEN - NLIVE + 1
+if GLIVE < 0 then GLIVE = 0 end
+local EXP = (GEN + 1) * L + R
+
+local function tkey(h, t, g) return P .. 'b' .. h .. ':' .. t .. ':' .. g end
+local function ikey(h, g) return P .. 'i' .. h .. ':' .. g end
+local function xkey(h, g) return P .. 'x' .. h .. ':' .. g end
+
+-- Generation keys get their expiry when their generation has closed: the
+-- sweep walks every key name a closed generation can have in this shard
+-- (T tables, ids, digests × the shard's groups) and sets EXPIREAT
+-- (gen+1)·L + R, BUDGET names per call. A key in the past is deleted.
+local SWEPT = true
+local function sweep(sw, u, budget)
+  local n = GHI - GLO
+  local total = (T + 2) * n
+  while budget > 0 and sw < GEN do
+    local exp = (sw + 1) * L + R
+    local stop = u + budget
+    if stop > total then stop = total end
+    for k = u, stop - 1 do
+      local tt = math.floor(k / n)
+      local g = GLO + k % n
+      local key
+      if tt < T then key = tkey(sw, tt, g)
+      elseif tt == T then key = ikey(sw, g)
+      else key = xkey(sw, g) end
+      redis.call('EXPIREAT', key, exp)
+    end
+    budget = budget - (stop - u)
+    u = stop
+    if u >= total then sw = sw + 1; u = 0 end
+  end
+  redis.call('HSET', CLOCK, 's', sw, 'u', u)
+  SWEPT = sw >= GEN
+end
+if L > 0 then
+  local sw = tonumber(ST[3])
+  if not sw then redis.call('HSET', CLOCK, 's', GEN)
+  elseif sw < GEN then sweep(sw, tonumber(ST[4]) or 0, BUDGET) end
+end
+
+local function pop32(x)
+  x = x - bit.band(bit.rshift(x, 1), 0x55555555)
+  x = bit.band(x, 0x33333333) + bit.band(bit.rshift(x, 2), 0x33333333)
+  x = bit.band(x + bit.rshift(x, 4), 0x0F0F0F0F)
+  return x % 255
+end
+
+-- fnv32 is FNV-1a 32 (index.fnv32 in Go): it places an id in its group.
+local function fnv32(s)
+  local h = 2166136261
+  for i = 1, #s do
+    h = bit.bxor(h, string.byte(s, i))
+    h = bit.tobit(bit.lshift(h, 24) + h * 403)
+  end
+  if h < 0 then h = h + 4294967296 end
+  return h
+end
+
+local function lenstr(x)
+  if x then return struct.pack('>i4', #x) .. x end
+  return struct.pack('>i4', -1)
+end
+
+-- Per-document records live in hashes of 64 consecutive local seqs.
+local function rkey(kind, s)
+  local ls = math.floor(s / S)
+  return P .. kind .. math.floor(ls / 64), ls % 64
+end
+
+-- Resolution of seqs to external ids; false marks a deleted or expired
+-- document (its meta record is gone).
+local RCACHE = {}
+local function resolve(s)
+  local id = RCACHE[s]
+  if id == nil then
+    local k, f = rkey('m', s)
+    id = redis.call('HGET', k, f)
+    RCACHE[s] = id
+  end
+  return id
+end
+
+-- Deferred writes of per-document records, one HSET per record hash.
+local WM, WF = {}, {}
+local function defer(w, kind, s, v)
+  local k, f = rkey(kind, s)
+  local l = w[k]
+  if not l then l = {}; w[k] = l end
+  l[#l + 1] = f
+  l[#l + 1] = v
+end
+local function flush(w)
+  for k, l in pairs(w) do
+    redis.call('HSET', k, unpack(l))
+    if R > 0 and redis.call('EXPIREAT', k, EXP, 'NX') == 0 then
+      redis.call('EXPIREAT', k, EXP, 'GT')
+    end
+  end
+end
+
+-- register returns the stored seq of id and whether it was already stored;
+-- otherwise it stores id → seq in the current generation.
+local function register(id, ig, seq)
+  for h = GLIVE, GEN - 1 do
+    local s = redis.call('HGET', ikey(h, ig), id)
+    if s then return tonumber(s), true end
+  end
+  local k = ikey(GEN, ig)
+  if redis.call('HSETNX', k, id, seq) == 1 then return seq, false end
+  return tonumber(redis.call('HGET', k, id)), true
+end
+
+local function verdict(s)
+  local k, f = rkey('v', s)
+  return redis.call('HGET', k, f)
+end
+
+-- Per-document lookup state.
+local SELF, MODE, LOWER      -- MODE 0 insert, 1 look up only, 2 insert unless present
+local QHI, QLO = 0, 0        -- the document's SimHash halves
+local CAND, CORDER, OLDC, PEND, TRUNC, HOT
+local function begin(self, mode)
+  SELF, MODE = self, mode
+  CAND, CORDER, OLDC, PEND, TRUNC, HOT = {}, {}, {}, {}, 0, 0
+end
+local function addc(s, via)
+  local v = CAND[s]
+  if not v then CAND[s] = via; CORDER[#CORDER + 1] = s
+  elseif via == 1 then CAND[s] = 1 end
+end
+
+-- scan adds the members of a bucket value as candidates and returns
+-- whether SELF is among them. LSH members are 6-byte seqs; SimHash members
+-- are a 6-byte seq and the 8-byte fingerprint, kept only within SIMK bits.
+local function scan(val, w, old)
+  local present = false
+  for p = 1, #val, w do
+    local s, hi, lo
+    if w == 6 then s = struct.unpack('>I6', val, p)
+    else s, hi, lo = struct.unpack('>I6I4I4', val, p) end
+    if s == SELF then present = true
+    elseif (not LOWER or s < SELF) and (w == 6 or pop32(bit.bxor(hi, QHI)) + pop32(bit.bxor(lo, QLO)) <= SIMK) then
+      addc(s, w == 6 and 1 or 2)
+      if old then old[#old + 1] = s; old[#old + 1] = string.sub(val, p, p + w - 1); OLDC[s] = true end
+    end
+  end
+  return present
+end
+
+local function overflow(k, f, add)
+  HOT = HOT + 1
+  if add then TRUNC = TRUNC + redis.call('HINCRBY', k, 'o' .. f, 1) - 1
+  else TRUNC = TRUNC + (tonumber(redis.call('HGET', k, 'o' .. f)) or 0) end
+end
+
+-- tableOp looks up (and unless MODE 1 inserts into) the bucket with value
+-- v = field·GN + group of table t in every live generation. A new bucket
+-- costs one HSETNX; an existing one is rewritten after resolution (PEND).
+local function tableOp(t, v, sim, me)
+  local g = v % GN
+  local f = (v - g) / GN
+  local w = sim and 14 or 6
+  local old
+  for h = GLIVE, GEN - 1 do
+    local val = redis.call('HGET', tkey(h, t, g), f)
+    if val then
+      if REFRESH == 1 and MODE ~= 1 then old = old or {} end
+      scan(val, w, old)
+    end
+  end
+  local k = tkey(GEN, t, g)
+  local lim = sim and MAXS or MAXB
+  if MODE == 1 then
+    local val = redis.call('HGET', k, f)
+    if val then
+      scan(val, w, nil)
+      if #val >= w * lim then overflow(k, f, false) end
+    end
+    return
+  end
+  if not old and MODE == 0 and redis.call('HSETNX', k, f, me) == 1 then return end
+  local val = redis.call('HGET', k, f) or ''
+  local present = scan(val, w, nil)
+  PEND[#PEND + 1] = {k, f, val, w, lim, old, present, me}
+end
+
+local function has(val, s, w)
+  for p = 1, #val, w do
+    if struct.unpack('>I6', val, p) == s then return true end
+  end
+  return false
+end
+
+-- finish rewrites the pending buckets: members whose document is gone
+-- (DEAD) are dropped, refreshed members of older generations are copied
+-- in, and the document is appended unless the bucket is full.
+local function finish(dead)
+  for _, pe in ipairs(PEND) do
+    local k, f, val, w, lim, old, present, me = unpack(pe)
+    local nv = val
+    if dead then
+      local parts, drop = {}, false
+      for p = 1, #val, w do
+        if dead[struct.unpack('>I6', val, p)] then drop = true
+        else parts[#parts + 1] = string.sub(val, p, p + w - 1) end
+      end
+      if drop then nv = table.concat(parts) end
+    end
+    if old then
+      for i = 1, #old, 2 do
+        if not (dead and dead[old[i]]) and #nv < w * lim and not has(nv, old[i], w) then
+          nv = nv .. old[i + 1]
+        end
+      end
+    end
+    if present then
+      if nv ~= val then redis.call('HSET', k, f, nv) end
+    elseif #nv >= w * lim then
+      overflow(k, f, true)
+      if nv ~= val then redis.call('HSET', k, f, nv) end
+    else
+      redis.call('HSET', k, f, nv .. me)
+    end
+  end
+end
+
+-- exactOp looks up the I-Match digest d (and unless MODE 1 records SELF
+-- as its first document). With check, a hit must resolve to a live
+-- document (single node); otherwise resolution is left to the caller.
+local function exactOp(d, check)
+  local g = struct.unpack('>I4', d) % GN
+  local f = string.sub(d, 5)
+  local found
+  for h = GLIVE, GEN - 1 do
+    local s = tonumber(redis.call('HGET', xkey(h, g), f))
+    if s and s ~= SELF and (not LOWER or s < SELF) and (not check or resolve(s)) then found = s; break end
+  end
+  local k = xkey(GEN, g)
+  if found then
+    if MODE ~= 1 then redis.call('HSETNX', k, f, REFRESH == 1 and found or SELF) end
+    return found, true
+  end
+  if MODE == 1 then
+    local s = tonumber(redis.call('HGET', k, f))
+    if s and s ~= SELF and (not LOWER or s < SELF) and (not check or resolve(s)) then return s, false end
+    return 0, false
+  end
+  if redis.call('HSETNX', k, f, SELF) == 1 then return 0, false end
+  local s = tonumber(redis.call('HGET', k, f))
+  if s ~= SELF and (not check or resolve(s)) then return s, false end
+  if s ~= SELF then redis.call('HSET', k, f, SELF) end
+  return 0, false
+end
+
+-- refreshRecords restarts the lifetime of document s (found in an older
+-- generation): its record hashes are extended and its id copied into the
+-- current generation.
+local function refreshRecords(s, id)
+  for _, kind in ipairs({'m', 'f', 'v'}) do
+    local k = rkey(kind, s)
+    redis.call('EXPIREAT', k, EXP, 'GT')
+  end
+  redis.call('HSET', ikey(GEN, fnv32(id) % GN), id, s)
+end
+`
+
+// luaLookupInsert is the single-node LookupInsert: registration, every
+// table and the exact lane of every document, resolution and writes, in one
+// atomic call. ARGV[4…], per document:
+//
+//	id idg flags features v_1 … v_B [fphi fplo sv_1 … sv_k+1] [digest]
+//
+// flags: 1 SimHash present, 2 digest present. Reply: one string, per
+// document (big-endian):
+//
+//	status u8 (0 new, 1 replay) · seq u48 · withheld u32 · hot u16 ·
+//	verdict (i32 length, −1 = none) · exact seq u48 · exact id (i32 length) ·
+//	ncand u16 · ncand × (seq u48 · via u8 · id (i32 length))
+const luaLookupInsert = luaPrelude + `
+LOWER = true
+local q = tonumber(ST[5]) or 0
+local q0 = q
+local out = {}
+local a = 4
+while a <= #ARGV do
+  local id, ig, flags, feat = ARGV[a], tonumber(ARGV[a + 1]) % GN, tonumber(ARGV[a + 2]), ARGV[a + 3]
+  a = a + 4
+  local self, replay = register(id, ig, q + 1)
+  local vd = false
+  if replay then
+    vd = verdict(self)
+  else
+    q = self
+    RCACHE[self] = id
+    defer(WM, 'm', self, id)
+    if #feat > 0 then defer(WF, 'f', self, feat) end
+  end
+  begin(self, replay and 1 or 0)
+  local nb = B
+  if flags % 2 == 1 then nb = T end
+  local skip = replay and vd
+  if not skip then
+    local me = struct.pack('>I6', self)
+    for t = 0, B - 1 do tableOp(t, tonumber(ARGV[a + t]), false, me) end
+    if nb > B then
+      QHI, QLO = tonumber(ARGV[a + B]), tonumber(ARGV[a + B + 1])
+      local sme = me .. struct.pack('>I4I4', QHI, QLO)
+      for t = B, T - 1 do tableOp(t, tonumber(ARGV[a + t + 2]), true, sme) end
+    end
+  end
+  if nb > B then a = a + T + 2 else a = a + B end
+  local ex, exold = 0, false
+  if flags >= 2 then
+    if not skip then ex, exold = exactOp(ARGV[a], true) end
+    a = a + 1
+  end
+  local dead, cands, n = nil, {}, 0
+  for _, s in ipairs(CORDER) do
+    local cid = resolve(s)
+    if cid then
+      n = n + 1
+      cands[#cands + 1] = struct.pack('>I6B', s, CAND[s]) .. lenstr(cid)
+      if OLDC[s] then refreshRecords(s, cid) end
+    else
+      dead = dead or {}
+      dead[s] = true
+    end
+  end
+  finish(dead)
+  local exid = false
+  if ex > 0 then
+    exid = resolve(ex)
+    if exold and REFRESH == 1 and exid and not OLDC[ex] then refreshRecords(ex, exid) end
+  end
+  out[#out + 1] = struct.pack('>BI6I4I2', replay and 1 or 0, self, TRUNC, HOT) .. lenstr(vd) ..
+    struct.pack('>I6', ex) .. lenstr(exid) .. struct.pack('>I2', n) .. table.concat(cands)
+end
+flush(WM)
+flush(WF)
+if q ~= q0 then redis.call('HSET', CLOCK, 'q', q) end
+return table.concat(out)
+`
+
+// luaRegister is cluster phase 2, per id shard. ARGV[4…], per document:
+// id idg seq features. Reply per document: status u8 · seq u48 · verdict.
+const luaRegister = luaPrelude + `
+local out = {}
+for a = 4, #ARGV, 4 do
+  local id, ig, seq, feat = ARGV[a], tonumber(ARGV[a + 1]) % GN, tonumber(ARGV[a + 2]), ARGV[a + 3]
+  local self, replay = register(id, ig, seq)
+  local vd = false
+  if replay then
+    vd = verdict(self)
+  else
+    defer(WM, 'm', self, id)
+    if #feat > 0 then defer(WF, 'f', self, feat) end
+  end
+  out[#out + 1] = struct.pack('>BI6', replay and 1 or 0, self) .. lenstr(vd)
+end
+flush(WM)
+flush(WF)
+return table.concat(out)
+`
+
+// luaBuckets is cluster phase 3, per bucket shard. ARGV[4…], per document:
+// seq mode fphi fplo nops (t v)×nops digest-or-"". Reply per document:
+// withheld u32 · hot u16 · exact seq u48 · exact-in-older-generation u8 ·
+// ncand u16 · (seq u48 · via u8)×ncand, via bit 4 marking a candidate found
+// in an older generation.
+const luaBuckets = luaPrelude + `
+LOWER = false
+local out = {}
+local a = 4
+while a <= #ARGV do
+  local self, mode = tonumber(ARGV[a]), tonumber(ARGV[a + 1])
+  QHI, QLO = tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3])
+  local nops = tonumber(ARGV[a + 4])
+  a = a + 5
+  begin(self, mode)
+  local me = struct.pack('>I6', self)
+  local sme = me .. struct.pack('>I4I4', QHI, QLO)
+  for i = 0, nops - 1 do
+    local t = tonumber(ARGV[a + 2 * i])
+    local sim = t >= B
+    tableOp(t, tonumber(ARGV[a + 2 * i + 1]), sim, sim and sme or me)
+  end
+  a = a + 2 * nops
+  local ex, exold = 0, false
+  if #ARGV[a] > 0 then ex, exold = exactOp(ARGV[a], false) end
+  a = a + 1
+  finish(nil)
+  local parts = {}
+  for _, s in ipairs(CORDER) do
+    local via = CAND[s]
+    if OLDC[s] then via = via + 4 end
+    parts[#parts + 1] = struct.pack('>I6B', s, via)
+  end
+  out[#out + 1] = struct.pack('>I4I2I6BI2', TRUNC, HOT, ex, exold and 1 or 0, #CORDER) .. table.concat(parts)
+end
+return table.concat(out)
+`
+
+// luaResolve is cluster phase 4, per record shard: ARGV[4…] = (seq
+// refresh)×n. Reply: per seq its id (i32 length, −1 = gone).
+const luaResolve = luaPrelude + `
+local out = {}
+for a = 4, #ARGV, 2 do
+  local s = tonumber(ARGV[a])
+  local id = resolve(s)
+  if id and ARGV[a + 1] == '1' then refreshRecords(s, id) end
+  out[#out + 1] = lenstr(id)
+end
+return table.concat(out)
+`
+
+// luaFeatures returns the features of ids: ARGV[4…] = (id idg)×n. Reply:
+// per id, features (i32 length, −1 = unknown).
+const luaFeatures = luaPrelude + `
+local out = {}
+for a = 4, #ARGV, 2 do
+  local id, ig = ARGV[a], tonumber(ARGV[a + 1]) % GN
+  local s
+  for h = GEN, GLIVE, -1 do
+    s = redis.call('HGET', ikey(h, ig), id)
+    if s then break end
+  end
+  local v = false
+  if s then
+    s = tonumber(s)
+    if resolve(s) then
+      local k, f = rkey('f', s)
+      v = redis.call('HGET', k, f) or ''
+    end
+  end
+  out[#out + 1] = lenstr(v)
+end
+return table.concat(out)
+`
+
+// luaVerdict records a verdict: ARGV[4…] = id idg verdict. Reply: 1 when
+// stored or already set, 0 when id is unknown.
+const luaVerdict = luaPrelude + `
+local id, ig = ARGV[4], tonumber(ARGV[5]) % GN
+local s
+for h = GEN, GLIVE, -1 do
+  s = redis.call('HGET', ikey(h, ig), id)
+  if s then break end
+end
+if not s then return 0 end
+s = tonumber(s)
+if not resolve(s) then return 0 end
+local k, f = rkey('v', s)
+redis.call('HSETNX', k, f, ARGV[6])
+if R > 0 then
+  local mk = rkey('m', s)
+  local exp = redis.call('EXPIRETIME', mk)
+  if exp > 0 and redis.call('EXPIREAT', k, exp, 'NX') == 0 then redis.call('EXPIREAT', k, exp, 'GT') end
+end
+return 1
+`
+
+// luaDelete deletes documents: ARGV[4…] = (id idg)×n. Their id mappings
+// and records go; their bucket members become dangling and are dropped by
+// the next rewrite of their bucket or with their generation. Reply: the
+// number of documents deleted.
+const luaDelete = luaPrelude + `
+local n = 0
+for a = 4, #ARGV, 2 do
+  local id, ig = ARGV[a], tonumber(ARGV[a + 1]) % GN
+  local s
+  for h = GEN, GLIVE, -1 do
+    local v = redis.call('HGET', ikey(h, ig), id)
+    if v then
+      s = tonumber(v)
+      redis.call('HDEL', ikey(h, ig), id)
+    end
+  end
+  if s then
+    n = n + 1
+    for _, kind in ipairs({'m', 'f', 'v'}) do
+      local k, f = rkey(kind, s)
+      redis.call('HDEL', k, f)
+    end
+  end
+end
+return n
+`
+
+// luaMaintain runs the expiry sweep with the budget of ARGV[3] and reports
+// 1 when no closed generation is left without expiry.
+const luaMaintain = luaPrelude + `
+if SWEPT then return 1 end
+return 0
+`

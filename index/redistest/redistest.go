@@ -1,0 +1,258 @@
+package redistest
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// SkipHint is the message of tests skipped for a missing binary.
+const SkipHint = "redis-server not installed: apt-get install -y redis-server"
+
+// readyTimeout bounds how long a server may take to answer PING.
+const readyTimeout = 15 * time.Second
+
+// Options configure a single server.
+type Options struct {
+	// Args are appended to the command line, e.g. "--requirepass", "pw".
+	Args []string
+	// TLS, when set, makes the server listen with TLS only (the port is a
+	// tls-port); Args must carry the certificate options. ClientTLS is used
+	// to wait for readiness.
+	TLS       bool
+	ClientTLS *tls.Config
+}
+
+// Server is one running redis-server.
+type Server struct {
+	// Addr is "127.0.0.1:port".
+	Addr string
+	Port int
+	t    testing.TB
+	opts Options
+	dir  string
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
+// StartServer starts a redis-server on a free port with persistence off
+// and returns its address. It is stopped when the test ends.
+func StartServer(t testing.TB) string { return Start(t, Options{}).Addr }
+
+// Start starts a redis-server with opts. It skips the test when
+// redis-server is not installed.
+func Start(t testing.TB, opts Options) *Server {
+	t.Helper()
+	requireBinary(t, "redis-server")
+	s := &Server{t: t, opts: opts, dir: t.TempDir()}
+	var err error
+	for attempt := 0; attempt < 5; attempt++ {
+		if s.Port, err = freePort(false); err != nil {
+			continue
+		}
+		if err = s.start(); err == nil {
+			break
+		}
+	}
+	if err != nil {
+		t.Fatalf("redistest: start redis-server: %v", err)
+	}
+	t.Cleanup(s.Kill)
+	return s
+}
+
+func (s *Server) args() []string {
+	port := strconv.Itoa(s.Port)
+	a := []string{"--save", "", "--appendonly", "no", "--bind", "127.0.0.1", "--dir", s.dir,
+		"--logfile", filepath.Join(s.dir, "redis-"+port+".log")}
+	if s.opts.TLS {
+		a = append(a, "--port", "0", "--tls-port", port)
+	} else {
+		a = append(a, "--port", port)
+	}
+	return append(a, s.opts.Args...)
+}
+
+func (s *Server) start() error {
+	s.Addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(s.Port))
+	cmd := exec.Command("redis-server", s.args()...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	done := make(chan struct{})
+	go func() { // owned by s: ends when the process exits (Kill waits for it)
+		_ = cmd.Wait()
+		close(done)
+	}()
+	s.cmd, s.done = cmd, done
+	if err := s.waitReady(); err != nil {
+		s.Kill()
+		return fmt.Errorf("%w\n%s", err, s.Log())
+	}
+	return nil
+}
+
+func (s *Server) waitReady() error {
+	ctx, cancel := context.WithTimeout(context.Background(), readyTimeout)
+	defer cancel()
+	c := redis.NewClient(&redis.Options{Addr: s.Addr, TLSConfig: s.opts.ClientTLS, MaxRetries: -1,
+		DialTimeout: 200 * time.Millisecond, ReadTimeout: time.Second})
+	defer c.Close()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		err := c.Ping(ctx).Err()
+		var rerr redis.Error
+		if err == nil || errors.As(err, &rerr) { // NOAUTH means it is up
+			return nil
+		}
+		select {
+		case <-s.done:
+			return errors.New("redis-server exited")
+		case <-ctx.Done():
+			return fmt.Errorf("no PING reply from %s: %v", s.Addr, err)
+		case <-tick.C:
+		}
+	}
+}
+
+// Kill stops the server with SIGKILL (no shutdown, nothing saved) and
+// waits for it to exit. It is safe to call twice.
+func (s *Server) Kill() {
+	if s.cmd == nil {
+		return
+	}
+	_ = s.cmd.Process.Kill()
+	<-s.done
+	s.cmd = nil
+}
+
+// Restart starts the server again on the same port, empty.
+func (s *Server) Restart() {
+	s.t.Helper()
+	s.Kill()
+	var err error
+	deadline := time.Now().Add(readyTimeout)
+	for time.Now().Before(deadline) {
+		if err = s.start(); err == nil {
+			return
+		}
+	}
+	s.t.Fatalf("redistest: restart %s: %v", s.Addr, err)
+}
+
+// Log returns the server's log file.
+func (s *Server) Log() string {
+	b, _ := os.ReadFile(filepath.Join(s.dir, "redis-"+strconv.Itoa(s.Port)+".log"))
+	return string(b)
+}
+
+// StartCluster starts three masters with cluster mode enabled, joins them
+// with redis-cli --cluster create (no replicas), waits for
+// cluster_state:ok on every node and returns their addresses.
+func StartCluster(t testing.TB) []string {
+	t.Helper()
+	requireBinary(t, "redis-server")
+	requireBinary(t, "redis-cli")
+	var addrs []string
+	for range 3 {
+		var srv *Server
+		for attempt := 0; srv == nil && attempt < 5; attempt++ {
+			port, err := freePort(true)
+			if err != nil {
+				continue
+			}
+			s := &Server{t: t, Port: port, dir: t.TempDir(), opts: Options{Args: []string{
+				"--cluster-enabled", "yes", "--cluster-node-timeout", "5000",
+				"--cluster-config-file", "nodes-" + strconv.Itoa(port) + ".conf",
+			}}}
+			if err := s.start(); err == nil {
+				srv = s
+			}
+		}
+		if srv == nil {
+			t.Fatal("redistest: could not start a cluster node")
+		}
+		t.Cleanup(srv.Kill)
+		addrs = append(addrs, srv.Addr)
+	}
+	args := append([]string{"--cluster", "create"}, addrs...)
+	args = append(args, "--cluster-replicas", "0", "--cluster-yes")
+	out, err := exec.Command("redis-cli", args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("redistest: redis-cli --cluster create: %v\n%s", err, out)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, a := range addrs {
+		if err := waitClusterOK(ctx, a); err != nil {
+			t.Fatalf("redistest: %s: %v", a, err)
+		}
+	}
+	return addrs
+}
+
+func waitClusterOK(ctx context.Context, addr string) error {
+	c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
+	defer c.Close()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		info, err := c.ClusterInfo(ctx).Result()
+		if err == nil && strings.Contains(info, "cluster_state:ok") {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("cluster_state not ok: %v %q", err, info)
+		case <-tick.C:
+		}
+	}
+}
+
+func requireBinary(t testing.TB, name string) {
+	t.Helper()
+	if _, err := exec.LookPath(name); err != nil {
+		if name == "redis-server" {
+			t.Skip(SkipHint)
+		}
+		t.Skip(name + " not installed: apt-get install -y redis-server (it brings redis-tools)")
+	}
+}
+
+// freePort returns a port that is free now; with bus it also checks
+// port+10000, the cluster bus port.
+func freePort(bus bool) (int, error) {
+	for range 20 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return 0, err
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		if !bus {
+			return port, nil
+		}
+		if port+10000 > 65535 {
+			continue
+		}
+		if l2, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port+10000)); err == nil {
+			l2.Close()
+			return port, nil
+		}
+	}
+	return 0, errors.New("no free port")
+}
