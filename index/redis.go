@@ -323,7 +323,9 @@ func (r *Redis) bucketValue(key uint64) uint64 {
 
 func (r *Redis) idGroup(id string) uint64 { return uint64(fnv32(id)) % r.gn }
 
-func (r *Redis) digestGroup(d []byte) uint64 { return uint64(binary.BigEndian.Uint32(d)) % r.gn }
+// digestGroup places an I-Match digest by its last 4 bytes; its first 16
+// bytes are the hash field.
+func (r *Redis) digestGroup(d []byte) uint64 { return uint64(binary.BigEndian.Uint32(d[16:])) % r.gn }
 
 // call is one script invocation.
 type call struct {

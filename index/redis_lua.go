@@ -161,11 +161,12 @@ end
 
 -- Per-document lookup state.
 local SELF, MODE, LOWER      -- MODE 0 insert, 1 look up only, 2 insert unless present
+local LOCAL = false          -- records are in this shard: members can be resolved
 local QHI, QLO = 0, 0        -- the document's SimHash halves
-local CAND, CORDER, OLDC, PEND, TRUNC, HOT
+local CAND, CORDER, OLDC, PEND, RFULL, TRUNC, HOT
 local function begin(self, mode)
   SELF, MODE = self, mode
-  CAND, CORDER, OLDC, PEND, TRUNC, HOT = {}, {}, {}, {}, 0, 0
+  CAND, CORDER, OLDC, PEND, RFULL, TRUNC, HOT = {}, {}, {}, {}, {}, 0, 0
 end
 local function addc(s, via)
   local v = CAND[s]
@@ -218,7 +219,7 @@ local function tableOp(t, v, sim, me)
     local val = redis.call('HGET', k, f)
     if val then
       scan(val, w, nil)
-      if #val >= w * lim then overflow(k, f, false) end
+      if #val >= w * lim then RFULL[#RFULL + 1] = {k, f, val, w, lim} end
     end
     return
   end
@@ -235,10 +236,29 @@ local function has(val, s, w)
   return false
 end
 
--- finish rewrites the pending buckets: members whose document is gone
+-- finish counts the full buckets a replay looked up and rewrites the
+-- pending buckets: members whose document is gone
 -- (DEAD) are dropped, refreshed members of older generations are copied
 -- in, and the document is appended unless the bucket is full.
+-- live keeps the members of val whose document exists. Only a bucket that
+-- looks full is checked member by member (SimHash members outside SIMK and
+-- later members of a replay are not resolved otherwise), so that the guard
+-- counts live documents, exactly as the memory store does.
+local function live(val, w)
+  if not LOCAL then return val end
+  local parts = {}
+  for p = 1, #val, w do
+    local s = struct.unpack('>I6', val, p)
+    if s == SELF or resolve(s) then parts[#parts + 1] = string.sub(val, p, p + w - 1) end
+  end
+  return table.concat(parts)
+end
+
 local function finish(dead)
+  for _, pe in ipairs(RFULL) do
+    local k, f, val, w, lim = unpack(pe)
+    if #live(val, w) >= w * lim then overflow(k, f, false) end
+  end
   for _, pe in ipairs(PEND) do
     local k, f, val, w, lim, old, present, me = unpack(pe)
     local nv = val
@@ -257,6 +277,7 @@ local function finish(dead)
         end
       end
     end
+    if not present and #nv >= w * lim then nv = live(nv, w) end
     if present then
       if nv ~= val then redis.call('HSET', k, f, nv) end
     elseif #nv >= w * lim then
@@ -272,8 +293,8 @@ end
 -- as its first document). With check, a hit must resolve to a live
 -- document (single node); otherwise resolution is left to the caller.
 local function exactOp(d, check)
-  local g = struct.unpack('>I4', d) % GN
-  local f = string.sub(d, 5)
+  local g = struct.unpack('>I4', d, 17) % GN
+  local f = string.sub(d, 1, 16)
   local found
   for h = GLIVE, GEN - 1 do
     local s = tonumber(redis.call('HGET', xkey(h, g), f))
@@ -321,7 +342,7 @@ end
 //	verdict (i32 length, −1 = none) · exact seq u48 · exact id (i32 length) ·
 //	ncand u16 · ncand × (seq u48 · via u8 · id (i32 length))
 const luaLookupInsert = luaPrelude + `
-LOWER = true
+LOWER, LOCAL = true, true
 local q = tonumber(ST[5]) or 0
 local q0 = q
 local out = {}
