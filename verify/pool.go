@@ -48,26 +48,34 @@ func NewPool(v *Verifier, workers int) *Pool {
 // Workers returns the number of verifying goroutines Run starts.
 func (p *Pool) Workers() int { return p.workers }
 
-// maxChunk bounds the candidates of one job verified by one task, so that
-// a job with thousands of candidates still spreads over all workers while
-// a task still amortises its channel hand-off over several verifications.
+// maxChunk bounds the candidates verified by one task, so that a job with
+// thousands of candidates still spreads over all workers while a task
+// amortises its channel hand-off over several verifications.
 const maxChunk = 32
+
+// maxBatch bounds the jobs the dispatcher groups into one batch. Jobs that
+// are already waiting in the input travel together: one hand-off to the
+// workers and one to the emitter per batch instead of per job, which is
+// most of the pool's cost when jobs are small. A job never waits for a
+// batch to fill; a slow input makes batches of one.
+const maxBatch = 16
 
 // Run reads jobs from in, verifies the candidates of many jobs in parallel
 // and sends one Result per job to out, in the order the jobs arrived.
 //
-// Backpressure: at most about 2·workers jobs are in flight. When out is
-// not drained, Run stops reading in, so a full pool slows the sender; it
-// never drops a job.
+// Backpressure: at most 2·workers+2 batches of up to 16 jobs are in
+// flight. When out is not drained, Run stops reading in, so a full pool
+// slows the sender; it never drops a job.
 //
 // Run returns nil once in is closed and every result has been sent, or
 // ctx.Err() when ctx is cancelled first; results not yet sent are then
-// dropped. Every goroutine Run starts has exited when it returns. Run does
-// not close out: the caller owns it, typically closing it after Run
-// returns. Run may be called again, or concurrently, on the same Pool.
+// dropped, and Run returns once the verifications under way finish. Every
+// goroutine Run starts has exited when it returns. Run does not close
+// out: the caller owns it, typically closing it after Run returns. Run
+// may be called again, or concurrently, on the same Pool.
 func (p *Pool) Run(ctx context.Context, in <-chan Job, out chan<- Result) error {
 	tasks := make(chan task, p.workers)
-	order := make(chan *pending, 2*p.workers)
+	order := make(chan *batch, 2*p.workers)
 	var wg sync.WaitGroup
 	for range p.workers {
 		wg.Go(func() { p.work(ctx, tasks) })
@@ -85,27 +93,29 @@ func (p *Pool) Run(ctx context.Context, in <-chan Job, out chan<- Result) error 
 	return <-emitted
 }
 
-// pending is a job in flight. Workers fill disjoint ranges of verdicts;
-// the worker that finishes the last range closes done, which publishes
-// the verdicts to the emitter.
-type pending struct {
-	job      Job
-	verdicts []Verdict
-	vals     []scoreVals
+// batch is a group of consecutive jobs in flight. Workers fill disjoint
+// ranges of verdicts; the worker that finishes the last range closes done,
+// which publishes the verdicts to the emitter.
+type batch struct {
+	jobs     []Job
+	verdicts [][]Verdict
 	left     atomic.Int32 // tasks not yet finished
 	done     chan struct{}
 }
 
 // task is a range of one job's candidates.
 type task struct {
-	p      *pending
+	b      *batch
+	job    int
 	lo, hi int
+	vals   []scoreVals // backing for the range's scores
 }
 
-// dispatch turns jobs into tasks. It queues each job for the emitter
-// before handing out its tasks, so the emitter's queue is in input order
-// and every queued job's tasks reach the workers.
-func (p *Pool) dispatch(ctx context.Context, in <-chan Job, order chan<- *pending, tasks chan<- task) error {
+// dispatch groups jobs into batches and batches into tasks. It queues each
+// batch for the emitter before handing out its tasks, so the emitter's
+// queue is in input order and every queued batch's tasks reach the
+// workers.
+func (p *Pool) dispatch(ctx context.Context, in <-chan Job, order chan<- *batch, tasks chan<- task) error {
 	for {
 		var j Job
 		var ok bool
@@ -117,29 +127,70 @@ func (p *Pool) dispatch(ctx context.Context, in <-chan Job, order chan<- *pendin
 		if !ok {
 			return nil
 		}
-		n := len(j.Candidates)
-		pj := &pending{job: j, verdicts: make([]Verdict, n), done: make(chan struct{})}
-		if j.Doc != nil && n > 0 {
-			pj.vals = make([]scoreVals, n)
-		}
-		chunk := min(maxChunk, max(1, (n+p.workers-1)/p.workers))
-		pj.left.Store(int32((n + chunk - 1) / chunk))
-		if n == 0 {
-			close(pj.done)
-		}
-		select {
-		case order <- pj:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		for lo := 0; lo < n; lo += chunk {
+		b := &batch{jobs: make([]Job, 1, maxBatch), done: make(chan struct{})}
+		b.jobs[0] = j
+		cands := len(j.Candidates)
+		closed := false
+	fill:
+		for len(b.jobs) < maxBatch && cands < maxBatch*maxChunk {
 			select {
-			case tasks <- task{p: pj, lo: lo, hi: min(lo+chunk, n)}:
+			case j, ok := <-in:
+				if !ok {
+					closed = true
+					break fill
+				}
+				b.jobs = append(b.jobs, j)
+				cands += len(j.Candidates)
+			default:
+				break fill
+			}
+		}
+		if err := p.send(ctx, b, cands, order, tasks); err != nil {
+			return err
+		}
+		if closed {
+			return nil
+		}
+	}
+}
+
+// send queues b for the emitter and hands its candidates to the workers
+// in chunks of about cands/workers.
+func (p *Pool) send(ctx context.Context, b *batch, cands int, order chan<- *batch, tasks chan<- task) error {
+	chunk := min(maxChunk, max(1, (cands+p.workers-1)/p.workers))
+	b.verdicts = make([][]Verdict, len(b.jobs))
+	all := make([]Verdict, cands)
+	vals := make([]scoreVals, cands)
+	ntasks, off := 0, 0
+	for i, j := range b.jobs {
+		n := len(j.Candidates)
+		b.verdicts[i] = all[off : off+n : off+n]
+		ntasks += (n + chunk - 1) / chunk
+		off += n
+	}
+	b.left.Store(int32(ntasks))
+	if ntasks == 0 {
+		close(b.done)
+	}
+	select {
+	case order <- b:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	off = 0
+	for i, j := range b.jobs {
+		n := len(j.Candidates)
+		for lo := 0; lo < n; lo += chunk {
+			hi := min(lo+chunk, n)
+			select {
+			case tasks <- task{b: b, job: i, lo: lo, hi: hi, vals: vals[off+lo : off+hi]}:
 			case <-ctx.Done():
 				return ctx.Err()
 			}
 		}
+		off += n
 	}
+	return nil
 }
 
 // work verifies tasks until tasks is closed. After cancellation it only
@@ -148,33 +199,32 @@ func (p *Pool) work(ctx context.Context, tasks <-chan task) {
 	var s scratch
 	for t := range tasks {
 		if ctx.Err() == nil {
-			j := t.p.job
+			j := t.b.jobs[t.job]
+			dst := t.b.verdicts[t.job]
 			for i := t.lo; i < t.hi; i++ {
-				var vals *scoreVals
-				if t.p.vals != nil {
-					vals = &t.p.vals[i]
-				}
-				t.p.verdicts[i] = p.v.verify(j.Doc, j.Candidates[i], &s, vals)
+				dst[i] = p.v.verify(j.Doc, j.Candidates[i], &s, &t.vals[i-t.lo])
 			}
 		}
-		if t.p.left.Add(-1) == 0 {
-			close(t.p.done)
+		if t.b.left.Add(-1) == 0 {
+			close(t.b.done)
 		}
 	}
 }
 
-// emit sends results in queue order as each job completes.
-func emit(ctx context.Context, order <-chan *pending, out chan<- Result) error {
-	for pj := range order {
+// emit sends results in queue order as each batch completes.
+func emit(ctx context.Context, order <-chan *batch, out chan<- Result) error {
+	for b := range order {
 		select {
-		case <-pj.done:
+		case <-b.done:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
-		select {
-		case out <- Result{Tag: pj.job.Tag, Verdicts: pj.verdicts}:
-		case <-ctx.Done():
-			return ctx.Err()
+		for i, j := range b.jobs {
+			select {
+			case out <- Result{Tag: j.Tag, Verdicts: b.verdicts[i]}:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
 		}
 	}
 	return nil

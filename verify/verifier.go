@@ -110,7 +110,7 @@ type pair struct {
 	ua, ub   []sketch.UniqueWord
 	ushift   uint // unique-word sampling shift of both sequences
 	vals     *scoreVals
-	sc       *Scores
+	sc       Scores
 	s        *scratch
 	interNed int  // need the intersection was computed with, −1 if not yet
 	inter    int  // |A ∩ B| if interOK, else an upper bound below interNed
@@ -128,16 +128,16 @@ func (p *pair) scores() *scoreVals {
 }
 
 func (v *Verifier) verify(a, b *sketch.Features, s *scratch, vals *scoreVals) Verdict {
-	var out Verdict
 	if a == nil || b == nil {
 		return Verdict{Kind: Distinct}
 	}
-	p := pair{a: a, b: b, s: s, vals: vals, sc: &out.Scores, interNed: -1, lcsNeed: -1}
+	p := pair{a: a, b: b, s: s, vals: vals, interNed: -1, lcsNeed: -1}
 	p.sa, p.sb, p.ua, p.ub = a.Shingles, b.Shingles, a.Unique, b.Unique
 	if a.ShingleShift != b.ShingleShift || a.UniqueShift != b.UniqueShift {
 		p.sa, p.sb, p.ua, p.ub = sketch.AlignSamples(a, b)
 	}
 	p.ushift = uint(max(a.UniqueShift, b.UniqueShift))
+	out := Verdict{Kind: Distinct}
 	for _, c := range v.p.Checks {
 		applies, fires := p.run(c)
 		if !applies {
@@ -146,10 +146,10 @@ func (v *Verifier) verify(a, b *sketch.Features, s *scratch, vals *scoreVals) Ve
 		out.Check = string(c.Method)
 		if fires {
 			out.Kind = c.kind()
-			return out
+			break
 		}
 	}
-	out.Kind = Distinct
+	out.Scores = p.sc
 	return out
 }
 

@@ -1,0 +1,250 @@
+package verify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+
+	"go.uber.org/goleak"
+
+	"github.com/neardup/neardup/sketch"
+)
+
+// poolCorpus returns documents in families of near duplicates, so that
+// verdicts vary between exact, near and distinct.
+func poolCorpus(t testing.TB, r *rand.Rand, n int) []*sketch.Features {
+	var docs []*sketch.Features
+	for len(docs) < n {
+		base := words(r, 100+r.IntN(200), 20000)
+		for k := range 1 + r.IntN(4) {
+			docs = append(docs, features(t, sketch.DefaultConfig(), edit(r, base, float64(k)*0.05)))
+		}
+	}
+	return docs[:n]
+}
+
+// randomJobs makes n jobs with 0 to 40 candidates each (some jobs far
+// larger than others, so they finish out of order) and tags 0..n−1.
+func randomJobs(r *rand.Rand, docs []*sketch.Features, n int) []Job {
+	jobs := make([]Job, n)
+	for i := range jobs {
+		k := r.IntN(6)
+		if r.IntN(8) == 0 {
+			k = 40
+		}
+		cands := make([]*sketch.Features, k)
+		for c := range cands {
+			cands[c] = docs[r.IntN(len(docs))]
+		}
+		jobs[i] = Job{Doc: docs[r.IntN(len(docs))], Candidates: cands, Tag: i}
+	}
+	jobs[0].Doc = nil // a job without a document still gets its result
+	jobs[1].Candidates = nil
+	return jobs
+}
+
+// TestPoolOrder feeds jobs through pools of several sizes and checks that
+// every job comes back once, in input order, with the verdicts a direct
+// call gives, and that no goroutine outlives Run.
+func TestPoolOrder(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	r := rand.New(rand.NewPCG(51, 52))
+	docs := poolCorpus(t, r, 40)
+	v := mustNew(t, WebProfile())
+	jobs := randomJobs(r, docs, 300)
+	want := make([][]Verdict, len(jobs))
+	for i, j := range jobs {
+		want[i] = v.VerifyAll(nil, j.Doc, j.Candidates)
+	}
+	for _, workers := range []int{0, 1, 3, 8} {
+		t.Run(fmt.Sprintf("workers=%d", workers), func(t *testing.T) {
+			in, out := make(chan Job), make(chan Result, 7)
+			errc := make(chan error, 1)
+			go func() {
+				errc <- NewPool(v, workers).Run(context.Background(), in, out)
+				close(out)
+			}()
+			go func() {
+				for _, j := range jobs {
+					in <- j
+				}
+				close(in)
+			}()
+			i := 0
+			for res := range out {
+				if res.Tag != i {
+					t.Fatalf("result %d has tag %v", i, res.Tag)
+				}
+				if len(res.Verdicts) != len(want[i]) {
+					t.Fatalf("job %d: %d verdicts, want %d", i, len(res.Verdicts), len(want[i]))
+				}
+				for c, got := range res.Verdicts {
+					if got.Kind != want[i][c].Kind || got.Check != want[i][c].Check {
+						t.Fatalf("job %d candidate %d: %s by %s, direct %s by %s", i, c, got.Kind, got.Check, want[i][c].Kind, want[i][c].Check)
+					}
+				}
+				i++
+			}
+			if i != len(jobs) {
+				t.Fatalf("%d results for %d jobs", i, len(jobs))
+			}
+			if err := <-errc; err != nil {
+				t.Fatalf("Run = %v", err)
+			}
+		})
+	}
+}
+
+func TestPoolWorkers(t *testing.T) {
+	v := mustNew(t, WebProfile())
+	if NewPool(v, 0).Workers() < 1 || NewPool(v, -3).Workers() < 1 || NewPool(v, 5).Workers() != 5 {
+		t.Error("worker count not defaulted or not kept")
+	}
+}
+
+// TestPoolCancel cancels Run while results are still unread and jobs
+// still unsent: Run returns the context's error and leaves no goroutine.
+func TestPoolCancel(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	r := rand.New(rand.NewPCG(53, 54))
+	docs := poolCorpus(t, r, 20)
+	jobs := randomJobs(r, docs, 100)
+	v := mustNew(t, WebProfile())
+	for _, when := range []int{0, 1, 10} {
+		t.Run(fmt.Sprintf("after=%d", when), func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			in, out := make(chan Job), make(chan Result)
+			errc := make(chan error, 1)
+			go func() { errc <- NewPool(v, 2).Run(ctx, in, out) }()
+			sendDone := make(chan struct{})
+			go func() {
+				defer close(sendDone)
+				for _, j := range jobs {
+					select {
+					case in <- j:
+					case <-ctx.Done():
+						return
+					}
+				}
+			}()
+			for range when {
+				<-out
+			}
+			cancel()
+			if err := <-errc; !errors.Is(err, context.Canceled) {
+				t.Errorf("Run = %v, want context.Canceled", err)
+			}
+			<-sendDone
+		})
+	}
+}
+
+// TestPoolBackpressure runs in a synctest bubble, where Wait returns once
+// every goroutine is blocked: with nobody reading out, the pool takes only
+// a bounded number of jobs from in and then blocks the sender, and once
+// out is read every job comes out, none dropped.
+func TestPoolBackpressure(t *testing.T) {
+	r := rand.New(rand.NewPCG(55, 56))
+	docs := poolCorpus(t, r, 10)
+	v := mustNew(t, WebProfile())
+	const n, workers = 200, 2
+	synctest.Test(t, func(t *testing.T) {
+		in, out := make(chan Job), make(chan Result)
+		var sent atomic.Int32
+		go func() {
+			for i := range n {
+				in <- Job{Doc: docs[i%len(docs)], Candidates: docs[:1+i%3], Tag: i}
+				sent.Add(1)
+			}
+			close(in)
+		}()
+		errc := make(chan error, 1)
+		go func() { errc <- NewPool(v, workers).Run(context.Background(), in, out) }()
+		synctest.Wait()
+		// In flight: the emitter's queue (2·workers batches), the batch
+		// the emitter holds and the one the dispatcher is queueing.
+		if s := sent.Load(); s > (2*workers+2)*maxBatch {
+			t.Errorf("pool took %d jobs with its output blocked", s)
+		}
+		var tags []int
+		for len(tags) < n {
+			tags = append(tags, (<-out).Tag.(int))
+		}
+		if err := <-errc; err != nil {
+			t.Errorf("Run = %v", err)
+		}
+		if !slices.Equal(tags, slices.Collect(func(yield func(int) bool) {
+			for i := range n {
+				if !yield(i) {
+					return
+				}
+			}
+		})) {
+			t.Errorf("tags out of order or missing: %v", tags)
+		}
+	})
+}
+
+// BenchmarkPool measures the pool's overhead per verification: a profile
+// whose only check does not apply makes the work trivial, so pool minus
+// direct is the cost of channels, scheduling and result collection. The
+// web profile on 800-shingle pairs shows the same overhead beside real
+// work.
+func BenchmarkPool(b *testing.B) {
+	r := rand.New(rand.NewPCG(57, 58))
+	trivial := mustNew(b, Profile{Checks: []Check{{Method: MethodIMatch}}})
+	web := mustNew(b, WebProfile())
+	base := words(r, 804, 1<<20)
+	var docs []*sketch.Features
+	for k := range 8 {
+		f := features(b, sketch.DefaultConfig(), edit(r, base, 0.02*float64(k)))
+		f.HasIMatch = false // the trivial profile's only check never applies
+		docs = append(docs, f)
+	}
+	for _, prof := range []struct {
+		name string
+		v    *Verifier
+	}{{"trivial", trivial}, {"web800", web}} {
+		for _, per := range []int{1, 8} {
+			cands := docs[:per]
+			b.Run(fmt.Sprintf("%s/direct/cands=%d", prof.name, per), func(b *testing.B) {
+				b.ReportAllocs()
+				var dst []Verdict
+				for b.Loop() {
+					dst = prof.v.VerifyAll(dst[:0], docs[0], cands)
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*per), "ns/verify")
+			})
+			for _, workers := range []int{1, 2} {
+				b.Run(fmt.Sprintf("%s/pool%d/cands=%d", prof.name, workers, per), func(b *testing.B) {
+					b.ReportAllocs()
+					in, out := make(chan Job, 64), make(chan Result, 64)
+					errc := make(chan error, 1)
+					go func() { errc <- NewPool(prof.v, workers).Run(context.Background(), in, out) }()
+					done := make(chan struct{})
+					go func() {
+						for range out {
+						}
+						close(done)
+					}()
+					for b.Loop() {
+						in <- Job{Doc: docs[0], Candidates: cands}
+					}
+					close(in)
+					if err := <-errc; err != nil {
+						b.Fatal(err)
+					}
+					close(out)
+					<-done
+					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*per), "ns/verify")
+				})
+			}
+		}
+	}
+}
