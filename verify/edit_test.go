@@ -231,3 +231,32 @@ func BenchmarkEdit(b *testing.B) {
 		})
 	}
 }
+
+// FuzzEditDistance: the bit-parallel distance equals the textbook DP on
+// arbitrary bytes, invalid UTF-8 included, and the banded form agrees at
+// a threshold derived from the input.
+func FuzzEditDistance(f *testing.F) {
+	f.Add([]byte("kitten"), []byte("sitting"), uint8(128))
+	f.Add([]byte("naïve\xff"), []byte("naive\xfe"), uint8(200))
+	f.Add([]byte(strings.Repeat("ab", 70)), []byte(strings.Repeat("ba", 71)), uint8(64))
+	f.Fuzz(func(t *testing.T, a, b []byte, th uint8) {
+		if len(a) > 1000 || len(b) > 1000 {
+			return
+		}
+		var e Editor
+		e.decode(a, b)
+		want := levenshteinDP(append([]rune(nil), e.ra...), append([]rune(nil), e.rb...))
+		if got := e.Distance(a, b); got != want {
+			t.Fatalf("Distance = %d, want %d", got, want)
+		}
+		l := max(len(e.ra), len(e.rb))
+		if l == 0 {
+			return
+		}
+		wantS := 1 - float64(want)/float64(l)
+		tt := float64(th) / 255
+		if s, ok := e.SimilarityAtLeast(a, b, tt); ok != (wantS >= tt) || ok && s != wantS {
+			t.Fatalf("SimilarityAtLeast(%v) = %v, %v; similarity %v", tt, s, ok, wantS)
+		}
+	})
+}

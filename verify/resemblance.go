@@ -3,7 +3,8 @@ package verify
 import "math"
 
 // Shingle sets are sorted slices of distinct 64-bit hashes, as in
-// [sketch.Features.Shingles]. Every function here is O(|a| + |b|) by a
+// [sketch.Features.Shingles]. Unsorted or repeating input gives
+// meaningless scores, never a panic. Every function here is O(|a| + |b|) by a
 // merge, or O(|small|·log |large|) by galloping search when one set is
 // more than gallopRatio times the other.
 
@@ -138,7 +139,9 @@ func merge(a, b []uint64, need int) (n int, done bool) {
 	var ia, ea, ib, eb [4]int
 	for c := 1; c < 4; c++ {
 		ia[c] = c * len(a) / 4
-		ib[c] = lowerBound64(b, a[ia[c]])
+		// max keeps the lanes ordered even for unsorted input, which
+		// gives a meaningless count but must not panic.
+		ib[c] = max(lowerBound64(b, a[ia[c]]), ib[c-1])
 		ea[c-1], eb[c-1] = ia[c], ib[c]
 	}
 	ea[3], eb[3] = len(a), len(b)

@@ -210,3 +210,34 @@ func BenchmarkJaccard(b *testing.B) {
 		}
 	}
 }
+
+// FuzzResemblance: sorted sets from arbitrary bytes agree with set
+// arithmetic; the same bytes unsorted must not panic.
+func FuzzResemblance(f *testing.F) {
+	f.Add([]byte("abcdefgh"), []byte("bcdefghi"))
+	f.Add(make([]byte, 8*300), make([]byte, 8*70))
+	f.Fuzz(func(t *testing.T, x, y []byte) {
+		a, b := toSet(x), toSet(y)
+		Jaccard(unsorted(x), unsorted(y)) // must not panic
+		Containment(unsorted(y), unsorted(x))
+		if got, want := Intersection(a, b), setInter(a, b); got != want {
+			t.Fatalf("Intersection = %d, want %d", got, want)
+		}
+	})
+}
+
+func unsorted(p []byte) []uint64 {
+	out := make([]uint64, len(p)/8)
+	for i := range out {
+		for k := range 8 {
+			out[i] = out[i]<<8 | uint64(p[8*i+k])
+		}
+	}
+	return out
+}
+
+func toSet(p []byte) []uint64 {
+	s := unsorted(p)
+	slices.Sort(s)
+	return slices.Compact(s)
+}
