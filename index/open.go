@@ -1,0 +1,166 @@
+package index
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Options are the settings Open passes on to the store it opens. Query
+// parameters of the URL override them.
+type Options struct {
+	Params         Params
+	Namespace      string
+	Retention      time.Duration
+	Generation     time.Duration
+	RefreshOnMatch bool
+	MaxBucket      int
+	Capacity       int
+	Batch          int
+	// Timeout is the dial, read and write timeout of Redis connections.
+	Timeout time.Duration
+	// TLS is used for rediss:// URLs (default: system roots, the URL's
+	// host name).
+	TLS *tls.Config
+}
+
+// Open opens a store from a URL:
+//
+//	memory
+//	redis://[user[:password]@]host:port[/db][?query]
+//	rediss://…                                  (TLS)
+//	redis+cluster://[user[:password]@]host:port,host:port[?query]
+//	rediss+cluster://…                          (TLS)
+//
+// Query parameters: namespace, retention and generation (Go durations),
+// refresh (bool), max_bucket, capacity, batch, shards, timeout.
+func Open(ctx context.Context, rawURL string, o Options) (Store, error) {
+	cfg, mem, err := parseURL(rawURL, o)
+	if err != nil {
+		return nil, err
+	}
+	if mem {
+		return NewMemory(MemoryConfig{Params: cfg.Params, Retention: cfg.Retention,
+			RefreshOnMatch: cfg.RefreshOnMatch, MaxBucket: cfg.MaxBucket})
+	}
+	return NewRedis(ctx, cfg)
+}
+
+func parseURL(rawURL string, o Options) (cfg RedisConfig, memory bool, err error) {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w: index url %q: %s", ErrInvalid, redactURL(rawURL), fmt.Sprintf(format, a...))
+	}
+	cfg = RedisConfig{
+		Params: o.Params, Namespace: o.Namespace, Retention: o.Retention, Generation: o.Generation,
+		RefreshOnMatch: o.RefreshOnMatch, MaxBucket: o.MaxBucket, Capacity: o.Capacity, Batch: o.Batch,
+		DialTimeout: o.Timeout, ReadTimeout: o.Timeout, WriteTimeout: o.Timeout,
+	}
+	if rawURL == "memory" || rawURL == "memory://" {
+		return cfg, true, nil
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return cfg, false, bad("%v", err)
+	}
+	tlsOn := false
+	switch u.Scheme {
+	case "memory":
+		memory = true
+	case "redis":
+	case "rediss":
+		tlsOn = true
+	case "redis+cluster":
+		cfg.Cluster = true
+	case "rediss+cluster":
+		cfg.Cluster, tlsOn = true, true
+	default:
+		return cfg, false, bad("scheme %q: want memory, redis, rediss, redis+cluster or rediss+cluster", u.Scheme)
+	}
+	if !memory {
+		for _, h := range strings.Split(u.Host, ",") {
+			if h == "" {
+				continue
+			}
+			if !strings.Contains(h, ":") {
+				h += ":6379"
+			}
+			cfg.Addrs = append(cfg.Addrs, h)
+		}
+		if len(cfg.Addrs) == 0 {
+			return cfg, false, bad("no host")
+		}
+		if u.User != nil {
+			cfg.Username = u.User.Username()
+			cfg.Password, _ = u.User.Password()
+			if cfg.Password == "" && cfg.Username != "" {
+				// redis://:password@host is a password for the default user;
+				// redis://password@host is accepted the same way.
+				cfg.Password, cfg.Username = cfg.Username, ""
+			}
+		}
+		if db := strings.Trim(u.Path, "/"); db != "" {
+			if cfg.Cluster {
+				return cfg, false, bad("a cluster has no database number")
+			}
+			if cfg.DB, err = strconv.Atoi(db); err != nil || cfg.DB < 0 {
+				return cfg, false, bad("database %q: want a number", db)
+			}
+		}
+		if tlsOn {
+			cfg.TLS = o.TLS
+			if cfg.TLS == nil {
+				host := cfg.Addrs[0]
+				if i := strings.LastIndex(host, ":"); i >= 0 {
+					host = host[:i]
+				}
+				cfg.TLS = &tls.Config{ServerName: host, MinVersion: tls.VersionTLS12}
+			}
+		}
+	}
+	q := u.Query()
+	for k, vs := range q {
+		v := vs[len(vs)-1]
+		var perr error
+		switch k {
+		case "namespace":
+			cfg.Namespace = v
+		case "retention":
+			cfg.Retention, perr = time.ParseDuration(v)
+		case "generation":
+			cfg.Generation, perr = time.ParseDuration(v)
+		case "refresh":
+			cfg.RefreshOnMatch, perr = strconv.ParseBool(v)
+		case "max_bucket":
+			cfg.MaxBucket, perr = strconv.Atoi(v)
+		case "capacity":
+			cfg.Capacity, perr = strconv.Atoi(v)
+		case "batch":
+			cfg.Batch, perr = strconv.Atoi(v)
+		case "shards":
+			cfg.Shards, perr = strconv.Atoi(v)
+		case "timeout":
+			var d time.Duration
+			d, perr = time.ParseDuration(v)
+			cfg.DialTimeout, cfg.ReadTimeout, cfg.WriteTimeout = d, d, d
+		default:
+			return cfg, false, bad("unknown parameter %q", k)
+		}
+		if perr != nil {
+			return cfg, false, bad("%s=%q: %v", k, v, perr)
+		}
+	}
+	return cfg, memory, nil
+}
+
+// redactURL hides the password of a URL in error messages.
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.User == nil {
+		return s
+	}
+	return u.Redacted()
+}

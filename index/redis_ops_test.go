@@ -1,0 +1,435 @@
+package index
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/neardup/neardup/index/redistest"
+)
+
+func TestRedisParamsMismatch(t *testing.T) {
+	addr := redistest.StartServer(t)
+	base := RedisConfig{Addrs: []string{addr}, Namespace: "pm", Params: testParams}
+	openRedis(t, base)
+	openRedis(t, base) // same parameters: fine
+
+	seed := base
+	seed.Params.Seed = 2
+	layout := base
+	layout.Capacity = 1 << 24
+	gen := base
+	gen.Retention = time.Hour
+	for name, cfg := range map[string]RedisConfig{"seed": seed, "capacity": layout, "generations": gen} {
+		_, err := NewRedis(context.Background(), cfg)
+		if !errors.Is(err, ErrParamsMismatch) {
+			t.Errorf("%s: NewRedis = %v, want ErrParamsMismatch", name, err)
+			continue
+		}
+		if msg := err.Error(); !strings.Contains(msg, "seed=1") || !strings.Contains(msg, `namespace "pm"`) {
+			t.Errorf("%s: error does not show the stored parameters: %v", name, msg)
+		}
+	}
+	other := seed
+	other.Namespace = "pm2"
+	openRedis(t, other)
+
+	// A store opened before another process re-created the namespace with
+	// other parameters notices on its next call.
+	s := openRedis(t, RedisConfig{Addrs: []string{addr}, Namespace: "pm3", Params: testParams})
+	c := redis.NewClient(&redis.Options{Addr: addr})
+	defer c.Close()
+	if err := c.HSet(context.Background(), "pm3:v1:{0}c", "f", "something else").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.LookupInsert(context.Background(), []Entry{entry(testParams, "a", nil)}); !errors.Is(err, ErrParamsMismatch) {
+		t.Errorf("LookupInsert after the namespace changed: %v, want ErrParamsMismatch", err)
+	}
+}
+
+func TestRedisAuth(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{Args: []string{
+		"--user", "default", "off", "--user", "alice", "on", ">s3cret", "~*", "&*", "+@all"}})
+	ctx := context.Background()
+	s := openRedis(t, RedisConfig{Addrs: []string{srv.Addr}, Username: "alice", Password: "s3cret"})
+	insert(t, s, entry(testParams, "a", nil))
+	for _, cfg := range []RedisConfig{
+		{Addrs: []string{srv.Addr}, Username: "alice", Password: "wrong"},
+		{Addrs: []string{srv.Addr}},
+	} {
+		cfg.Params = testParams
+		if r, err := NewRedis(ctx, cfg); err == nil {
+			r.Close()
+			t.Errorf("NewRedis as %q/%q succeeded", cfg.Username, cfg.Password)
+		}
+	}
+	st, err := Open(ctx, "redis://alice:s3cret@"+srv.Addr+"/0?namespace=neardup", Options{Params: testParams})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	insert(t, st, entry(testParams, "a", nil))
+}
+
+func TestRedisTLS(t *testing.T) {
+	dir := t.TempDir()
+	clientTLS := writeCerts(t, dir)
+	srv := redistest.Start(t, redistest.Options{TLS: true, ClientTLS: clientTLS, Args: []string{
+		"--tls-cert-file", filepath.Join(dir, "server.pem"), "--tls-key-file", filepath.Join(dir, "server.key"),
+		"--tls-ca-cert-file", filepath.Join(dir, "ca.pem"), "--tls-auth-clients", "no"}})
+	s := openRedis(t, RedisConfig{Addrs: []string{srv.Addr}, TLS: clientTLS})
+	r := insert(t, s, entry(testParams, "a", nil), entry(testParams, "b", map[int]uint64{0: key("a", 0)}))
+	wantCands(t, "b over TLS", r[1], "a/lsh")
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if r, err := NewRedis(ctx, RedisConfig{Addrs: []string{srv.Addr}, Params: testParams, DialTimeout: time.Second}); err == nil {
+		r.Close()
+		t.Error("plain-text connection to a TLS port succeeded")
+	} else if !errors.Is(err, ErrUnavailable) {
+		t.Errorf("plain text to TLS: %v, want ErrUnavailable", err)
+	}
+	st, err := Open(context.Background(), "rediss://"+srv.Addr+"?namespace=viaurl", Options{Params: testParams, TLS: clientTLS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+}
+
+// writeCerts writes a CA and a server certificate for 127.0.0.1 into dir
+// and returns a client config that trusts the CA.
+func writeCerts(t *testing.T, dir string) *tls.Config {
+	t.Helper()
+	caKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	ca := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "neardup test CA"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}
+	caDER, err := x509.CreateCertificate(rand.Reader, ca, ca, &caKey.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	caCert, _ := x509.ParseCertificate(caDER)
+	srvKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	leaf := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "127.0.0.1"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		KeyUsage: x509.KeyUsageDigitalSignature}
+	leafDER, err := x509.CreateCertificate(rand.Reader, leaf, caCert, &srvKey.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, _ := x509.MarshalECPrivateKey(srvKey)
+	for name, block := range map[string]*pem.Block{
+		"ca.pem": {Type: "CERTIFICATE", Bytes: caDER}, "server.pem": {Type: "CERTIFICATE", Bytes: leafDER},
+		"server.key": {Type: "EC PRIVATE KEY", Bytes: keyDER},
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), pem.EncodeToMemory(block), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(caCert)
+	return &tls.Config{RootCAs: pool, ServerName: "127.0.0.1", MinVersion: tls.VersionTLS12}
+}
+
+// TestRedisFailure kills the server under a running writer: calls fail
+// with ErrUnavailable and return no results (nothing is reported as
+// unique), and after a restart the same store resumes.
+func TestRedisFailure(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	s := openRedis(t, RedisConfig{Addrs: []string{srv.Addr}, DialTimeout: 200 * time.Millisecond,
+		ReadTimeout: 500 * time.Millisecond, WriteTimeout: 500 * time.Millisecond})
+	type outcome struct {
+		res []Result
+		err error
+	}
+	outcomes := make(chan outcome)
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() { // the writer, owned by this test: ends when stop closes
+		defer close(done)
+		for i := 0; ; i++ {
+			a := entry(testParams, fmt.Sprint("a", i), nil)
+			res, err := s.LookupInsert(context.Background(), []Entry{a, entry(testParams, fmt.Sprint("b", i), map[int]uint64{1: a.Bands[1]})})
+			select {
+			case outcomes <- outcome{res, err}:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	defer func() { close(stop); <-done }()
+	expect := func(ok bool, n int) {
+		t.Helper()
+		for got := 0; got < n; {
+			o := <-outcomes
+			if o.err == nil && ok {
+				if len(o.res) != 2 || len(o.res[1].Candidates) != 1 {
+					t.Fatalf("bad results %+v", o.res)
+				}
+				got++
+			}
+			if o.err != nil && !ok {
+				if !errors.Is(o.err, ErrUnavailable) {
+					t.Fatalf("error %v is not ErrUnavailable", o.err)
+				}
+				if o.res != nil {
+					t.Fatalf("results with an error: %+v", o.res)
+				}
+				got++
+			}
+		}
+	}
+	expect(true, 20)
+	srv.Kill()
+	expect(false, 5)
+	if _, err := s.Features(context.Background(), []string{"a1"}); !errors.Is(err, ErrUnavailable) {
+		t.Errorf("Features while down: %v", err)
+	}
+	srv.Restart()
+	expect(true, 20)
+}
+
+// TestRedisTimeout pauses the server: the caller's deadline and the
+// client's read timeout both surface as ErrUnavailable.
+func TestRedisTimeout(t *testing.T) {
+	addr := redistest.StartServer(t)
+	s := openRedis(t, RedisConfig{Addrs: []string{addr}, ReadTimeout: 150 * time.Millisecond})
+	admin := redis.NewClient(&redis.Options{Addr: addr})
+	defer admin.Close()
+	bg := context.Background()
+	if err := admin.Do(bg, "CLIENT", "PAUSE", "1500", "ALL").Err(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(bg, 50*time.Millisecond)
+	defer cancel()
+	_, err := s.LookupInsert(ctx, []Entry{entry(testParams, "a", nil)})
+	if !errors.Is(err, ErrUnavailable) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("with a 50ms deadline: %v, want ErrUnavailable and DeadlineExceeded", err)
+	}
+	if _, err := s.LookupInsert(bg, []Entry{entry(testParams, "b", nil)}); !errors.Is(err, ErrUnavailable) {
+		t.Errorf("with a 150ms read timeout: %v, want ErrUnavailable", err)
+	}
+	if err := admin.Do(bg, "CLIENT", "UNPAUSE").Err(); err != nil {
+		t.Fatal(err)
+	}
+	// The timed-out calls may or may not have run; retrying is safe.
+	r := insert(t, s, entry(testParams, "a", nil), entry(testParams, "b", nil))
+	for _, x := range r {
+		if x.Verdict != nil {
+			t.Errorf("unexpected verdict %+v", x)
+		}
+	}
+}
+
+// TestRedisLayout checks the key names and that the hashes stay in Redis's
+// compact listpack encoding.
+func TestRedisLayout(t *testing.T) {
+	addr := redistest.StartServer(t)
+	s := openRedis(t, RedisConfig{Addrs: []string{addr}, Namespace: "lay", Capacity: 1 << 12})
+	docs := make([]Entry, 0, 2000)
+	for i := range cap(docs) {
+		e := entry(testParams, fmt.Sprint("document-", i), nil)
+		e.Features = []byte("f")
+		docs = append(docs, e)
+	}
+	for lo := 0; lo < len(docs); lo += 500 {
+		insert(t, s, docs[lo:lo+500]...)
+	}
+	c := redis.NewClient(&redis.Options{Addr: addr})
+	defer c.Close()
+	ctx := context.Background()
+	keys, err := c.Keys(ctx, "*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]int{}
+	for _, k := range keys {
+		if !strings.HasPrefix(k, "lay:v1:{0}") {
+			t.Fatalf("key %q outside the namespace", k)
+		}
+		kind := k[len("lay:v1:{0}"):][:1]
+		kinds[kind]++
+		enc, err := c.ObjectEncoding(ctx, k).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if kind != "c" && enc != "listpack" {
+			t.Errorf("%s: encoding %s, want listpack", k, enc)
+		}
+	}
+	// 4 tables × 64 groups, ids in 64 groups, 2000/64 record hashes.
+	want := map[string]int{"b": 4 * 64, "i": 64, "m": 32, "f": 32, "c": 1}
+	for k, n := range want {
+		if kinds[k] != n {
+			t.Errorf("%d keys of kind %q, want %d (all: %v)", kinds[k], k, n, kinds)
+		}
+	}
+}
+
+// TestRedisGenerationExpiry checks physical expiry: a closed generation's
+// keys get EXPIREAT (gen+1)·L + R when the generation closes, the current
+// generation's keys have none yet, records expire with their generation,
+// and generations past retention are deleted.
+func TestRedisGenerationExpiry(t *testing.T) {
+	addr := redistest.StartServer(t)
+	c := redis.NewClient(&redis.Options{Addr: addr})
+	defer c.Close()
+	ctx := context.Background()
+	clk := newFakeClock()
+	s := openRedis(t, RedisConfig{Addrs: []string{addr}, Namespace: "exp", Capacity: 64,
+		Retention: 10 * time.Second, Generation: 5 * time.Second, Clock: clk.Now})
+	g0 := clk.Now().Unix() / 5
+	insert(t, s, entry(testParams, "a", nil))
+	expiry := func(pattern string) map[string]int64 {
+		keys, err := c.Keys(ctx, pattern).Result()
+		if err != nil || len(keys) == 0 {
+			t.Fatalf("no keys %s: %v", pattern, err)
+		}
+		m := map[string]int64{}
+		for _, k := range keys {
+			m[k] = c.Do(ctx, "EXPIRETIME", k).Val().(int64)
+		}
+		return m
+	}
+	for k, e := range expiry(fmt.Sprintf("exp:v1:{0}b%d:*", g0)) {
+		if e != -1 {
+			t.Errorf("%s in the current generation has expiry %d", k, e)
+		}
+	}
+	for k, e := range expiry("exp:v1:{0}m*") {
+		if e != (g0+1)*5+10 {
+			t.Errorf("record hash %s expires at %d, want %d", k, e, (g0+1)*5+10)
+		}
+	}
+	clk.Advance(5 * time.Second)
+	if err := s.Maintain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, pat := range []string{"b%d:*", "i%d:*"} {
+		for k, e := range expiry(fmt.Sprintf("exp:v1:{0}"+pat, g0)) {
+			if e != (g0+1)*5+10 {
+				t.Errorf("%s of the closed generation expires at %d, want %d", k, e, (g0+1)*5+10)
+			}
+		}
+	}
+
+	// A clock in the past: the generation's keys are deleted by the sweep.
+	past := &fakeClock{now: time.Now().Add(-time.Hour).Truncate(time.Minute)}
+	old := openRedis(t, RedisConfig{Addrs: []string{addr}, Namespace: "old", Capacity: 64,
+		Retention: 10 * time.Second, Generation: 5 * time.Second, Clock: past.Now})
+	insert(t, old, entry(testParams, "a", nil))
+	if n := len(c.Keys(ctx, "old:v1:{0}b*").Val()); n != 4 {
+		t.Fatalf("%d band keys, want 4", n)
+	}
+	past.Advance(5 * time.Second)
+	if err := old.Maintain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if k := c.Keys(ctx, "old:v1:{0}[bimfx]*").Val(); len(k) != 0 {
+		t.Errorf("keys left after retention: %v", k)
+	}
+}
+
+func TestShardTags(t *testing.T) {
+	if got := crc16("123456789"); got != 0x31c3 {
+		t.Fatalf("crc16 = %#x, want 0x31c3", got)
+	}
+	for _, S := range []int{1, 3, 48, 1000} {
+		tags := shardTags(S)
+		for s, tag := range tags {
+			if slot := int(crc16(tag) % 16384); S > 1 && slot*S/16384 != s {
+				t.Errorf("S=%d: tag %q of shard %d has slot %d", S, tag, s, slot)
+			}
+		}
+	}
+	// The tags are part of the stored layout: they must never change.
+	if got := strings.Join(shardTags(48)[:6], ","); got != goldenTags48 {
+		t.Errorf("shardTags(48)[:6] = %s, want %s", got, goldenTags48)
+	}
+}
+
+const goldenTags48 = "10,18,263,25,3,7"
+
+func TestBucketValue(t *testing.T) {
+	for _, capacity := range []int{1, 64, 4096, 1 << 20, 1 << 40} {
+		r, err := newRedis(RedisConfig{Addrs: []string{"x:1"}, Params: testParams, Capacity: min(capacity, 1<<30)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []uint64{0, 1, 1<<63 | 12345, ^uint64(0), 0x0123456789abcdef} {
+			v := r.bucketValue(k)
+			if v >= 1<<53 {
+				t.Errorf("v = %d ≥ 2^53", v)
+			}
+			g, f := v%r.gn, v/r.gn
+			if r.gbits > 0 && g != k>>(64-r.gbits) || f != k&(1<<31-1) {
+				t.Errorf("gn %d: key %#x → group %d field %d", r.gn, k, g, f)
+			}
+		}
+		r.c.Close()
+	}
+}
+
+func TestParseURL(t *testing.T) {
+	tests := []struct {
+		url     string
+		want    RedisConfig
+		memory  bool
+		wantErr bool
+	}{
+		{url: "memory", memory: true},
+		{url: "redis://localhost:6380/2?namespace=x&retention=24h&generation=12h&refresh=true&max_bucket=9&timeout=2s",
+			want: RedisConfig{Addrs: []string{"localhost:6380"}, DB: 2, Namespace: "x", Retention: 24 * time.Hour,
+				Generation: 12 * time.Hour, RefreshOnMatch: true, MaxBucket: 9,
+				DialTimeout: 2 * time.Second, ReadTimeout: 2 * time.Second, WriteTimeout: 2 * time.Second}},
+		{url: "redis://u:p@h", want: RedisConfig{Addrs: []string{"h:6379"}, Username: "u", Password: "p"}},
+		{url: "redis://:p@h:1", want: RedisConfig{Addrs: []string{"h:1"}, Password: "p"}},
+		{url: "redis+cluster://h1:1,h2:2,h3:3?shards=12", want: RedisConfig{Addrs: []string{"h1:1", "h2:2", "h3:3"}, Cluster: true, Shards: 12}},
+		{url: "redis+cluster://h1:1/3", wantErr: true},
+		{url: "redis://h?bogus=1", wantErr: true},
+		{url: "redis://h?retention=soon", wantErr: true},
+		{url: "http://h", wantErr: true},
+		{url: "redis://", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.url, func(t *testing.T) {
+			got, mem, err := parseURL(tt.url, Options{})
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("err = %v", err)
+			}
+			if err != nil {
+				if !errors.Is(err, ErrInvalid) {
+					t.Errorf("err %v is not ErrInvalid", err)
+				}
+				return
+			}
+			if mem != tt.memory || fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Errorf("parseURL = %+v (memory %v), want %+v", got, mem, tt.want)
+			}
+		})
+	}
+	cfg, _, _ := parseURL("rediss://cache.example:6380", Options{})
+	if cfg.TLS == nil || cfg.TLS.ServerName != "cache.example" {
+		t.Errorf("rediss: TLS %+v", cfg.TLS)
+	}
+	if _, _, err := parseURL("redis://u:hunter2@h?x=1", Options{}); err == nil || strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("error leaks the password: %v", err)
+	}
+}
