@@ -38,12 +38,12 @@ func (c *Config) Limits() sketch.Limits {
 }
 
 // BandsRows returns the LSH bands and rows: the configured ones, or those
-// sketch.Bands chooses for k and the threshold.
+// sketch.BandsWeighted chooses for k, the threshold and the recall weight.
 func (c *Config) BandsRows() (b, r int) {
 	if c.Sketch.Bands > 0 {
 		return c.Sketch.Bands, c.Sketch.Rows
 	}
-	return sketch.Bands(c.Sketch.K, c.Sketch.Threshold)
+	return sketch.BandsWeighted(c.Sketch.K, c.Sketch.Threshold, c.Sketch.RecallWeight)
 }
 
 // Lexicon loads the configured I-Match lexicon, or returns nil for the

@@ -27,7 +27,8 @@ type Sketch struct {
 	Method       string  `yaml:"method" doc:"MinHash variant: oph (one permutation, densified) or classic"`
 	Seed         uint64  `yaml:"seed" doc:"seed of every hash family"`
 	Threshold    float64 `yaml:"threshold" doc:"Jaccard resemblance the LSH bands are tuned for (bands and rows are chosen from k and this)"`
-	Bands        int     `yaml:"bands" doc:"LSH bands; 0 chooses from k and threshold"`
+	RecallWeight float64 `yaml:"recall_weight" doc:"weight of missed pairs against spurious candidates when choosing bands and rows (0.5 balances them; verification removes spurious candidates, so profiles favour recall)"`
+	Bands        int     `yaml:"bands" doc:"LSH bands; 0 chooses from k, threshold and recall_weight"`
 	Rows         int     `yaml:"rows" doc:"rows per band; 0 chooses from k and threshold"`
 	SimHashK     int     `yaml:"simhash_k" doc:"Hamming distance of SimHash candidate lookup (k+1 block tables); -1 disables SimHash lookup"`
 	FoldQuotes   bool    `yaml:"fold_quotes" doc:"fold typographic quotes and dashes to ASCII"`
@@ -80,7 +81,7 @@ func Default() Config {
 	c := Config{
 		Profile: "web",
 		Sketch: Sketch{
-			Shingle: 5, K: 128, Method: "oph", Seed: 1, Threshold: 0.5, SimHashK: 3,
+			Shingle: 5, K: 128, Method: "oph", Seed: 1, Threshold: 0.5, RecallWeight: 0.8, SimHashK: 3,
 			FoldQuotes: true, MaxBytes: 16 << 20, IMatch: "idf", IMatchCutoff: 0.1, IMatchKeep: 0.1, IMatchMin: 8,
 			MaxShingles: 4096, MaxUnique: 8192,
 		},
@@ -98,12 +99,21 @@ func Default() Config {
 func applyProfile(c *Config, profile string) error {
 	switch profile {
 	case "web":
+		// Near duplicates at the CiteSeerX resemblance 0.5; bands favour
+		// recall (30×4: a pair at J = 0.6 is a candidate with p = 0.985,
+		// at 0.7 with p = 0.9996).
 	case "books":
 		// Long, noisy OCR'd text: DUPNIQ's normalization drops digits, and
-		// long documents need more stored unique words.
+		// long documents need more stored unique words. Partial duplicates
+		// with OCR noise keep few 5-word shingles (J ≈ 0.4 for a fifth
+		// replaced and 1% character noise), so the bands are tuned for
+		// J = 0.3 with K = 256: 85×3, p = 0.996 at J = 0.4. A book costs
+		// 85 band entries, small beside the book.
 		c.Sketch.DropDigits = true
 		c.Sketch.MaxUnique = 16384
+		c.Sketch.K = 256
 		c.Sketch.Threshold = 0.3
+		c.Sketch.RecallWeight = 0.9
 	case "sentence":
 		// Short texts: character n-grams (the Wikipedia study's shingles),
 		// stored text for edit similarity, no I-Match (too few terms).
@@ -137,6 +147,8 @@ func (c *Config) Validate() error {
 		return bad("sketch.method", s.Method, "oph or classic")
 	case s.Threshold <= 0 || s.Threshold >= 1:
 		return bad("sketch.threshold", s.Threshold, "a number in (0, 1)")
+	case s.RecallWeight <= 0 || s.RecallWeight >= 1:
+		return bad("sketch.recall_weight", s.RecallWeight, "a number in (0, 1)")
 	case s.Bands < 0 || s.Rows < 0 || (s.Bands == 0) != (s.Rows == 0):
 		return bad("sketch.bands/sketch.rows", fmt.Sprintf("%d/%d", s.Bands, s.Rows), "both 0 (automatic) or both > 0")
 	case s.Bands*s.Rows > s.K:

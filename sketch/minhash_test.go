@@ -123,6 +123,15 @@ func TestBands(t *testing.T) {
 			t.Errorf("Bands(%d, %v) = %d×%d, want %d×%d", tt.k, tt.t, b, r, tt.b, tt.r)
 		}
 	}
+	for _, tt := range []struct {
+		k    int
+		t, w float64
+		b, r int
+	}{{128, 0.5, 0.8, 30, 4}, {256, 0.3, 0.9, 85, 3}} {
+		if b, r := BandsWeighted(tt.k, tt.t, tt.w); b != tt.b || r != tt.r {
+			t.Errorf("BandsWeighted(%d, %v, %v) = %d×%d, want %d×%d", tt.k, tt.t, tt.w, b, r, tt.b, tt.r)
+		}
+	}
 	if p := Collision(0.8, 9, 13); p < 0.3 || p > 0.7 {
 		t.Errorf("P(0.8) for 9×13 = %v: the threshold should sit near the curve's midpoint", p)
 	}

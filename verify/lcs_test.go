@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"os"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -277,14 +278,16 @@ func TestLCSAllocs(t *testing.T) {
 	}
 }
 
-// TestLCSSpeedup measures LIS against the DP at 256 × 256 and fails when
-// the ratio falls under 20× or LIS exceeds 10 µs per pair. The two are
-// timed in alternating rounds and each keeps its fastest round, so a busy
-// machine slows neither side alone. The figures are logged; run with -v.
+// TestLCSSpeedup measures LIS against the DP at 256 × 256 and logs the
+// figures (run with -v). The two are timed in alternating rounds and each
+// keeps its fastest round, so a busy machine slows neither side alone.
+// Timing is a measurement, not a CI gate: the targets (≥ 20×, ≤ 10 µs)
+// are asserted only with NEARDUP_PERF=1.
 func TestLCSSpeedup(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("timing test")
 	}
+	assert := os.Getenv("NEARDUP_PERF") == "1"
 	r := rand.New(rand.NewPCG(15, 16))
 	pairs := make([][2][]sketch.UniqueWord, 32)
 	for i := range pairs {
@@ -312,10 +315,10 @@ func TestLCSSpeedup(t *testing.T) {
 	}
 	ratio := float64(bestDP) / float64(bestLIS)
 	t.Logf("LCS 256×256: LIS %v/pair, DP %v/pair, ratio %.1f× (sink %d)", bestLIS, bestDP, ratio, sink)
-	if ratio < 20 {
+	if assert && ratio < 20 {
 		t.Errorf("LIS only %.1f× faster than the DP, want ≥ 20×", ratio)
 	}
-	if bestLIS > 10*time.Microsecond {
+	if assert && bestLIS > 10*time.Microsecond {
 		t.Errorf("LIS %v per 256×256 pair, want ≤ 10 µs", bestLIS)
 	}
 }

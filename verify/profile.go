@@ -64,6 +64,11 @@ const (
 	// rarely achieves once pages are long enough (see web's MinSize),
 	// while a quoted page keeps it after light edits.
 	DefaultContainment = 0.8
+	// BooksJaccard is the resemblance of two editions of a book: well below
+	// the 0.89 of the least similar Gutenberg edition pair in shared/data
+	// and the ≈ 0.75 of a copy with 3% of its words edited, above the
+	// ≈ 0.5–0.6 of a book with a fifth of its text replaced.
+	BooksJaccard = 0.7
 	// DefaultHamming is the SimHash distance of a near duplicate: k = 3,
 	// the optimum both for web pages (Manku et al.) and for CiteSeerX
 	// papers (F 0.91, precision 0.94).
@@ -92,6 +97,12 @@ type Check struct {
 	// MaxSize skips MethodEdit when the longer text has more bytes, which
 	// bounds its cost (0: no limit).
 	MaxSize int `json:"max_size,omitempty"`
+	// Asymmetric makes MethodContainment fire only when one document is
+	// contained in the other (containment ≥ Threshold) and is also clearly
+	// the smaller one (fewer than Threshold times the other's shingles): a
+	// page inside a longer page, rather than two near-identical pages of
+	// about the same length, which a later check calls near.
+	Asymmetric bool `json:"asymmetric,omitempty"`
 }
 
 // kind returns the verdict the check gives when it fires.
@@ -148,22 +159,25 @@ func ProfileByName(name string) (Profile, error) {
 //  2. imatch → near — equal I-Match digests (Chowdhury et al.), one
 //     comparison; pages that share their mid-idf vocabulary are near
 //     duplicates far more often than not.
-//  3. jaccard ≥ [DefaultJaccard] → near — exact 5-word shingle
+//  3. containment ≥ [DefaultContainment] one way only → partial, when the
+//     smaller page has at least 50 shingles — a page carried inside a
+//     longer one (a story inside a digest, a post inside an archive page),
+//     the crawler's common partial duplicate. Asymmetric: the smaller page
+//     must also have under 0.8 times the other's shingles, so two
+//     near-identical pages of about the same length go on to the next
+//     check. Below about 50 shingles (55 words) a page is mostly
+//     navigation and boilerplate that many unrelated pages contain.
+//  4. jaccard ≥ [DefaultJaccard] → near — exact 5-word shingle
 //     resemblance, the CiteSeerX optimum (precision 1.0, recall 0.98).
 //     SimHash is not used: at its best k = 3 it reached only 0.94
 //     precision there, and the exact resemblance costs about 1.5 µs at
 //     800 shingles.
-//  4. containment ≥ [DefaultContainment] → partial, when the smaller page
-//     has at least 50 shingles — a page quoted inside a longer one, the
-//     crawler's common partial duplicate, whose resemblance is low because
-//     the lengths differ. Below about 50 shingles (55 words) a page is
-//     mostly navigation and boilerplate that many unrelated pages contain.
 func WebProfile() Profile {
 	return Profile{Name: "web", Checks: []Check{
 		{Method: MethodExact},
 		{Method: MethodIMatch},
+		{Method: MethodContainment, Threshold: DefaultContainment, MinSize: 50, Asymmetric: true},
 		{Method: MethodJaccard, Threshold: DefaultJaccard},
-		{Method: MethodContainment, Threshold: DefaultContainment, MinSize: 50},
 	}}
 }
 
@@ -171,9 +185,11 @@ func WebProfile() Profile {
 // Manmatha, CIKM 2011):
 //
 //  1. exact.
-//  2. jaccard ≥ [DefaultJaccard] → near — clean editions of one work
-//     share most 5-word shingles (the Gutenberg editions in
-//     shared/data: 0.89–0.97).
+//  2. jaccard ≥ [BooksJaccard] → near — clean editions of one work
+//     share most 5-word shingles (the five Gutenberg edition pairs in
+//     shared/data: 0.89–0.97; a copy with 3% of its words edited, about
+//     0.75), while a book with a fifth of it replaced still shares about
+//     half and is a partial duplicate, not an edition.
 //  3. lcs its ≥ [DefaultITS] → partial, when the smaller book has at
 //     least 100 unique words — DUPNIQ-its, the paper's best score on its
 //     training, 1K, 3K and partial-duplicate sets; it survives OCR noise
@@ -188,7 +204,7 @@ func WebProfile() Profile {
 func BooksProfile() Profile {
 	return Profile{Name: "books", Checks: []Check{
 		{Method: MethodExact},
-		{Method: MethodJaccard, Threshold: DefaultJaccard},
+		{Method: MethodJaccard, Threshold: BooksJaccard},
 		{Method: MethodLCS, Score: ScoreITS, Threshold: DefaultITS, MinSize: 100},
 	}}
 }

@@ -208,7 +208,13 @@ func (p *pair) run(c Check) (applies, fires bool) {
 		}
 		v.cab, v.cba = containment(p.inter, na), containment(p.inter, nb)
 		p.sc.ContainmentAB, p.sc.ContainmentBA = &v.cab, &v.cba
-		return true, max(v.cab, v.cba) >= c.Threshold
+		fires := max(v.cab, v.cba) >= c.Threshold
+		if c.Asymmetric {
+			// Sampling keeps one shingle in 2^shift on both sides, so the
+			// stored sizes compare like the full ones.
+			fires = fires && float64(min(na, nb)) < c.Threshold*float64(max(na, nb))
+		}
+		return true, fires
 
 	case MethodLCS:
 		x, y := len(p.ua), len(p.ub)

@@ -135,7 +135,7 @@ func TestWithThresholds(t *testing.T) {
 	if cs == nil || cs.Threshold != 0.2 || cs != &p.Checks[len(p.Checks)-1] {
 		t.Errorf("cs check %+v, want one appended at the end with 0.2", cs)
 	}
-	if w := WebProfile(); w.Checks[2].Threshold != DefaultJaccard || len(w.Checks) != 4 {
+	if w := WebProfile(); w.Checks[3].Threshold != DefaultJaccard || len(w.Checks) != 4 {
 		t.Error("WithThresholds changed the original profile")
 	}
 	if _, err := New(p); err != nil {
@@ -174,7 +174,9 @@ func TestCascade(t *testing.T) {
 		{"web near", WebProfile(), features(t, cfg, base), features(t, cfg, edit(r, base, 0.02)), Near, ""},
 		{"web page inside a longer one", WebProfile(), features(t, cfg, page), features(t, cfg, long), Partial, MethodContainment},
 		{"web longer one holding the page", WebProfile(), features(t, cfg, long), features(t, cfg, page), Partial, MethodContainment},
-		{"web unrelated", WebProfile(), features(t, cfg, base), features(t, cfg, other), Distinct, MethodContainment},
+		{"web unrelated", WebProfile(), features(t, cfg, base), features(t, cfg, other), Distinct, MethodJaccard},
+		// Both containments are high: near, not partial.
+		{"web near is not partial", WebProfile(), features(t, cfg, base), features(t, cfg, edit(r, base, 0.01)), Near, MethodJaccard},
 		{"web tiny page inside", WebProfile(), features(t, cfg, page[:20]), features(t, cfg, long), Distinct, MethodJaccard},
 		{"books noisy copy", BooksProfile(), features(t, cfg, base), features(t, cfg, edit(r, base, 0.3)), Partial, MethodLCS},
 		{"books unrelated", BooksProfile(), features(t, cfg, base), features(t, cfg, other), Distinct, MethodLCS},

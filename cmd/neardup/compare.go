@@ -11,6 +11,7 @@ import (
 
 	"github.com/neardup/neardup/config"
 	"github.com/neardup/neardup/extract"
+	"github.com/neardup/neardup/pipeline"
 	"github.com/neardup/neardup/sketch"
 	"github.com/neardup/neardup/verify"
 )
@@ -131,7 +132,7 @@ func runCompare(_ context.Context, args []string, stdout, stderr io.Writer) erro
 // verdict verifies b (the later document) against a (the earlier) under
 // the configured profile.
 func verdict(c *config.Config, b, a *sketch.Features) (string, error) {
-	prof, err := verifyProfile(c)
+	prof, err := pipeline.VerifyProfile(c)
 	if err != nil {
 		return "", err
 	}

@@ -81,7 +81,7 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 	if len(paths) == 0 {
 		paths = []string{"-"}
 	}
-	pc, err := pipelineConfig(&cfg)
+	pc, err := pipeline.FromConfig(&cfg, version)
 	if err != nil {
 		return fmt.Errorf("%w: %w", errUsage, err)
 	}
