@@ -1,9 +1,9 @@
 package verify
 
 import (
-	"os"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"testing"
 	"time"
