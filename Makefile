@@ -29,7 +29,7 @@ unit:
 
 # The race detector on the packages with concurrency of their own.
 race:
-	$(GO) test -count=1 -race ./verify/ ./pipeline/
+	$(GO) test -count=1 -race -short ./verify/ ./pipeline/ ./consumer/ ./sink/
 
 test: deps vet unit race
 
