@@ -120,17 +120,41 @@ type redisScripts struct {
 	lookupInsert, register, buckets, resolve, features, verdict, del, maintain *redis.Script
 }
 
-func newRedisScripts() redisScripts {
+func newRedisScripts(consts string) redisScripts {
+	src := func(body string) *redis.Script { return redis.NewScript(consts + body) }
 	return redisScripts{
-		lookupInsert: redis.NewScript(luaLookupInsert),
-		register:     redis.NewScript(luaRegister),
-		buckets:      redis.NewScript(luaBuckets),
-		resolve:      redis.NewScript(luaResolve),
-		features:     redis.NewScript(luaFeatures),
-		verdict:      redis.NewScript(luaVerdict),
-		del:          redis.NewScript(luaDelete),
-		maintain:     redis.NewScript(luaMaintain),
+		lookupInsert: src(luaLookupInsert),
+		register:     src(luaRegister),
+		buckets:      src(luaBuckets),
+		resolve:      src(luaResolve),
+		features:     src(luaFeatures),
+		verdict:      src(luaVerdict),
+		del:          src(luaDelete),
+		maintain:     src(luaMaintain),
 	}
+}
+
+// scriptConstants compiles the store's settings into the scripts.
+func (r *Redis) scriptConstants() string {
+	refresh := 0
+	if r.refresh {
+		refresh = 1
+	}
+	return fmt.Sprintf("local FP = %s\nlocal L, R, NLIVE, GN, B, T, MAXB, MAXS, SIMK, S, REFRESH = %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d\n",
+		luaQuote(r.fp), r.genSec, r.retSec, r.nlive, r.gn, r.p.Bands, r.p.tables(), r.maxb, r.maxs, r.p.SimHashK, r.shards, refresh)
+}
+
+// luaQuote returns s as a Lua 5.1 string literal.
+func luaQuote(s string) string {
+	b := []byte{'"'}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < ' ' || c > '~' || c == '"' || c == '\\' {
+			b = fmt.Appendf(b, "\\%03d", c) // three digits: a following digit is not absorbed
+		} else {
+			b = append(b, c)
+		}
+	}
+	return string(append(b, '"'))
 }
 
 func (s redisScripts) all() []*redis.Script {
@@ -187,7 +211,6 @@ func newRedis(cfg RedisConfig) (*Redis, error) {
 		batch:   cmp0(cfg.Batch, DefaultBatch),
 		now:     cfg.Clock,
 		nlive:   1,
-		scripts: newRedisScripts(),
 	}
 	if r.now == nil {
 		r.now = time.Now
@@ -224,6 +247,7 @@ func newRedis(cfg RedisConfig) (*Redis, error) {
 		r.clock = append(r.clock, p+"c")
 	}
 	r.fp = fmt.Sprintf("%s layout=v%d gen=%d groups=%d shards=%d", r.p, SchemaVersion, r.genSec, r.gn, r.shards)
+	r.scripts = newRedisScripts(r.scriptConstants())
 
 	if cfg.Cluster {
 		r.c = redis.NewClusterClient(&redis.ClusterOptions{
@@ -284,23 +308,10 @@ func (r *Redis) Close() error {
 	return r.c.Close()
 }
 
-// header is ARGV[1..3] of every script for shard s.
+// header is ARGV[1..5] of every script for shard s.
 func (r *Redis) header(s, budget int) []any {
 	lo, hi := r.groupRange(s)
-	refresh := 0
-	if r.refresh {
-		refresh = 1
-	}
-	b := make([]byte, 0, 96)
-	for i, v := range []int64{r.now().Unix(), r.genSec, r.retSec, int64(r.nlive), int64(r.gn), int64(r.p.Bands),
-		int64(r.p.tables()), int64(r.maxb), int64(r.maxs), int64(r.p.SimHashK), int64(r.shards), int64(refresh),
-		int64(lo), int64(hi), int64(budget)} {
-		if i > 0 {
-			b = append(b, ' ')
-		}
-		b = strconv.AppendInt(b, v, 10)
-	}
-	return []any{r.prefix[s], r.fp, string(b)}
+	return []any{r.prefix[s], r.now().Unix(), lo, hi, budget}
 }
 
 // groupRange is the half-open range of groups stored in shard s.
@@ -382,7 +393,11 @@ func (r *Redis) wrap(ctx context.Context, op string, err error) error {
 	if err == nil {
 		return nil
 	}
-	if cerr := ctx.Err(); cerr != nil {
+	cerr := ctx.Err()
+	if dl, ok := ctx.Deadline(); ok && cerr == nil && !time.Now().Before(dl) {
+		cerr = context.DeadlineExceeded // the socket deadline fired first
+	}
+	if cerr != nil {
 		if errors.Is(cerr, context.DeadlineExceeded) {
 			return fmt.Errorf("index: %s: %w: %w", op, ErrUnavailable, cerr)
 		}

@@ -9,24 +9,27 @@ package index
 //
 //	KEYS[1]  the shard's clock hash  <P>c
 //	ARGV[1]  the shard's key prefix P = "<namespace>:v1:{<tag>}"
-//	ARGV[2]  the namespace fingerprint (canonical Params and layout)
-//	ARGV[3]  "now L R nlive GN B T maxb maxs simk S refresh glo ghi budget"
-//	ARGV[4…] the script's own arguments
+//	ARGV[2]  now, unix seconds (the caller's clock)
+//	ARGV[3]  ARGV[4]  the shard's group range [glo, ghi) (for the sweep)
+//	ARGV[5]  sweep budget: key names to give an expiry in this call
+//	ARGV[6…] the script's own arguments
 //
-// The key layout is described in doc.go. Numbers travel as decimal text so
-// that redis-benchmark can send the same EVALSHA with __rand_int__ values.
-// Lua numbers are doubles: every integer handled here stays below 2^53
-// (seqs are below 2^48, bucket values v = field·GN + group below 2^53).
+// The store's constants (the namespace fingerprint FP, generation length
+// L and retention R in seconds, NLIVE live generations, GN groups per
+// table, B bands, T tables, the guards MAXB and MAXS, SIMK, S shards,
+// REFRESH) are compiled into the source by [scriptConstants], so a call
+// parses no configuration. The key layout is described in doc.go. Numbers
+// travel as decimal text so that redis-benchmark can send the same EVALSHA
+// with __rand_int__ values. Lua numbers are doubles: every integer handled
+// here stays below 2^53 (seqs are below 2^48, bucket values v = field·GN +
+// group below 2^53).
 const luaPrelude = `
-local P = ARGV[1]
-local H = {}
-for x in string.gmatch(ARGV[3], '%S+') do H[#H + 1] = tonumber(x) end
-local NOW, L, R, NLIVE, GN, B, T, MAXB, MAXS, SIMK, S, REFRESH, GLO, GHI, BUDGET = unpack(H)
+local P, NOW, GLO, GHI, BUDGET = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local CLOCK = KEYS[1]
 local ST = redis.call('HMGET', CLOCK, 'f', 'g', 's', 'u', 'q')
 if not ST[1] then
-  redis.call('HSET', CLOCK, 'f', ARGV[2])
-elseif ST[1] ~= ARGV[2] then
+  redis.call('HSET', CLOCK, 'f', FP)
+elseif ST[1] ~= FP then
   return redis.error_reply('NDPARAMS namespace was created with: ' .. ST[1])
 end
 
@@ -44,7 +47,15 @@ local GLIVE = GEN - NLIVE + 1
 if GLIVE < 0 then GLIVE = 0 end
 local EXP = (GEN + 1) * L + R
 
-local function tkey(h, t, g) return P .. 'b' .. h .. ':' .. t .. ':' .. g end
+-- Table key prefixes are built once per call and generation.
+local KB = {}
+local function tkey(h, t, g)
+  local row = KB[h]
+  if not row then row = {}; KB[h] = row end
+  local p = row[t]
+  if not p then p = P .. 'b' .. h .. ':' .. t .. ':'; row[t] = p end
+  return p .. g
+end
 local function ikey(h, g) return P .. 'i' .. h .. ':' .. g end
 local function xkey(h, g) return P .. 'x' .. h .. ':' .. g end
 
@@ -331,7 +342,7 @@ end
 
 // luaLookupInsert is the single-node LookupInsert: registration, every
 // table and the exact lane of every document, resolution and writes, in one
-// atomic call. ARGV[4…], per document:
+// atomic call. ARGV[6…], per document:
 //
 //	id idg flags features v_1 … v_B [fphi fplo sv_1 … sv_k+1] [digest]
 //
@@ -346,7 +357,7 @@ LOWER, LOCAL = true, true
 local q = tonumber(ST[5]) or 0
 local q0 = q
 local out = {}
-local a = 4
+local a = 6
 while a <= #ARGV do
   local id, ig, flags, feat = ARGV[a], tonumber(ARGV[a + 1]) % GN, tonumber(ARGV[a + 2]), ARGV[a + 3]
   a = a + 4
@@ -406,11 +417,11 @@ if q ~= q0 then redis.call('HSET', CLOCK, 'q', q) end
 return table.concat(out)
 `
 
-// luaRegister is cluster phase 2, per id shard. ARGV[4…], per document:
+// luaRegister is cluster phase 2, per id shard. ARGV[6…], per document:
 // id idg seq features. Reply per document: status u8 · seq u48 · verdict.
 const luaRegister = luaPrelude + `
 local out = {}
-for a = 4, #ARGV, 4 do
+for a = 6, #ARGV, 4 do
   local id, ig, seq, feat = ARGV[a], tonumber(ARGV[a + 1]) % GN, tonumber(ARGV[a + 2]), ARGV[a + 3]
   local self, replay = register(id, ig, seq)
   local vd = false
@@ -427,7 +438,7 @@ flush(WF)
 return table.concat(out)
 `
 
-// luaBuckets is cluster phase 3, per bucket shard. ARGV[4…], per document:
+// luaBuckets is cluster phase 3, per bucket shard. ARGV[6…], per document:
 // seq mode fphi fplo nops (t v)×nops digest-or-"". Reply per document:
 // withheld u32 · hot u16 · exact seq u48 · exact-in-older-generation u8 ·
 // ncand u16 · (seq u48 · via u8)×ncand, via bit 4 marking a candidate found
@@ -435,7 +446,7 @@ return table.concat(out)
 const luaBuckets = luaPrelude + `
 LOWER = false
 local out = {}
-local a = 4
+local a = 6
 while a <= #ARGV do
   local self, mode = tonumber(ARGV[a]), tonumber(ARGV[a + 1])
   QHI, QLO = tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3])
@@ -465,11 +476,11 @@ end
 return table.concat(out)
 `
 
-// luaResolve is cluster phase 4, per record shard: ARGV[4…] = (seq
+// luaResolve is cluster phase 4, per record shard: ARGV[6…] = (seq
 // refresh)×n. Reply: per seq its id (i32 length, −1 = gone).
 const luaResolve = luaPrelude + `
 local out = {}
-for a = 4, #ARGV, 2 do
+for a = 6, #ARGV, 2 do
   local s = tonumber(ARGV[a])
   local id = resolve(s)
   if id and ARGV[a + 1] == '1' then refreshRecords(s, id) end
@@ -478,11 +489,11 @@ end
 return table.concat(out)
 `
 
-// luaFeatures returns the features of ids: ARGV[4…] = (id idg)×n. Reply:
+// luaFeatures returns the features of ids: ARGV[6…] = (id idg)×n. Reply:
 // per id, features (i32 length, −1 = unknown).
 const luaFeatures = luaPrelude + `
 local out = {}
-for a = 4, #ARGV, 2 do
+for a = 6, #ARGV, 2 do
   local id, ig = ARGV[a], tonumber(ARGV[a + 1]) % GN
   local s
   for h = GEN, GLIVE, -1 do
@@ -502,10 +513,10 @@ end
 return table.concat(out)
 `
 
-// luaVerdict records a verdict: ARGV[4…] = id idg verdict. Reply: 1 when
+// luaVerdict records a verdict: ARGV[6…] = id idg verdict. Reply: 1 when
 // stored or already set, 0 when id is unknown.
 const luaVerdict = luaPrelude + `
-local id, ig = ARGV[4], tonumber(ARGV[5]) % GN
+local id, ig = ARGV[6], tonumber(ARGV[7]) % GN
 local s
 for h = GEN, GLIVE, -1 do
   s = redis.call('HGET', ikey(h, ig), id)
@@ -515,7 +526,7 @@ if not s then return 0 end
 s = tonumber(s)
 if not resolve(s) then return 0 end
 local k, f = rkey('v', s)
-redis.call('HSETNX', k, f, ARGV[6])
+redis.call('HSETNX', k, f, ARGV[8])
 if R > 0 then
   local mk = rkey('m', s)
   local exp = redis.call('EXPIRETIME', mk)
@@ -524,13 +535,13 @@ end
 return 1
 `
 
-// luaDelete deletes documents: ARGV[4…] = (id idg)×n. Their id mappings
+// luaDelete deletes documents: ARGV[6…] = (id idg)×n. Their id mappings
 // and records go; their bucket members become dangling and are dropped by
 // the next rewrite of their bucket or with their generation. Reply: the
 // number of documents deleted.
 const luaDelete = luaPrelude + `
 local n = 0
-for a = 4, #ARGV, 2 do
+for a = 6, #ARGV, 2 do
   local id, ig = ARGV[a], tonumber(ARGV[a + 1]) % GN
   local s
   for h = GEN, GLIVE, -1 do
@@ -551,7 +562,7 @@ end
 return n
 `
 
-// luaMaintain runs the expiry sweep with the budget of ARGV[3] and reports
+// luaMaintain runs the expiry sweep with the budget of ARGV[5] and reports
 // 1 when no closed generation is left without expiry.
 const luaMaintain = luaPrelude + `
 if SWEPT then return 1 end

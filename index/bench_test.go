@@ -1,0 +1,352 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/neardup/neardup/index/redistest"
+)
+
+// benchParams: K = 128, 9 bands × 13 rows (the t = 0.8 choice).
+var benchParams = Params{Hash: "fnv1a64+splitmix64/v1", K: 128, Bands: 9, Rows: 13, Shingle: 5, Seed: 1, SimHashK: 3}
+
+// benchDocs returns n distinct documents with random band keys and ids of
+// 16 bytes ("doc:" and 12 digits, the shape redis-benchmark sends).
+func benchDocs(n int, seed uint64, full bool) []Entry {
+	rng := rand.New(rand.NewPCG(seed, 3))
+	docs := make([]Entry, n)
+	for i := range docs {
+		e := Entry{ID: fmt.Sprintf("doc:%012d", uint64(seed)<<32|uint64(i)), Bands: make([]uint64, benchParams.Bands)}
+		for j := range e.Bands {
+			e.Bands[j] = rng.Uint64()
+		}
+		if full {
+			e.SimHash, e.HasSimHash = rng.Uint64(), true
+			for j := range e.IMatch {
+				e.IMatch[j] = byte(rng.Uint32())
+			}
+			e.HasIMatch = true
+			e.Features = make([]byte, 100)
+		}
+		docs[i] = e
+	}
+	return docs
+}
+
+func BenchmarkMemoryLookupInsert(b *testing.B) {
+	b.ReportAllocs()
+	m, err := NewMemory(MemoryConfig{Params: benchParams})
+	if err != nil {
+		b.Fatal(err)
+	}
+	docs := benchDocs(b.N, 1, false)
+	ctx := context.Background()
+	b.ResetTimer()
+	for lo := 0; lo < len(docs); lo += 64 {
+		if _, err := m.LookupInsert(ctx, docs[lo:min(lo+64, len(docs))]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "docs/s")
+}
+
+// parallelInsert runs docs through LookupInsert with workers goroutines,
+// batch documents per call, and returns documents per second.
+func parallelInsert(tb testing.TB, s Store, docs []Entry, workers, batch int) float64 {
+	var wg sync.WaitGroup
+	per := (len(docs) + workers - 1) / workers
+	start := time.Now()
+	for w := range workers {
+		mine := docs[min(w*per, len(docs)):min((w+1)*per, len(docs))]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for lo := 0; lo < len(mine); lo += batch {
+				if _, err := s.LookupInsert(context.Background(), mine[lo:min(lo+batch, len(mine))]); err != nil {
+					tb.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return float64(len(docs)) / time.Since(start).Seconds()
+}
+
+// BenchmarkRedisLookupInsert: b.N documents, 9 bands, loopback.
+func BenchmarkRedisLookupInsert(b *testing.B) {
+	addr := redistest.StartServer(b)
+	for _, sh := range []struct {
+		batch, workers int
+		full           bool
+		retention      time.Duration
+	}{{64, 1, false, 0}, {64, 4, false, 0}, {1, 64, false, 0}, {64, 4, false, 7 * 24 * time.Hour}, {64, 4, true, 0}} {
+		name := fmt.Sprintf("batch=%d/workers=%d", sh.batch, sh.workers)
+		if sh.retention > 0 {
+			name += "/generations=2"
+		}
+		if sh.full {
+			name += "/simhash+imatch+features"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			s := openRedis(b, RedisConfig{Addrs: []string{addr}, Params: benchParams, Namespace: fmt.Sprint("b", rand.Uint64()),
+				Retention: sh.retention})
+			docs := benchDocs(b.N, rand.Uint64(), sh.full)
+			b.ResetTimer()
+			rate := parallelInsert(b, s, docs, sh.workers, sh.batch)
+			b.ReportMetric(rate, "docs/s")
+		})
+	}
+}
+
+// naiveInsert is the peer the issue describes: one unpipelined command per
+// band operation, SMEMBERS then SADD, one Redis set per bucket.
+func naiveInsert(ctx context.Context, c *redis.Client, e *Entry) ([]string, error) {
+	var cands []string
+	for i, k := range e.Bands {
+		key := "naive:" + strconv.Itoa(i) + ":" + strconv.FormatUint(k, 16)
+		m, err := c.SMembers(ctx, key).Result()
+		if err != nil {
+			return nil, err
+		}
+		cands = append(cands, m...)
+		if err := c.SAdd(ctx, key, e.ID).Err(); err != nil {
+			return nil, err
+		}
+	}
+	return cands, nil
+}
+
+func BenchmarkRedisNaive(b *testing.B) {
+	addr := redistest.StartServer(b)
+	for _, workers := range []int{1, 4} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			b.ReportAllocs()
+			c := redis.NewClient(&redis.Options{Addr: addr})
+			defer c.Close()
+			docs := benchDocs(b.N, rand.Uint64(), false)
+			b.ResetTimer()
+			var wg sync.WaitGroup
+			per := (len(docs) + workers - 1) / workers
+			for w := range workers {
+				mine := docs[min(w*per, len(docs)):min((w+1)*per, len(docs))]
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for i := range mine {
+						if _, err := naiveInsert(context.Background(), c, &mine[i]); err != nil {
+							b.Error(err)
+							return
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "docs/s")
+		})
+	}
+}
+
+// BenchmarkCeiling measures, in one run on one server, the documents per
+// second of (a) redis-benchmark sending the very EVALSHA that LookupInsert
+// sends (same script, same argument shape, random band values), its best
+// of a few concurrency settings: the server's ceiling; (b) LookupInsert; (c)
+// the naive one-command-per-band client. It reports the ratios. Run with
+// -benchtime=1x; NEARDUP_BENCH_DOCS sets the documents per measurement
+// (default 200000) and NEARDUP_BENCH_ROUNDS the rounds (default 3, best
+// kept).
+func BenchmarkCeiling(b *testing.B) {
+	if _, err := exec.LookPath("redis-benchmark"); err != nil {
+		b.Skip("redis-benchmark not installed: apt-get install -y redis-server")
+	}
+	n := envInt("NEARDUP_BENCH_DOCS", 200000)
+	rounds := envInt("NEARDUP_BENCH_ROUNDS", 3)
+	srv := redistest.Start(b, redistest.Options{})
+	admin := redis.NewClient(&redis.Options{Addr: srv.Addr})
+	defer admin.Close()
+	ctx := context.Background()
+	for _, sh := range []struct{ batch, workers int }{{64, 4}, {16, 8}, {1, 64}} {
+		b.Run(fmt.Sprintf("batch=%d", sh.batch), func(b *testing.B) {
+			var ceil, ours float64
+			for round := range rounds {
+				admin.FlushAll(ctx)
+				s := openRedis(b, RedisConfig{Addrs: []string{srv.Addr}, Params: benchParams, Namespace: "bench", Batch: sh.batch})
+				c := ceilingRate(b, s, srv, n, sh.batch)
+				admin.FlushAll(ctx)
+				s = openRedis(b, RedisConfig{Addrs: []string{srv.Addr}, Params: benchParams, Namespace: "bench", Batch: sh.batch})
+				o := parallelInsert(b, s, benchDocs(n, uint64(round+1), false), sh.workers, sh.batch)
+				b.Logf("round %d: redis-benchmark %.0f docs/s, LookupInsert %.0f docs/s (%.2f×)", round, c, o, o/c)
+				ceil, ours = max(ceil, c), max(ours, o)
+			}
+			b.ReportMetric(ceil, "ceiling-docs/s")
+			b.ReportMetric(ours, "docs/s")
+			b.ReportMetric(ours/ceil, "ratio")
+		})
+	}
+	b.Run("naive", func(b *testing.B) {
+		nn := min(n, 20000)
+		admin.FlushAll(ctx)
+		s := openRedis(b, RedisConfig{Addrs: []string{srv.Addr}, Params: benchParams, Namespace: "bench"})
+		ours1 := parallelInsert(b, s, benchDocs(nn*4, 9, false), 1, 64)
+		c := redis.NewClient(&redis.Options{Addr: srv.Addr})
+		defer c.Close()
+		docs := benchDocs(nn, 10, false)
+		start := time.Now()
+		for i := range docs {
+			if _, err := naiveInsert(ctx, c, &docs[i]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		naive := float64(nn) / time.Since(start).Seconds()
+		b.Logf("one worker each: LookupInsert (batch 64) %.0f docs/s, naive %.0f docs/s (%.1f×)", ours1, naive, ours1/naive)
+		b.ReportMetric(naive, "naive-docs/s")
+		b.ReportMetric(ours1, "docs/s")
+		b.ReportMetric(ours1/naive, "ratio")
+	})
+}
+
+var rpsRE = regexp.MustCompile(`([0-9.]+) requests per second`)
+
+// ceilingRate runs redis-benchmark with LookupInsert's script and argument
+// shape (batch documents per call) and returns its best documents/s over
+// a few client and pipeline settings.
+func ceilingRate(tb testing.TB, s *Redis, srv *redistest.Server, docs, batch int) float64 {
+	tb.Helper()
+	args := []string{"evalsha", s.scripts.lookupInsert.Hash(), "1", s.clock[0]}
+	for _, a := range s.header(0, sweepBudget) {
+		args = append(args, fmt.Sprint(a))
+	}
+	for range batch {
+		// id idg flags features v_1…v_9, as lookupInsertSingle sends them.
+		args = append(args, "doc:__rand_int__", "__rand_int__", "0", "")
+		for range benchParams.Bands {
+			args = append(args, "__rand_int__")
+		}
+	}
+	best := 0.0
+	for _, cp := range [][2]int{{4, 1}, {8, 4}, {50, 16}} {
+		requests := docs / batch
+		cmd := exec.Command("redis-benchmark", append([]string{"-h", "127.0.0.1", "-p", strconv.Itoa(srv.Port),
+			"-n", strconv.Itoa(requests), "-c", strconv.Itoa(cp[0]), "-P", strconv.Itoa(cp[1]), "-r", "2147483647", "-q"}, args...)...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			tb.Fatalf("redis-benchmark: %v\n%s", err, out)
+		}
+		m := rpsRE.FindAllSubmatch(out, -1)
+		if len(m) == 0 {
+			tb.Fatalf("redis-benchmark: no rate in %q", out)
+		}
+		rps, _ := strconv.ParseFloat(string(m[len(m)-1][1]), 64)
+		best = max(best, rps*float64(batch))
+	}
+	if errs := strings.Count(srv.Log(), "Error"); errs > 0 {
+		tb.Logf("server log has %d errors", errs)
+	}
+	return best
+}
+
+// BenchmarkRedisMemory inserts NEARDUP_MEM_DOCS documents (default
+// 1,000,000) and reports Redis memory per (band, document) entry: the
+// growth of INFO used_memory divided by documents × 9, with 9-band
+// documents only (ids of 16 bytes, no SimHash, digest or features), and
+// again with SimHash, I-Match and 100-byte features. Run with
+// -benchtime=1x -timeout=30m.
+func BenchmarkRedisMemory(b *testing.B) {
+	n := envInt("NEARDUP_MEM_DOCS", 1000000)
+	srv := redistest.Start(b, redistest.Options{})
+	admin := redis.NewClient(&redis.Options{Addr: srv.Addr})
+	defer admin.Close()
+	ctx := context.Background()
+	for _, full := range []bool{false, true} {
+		name := "bands"
+		if full {
+			name = "bands+simhash+imatch+features100"
+		}
+		b.Run(name, func(b *testing.B) {
+			admin.FlushAll(ctx)
+			before := usedMemory(b, admin)
+			s := openRedis(b, RedisConfig{Addrs: []string{srv.Addr}, Params: benchParams, Namespace: "mem", Capacity: n})
+			const chunk = 100000
+			rate := 0.0
+			for lo := 0; lo < n; lo += chunk {
+				docs := benchDocs(min(chunk, n-lo), uint64(lo/chunk+1), full)
+				rate = parallelInsert(b, s, docs, 4, 64)
+			}
+			after := usedMemory(b, admin)
+			perDoc := float64(after-before) / float64(n)
+			b.ReportMetric(perDoc/float64(benchParams.Bands), "B/entry")
+			b.ReportMetric(perDoc, "B/doc")
+			b.Logf("%d documents: used_memory %d → %d bytes (%.1f MB), %.1f B/doc, %.1f B per (band, doc); last chunk %.0f docs/s",
+				n, before, after, float64(after-before)/1e6, perDoc, perDoc/float64(benchParams.Bands), rate)
+			for kind, v := range memoryByKind(b, admin, "mem:v1:{0}") {
+				b.Logf("  keys %-2s %8d keys  %6.1f B/doc (sampled MEMORY USAGE)", kind, v.keys, v.bytes/float64(n))
+			}
+		})
+	}
+}
+
+func usedMemory(tb testing.TB, c *redis.Client) int64 {
+	info, err := c.Info(context.Background(), "memory").Result()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, line := range strings.Split(info, "\r\n") {
+		if v, ok := strings.CutPrefix(line, "used_memory:"); ok {
+			n, _ := strconv.ParseInt(v, 10, 64)
+			return n
+		}
+	}
+	tb.Fatal("no used_memory in INFO")
+	return 0
+}
+
+type kindUsage struct {
+	keys  int
+	bytes float64
+}
+
+// memoryByKind estimates the memory of each key kind (b, i, m, f, x) by
+// MEMORY USAGE over a sample of keys, scaled to the kind's key count.
+func memoryByKind(tb testing.TB, c *redis.Client, prefix string) map[string]kindUsage {
+	ctx := context.Background()
+	counts := map[string]int{}
+	sample := map[string][]string{}
+	iter := c.Scan(ctx, 0, prefix+"*", 1000).Iterator()
+	for iter.Next(ctx) {
+		k := iter.Val()
+		kind := k[len(prefix):][:1]
+		counts[kind]++
+		if len(sample[kind]) < 2000 {
+			sample[kind] = append(sample[kind], k)
+		}
+	}
+	out := map[string]kindUsage{}
+	for kind, keys := range sample {
+		var sum int64
+		for _, k := range keys {
+			sum += c.MemoryUsage(ctx, k, 0).Val()
+		}
+		out[kind] = kindUsage{counts[kind], float64(sum) / float64(len(keys)) * float64(counts[kind])}
+	}
+	return out
+}
+
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+		return v
+	}
+	return def
+}
+
