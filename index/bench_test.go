@@ -349,4 +349,3 @@ func envInt(name string, def int) int {
 	}
 	return def
 }
-
