@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/neardup/neardup/extract"
 	"github.com/neardup/neardup/pipeline"
@@ -27,6 +28,9 @@ type Files struct {
 	// Progress, when set, is called with the number of input bytes consumed
 	// so far (for a progress bar).
 	Progress func(bytes int64)
+	// Exclude lists files never read as input, such as the run's own
+	// output files inside a scanned directory.
+	Exclude []string
 
 	dec      *pipeline.Decoder
 	consumed int64
@@ -48,6 +52,21 @@ func (f *Files) Total() (int64, error) {
 
 // walk calls fn for every regular file the paths name, in order.
 func (f *Files) walk(fn func(path string, info fs.FileInfo) error) error {
+	var excluded []os.FileInfo
+	for _, x := range f.Exclude {
+		if info, err := os.Stat(x); err == nil {
+			excluded = append(excluded, info)
+		}
+	}
+	inner := fn
+	fn = func(path string, info fs.FileInfo) error {
+		for _, x := range excluded {
+			if os.SameFile(x, info) {
+				return nil
+			}
+		}
+		return inner(path, info)
+	}
 	for _, p := range f.Paths {
 		if p == "-" {
 			continue
@@ -183,6 +202,21 @@ func (f *Files) file(path string, info fs.FileInfo) pipeline.Item {
 // too_large; blank lines are ignored.
 func (f *Files) jsonLines(ctx context.Context, r io.Reader, name string, send func(pipeline.Item) error) error {
 	limit := f.MaxBytes + 64<<10
+	// A blocking read of a pipe or terminal does not see ctx; a read
+	// deadline in the past interrupts it. The watcher ends with this call.
+	if fh, ok := r.(*os.File); ok {
+		stop := make(chan struct{})
+		watched := make(chan struct{})
+		defer func() { close(stop); <-watched }()
+		go func() {
+			defer close(watched)
+			select {
+			case <-ctx.Done():
+				_ = fh.SetReadDeadline(time.Unix(1, 0))
+			case <-stop:
+			}
+		}()
+	}
 	br := bufio.NewReaderSize(r, 256<<10)
 	for line := 1; ; line++ {
 		if err := ctx.Err(); err != nil {
@@ -209,6 +243,9 @@ func (f *Files) jsonLines(ctx context.Context, r io.Reader, name string, send fu
 		}
 		if errors.Is(err, io.EOF) {
 			return nil
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) && ctx.Err() != nil {
+			return ctx.Err()
 		}
 		if err != nil {
 			return fmt.Errorf("consumer: read %s line %d: %w", name, line, err)

@@ -113,6 +113,9 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 	dead := sink.NewLines(deadOut)
 
 	src := &consumer.Files{Paths: paths, MaxBytes: cfg.Sketch.MaxBytes}
+	if *deadPath != "" {
+		src.Exclude = []string{*deadPath} // never read our own output
+	}
 	var bar *progressbar.ProgressBar
 	if f, ok := stderr.(*os.File); ok && !*quiet && term.IsTerminal(int(f.Fd())) {
 		if total, err := src.Total(); err == nil && total > 0 {

@@ -1,0 +1,295 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/neardup/neardup/index/redistest"
+	"github.com/neardup/neardup/internal/dataset"
+	"github.com/neardup/neardup/internal/schematest"
+)
+
+// neardup runs the command in-process and returns its exit code and output.
+func neardup(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var o, e bytes.Buffer
+	code = run(context.Background(), args, &o, &e)
+	return code, o.String(), e.String()
+}
+
+type event struct {
+	ID          string         `json:"id"`
+	Kind        string         `json:"kind"`
+	DuplicateOf string         `json:"duplicate_of"`
+	Cluster     string         `json:"cluster"`
+	Method      string         `json:"method"`
+	Scores      map[string]any `json:"scores"`
+}
+
+func events(t *testing.T, out string) []event {
+	t.Helper()
+	var evs []event
+	schema := schematest.Load(t, "event.schema.json")
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if line == "" {
+			continue
+		}
+		schema.Validate(t, []byte(line))
+		var ev event
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatalf("bad event %q: %v", line, err)
+		}
+		evs = append(evs, ev)
+	}
+	return evs
+}
+
+// TestScanGutenberg: over the ten Gutenberg texts, scan reports exactly the
+// five edition pairs (the later file in scan order a duplicate of the
+// earlier) and the other five unique, with the memory index and with a
+// real redis-server, identically.
+func TestScanGutenberg(t *testing.T) {
+	dir := filepath.Join(dataset.Dir(t, "gutenberg-editions"), "texts")
+	want := map[string]string{ // duplicate → original, in sorted scan order
+		"pg2701.txt":  "pg15.txt",
+		"pg28885.txt": "pg11.txt",
+		"pg42671.txt": "pg1342.txt",
+		"pg48320.txt": "pg1661.txt",
+		"pg84.txt":    "pg42324.txt",
+	}
+	addr := redistest.StartServer(t)
+	var runs [][]event
+	for _, ix := range []string{"memory", "redis://" + addr + "/0?namespace=gutenberg"} {
+		code, out, errOut := neardup(t, "scan", "--emit", "all", "--index", ix, dir)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", ix, code, errOut)
+		}
+		evs := events(t, out)
+		if len(evs) != 10 {
+			t.Fatalf("%s: %d events, want 10", ix, len(evs))
+		}
+		for _, ev := range evs {
+			base := filepath.Base(ev.ID)
+			if orig, dup := want[base]; dup {
+				if ev.Kind == "unique" || filepath.Base(ev.DuplicateOf) != orig || filepath.Base(ev.Cluster) != orig {
+					t.Errorf("%s: %s is %s of %q (cluster %q), want a duplicate of %s", ix, base, ev.Kind, ev.DuplicateOf, ev.Cluster, orig)
+				}
+			} else if ev.Kind != "unique" {
+				t.Errorf("%s: %s is %s of %s, want unique", ix, base, ev.Kind, ev.DuplicateOf)
+			}
+		}
+		if !strings.Contains(errOut, "10 documents, 5 duplicates") {
+			t.Errorf("summary: %q", errOut)
+		}
+		runs = append(runs, evs)
+	}
+	for i := range runs[0] {
+		a, b := runs[0][i], runs[1][i]
+		a.Scores, b.Scores = nil, nil
+		if a.ID != b.ID || a.Kind != b.Kind || a.DuplicateOf != b.DuplicateOf || a.Cluster != b.Cluster || a.Method != b.Method {
+			t.Errorf("memory and redis differ: %+v vs %+v", a, b)
+		}
+	}
+}
+
+func TestScanExamples(t *testing.T) {
+	code, out, errOut := neardup(t, "scan", "--emit", "all", filepath.Join("..", "..", "examples", "docs"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	got := map[string]string{}
+	for _, ev := range events(t, out) {
+		got[filepath.Base(ev.ID)] = ev.Kind + " " + filepath.Base(ev.DuplicateOf)
+	}
+	want := map[string]string{
+		"01-harbour-bridge.txt":            "unique .",
+		"02-harbour-bridge-syndicated.txt": "near 01-harbour-bridge.txt",
+		"03-orchard-study.txt":             "unique .",
+		"04-orchard-study-in-digest.txt":   "partial 03-orchard-study.txt",
+		"05-library-hours.txt":             "unique .",
+		"06-library-hours-copy.txt":        "exact 05-library-hours.txt",
+		"07-marathon.txt":                  "unique .",
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: %q, want %q", k, got[k], v)
+		}
+	}
+}
+
+// Bad input through scan: each bad document is dead-lettered with its
+// reason, the run goes on and exits 0, and nothing panics.
+func TestScanBadInput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, b []byte) {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	big := `{"id":"big","text":"` + strings.Repeat("lorem ipsum ", 50<<20/12) + `"}`
+	lines := []string{
+		`{"id":"good","text":"a perfectly ordinary document with a handful of words in it"}`,
+		`{"id":"malformed","text":`,
+		`{"text":"missing id"}`,
+		`{"id":"both","text":"x","html":"<p>x</p>"}`,
+		`{"id":"neither"}`,
+		`{"id":"empty","text":""}`,
+		big,
+		"{\"id\":\"latin1\",\"text\":\"caf\xe9 cr\xe8me br\xfbl\xe9e for everyone at the table\"}",
+		`{"id":"good-copy","text":"a perfectly ordinary document with a handful of words in it"}`,
+	}
+	write("a.jsonl", []byte(strings.Join(lines, "\n")+"\n"))
+	write("b-binary.txt", []byte("\x7fELF\x02\x01\x01\x00\x00\x00binary"))
+	write("c-invalid-utf8.txt", []byte("plain text file with invalid \xff\xfe bytes and enough words"))
+	deadFile := filepath.Join(dir, "dead.jsonl")
+	code, out, errOut := neardup(t, "scan", "--quiet", "--dead-letter", deadFile, "--sketch.max_bytes", "16MiB", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	dead, err := os.ReadFile(deadFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reasons := map[string]string{}
+	schema := schematest.Load(t, "dead-letter.schema.json")
+	for _, line := range strings.Split(strings.TrimSpace(string(dead)), "\n") {
+		schema.Validate(t, []byte(line))
+		var d struct {
+			ID     string `json:"id"`
+			Reason string `json:"reason"`
+			Source struct {
+				File string `json:"file"`
+				Line int    `json:"line"`
+			} `json:"source"`
+		}
+		if err := json.Unmarshal([]byte(line), &d); err != nil {
+			t.Fatal(err)
+		}
+		key := d.ID
+		if key == "" {
+			key = filepath.Base(d.Source.File) + ":" + string(rune('0'+d.Source.Line))
+		}
+		reasons[key] = d.Reason
+	}
+	want := map[string]string{
+		"a.jsonl:2":  "malformed_json",
+		"a.jsonl:3":  "missing_id",
+		"both":       "both_text_and_html",
+		"neither":    "no_content",
+		"empty":      "empty_text",
+		"a.jsonl:7":  "too_large",
+		filepath.ToSlash(filepath.Join(dir, "b-binary.txt")): "binary",
+	}
+	for k, v := range want {
+		if reasons[k] != v {
+			t.Errorf("%s: reason %q, want %q (all: %v)", k, reasons[k], v, reasons)
+		}
+	}
+	evs := events(t, out)
+	var gotCopy, gotLatin, gotInvalid bool
+	for _, ev := range evs {
+		switch filepath.Base(ev.ID) {
+		case "good-copy":
+			gotCopy = ev.Kind == "exact" && ev.DuplicateOf == "good"
+		}
+	}
+	code, out, _ = neardup(t, "scan", "--quiet", "--emit", "all", "--dead-letter", filepath.Join(dir, "dead2.jsonl"), dir)
+	for _, ev := range events(t, out) {
+		switch filepath.Base(ev.ID) {
+		case "latin1":
+			gotLatin = true
+		case "c-invalid-utf8.txt":
+			gotInvalid = true
+		}
+	}
+	if !gotCopy || !gotLatin || !gotInvalid || code != 0 {
+		t.Errorf("run did not continue past bad input: copy %v, latin1 %v, invalid-utf8 file %v, exit %d", gotCopy, gotLatin, gotInvalid, code)
+	}
+}
+
+func TestScanUsage(t *testing.T) {
+	if code, _, _ := neardup(t, "scan", "--sketch.k=3", "x"); code != exitUsage {
+		t.Errorf("invalid config: exit %d, want %d", code, exitUsage)
+	}
+	if code, _, _ := neardup(t, "nope"); code != exitUsage {
+		t.Errorf("unknown command: exit %d", code)
+	}
+	if code, _, errOut := neardup(t, "scan", filepath.Join(t.TempDir(), "missing")); code != exitError || !strings.Contains(errOut, "no such file") {
+		t.Errorf("missing path: exit %d, %q", code, errOut)
+	}
+}
+
+func TestScanStdin(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := os.Stdin
+	os.Stdin = r
+	defer func() { os.Stdin = old }()
+	go func() {
+		defer w.Close()
+		w.WriteString(`{"id":"1","text":"the same short story about a lighthouse keeper and his cat"}` + "\n\n")
+		w.WriteString(`{"id":"2","text":"The same short story about a lighthouse keeper and his cat!"}` + "\n")
+	}()
+	code, out, errOut := neardup(t, "scan", "--quiet", "-")
+	evs := events(t, out)
+	if code != 0 || len(evs) != 1 || evs[0].ID != "2" || evs[0].DuplicateOf != "1" {
+		t.Errorf("exit %d, events %+v, stderr %s", code, evs, errOut)
+	}
+}
+
+// The first interrupt stops reading, finishes the documents in flight,
+// flushes their events and exits 130.
+func TestScanInterrupt(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := os.Stdin
+	os.Stdin = r
+	defer func() { os.Stdin = old }()
+	written := make(chan struct{})
+	go func() {
+		// Write documents and keep the pipe open, like a producer that is
+		// still going when the operator presses Ctrl-C.
+		for i := range 500 {
+			fmt.Fprintf(w, `{"id":"d%d","text":"document number %d says something about topic %d and more"}`+"\n", i, i, i%7)
+		}
+		close(written)
+	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	var o, e bytes.Buffer
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, []string{"scan", "--emit", "all", "-"}, &o, &e) }()
+	<-written
+	time.Sleep(300 * time.Millisecond) // let the pipeline take what was written
+	cancel()
+	var code int
+	select {
+	case code = <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("scan did not stop after the interrupt")
+	}
+	w.Close()
+	r.Close()
+	if code != exitIntr {
+		t.Errorf("exit %d, want %d; stderr %s", code, exitIntr, e.String())
+	}
+	evs := events(t, o.String())
+	if len(evs) == 0 || !strings.Contains(e.String(), fmt.Sprintf("%d documents", len(evs))) {
+		t.Errorf("%d events flushed; summary %q", len(evs), e.String())
+	}
+	for i, ev := range evs {
+		if ev.ID != fmt.Sprintf("d%d", i) {
+			t.Fatalf("event %d is %s: lost or reordered", i, ev.ID)
+		}
+	}
+}
