@@ -179,12 +179,12 @@ func TestScanBadInput(t *testing.T) {
 		reasons[key] = d.Reason
 	}
 	want := map[string]string{
-		"a.jsonl:2":  "malformed_json",
-		"a.jsonl:3":  "missing_id",
-		"both":       "both_text_and_html",
-		"neither":    "no_content",
-		"empty":      "empty_text",
-		"a.jsonl:7":  "too_large",
+		"a.jsonl:2": "malformed_json",
+		"a.jsonl:3": "missing_id",
+		"both":      "both_text_and_html",
+		"neither":   "no_content",
+		"empty":     "empty_text",
+		"a.jsonl:7": "too_large",
 		filepath.ToSlash(filepath.Join(dir, "b-binary.txt")): "binary",
 	}
 	for k, v := range want {
