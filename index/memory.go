@@ -88,30 +88,36 @@ type memExpiry struct {
 	expires int64
 }
 
-type bucketKey struct {
-	t uint32
-	k uint64
+// memBucket is a bucket with more than one member (or an overflow count),
+// and every SimHash bucket. A member is its seq (LSH, w = 1) or its seq
+// and fingerprint (SimHash, w = 2).
+type memBucket struct {
+	members  []uint64
+	overflow int
 }
 
-type memBucket struct {
-	members  []uint64 // seqs in insertion order
-	fps      []uint64 // SimHash tables only: fingerprints parallel to members
-	overflow int      // documents turned away by the guard
-}
+// bigTag in a stripe's one map sends the lookup to its big map.
+const bigTag = 1 << 63
 
 type memStripe struct {
-	mu      sync.Mutex
-	buckets map[bucketKey]*memBucket
-	ids     map[string]uint64
-	exact   map[sketch.Digest]uint64
-	_       [40]byte // keep neighbouring mutexes off one cache line
+	mu sync.Mutex
+	// An LSH bucket with one member is one[key] = its seq (16-byte map
+	// slots keep the common case compact and cache-friendly); larger
+	// ones and all SimHash buckets live in big. Keys are salted with the
+	// table.
+	one   map[uint64]uint64
+	big   map[uint64]*memBucket
+	ids   map[string]uint64
+	exact map[sketch.Digest]uint64
+	_     [40]byte // keep neighbouring mutexes off one cache line
 }
 
 type memDoc struct {
 	id        string
 	seq       uint64
 	features  []byte
-	keys      []bucketKey // every bucket the document was added to
+	keys      []uint64 // salted keys of every bucket the document was added to
+	nlsh      int      // keys[:nlsh] are LSH buckets, the rest SimHash
 	fp        uint64
 	digest    sketch.Digest
 	hasDigest bool
@@ -148,7 +154,8 @@ func NewMemory(cfg MemoryConfig) (*Memory, error) {
 		m.clock = time.Now
 	}
 	for i := range m.stripes {
-		m.stripes[i].buckets = map[bucketKey]*memBucket{}
+		m.stripes[i].one = map[uint64]uint64{}
+		m.stripes[i].big = map[uint64]*memBucket{}
 		m.stripes[i].ids = map[string]uint64{}
 		m.stripes[i].exact = map[sketch.Digest]uint64{}
 	}
@@ -184,9 +191,11 @@ func (m *Memory) check(ctx context.Context) error {
 
 func (m *Memory) idStripe(id string) int { return int(fnv32(id) % memStripes) }
 
-func (m *Memory) bucketStripe(k bucketKey) int {
-	return int(sketch.Mix64(k.k^uint64(k.t)*0x9e3779b97f4a7c15) % memStripes)
-}
+// salt gives table t's bucket key k a key of its own in the shared
+// stripe maps (distinct tables colliding is a 2^-64 event).
+func salt(t int, k uint64) uint64 { return k ^ sketch.Mix64(uint64(t)+1) }
+
+func bucketStripe(key uint64) int { return int(sketch.Mix64(key) % memStripes) }
 
 func digestStripe(d *sketch.Digest) int {
 	return int((uint64(d[0]) | uint64(d[1])<<8) % memStripes)
@@ -209,7 +218,7 @@ func alive(d *memDoc, now int64) bool {
 }
 
 type memScratch struct {
-	keys    []bucketKey
+	keys    []uint64 // salted
 	stripes []int
 	sim     []uint64
 	seen    map[uint64]int // candidate seq → index in cands
@@ -257,26 +266,26 @@ func (m *Memory) LookupInsert(ctx context.Context, docs []Entry) ([]Result, erro
 func (m *Memory) lookupInsert(e *Entry, now int64, sc *memScratch, r *Result) {
 	sc.keys = sc.keys[:0]
 	for i, k := range e.Bands {
-		sc.keys = append(sc.keys, bucketKey{uint32(i), k})
+		sc.keys = append(sc.keys, salt(i, k))
 	}
 	if e.HasSimHash {
 		sc.sim = simBlockKeys(sc.sim[:0], e.SimHash, m.simK)
 		for i, k := range sc.sim {
-			sc.keys = append(sc.keys, bucketKey{uint32(m.nbands + i), k})
+			sc.keys = append(sc.keys, salt(m.nbands+i, k))
 		}
 	}
-	sc.stripes = append(sc.stripes[:0], m.idStripe(e.ID))
+	idStripe := m.idStripe(e.ID)
+	sc.stripes = append(sc.stripes[:0], idStripe)
 	for _, k := range sc.keys {
-		sc.stripes = append(sc.stripes, m.bucketStripe(k))
+		sc.stripes = append(sc.stripes, bucketStripe(k))
 	}
 	if e.HasIMatch {
 		sc.stripes = append(sc.stripes, digestStripe(&e.IMatch))
 	}
 	locked := m.lockSet(sc.stripes)
-	defer m.unlockSet(locked)
 
 	m.stats.docs.Add(1)
-	ids := m.stripes[m.idStripe(e.ID)].ids
+	ids := m.stripes[idStripe].ids
 	var self *memDoc
 	if seq, ok := ids[e.ID]; ok {
 		if d := m.doc(seq); alive(d, now) {
@@ -291,12 +300,14 @@ func (m *Memory) lookupInsert(e *Entry, now int64, sc *memScratch, r *Result) {
 		r.Verdict = self.verdict
 		sh.mu.RUnlock()
 		if r.Verdict != nil {
+			m.unlockSet(locked)
 			return
 		}
 	} else {
 		// The Seq is taken while every stripe the entry touches is
 		// locked: conflicting entries are serialized in Seq order.
-		self = &memDoc{id: e.ID, seq: m.seq.Add(1), fp: e.SimHash, digest: e.IMatch, hasDigest: e.HasIMatch}
+		self = &memDoc{id: e.ID, seq: m.seq.Add(1), fp: e.SimHash, digest: e.IMatch, hasDigest: e.HasIMatch,
+			keys: make([]uint64, 0, len(sc.keys))}
 		if len(e.Features) > 0 {
 			self.features = slices.Clone(e.Features)
 		}
@@ -305,63 +316,78 @@ func (m *Memory) lookupInsert(e *Entry, now int64, sc *memScratch, r *Result) {
 		}
 		r.Seq = self.seq
 		ids[e.ID] = self.seq
-		// Published in the seq map at the end, once self.keys is final;
-		// nobody can reach it earlier because its stripes are locked.
-		defer func() {
-			sh := &m.docs[self.seq%memDocShards]
-			sh.mu.Lock()
-			sh.m[self.seq] = self
-			sh.mu.Unlock()
-			if m.retention > 0 {
-				m.pushExpiry(self.seq, now+m.retention)
-			}
-		}()
 	}
 	insert := !r.Replay
 
 	clear(sc.seen)
 	sc.cands = sc.cands[:0]
-	for _, k := range sc.keys {
-		st := &m.stripes[m.bucketStripe(k)]
-		b := st.buckets[k]
-		sim := int(k.t) >= m.nbands
-		limit := m.maxBucket
+	for i, k := range sc.keys {
+		st := &m.stripes[bucketStripe(k)]
+		sim := i >= m.nbands
+		w, limit := 1, m.maxBucket
+		var b *memBucket
 		if sim {
-			limit = m.maxSimBucket
+			w, limit = 2, m.maxSimBucket
+			b = st.big[k]
+		} else if v, ok := st.one[k]; !ok {
+			if insert {
+				st.one[k] = self.seq
+				self.keys = append(self.keys, k)
+				self.nlsh++
+			}
+			continue
+		} else if v&bigTag == 0 { // a single member
+			if v != self.seq && !(r.Replay && v > self.seq) {
+				if d := m.doc(v); alive(d, now) {
+					m.addCandidate(sc, d, false, now)
+				}
+			}
+			if insert {
+				b := &memBucket{members: []uint64{v}}
+				st.big[k], st.one[k] = b, bigTag
+				if limit <= 1 {
+					m.hotBucket(b, r, true)
+				} else {
+					b.members = append(b.members, self.seq)
+					self.keys = append(self.keys, k)
+					self.nlsh++
+				}
+			} else if limit <= 1 {
+				m.stats.hot.Add(1)
+			}
+			continue
+		} else {
+			b = st.big[k]
 		}
 		if b == nil {
-			if insert {
-				b = &memBucket{}
-				st.buckets[k] = b
-			} else {
+			if !insert {
 				continue
 			}
+			b = &memBucket{}
+			st.big[k] = b
 		}
-		for j, s := range b.members {
+		for j := 0; j < len(b.members); j += w {
+			s := b.members[j]
 			if s == self.seq || (r.Replay && s > self.seq) {
 				continue
 			}
-			if sim && sketch.Hamming(b.fps[j], e.SimHash) > m.simK {
+			if sim && sketch.Hamming(b.members[j+1], e.SimHash) > m.simK {
 				continue
 			}
-			d := m.doc(s)
-			if !alive(d, now) {
-				continue
+			if d := m.doc(s); alive(d, now) {
+				m.addCandidate(sc, d, sim, now)
 			}
-			m.addCandidate(sc, d, sim, now)
 		}
-		if len(b.members) >= limit {
-			m.stats.hot.Add(1)
-			r.Truncated += b.overflow
-			if insert {
-				b.overflow++
-			}
+		if len(b.members)/w >= limit {
+			m.hotBucket(b, r, insert)
 			continue
 		}
 		if insert {
 			b.members = append(b.members, self.seq)
 			if sim {
-				b.fps = append(b.fps, e.SimHash)
+				b.members = append(b.members, e.SimHash)
+			} else {
+				self.nlsh++
 			}
 			self.keys = append(self.keys, k)
 		}
@@ -385,7 +411,31 @@ func (m *Memory) lookupInsert(e *Entry, now int64, sc *memScratch, r *Result) {
 		sortCandidates(r.Candidates)
 		m.stats.candidates.Add(uint64(len(r.Candidates)))
 	}
-	m.stats.withheld.Add(uint64(r.Truncated))
+	if r.Truncated > 0 {
+		m.stats.withheld.Add(uint64(r.Truncated))
+	}
+	if insert {
+		// Published once self.keys is final; nobody could reach self
+		// earlier because its stripes were locked.
+		sh := &m.docs[self.seq%memDocShards]
+		sh.mu.Lock()
+		sh.m[self.seq] = self
+		sh.mu.Unlock()
+		if m.retention > 0 {
+			m.pushExpiry(self.seq, now+m.retention)
+		}
+	}
+	m.unlockSet(locked)
+}
+
+// hotBucket counts a lookup of a full bucket: its overflow so far is
+// withheld, and an inserting document is turned away.
+func (m *Memory) hotBucket(b *memBucket, r *Result, insert bool) {
+	m.stats.hot.Add(1)
+	r.Truncated += b.overflow
+	if insert {
+		b.overflow++
+	}
 }
 
 func (m *Memory) addCandidate(sc *memScratch, d *memDoc, sim bool, now int64) {
@@ -450,7 +500,7 @@ func (m *Memory) purge(now int64, limit int) {
 func (m *Memory) remove(d *memDoc) {
 	set := []int{m.idStripe(d.id)}
 	for _, k := range d.keys {
-		set = append(set, m.bucketStripe(k))
+		set = append(set, bucketStripe(k))
 	}
 	if d.hasDigest {
 		set = append(set, digestStripe(&d.digest))
@@ -469,20 +519,35 @@ func (m *Memory) remove(d *memDoc) {
 	if ids[d.id] == d.seq {
 		delete(ids, d.id)
 	}
-	for _, k := range d.keys {
-		st := &m.stripes[m.bucketStripe(k)]
-		b := st.buckets[k]
+	for i, k := range d.keys {
+		st := &m.stripes[bucketStripe(k)]
+		if i < d.nlsh {
+			if v, ok := st.one[k]; ok && v == d.seq {
+				delete(st.one, k)
+				continue
+			}
+		}
+		b := st.big[k]
 		if b == nil {
 			continue
 		}
-		if j := slices.Index(b.members, d.seq); j >= 0 {
-			b.members = slices.Delete(b.members, j, j+1)
-			if b.fps != nil {
-				b.fps = slices.Delete(b.fps, j, j+1)
+		w := 1
+		if i >= d.nlsh {
+			w = 2
+		}
+		for j := 0; j < len(b.members); j += w {
+			if b.members[j] == d.seq {
+				b.members = slices.Delete(b.members, j, j+w)
+				break
 			}
 		}
-		if len(b.members) == 0 && b.overflow == 0 {
-			delete(st.buckets, k)
+		switch {
+		case len(b.members) == 0 && b.overflow == 0:
+			delete(st.big, k)
+			delete(st.one, k)
+		case w == 1 && len(b.members) == 1 && b.overflow == 0:
+			st.one[k] = b.members[0]
+			delete(st.big, k)
 		}
 	}
 	if d.hasDigest {

@@ -194,8 +194,13 @@ local function scan(val, w, old)
     local s, hi, lo
     if w == 6 then s = struct.unpack('>I6', val, p)
     else s, hi, lo = struct.unpack('>I6I4I4', val, p) end
+    local near = w == 6
+    if not near then
+      local d = pop32(bit.bxor(hi, QHI)) -- most members fail on the first half
+      near = d <= SIMK and d + pop32(bit.bxor(lo, QLO)) <= SIMK
+    end
     if s == SELF then present = true
-    elseif (not LOWER or s < SELF) and (w == 6 or pop32(bit.bxor(hi, QHI)) + pop32(bit.bxor(lo, QLO)) <= SIMK) then
+    elseif near and (not LOWER or s < SELF) then
       addc(s, w == 6 and 1 or 2)
       if old then old[#old + 1] = s; old[#old + 1] = string.sub(val, p, p + w - 1); OLDC[s] = true end
     end

@@ -1,0 +1,138 @@
+// Package index is neardup's band store: for each incoming document it
+// answers "which stored documents share a bucket with me?" and stores the
+// document, atomically, in one step ([Store.LookupInsert]).
+//
+// A document brings its LSH band keys (sketch.BandKeys), optionally a
+// 64-bit SimHash fingerprint and an I-Match digest, and opaque feature
+// bytes for verification. The store returns, per document, its sequence
+// number (Seq, first-seen order), the candidates that share an LSH bucket
+// or a SimHash block within Hamming distance k, the first document with the
+// same I-Match digest, and whether the document is a replay of one already
+// stored.
+//
+// There are two implementations of [Store], which pass the same conformance
+// suite and are checked against each other on random operations:
+//
+//   - [Memory]: maps in 256 lock stripes, for embedded use and tests.
+//   - [Redis]: a single Redis node or a Redis Cluster (go-redis v9), Redis
+//     7.0 or newer. All work runs in server-side Lua scripts, loaded once
+//     and called with EVALSHA (EVAL when the server lost its script cache).
+//
+// Both are safe for concurrent use and start no goroutines.
+//
+// # Atomicity
+//
+// On a single Redis node one script call looks up and inserts every band,
+// SimHash block and digest of a batch of documents (at most
+// RedisConfig.Batch per call; larger batches travel as several calls in one
+// round trip). A script runs alone on the server, so LookupInsert is
+// serializable in Seq order: of two near-duplicates processed at the same
+// time by different consumers, the one with the higher Seq sees the other,
+// exactly as in a serial run. The memory store gives the same guarantee by
+// taking each entry's Seq while holding every stripe lock the entry needs.
+//
+// # Redis Cluster and the ordering rule
+//
+// A document's buckets are spread over masters, so its lookups cannot be
+// one atomic step. Keys carry hash tags: S shards (default 48), each a tag
+// chosen so that the shards spread evenly over the slot ranges. What must
+// be atomic lives in one slot: a bucket's members, an id's mapping, a
+// document's records. LookupInsert takes four round trips: reserve Seqs
+// (HINCRBY), register ids and write records, look up and insert buckets,
+// resolve Seqs to ids.
+//
+// Ordering rule. A document's Seq is fixed and its records are written
+// before any of its bucket entries is visible. Every lookup-and-insert of
+// one bucket is atomic on its master, so of two near-duplicates sharing a
+// bucket, the second to reach the bucket sees the first. If that is the
+// earlier document (lower Seq), its Result lists the later one as a
+// candidate with a higher Seq, and the caller reports the pair from this
+// side as a correction ("the later document duplicates me"), the very event
+// the later document would have produced had it seen this one. Pair events
+// are idempotent on (earlier, later). The set of pairs reported is then the
+// set a serial execution in Seq order reports; TestClusterConcurrentPairs
+// checks this on a real three-master cluster. On a single node and in
+// memory no candidate ever has a higher Seq than the query.
+//
+// # Key layout (Redis)
+//
+// Every key starts with P = "<namespace>:v<SchemaVersion>:{<tag>}". Bucket
+// keys of 64 bits are split into a group (the top G bits, G from
+// RedisConfig.Capacity so that a group holds about 64 buckets) and a field
+// (the low 31 bits); hashes of that size stay in Redis's compact listpack
+// encoding, with the field stored as a 5-byte integer. <gen> is the
+// generation number (0 without retention).
+//
+//	P c                      clock hash: f namespace fingerprint (Params and
+//	                         layout), g current generation, s/u expiry sweep
+//	                         position, q Seq counter
+//	P b<gen>:<t>:<group>     bucket group of table t (0…Bands-1 LSH bands,
+//	                         then the k+1 SimHash block tables)
+//	                           field  bucket key's low 31 bits
+//	                           value  LSH: members as 6-byte big-endian Seqs
+//	                                  SimHash: 6-byte Seq + 8-byte fingerprint
+//	                           o<field>  documents turned away by the guard
+//	P i<gen>:<group>         ids: external id → Seq (group: FNV-1a 32 of the id)
+//	P x<gen>:<group>         I-Match: digest[0:16] → Seq of the first document
+//	                         (group: digest[16:20])
+//	P m<n>, P f<n>, P v<n>   per-document records of local Seqs 64n…64n+63,
+//	                         field Seq mod 64: m external id, f the feature
+//	                         bytes exactly as given, v the verdict bytes
+//
+// Bytes per stored item, before Redis's per-key and allocator overhead: an
+// LSH (band, document) entry is 14 bytes of listpack (6 field + 8 value); a
+// SimHash entry 22; an id 7 + its length; a digest 24; a meta record 2 +
+// the id's length; features and verdicts their length plus a few bytes. The
+// measured total is about 16–17 bytes of Redis memory per (band, document)
+// entry for 9-band documents, and under 40 with SimHash, I-Match and the
+// id counted in (see BENCHMARKS.md).
+//
+// # Generations and memory over time
+//
+// With RedisConfig.Retention > 0, time is cut into generations of
+// RedisConfig.Generation. Writes go to the current generation; lookups read
+// every live generation (⌈Retention/Generation⌉+1 of them: one more read
+// per band each, so keep the ratio small, e.g. Generation = Retention or
+// Retention/2). The generation is computed from the caller's clock and kept
+// monotonic per shard on the server. When a generation closes, a sweep
+// (a few hundred key names per LookupInsert call, or [Redis.Maintain])
+// gives each of its keys EXPIREAT (gen+1)·Generation + Retention; records
+// get that expiry when written. A document is thus findable for at least
+// Retention and at most Retention+Generation. RefreshOnMatch carries a
+// document found in an older generation into the current one (bucket
+// entries, id, record expiry). The memory store expires documents exactly
+// after Retention and purges them during later calls.
+//
+// # Deletion
+//
+// Delete removes a document's id and records at once: it is never a
+// candidate again and its id can be inserted anew. Its 6-byte bucket
+// members are dropped lazily: by the next rewrite of the bucket (single
+// node) or with their generation (cluster).
+//
+// # Hot buckets
+//
+// A bucket that reaches RedisConfig.MaxBucket live members (MaxSimHashBucket
+// for SimHash tables), as boilerplate pages do, stops growing: later
+// documents get the stored members but are not added, and the number of
+// documents turned away is reported (Result.Truncated, Stats.HotBuckets,
+// Stats.Withheld).
+//
+// # Replays
+//
+// Inserting an external id that is stored stores nothing new: the Result
+// has Replay set, the stored Seq and the verdict recorded with
+// [Store.RecordVerdict]. When no verdict was recorded (the first attempt
+// failed before recording it), the lookups are repeated, limited to
+// documents with a lower Seq, so the caller can compute the verdict again.
+// In cluster mode a replay also completes the bucket inserts that a failed
+// first attempt may have left undone.
+//
+// # Errors
+//
+// Connection failures, timeouts (including the caller's deadline) and
+// Redis's transient replies surface as [ErrUnavailable]; a call that fails
+// returns no results, so nothing is ever reported as unique because Redis
+// was down. Retrying the same batch is safe. A namespace created with other
+// parameters yields [ErrParamsMismatch] at NewRedis and on every later call.
+package index
