@@ -21,8 +21,9 @@ func (c *Config) SketchConfig() sketch.Config {
 		IMatch: sketch.IMatch{
 			Mode: sketch.IMatchMode(s.IMatch), Cutoff: s.IMatchCutoff, Keep: s.IMatchKeep, MinTerms: s.IMatchMin,
 		},
-		KeepText: s.KeepText,
-		MaxBytes: s.MaxBytes,
+		KeepText:   s.KeepText,
+		SimHashIDF: s.SimHashIDF,
+		MaxBytes:   s.MaxBytes,
 	}
 	if s.IMatch == "off" {
 		// No digest: a minimum no document reaches.

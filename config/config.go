@@ -30,7 +30,8 @@ type Sketch struct {
 	RecallWeight float64 `yaml:"recall_weight" doc:"weight of missed pairs against spurious candidates when choosing bands and rows (0.5 balances them; verification removes spurious candidates, so profiles favour recall)"`
 	Bands        int     `yaml:"bands" doc:"LSH bands; 0 chooses from k, threshold and recall_weight"`
 	Rows         int     `yaml:"rows" doc:"rows per band; 0 chooses from k and threshold"`
-	SimHashK     int     `yaml:"simhash_k" doc:"Hamming distance of SimHash candidate lookup (k+1 block tables); -1 disables SimHash lookup"`
+	SimHashK     int     `yaml:"simhash_k" doc:"Hamming distance of the SimHash candidate lane (k+1 block tables; 3 in the CiteSeerX study); -1 turns the lane off (the default: see docs/design.md)"`
+	SimHashIDF   bool    `yaml:"simhash_idf" doc:"weight SimHash tokens by lexicon idf instead of equally"`
 	FoldQuotes   bool    `yaml:"fold_quotes" doc:"fold typographic quotes and dashes to ASCII"`
 	StripAccents bool    `yaml:"strip_accents" doc:"remove accents (café → cafe)"`
 	DropDigits   bool    `yaml:"drop_digits" doc:"treat digits as separators"`
@@ -81,7 +82,7 @@ func Default() Config {
 	c := Config{
 		Profile: "web",
 		Sketch: Sketch{
-			Shingle: 5, K: 128, Method: "oph", Seed: 1, Threshold: 0.5, RecallWeight: 0.8, SimHashK: 3,
+			Shingle: 5, K: 128, Method: "oph", Seed: 1, Threshold: 0.5, RecallWeight: 0.8, SimHashK: -1,
 			FoldQuotes: true, MaxBytes: 16 << 20, IMatch: "idf", IMatchCutoff: 0.1, IMatchKeep: 0.1, IMatchMin: 8,
 			MaxShingles: 4096, MaxUnique: 8192,
 		},
@@ -120,7 +121,6 @@ func applyProfile(c *Config, profile string) error {
 		c.Sketch.CharGram = 5
 		c.Sketch.KeepText = 4096
 		c.Sketch.IMatch = "off"
-		c.Sketch.SimHashK = -1
 	default:
 		return fmt.Errorf("%w: profile %q: want web, books or sentence", ErrInvalid, profile)
 	}

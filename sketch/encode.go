@@ -300,3 +300,40 @@ func filterUnique(seq []UniqueWord, have, want byte) []UniqueWord {
 	}
 	return out
 }
+
+// Stored writes into dst the features that decoding f's storage encoding
+// would give (32-bit hashes, sampled to the limits, no signature), without
+// encoding: what an incoming document is verified as against stored ones.
+func (f *Features) Stored(dst *Features, lim Limits) {
+	if lim.MaxShingles <= 0 {
+		lim.MaxShingles = DefaultLimits.MaxShingles
+	}
+	if lim.MaxUnique <= 0 {
+		lim.MaxUnique = DefaultLimits.MaxUnique
+	}
+	dst.Tokens, dst.SimHash, dst.IMatch, dst.HasIMatch = f.Tokens, f.SimHash, f.IMatch, f.HasIMatch
+	dst.Signature = dst.Signature[:0]
+	shift := sampleShift(len(f.Shingles), lim.MaxShingles)
+	dst.ShingleShift = byte(shift)
+	dst.Shingles = dst.Shingles[:0]
+	for _, h := range f.Shingles {
+		if !keep(h, shift) {
+			continue
+		}
+		if top := h >> 32; len(dst.Shingles) == 0 || dst.Shingles[len(dst.Shingles)-1] != top {
+			dst.Shingles = append(dst.Shingles, top)
+		}
+	}
+	shift = sampleShift(len(f.Unique), lim.MaxUnique)
+	dst.UniqueShift = byte(shift)
+	dst.Unique = dst.Unique[:0]
+	for _, u := range f.Unique {
+		if keep(u.Hash, shift) {
+			dst.Unique = append(dst.Unique, UniqueWord{Hash: u.Hash >> 32, Pos: u.Pos})
+		}
+	}
+	dst.Text = append(dst.Text[:0], f.Text...)
+	if len(dst.Text) == 0 {
+		dst.Text = nil
+	}
+}

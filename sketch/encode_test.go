@@ -116,3 +116,24 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// Stored must equal decoding the storage encoding, sampled or not.
+func TestStoredMatchesDecode(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 8))
+	cfg := DefaultConfig()
+	cfg.KeepText = 1 << 20
+	for _, lim := range []Limits{DefaultLimits, {MaxShingles: 100, MaxUnique: 50}} {
+		for _, size := range []int{0, 50, 5000, 40000} {
+			f := mustSketch(t, cfg, syntheticDoc(r, size))
+			var dec, st Features
+			if err := dec.UnmarshalBinary(f.AppendBinary(nil, lim)); err != nil {
+				t.Fatal(err)
+			}
+			f.Stored(&st, lim)
+			if !slices.Equal(dec.Shingles, st.Shingles) || !slices.Equal(dec.Unique, st.Unique) || dec.ShingleShift != st.ShingleShift ||
+				dec.UniqueShift != st.UniqueShift || string(dec.Text) != string(st.Text) || dec.Tokens != st.Tokens || dec.SimHash != st.SimHash || dec.IMatch != st.IMatch {
+				t.Errorf("size %d, limits %+v: Stored differs from the decoded encoding", size, lim)
+			}
+		}
+	}
+}
