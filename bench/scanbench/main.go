@@ -13,8 +13,8 @@ package main
 import (
 	"context"
 	"flag"
-	"os"
 	"fmt"
+	"os"
 	"runtime"
 	"strings"
 	"time"
