@@ -81,7 +81,7 @@
 //
 // Bytes per stored item, before Redis's per-key and allocator overhead: an
 // LSH (band, document) entry is 14 bytes of listpack (6 field + 8 value); a
-// SimHash entry 22; an id 7 + its length; a digest 24; a meta record 2 +
+// SimHash entry 22; an id 7 + its length; a digest 24; a meta record 4 +
 // the id's length; features and verdicts their length plus a few bytes. The
 // measured total is about 16–17 bytes of Redis memory per (band, document)
 // entry for 9-band documents, and under 40 with SimHash, I-Match and the

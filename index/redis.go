@@ -114,6 +114,7 @@ type Redis struct {
 	stats   counters
 	closed  atomic.Bool
 	scripts redisScripts
+	co      coalescer
 }
 
 type redisScripts struct {
@@ -248,6 +249,7 @@ func newRedis(cfg RedisConfig) (*Redis, error) {
 	}
 	r.fp = fmt.Sprintf("%s layout=v%d gen=%d groups=%d shards=%d", r.p, SchemaVersion, r.genSec, r.gn, r.shards)
 	r.scripts = newRedisScripts(r.scriptConstants())
+	r.co.max = 16 * r.batch
 
 	if cfg.Cluster {
 		r.c = redis.NewClusterClient(&redis.ClusterOptions{
@@ -448,7 +450,7 @@ func (r *Redis) LookupInsert(ctx context.Context, docs []Entry) ([]Result, error
 	if r.cluster {
 		out, err = r.lookupInsertCluster(ctx, docs)
 	} else {
-		out, err = r.lookupInsertSingle(ctx, docs)
+		out, err = r.co.do(ctx, docs, r.lookupInsertSingle)
 	}
 	if err != nil {
 		return nil, r.wrap(ctx, "lookup-insert", err)

@@ -1,0 +1,53 @@
+package index_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/sketch"
+)
+
+// A document is sketched, its band keys computed, and LookupInsert returns
+// the stored documents that share a bucket with it.
+func Example() {
+	p := index.Params{Hash: "fnv1a64+splitmix64/v1", K: 128, Bands: 9, Rows: 13, Shingle: 5, Seed: 1, SimHashK: 3}
+	store, err := index.NewMemory(index.MemoryConfig{Params: p})
+	if err != nil {
+		panic(err)
+	}
+	defer store.Close()
+	sk, err := sketch.New(sketch.DefaultConfig(), nil)
+	if err != nil {
+		panic(err)
+	}
+
+	var words []string
+	for i := range 300 {
+		words = append(words, fmt.Sprintf("word%d", i*7919%1009))
+	}
+	original := strings.Join(words, " ")
+	words[150] = "changed"
+	texts := map[string]string{"a": original, "b": strings.Join(words, " "), "c": "something else entirely"}
+
+	for _, id := range []string{"a", "b", "c", "a"} {
+		var f sketch.Features
+		if err := sk.Sketch([]byte(texts[id]), &f); err != nil {
+			panic(err)
+		}
+		e := index.Entry{ID: id, Bands: sketch.BandKeys(nil, f.Signature, p.Bands, p.Rows),
+			SimHash: f.SimHash, HasSimHash: true}
+		res, err := store.LookupInsert(context.Background(), []index.Entry{e})
+		if err != nil {
+			panic(err)
+		}
+		r := res[0]
+		fmt.Printf("%s: seq %d, replay %v, candidates %v\n", id, r.Seq, r.Replay, r.Candidates)
+	}
+	// Output:
+	// a: seq 1, replay false, candidates []
+	// b: seq 2, replay false, candidates [{a 1 lsh}]
+	// c: seq 3, replay false, candidates []
+	// a: seq 1, replay true, candidates []
+}
