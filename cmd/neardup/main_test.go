@@ -227,13 +227,7 @@ func TestScanUsage(t *testing.T) {
 }
 
 func TestScanStdin(t *testing.T) {
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	old := os.Stdin
-	os.Stdin = r
-	defer func() { os.Stdin = old }()
+	w := pipeStdin(t)
 	go func() {
 		defer w.Close()
 		w.WriteString(`{"id":"1","text":"the same short story about a lighthouse keeper and his cat"}` + "\n\n")
@@ -249,13 +243,7 @@ func TestScanStdin(t *testing.T) {
 // The first interrupt stops reading, finishes the documents in flight,
 // flushes their events and exits 130.
 func TestScanInterrupt(t *testing.T) {
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	old := os.Stdin
-	os.Stdin = r
-	defer func() { os.Stdin = old }()
+	w := pipeStdin(t)
 	written := make(chan struct{})
 	go func() {
 		// Write documents and keep the pipe open, like a producer that is
@@ -279,7 +267,6 @@ func TestScanInterrupt(t *testing.T) {
 		t.Fatal("scan did not stop after the interrupt")
 	}
 	w.Close()
-	r.Close()
 	if code != exitIntr {
 		t.Errorf("exit %d, want %d; stderr %s", code, exitIntr, e.String())
 	}
@@ -292,4 +279,22 @@ func TestScanInterrupt(t *testing.T) {
 			t.Fatalf("event %d is %s: lost or reordered", i, ev.ID)
 		}
 	}
+}
+
+// pipeStdin replaces os.Stdin with a pipe for the test and returns its
+// write end.
+func pipeStdin(t *testing.T) *os.File {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := os.Stdin
+	os.Stdin = r
+	t.Cleanup(func() {
+		os.Stdin = old
+		r.Close()
+		w.Close()
+	})
+	return w
 }
