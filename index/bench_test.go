@@ -179,6 +179,7 @@ func BenchmarkCeiling(b *testing.B) {
 	ctx := context.Background()
 	for _, sh := range []struct{ batch, workers int }{{64, 4}, {16, 8}, {1, 64}} {
 		b.Run(fmt.Sprintf("batch=%d", sh.batch), func(b *testing.B) {
+			b.ReportAllocs()
 			var ceil, ours float64
 			for round := range rounds {
 				admin.FlushAll(ctx)
@@ -196,6 +197,7 @@ func BenchmarkCeiling(b *testing.B) {
 		})
 	}
 	b.Run("naive", func(b *testing.B) {
+		b.ReportAllocs()
 		nn := min(n, 20000)
 		admin.FlushAll(ctx)
 		s := openRedis(b, RedisConfig{Addrs: []string{srv.Addr}, Params: benchParams, Namespace: "bench"})
@@ -275,6 +277,7 @@ func BenchmarkRedisMemory(b *testing.B) {
 			name = "bands+simhash+imatch+features100"
 		}
 		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
 			admin.FlushAll(ctx)
 			before := usedMemory(b, admin)
 			s := openRedis(b, RedisConfig{Addrs: []string{srv.Addr}, Params: benchParams, Namespace: "mem", Capacity: n})

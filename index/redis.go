@@ -385,8 +385,15 @@ func (r *Redis) run(ctx context.Context, calls []*call) error {
 	return nil
 }
 
-// retryable are the server error prefixes that mean "try again later".
-var retryable = []string{"LOADING", "CLUSTERDOWN", "TRYAGAIN", "MASTERDOWN", "READONLY", "BUSY", "OOM", "NOREPLICAS"}
+// retryable reports whether a server error means "try again later".
+func retryable(err error) bool {
+	for _, p := range [...]string{"LOADING", "CLUSTERDOWN", "TRYAGAIN", "MASTERDOWN", "READONLY", "BUSY", "OOM", "NOREPLICAS"} {
+		if redis.HasErrorPrefix(err, p) {
+			return true
+		}
+	}
+	return false
+}
 
 // wrap classifies err: the caller's cancellation, ErrParamsMismatch,
 // ErrClosed, ErrUnavailable for anything transient (network, timeouts,
@@ -413,12 +420,7 @@ func (r *Redis) wrap(ctx context.Context, op string, err error) error {
 			strings.TrimPrefix(err.Error(), "NDPARAMS "), r.fp)
 	}
 	var rerr redis.Error
-	if errors.As(err, &rerr) {
-		for _, p := range retryable {
-			if redis.HasErrorPrefix(err, p) {
-				return fmt.Errorf("index: %s: %w: %w", op, ErrUnavailable, err)
-			}
-		}
+	if errors.As(err, &rerr) && !retryable(err) {
 		return fmt.Errorf("index: %s: %w", op, err)
 	}
 	return fmt.Errorf("index: %s: %w: %w", op, ErrUnavailable, err)

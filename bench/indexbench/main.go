@@ -65,6 +65,11 @@ func main() {
 		cands1, peerCands = c1, cp
 	}
 	fmt.Printf("\ncandidates returned: neardup %d (earlier documents only), peer %d (every document sharing a band, itself included)\n", cands1, peerCands)
+	if peerCands == *n+2*cands1 {
+		fmt.Println("same pairs found: peer = documents + 2 × neardup")
+	} else {
+		fmt.Println("WARNING: the two found different pairs")
+	}
 	fmt.Printf("\nneardup index.Memory, batch 1:   %10.0f docs/s  %.1f× the peer\n", best1, best1/bestPeer)
 	fmt.Printf("neardup index.Memory, batch 64:  %10.0f docs/s  %.1f× the peer\n", best64, best64/bestPeer)
 	fmt.Printf("ekzhu/minhash-lsh Add+Query:     %10.0f docs/s  (Index() excluded)\n", bestPeer)
