@@ -82,10 +82,11 @@
 // Bytes per stored item, before Redis's per-key and allocator overhead: an
 // LSH (band, document) entry is 14 bytes of listpack (6 field + 8 value); a
 // SimHash entry 22; an id 7 + its length; a digest 24; a meta record 4 +
-// the id's length; features and verdicts their length plus a few bytes. The
-// measured total is about 16–17 bytes of Redis memory per (band, document)
-// entry for 9-band documents, and under 40 with SimHash, I-Match and the
-// id counted in (see BENCHMARKS.md).
+// the id's length; features and verdicts their length plus a few bytes.
+// Measured on 1,000,000 9-band documents (BENCHMARKS.md): 16.5 bytes of
+// Redis memory per (band, document) entry for the band hashes, 22.6 with
+// ids and records counted in, 36.4 with SimHash and I-Match as well
+// (features excluded).
 //
 // # Generations and memory over time
 //
