@@ -51,7 +51,8 @@ type Index struct {
 	URL            string        `yaml:"url" doc:"memory, redis://[user:pass@]host:port[/db], rediss://... (TLS), or redis+cluster://host:port,host:port"`
 	Namespace      string        `yaml:"namespace" doc:"key prefix; the schema version is added to it"`
 	Retention      time.Duration `yaml:"retention" doc:"how long a document stays findable; 0 keeps everything"`
-	Generation     time.Duration `yaml:"generation" doc:"width of a time generation (entries expire a generation at a time)"`
+	Generation     time.Duration `yaml:"generation" doc:"width of a time generation: entries expire a generation at a time, and a lookup reads every live generation (retention/generation + 1 reads per band), so keep it at a half or the whole of retention; 0 means half of retention"`
+	Capacity       int           `yaml:"capacity" doc:"expected documents per generation; sizes the Redis bucket groups (exceeding it costs memory, not correctness)"`
 	RefreshOnMatch bool          `yaml:"refresh_on_match" doc:"extend a document's lifetime when a new document matches it"`
 	MaxBucket      int           `yaml:"max_bucket" doc:"members returned from one bucket; larger buckets (boilerplate) are truncated and counted"`
 	Batch          int           `yaml:"batch" doc:"documents per index round trip"`
@@ -87,7 +88,7 @@ func Default() Config {
 			MaxShingles: 4096, MaxUnique: 8192,
 		},
 		Index: Index{
-			URL: "memory", Namespace: "neardup", Retention: 30 * 24 * time.Hour, Generation: 24 * time.Hour,
+			URL: "memory", Namespace: "neardup", Retention: 30 * 24 * time.Hour, Capacity: 1 << 20,
 			MaxBucket: 1000, Batch: 64, Timeout: 5 * time.Second,
 		},
 		Pipeline: Pipeline{Emit: "duplicates", MaxMatches: 5},
@@ -129,7 +130,15 @@ func applyProfile(c *Config, profile string) error {
 }
 
 // Validate checks every key and returns an error naming the first bad one.
+// It resolves index.generation 0 to half of index.retention (a day when
+// nothing expires).
 func (c *Config) Validate() error {
+	if c.Index.Generation == 0 {
+		c.Index.Generation = c.Index.Retention / 2
+		if c.Index.Generation <= 0 {
+			c.Index.Generation = 24 * time.Hour
+		}
+	}
 	bad := func(key string, v any, want string) error {
 		return fmt.Errorf("%w: %s = %v: want %s", ErrInvalid, key, v, want)
 	}
@@ -180,10 +189,12 @@ func (c *Config) Validate() error {
 		return bad("index.namespace", `""`, "a non-empty key prefix")
 	case ix.Retention < 0:
 		return bad("index.retention", ix.Retention, ">= 0")
-	case ix.Generation <= 0:
-		return bad("index.generation", ix.Generation, "> 0")
+	case ix.Generation < 0:
+		return bad("index.generation", ix.Generation, ">= 0 (0: half of index.retention)")
 	case ix.Retention > 0 && ix.Generation > ix.Retention:
 		return bad("index.generation", ix.Generation, fmt.Sprintf("at most index.retention (%v)", ix.Retention))
+	case ix.Capacity < 1:
+		return bad("index.capacity", ix.Capacity, ">= 1")
 	case ix.MaxBucket < 1:
 		return bad("index.max_bucket", ix.MaxBucket, ">= 1")
 	case ix.Batch < 1 || ix.Batch > 10000:

@@ -35,6 +35,11 @@ type Event struct {
 	Replay bool `json:"replay,omitempty"`
 	// Truncated counts candidates withheld by full (boilerplate) buckets.
 	Truncated int `json:"truncated,omitempty"`
+	// Correction marks an event about another, later document that was
+	// admitted concurrently and did not see this one (Redis Cluster): it
+	// is the verdict a serial run would have given that document. Pair
+	// events are idempotent on (id, duplicate_of).
+	Correction bool `json:"correction,omitempty"`
 }
 
 // Match is one verified earlier document, with the check that decided.
@@ -76,4 +81,7 @@ type Output struct {
 	Tag   any
 	Event *Event
 	Dead  *DeadLetter
+	// Corrections are events about later documents that did not see this
+	// one (Redis Cluster only; see [Event.Correction]).
+	Corrections []*Event
 }

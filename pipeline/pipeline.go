@@ -149,6 +149,10 @@ type job struct {
 	feats *sketch.Features // the stored (encoded, decoded) form, for verification
 	res   index.Result
 	cands []index.Candidate // candidates sent to verification, same order as Job.Candidates
+	// earlier is how many of cands precede the document (lower Seq); the
+	// rest are later documents that did not see it (Redis Cluster only),
+	// verified to report corrections.
+	earlier int
 }
 
 // Run reads items from in until it is closed, and writes one Output per
@@ -358,6 +362,7 @@ func (p *Pipeline) processBatch(ctx context.Context, batch []*job, verifyIn chan
 				j.cands = append(j.cands, index.Candidate{ID: j.res.Exact, Seq: j.res.ExactSeq, Via: "imatch"})
 				ids = append(ids, j.res.Exact)
 				if p.imatchDecides {
+					j.earlier = len(j.cands)
 					continue
 				}
 			}
@@ -365,10 +370,20 @@ func (p *Pipeline) processBatch(ctx context.Context, batch []*job, verifyIn chan
 				if c.ID == j.res.Exact {
 					continue
 				}
-				// First seen wins: a document is only ever compared with
+				// First seen wins: a document is only ever a duplicate of
 				// earlier ones, so a duplicate never becomes its
 				// original's representative.
 				if c.Seq < j.res.Seq {
+					j.cands = append(j.cands, c)
+					ids = append(ids, c.ID)
+				}
+			}
+			j.earlier = len(j.cands)
+			for _, c := range j.res.Candidates {
+				// In Redis Cluster a later document may not have seen this
+				// one (index package: the ordering rule); this side then
+				// reports the pair as a correction.
+				if c.Seq > j.res.Seq && c.ID != j.res.Exact {
 					j.cands = append(j.cands, c)
 					ids = append(ids, c.ID)
 				}
@@ -379,13 +394,16 @@ func (p *Pipeline) processBatch(ctx context.Context, batch []*job, verifyIn chan
 			return err
 		}
 		for _, j := range live {
-			kept := j.cands[:0]
-			for _, c := range j.cands {
+			kept, earlier := j.cands[:0], 0
+			for i, c := range j.cands {
 				if feats[c.ID] != nil { // expired or deleted since the lookup
 					kept = append(kept, c)
+					if i < j.earlier {
+						earlier++
+					}
 				}
 			}
-			j.cands = kept
+			j.cands, j.earlier = kept, earlier
 		}
 		for _, j := range batch {
 			vj := verify.Job{Doc: j.feats, Tag: j}
@@ -531,11 +549,17 @@ func (p *Pipeline) resolve(ctx context.Context, r verify.Result) (Output, error)
 		ts := doc.TS
 		ev.Source.TS = &ts
 	}
+	var later []Match
 	for i, v := range r.Verdicts {
 		if v.Kind == verify.Distinct {
 			continue
 		}
-		ev.Matches = append(ev.Matches, Match{ID: j.cands[i].ID, Kind: string(v.Kind), Method: v.Check, Scores: v.Scores})
+		m := Match{ID: j.cands[i].ID, Kind: string(v.Kind), Method: v.Check, Scores: v.Scores}
+		if i < j.earlier {
+			ev.Matches = append(ev.Matches, m)
+		} else {
+			later = append(later, m)
+		}
 	}
 	sortMatches(ev.Matches, j.cands)
 	if len(ev.Matches) > 0 {
@@ -564,5 +588,28 @@ func (p *Pipeline) resolve(ctx context.Context, r verify.Result) (Output, error)
 	if ev.Kind != KindUnique || p.cfg.EmitUnique {
 		o.Event = ev
 	}
+	for _, m := range later {
+		o.Corrections = append(o.Corrections, p.correction(ev, m))
+	}
 	return o, nil
+}
+
+// correction is the event a later document would have produced had it seen
+// ev's document: it names the later document as a duplicate of this one.
+// Scores are turned around to read from the later document's side.
+func (p *Pipeline) correction(ev *Event, m Match) *Event {
+	sc := m.Scores
+	sc.ContainmentAB, sc.ContainmentBA = sc.ContainmentBA, sc.ContainmentAB
+	return &Event{
+		ID:          m.ID,
+		Kind:        m.Kind,
+		DuplicateOf: ev.ID,
+		Cluster:     ev.Cluster,
+		Method:      m.Method,
+		Scores:      &sc,
+		Matches:     []Match{{ID: ev.ID, Kind: m.Kind, Method: m.Method, Scores: sc}},
+		Params:      ev.Params,
+		At:          ev.At,
+		Correction:  true,
+	}
 }

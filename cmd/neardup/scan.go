@@ -172,6 +172,11 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 					return err
 				}
 			}
+			for _, c := range o.Corrections {
+				if err := events.Write(c); err != nil {
+					return err
+				}
+			}
 		}
 		return nil
 	})
