@@ -315,15 +315,21 @@ func wordShingles(dst, toks []uint64, w int, powW uint64) []uint64 {
 	if len(toks) < w {
 		return append(dst, ShingleHash(toks))
 	}
+	// Prime the first window, then roll: one branch-free step per shingle
+	// written by index into space grown once.
 	var s uint64
-	for i, t := range toks {
+	for _, t := range toks[:w] {
 		s = s*shinglePrime + t
-		if i >= w {
-			s -= toks[i-w] * powW
-		}
-		if i >= w-1 {
-			dst = append(dst, Mix64(s))
-		}
+	}
+	n := len(toks) - w + 1
+	start := len(dst)
+	dst = slices.Grow(dst, n)[:start+n]
+	out := dst[start:]
+	out[0] = Mix64(s)
+	old, next := toks[:n-1], toks[w:]
+	for i := range next[:len(old)] {
+		s = s*shinglePrime + next[i] - old[i]*powW
+		out[i+1] = Mix64(s)
 	}
 	return dst
 }
