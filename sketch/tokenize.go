@@ -74,10 +74,20 @@ func (t *Tokens) reset() {
 type Normalizer struct {
 	opt     Normalization
 	class   [256]uint8 // ASCII byte classes for the fast path
+	// low maps an ASCII byte to its lower-cased value when it is part of a
+	// word, to lowApos for an apostrophe, lowPunct for punctuation kept as
+	// a token, and 0 for a separator: one load and one compare per byte.
+	low [256]uint8
 	decoded []byte
 	normed  []byte
 	strip   transform.Transformer
 }
+
+// Special values of Normalizer.low (word bytes are ≥ '0').
+const (
+	lowApos  = 1
+	lowPunct = 2
+)
 
 const (
 	clSep uint8 = iota
@@ -104,6 +114,18 @@ func NewNormalizer(opt Normalization) *Normalizer {
 			if opt.KeepPunct {
 				n.class[c] = clPunct
 			}
+		}
+	}
+	for c := range 256 {
+		switch n.class[c] {
+		case clLetter:
+			n.low[c] = byte(c) | 0x20
+		case clDigit:
+			n.low[c] = byte(c)
+		case clApos:
+			n.low[c] = lowApos
+		case clPunct:
+			n.low[c] = lowPunct
 		}
 	}
 	if opt.StripAccents {
@@ -200,61 +222,42 @@ func (n *Normalizer) tokenizeASCII(text []byte, tok *Tokens) {
 	ends := slices.Grow(tok.End[:0], maxTok)[:maxTok]
 	digits := slices.Grow(tok.HasDigit[:0], maxTok)[:maxTok]
 	out := slices.Grow(tok.Text[:0], len(text))[:len(text)]
-	var (
-		h        uint64 = fnvOffset64
-		in       bool
-		start    int
-		hasDigit bool
-		nt, no   int // tokens and text bytes written
-	)
-	class := &n.class
-	emit := func() {
-		hashes[nt], offs[nt], ends[nt], digits[nt] = Mix64(h), uint32(start), uint32(no), hasDigit
-		nt++
-		in = false
-	}
-	for i := 0; i < len(text); i++ {
-		c := text[i]
-		switch class[c] {
-		case clLetter:
-			if !in {
-				in, start, h, hasDigit = true, i, fnvOffset64, false
+	low := &n.low
+	nt, no := 0, 0 // tokens and text bytes written
+	// Word at a time: skip separators, then consume a word in a tight
+	// inner loop that lowers, copies and hashes each byte. No closure, so
+	// the counters stay in registers.
+	for i := 0; i < len(text); {
+		switch v := low[text[i]]; {
+		case v > lowPunct:
+			start, h, hasDigit := i, uint64(fnvOffset64), false
+			for ; i < len(text); i++ {
+				v := low[text[i]]
+				if v <= lowPunct {
+					// Join across an apostrophe inside a word ("don't" →
+					// "dont").
+					if v == lowApos && i+1 < len(text) && low[text[i+1]] > lowPunct {
+						continue
+					}
+					break
+				}
+				if v <= '9' {
+					hasDigit = true
+				}
+				h = (h ^ uint64(v)) * fnvPrime64
+				out[no] = v
+				no++
 			}
-			c |= 0x20 // lower case; letters only
-			h = (h ^ uint64(c)) * fnvPrime64
-			out[no] = c
-			no++
+			hashes[nt], offs[nt], ends[nt], digits[nt] = Mix64(h), uint32(start), uint32(no), hasDigit
+			nt++
 			continue
-		case clDigit:
-			if !in {
-				in, start, h = true, i, fnvOffset64
-			}
-			hasDigit = true
-			h = (h ^ uint64(c)) * fnvPrime64
-			out[no] = c
-			no++
-			continue
-		case clApos:
-			// Join across an apostrophe inside a word ("don't" → "dont").
-			if in && i+1 < len(text) && isWordClass(class[text[i+1]]) {
-				continue
-			}
-		case clPunct:
-			if in {
-				emit()
-			}
-			out[no] = c
+		case v == lowPunct:
+			out[no] = text[i]
 			no++
 			hashes[nt], offs[nt], ends[nt], digits[nt] = TokenHash(text[i:i+1]), uint32(i), uint32(no), false
 			nt++
-			continue
 		}
-		if in {
-			emit()
-		}
-	}
-	if in {
-		emit()
+		i++
 	}
 	tok.Hash, tok.Off, tok.End, tok.HasDigit, tok.Text = hashes[:nt], offs[:nt], ends[:nt], digits[:nt], out[:no]
 }
