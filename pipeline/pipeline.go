@@ -354,38 +354,39 @@ func (p *Pipeline) processBatch(ctx context.Context, batch []*job, verifyIn chan
 			if j.res.Replay && j.res.Verdict != nil {
 				continue
 			}
-			if j.res.Exact != "" && j.res.ExactSeq < j.res.Seq {
+			add := func(c index.Candidate) {
+				j.cands = append(j.cands, c)
+				ids = append(ids, c.ID)
+			}
+			exact := index.Candidate{ID: j.res.Exact, Seq: j.res.ExactSeq, Via: "imatch"}
+			// First seen wins: a document is only ever a duplicate of
+			// earlier ones, so a duplicate never becomes its original's
+			// representative.
+			decided := false
+			if exact.ID != "" && exact.Seq < j.res.Seq {
 				// The I-Match lane found an earlier document with the same
 				// digest. When the profile accepts equal digests, that
-				// document decides and the LSH candidates are skipped;
-				// otherwise it is verified first among them.
-				j.cands = append(j.cands, index.Candidate{ID: j.res.Exact, Seq: j.res.ExactSeq, Via: "imatch"})
-				ids = append(ids, j.res.Exact)
-				if p.imatchDecides {
-					j.earlier = len(j.cands)
-					continue
-				}
+				// document decides and the earlier LSH candidates are
+				// skipped; otherwise it is verified first among them.
+				add(exact)
+				decided = p.imatchDecides
 			}
 			for _, c := range j.res.Candidates {
-				if c.ID == j.res.Exact {
-					continue
-				}
-				// First seen wins: a document is only ever a duplicate of
-				// earlier ones, so a duplicate never becomes its
-				// original's representative.
-				if c.Seq < j.res.Seq {
-					j.cands = append(j.cands, c)
-					ids = append(ids, c.ID)
+				if !decided && c.Seq < j.res.Seq && c.ID != exact.ID {
+					add(c)
 				}
 			}
 			j.earlier = len(j.cands)
+			// In Redis Cluster a later document may not have seen this one
+			// (index package: the ordering rule), through the LSH buckets
+			// or the I-Match lane; this side then reports the pair as a
+			// correction.
+			if exact.ID != "" && exact.Seq > j.res.Seq {
+				add(exact)
+			}
 			for _, c := range j.res.Candidates {
-				// In Redis Cluster a later document may not have seen this
-				// one (index package: the ordering rule); this side then
-				// reports the pair as a correction.
-				if c.Seq > j.res.Seq && c.ID != j.res.Exact {
-					j.cands = append(j.cands, c)
-					ids = append(ids, c.ID)
+				if c.Seq > j.res.Seq && c.ID != exact.ID {
+					add(c)
 				}
 			}
 		}

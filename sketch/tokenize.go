@@ -72,12 +72,12 @@ func (t *Tokens) reset() {
 // Normalizer segments text into normalized, hashed tokens. It keeps scratch
 // buffers, so it is not safe for concurrent use.
 type Normalizer struct {
-	opt     Normalization
-	class   [256]uint8 // ASCII byte classes for the fast path
+	opt   Normalization
+	class [256]uint8 // ASCII byte classes for the fast path
 	// low maps an ASCII byte to its lower-cased value when it is part of a
 	// word, to lowApos for an apostrophe, lowPunct for punctuation kept as
 	// a token, and 0 for a separator: one load and one compare per byte.
-	low [256]uint8
+	low     [256]uint8
 	decoded []byte
 	normed  []byte
 	strip   transform.Transformer
