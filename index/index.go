@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -228,15 +229,7 @@ func simBlockKeys(dst []uint64, fp uint64, k int) []uint64 {
 
 // sortCandidates orders distinct candidates by Seq.
 func sortCandidates(c []Candidate) {
-	slices.SortFunc(c, func(a, b Candidate) int {
-		switch {
-		case a.Seq < b.Seq:
-			return -1
-		case a.Seq > b.Seq:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(c, func(a, b Candidate) int { return cmp.Compare(a.Seq, b.Seq) })
 }
 
 // validNamespace reports whether ns is usable inside Redis keys: no braces

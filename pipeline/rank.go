@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/neardup/neardup/index"
@@ -53,21 +54,10 @@ func sortMatches(m []Match, cands []index.Candidate) {
 		seq[c.ID] = c.Seq
 	}
 	slices.SortStableFunc(m, func(a, b Match) int {
-		if ra, rb := kindRank(a.Kind), kindRank(b.Kind); ra != rb {
-			return ra - rb
-		}
-		if sa, sb := strength(a.Scores), strength(b.Scores); sa != sb {
-			if sa > sb {
-				return -1
-			}
-			return 1
-		}
-		switch {
-		case seq[a.ID] < seq[b.ID]:
-			return -1
-		case seq[a.ID] > seq[b.ID]:
-			return 1
-		}
-		return 0
+		return cmp.Or(
+			cmp.Compare(kindRank(a.Kind), kindRank(b.Kind)),
+			cmp.Compare(strength(b.Scores), strength(a.Scores)),
+			cmp.Compare(seq[a.ID], seq[b.ID]),
+		)
 	})
 }

@@ -3,6 +3,7 @@ package sketch
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"crypto/sha1"
 	_ "embed"
@@ -221,20 +222,9 @@ func (c IMatch) digest(distinct []uint64, lex *Lexicon, s *imatchScratch) (Diges
 		for _, h := range distinct {
 			s.ranked = append(s.ranked, rankedTerm{lex.NIDF(h), h})
 		}
+		// Highest idf first; ties by hash, so the order is total.
 		slices.SortFunc(s.ranked, func(a, b rankedTerm) int {
-			if a.nidf != b.nidf {
-				if a.nidf > b.nidf {
-					return -1
-				}
-				return 1
-			}
-			switch {
-			case a.h < b.h:
-				return -1
-			case a.h > b.h:
-				return 1
-			}
-			return 0
+			return cmp.Or(cmp.Compare(b.nidf, a.nidf), cmp.Compare(a.h, b.h))
 		})
 		keep := int(math.Ceil(c.Keep * float64(len(s.ranked))))
 		for _, t := range s.ranked[:keep] {
