@@ -238,10 +238,7 @@ func (p *Pipeline) Run(ctx context.Context, in <-chan Item, out chan<- Output) e
 		}
 		return nil
 	})
-	err := g.Wait()
-	// Drain what a failed stage left so no sender stays blocked; the
-	// goroutines above have all returned, so this only empties buffers.
-	return err
+	return g.Wait()
 }
 
 // prepare turns a decoded document into an index entry, or a dead letter.
