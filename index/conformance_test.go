@@ -206,11 +206,17 @@ func runConformance(t *testing.T, b backend) {
 		if !b.cluster {
 			wantCands(t, "replay of a", r) // b came later
 		}
+		if v, err := s.Verdicts(ctx, []string{"a", "nope"}); err != nil || v[0] != nil || v[1] != nil {
+			t.Errorf("Verdicts before recording = %q, %v, want nil, nil", v, err)
+		}
 		if err := s.RecordVerdict(ctx, "a", []byte("v1")); err != nil {
 			t.Fatal(err)
 		}
 		if err := s.RecordVerdict(ctx, "a", []byte("v2")); err != nil {
 			t.Fatal(err)
+		}
+		if v, err := s.Verdicts(ctx, []string{"nope", "a", "b"}); err != nil || v[0] != nil || string(v[1]) != "v1" || v[2] != nil {
+			t.Errorf("Verdicts = %q, %v, want [nil v1 nil]", v, err)
 		}
 		r = insert(t, s, a)[0]
 		if !r.Replay || string(r.Verdict) != "v1" || len(r.Candidates) != 0 {

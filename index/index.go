@@ -183,6 +183,10 @@ type Store interface {
 	// Features returns the stored features of each id, nil for unknown,
 	// deleted or expired ids. The returned slices must not be modified.
 	Features(ctx context.Context, ids []string) ([][]byte, error)
+	// Verdicts returns the verdict recorded for each id, nil for ids that
+	// are unknown, deleted, expired or have no verdict yet. The returned
+	// slices must not be modified.
+	Verdicts(ctx context.Context, ids []string) ([][]byte, error)
 	// RecordVerdict stores an opaque verdict for id, returned to replays.
 	// The first write wins; later writes are ignored without error. It
 	// returns ErrNotFound when id is not stored.

@@ -590,6 +590,24 @@ func (m *Memory) lookupID(id string, now int64) *memDoc {
 	return nil
 }
 
+// Verdicts implements [Store].
+func (m *Memory) Verdicts(ctx context.Context, ids []string) ([][]byte, error) {
+	if err := m.check(ctx); err != nil {
+		return nil, err
+	}
+	now := m.clock().UnixNano()
+	out := make([][]byte, len(ids))
+	for i, id := range ids {
+		if d := m.lookupID(id, now); d != nil {
+			sh := &m.docs[d.seq%memDocShards]
+			sh.mu.Lock()
+			out[i] = d.verdict
+			sh.mu.Unlock()
+		}
+	}
+	return out, nil
+}
+
 // RecordVerdict implements [Store].
 func (m *Memory) RecordVerdict(ctx context.Context, id string, verdict []byte) error {
 	if err := m.check(ctx); err != nil {

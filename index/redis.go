@@ -118,7 +118,7 @@ type Redis struct {
 }
 
 type redisScripts struct {
-	lookupInsert, register, buckets, resolve, features, verdict, del, maintain *redis.Script
+	lookupInsert, register, buckets, resolve, features, verdicts, verdict, del, maintain *redis.Script
 }
 
 func newRedisScripts(consts string) redisScripts {
@@ -129,6 +129,7 @@ func newRedisScripts(consts string) redisScripts {
 		buckets:      src(luaBuckets),
 		resolve:      src(luaResolve),
 		features:     src(luaFeatures),
+		verdicts:     src(luaVerdicts),
 		verdict:      src(luaVerdict),
 		del:          src(luaDelete),
 		maintain:     src(luaMaintain),
@@ -608,27 +609,37 @@ func (d *decoder) bytes() []byte {
 
 // Features implements [Store].
 func (r *Redis) Features(ctx context.Context, ids []string) ([][]byte, error) {
+	return r.records(ctx, "features", r.scripts.features, ids)
+}
+
+// Verdicts implements [Store].
+func (r *Redis) Verdicts(ctx context.Context, ids []string) ([][]byte, error) {
+	return r.records(ctx, "verdicts", r.scripts.verdicts, ids)
+}
+
+// records runs a per-id record script (features or verdicts) over ids.
+func (r *Redis) records(ctx context.Context, what string, s *redis.Script, ids []string) ([][]byte, error) {
 	if err := r.check(ctx); err != nil {
 		return nil, err
 	}
 	out := make([][]byte, len(ids))
-	calls, idx := r.byIDShard(ids, r.scripts.features, func(args []any, id string) []any {
+	calls, idx := r.byIDShard(ids, s, func(args []any, id string) []any {
 		return append(args, id, uint64(fnv32(id)))
 	})
 	if err := r.run(ctx, calls); err != nil {
-		return nil, r.wrap(ctx, "features", err)
+		return nil, r.wrap(ctx, what, err)
 	}
 	for ci, c := range calls {
 		reply, err := c.cmd.Text()
 		if err != nil {
-			return nil, r.wrap(ctx, "features", err)
+			return nil, r.wrap(ctx, what, err)
 		}
 		d := decoder{s: reply}
 		for _, i := range idx[ci] {
 			out[i] = d.bytes()
 		}
 		if d.bad {
-			return nil, fmt.Errorf("index: features: malformed script reply")
+			return nil, fmt.Errorf("index: %s: malformed script reply", what)
 		}
 	}
 	return out, nil

@@ -496,7 +496,16 @@ return table.concat(out)
 
 // luaFeatures returns the features of ids: ARGV[6…] = (id idg)×n. Reply:
 // per id, features (i32 length, −1 = unknown).
-const luaFeatures = luaPrelude + `
+var luaFeatures = luaRecords("f")
+
+// luaVerdicts returns the recorded verdicts of ids, as luaFeatures does
+// features (−1 also when no verdict was recorded).
+var luaVerdicts = luaRecords("v")
+
+// luaRecords reads one per-document record kind ('f' features, 'v'
+// verdict) for a list of ids.
+func luaRecords(kind string) string {
+	return luaPrelude + `
 local out = {}
 for a = 6, #ARGV, 2 do
   local id, ig = ARGV[a], tonumber(ARGV[a + 1]) % GN
@@ -509,14 +518,15 @@ for a = 6, #ARGV, 2 do
   if s then
     s = tonumber(s)
     if resolve(s) then
-      local k, f = rkey('f', s)
-      v = redis.call('HGET', k, f) or ''
+      local k, f = rkey('` + kind + `', s)
+      v = redis.call('HGET', k, f) or ` + map[string]string{"f": "''", "v": "false"}[kind] + `
     end
   end
   out[#out + 1] = lenstr(v)
 end
 return table.concat(out)
 `
+}
 
 // luaVerdict records a verdict: ARGV[6…] = id idg verdict. Reply: 1 when
 // stored or already set, 0 when id is unknown.

@@ -3,11 +3,9 @@ package pipeline
 import "container/list"
 
 // clusterCache remembers the cluster of recently decided documents, so a
-// duplicate of a duplicate joins its original's cluster. It is bounded
-// (least recently used out). A document it has forgotten, or one decided
-// by another instance and not yet seen here, stands for its own cluster:
-// the event then names it as the cluster, which is still a stable,
-// earlier document of the group. It is used by the resolve stage only.
+// duplicate of a duplicate joins its original's cluster without asking the
+// index. It is bounded (least recently used out); a miss is answered from
+// the verdict recorded in the index. It is used by the resolve stage only.
 type clusterCache struct {
 	max   int
 	ll    *list.List
@@ -20,12 +18,12 @@ func newClusterCache(n int) *clusterCache {
 	return &clusterCache{max: n, ll: list.New(), items: map[string]*list.Element{}}
 }
 
-func (c *clusterCache) get(id string) string {
+func (c *clusterCache) lookup(id string) (string, bool) {
 	if e, ok := c.items[id]; ok {
 		c.ll.MoveToFront(e)
-		return e.Value.(*clusterEntry).cluster
+		return e.Value.(*clusterEntry).cluster, true
 	}
-	return id
+	return "", false
 }
 
 func (c *clusterCache) put(id, cluster string) {

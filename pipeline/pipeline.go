@@ -22,6 +22,7 @@ import (
 type Index interface {
 	LookupInsert(ctx context.Context, docs []index.Entry) ([]index.Result, error)
 	Features(ctx context.Context, ids []string) ([][]byte, error)
+	Verdicts(ctx context.Context, ids []string) ([][]byte, error)
 	RecordVerdict(ctx context.Context, id string, verdict []byte) error
 }
 
@@ -570,7 +571,11 @@ func (p *Pipeline) resolve(ctx context.Context, r verify.Result) (Output, error)
 		ev.Matches = ev.Matches[:p.cfg.MaxMatches]
 	}
 	if ev.DuplicateOf != "" {
-		ev.Cluster = p.clusters.get(ev.DuplicateOf)
+		c, err := p.clusterOf(ctx, ev.DuplicateOf)
+		if err != nil {
+			return o, err
+		}
+		ev.Cluster = c
 	}
 	rec, err := json.Marshal(ev)
 	if err != nil {
@@ -590,6 +595,35 @@ func (p *Pipeline) resolve(ctx context.Context, r verify.Result) (Output, error)
 		o.Corrections = append(o.Corrections, p.correction(ev, m))
 	}
 	return o, nil
+}
+
+// clusterOf returns the cluster of an earlier document: from the cache of
+// recent decisions, else from the verdict recorded in the index (decided
+// by another instance, or forgotten here). A document whose verdict is not
+// recorded yet (in flight elsewhere) stands for its own cluster.
+func (p *Pipeline) clusterOf(ctx context.Context, id string) (string, error) {
+	if c, ok := p.clusters.lookup(id); ok {
+		return c, nil
+	}
+	var recs [][]byte
+	err := p.retry(ctx, "verdicts", func(ctx context.Context) error {
+		var err error
+		recs, err = p.ix.Verdicts(ctx, []string{id})
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	if len(recs) == 1 && len(recs[0]) > 0 {
+		var ev struct {
+			Cluster string `json:"cluster"`
+		}
+		if json.Unmarshal(recs[0], &ev) == nil && ev.Cluster != "" {
+			p.clusters.put(id, ev.Cluster)
+			return ev.Cluster, nil
+		}
+	}
+	return id, nil
 }
 
 // correction is the event a later document would have produced had it seen

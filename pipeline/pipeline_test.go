@@ -307,3 +307,24 @@ func TestIndexDown(t *testing.T) {
 		}
 	}
 }
+
+// A second instance (its own, empty cluster cache) sharing the index gives
+// a duplicate of a duplicate the first-seen cluster, read from the verdict
+// the first instance recorded.
+func TestClusterAcrossInstances(t *testing.T) {
+	g := synth.NewGenerator(3, 5000)
+	a := g.Text(g.Words(400))
+	b := a + " " + g.Text(g.Words(20)) // near duplicate of a
+	cfg := testConfig(t, "web")
+	probe, _ := New(cfg, nil)
+	ix := memoryIndex(t, probe)
+	shared := func(*Pipeline) index.Store { return ix }
+	first := run(t, cfg, shared, []Item{{Doc: Document{ID: "a", Text: []byte(a)}}, {Doc: Document{ID: "b", Text: []byte(b)}}})
+	if ev := first[1].Event; ev.DuplicateOf != "a" || ev.Cluster != "a" {
+		t.Fatalf("b: %+v", ev)
+	}
+	second := run(t, cfg, shared, []Item{{Doc: Document{ID: "c", Text: []byte(b)}}})
+	if ev := second[0].Event; ev.Kind != KindExact || ev.DuplicateOf != "b" || ev.Cluster != "a" {
+		t.Errorf("c on a fresh instance: kind %s, duplicate_of %q, cluster %q; want exact of b in cluster a", ev.Kind, ev.DuplicateOf, ev.Cluster)
+	}
+}
