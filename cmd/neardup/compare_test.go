@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -80,5 +81,44 @@ func TestCompareTableAndErrors(t *testing.T) {
 	}
 	if code, _, errOut := neardup(t, "compare", "--sketch.max_bytes=1024", big, filepath.Join(docs, "07-marathon.txt")); code != exitError || !strings.Contains(errOut, "too large") {
 		t.Errorf("oversized file: exit %d: %s", code, errOut)
+	}
+}
+
+// TestCompareClough runs compare on the Clough & Stevenson corpus of short
+// answers against their Wikipedia sources, logs the verdicts per label,
+// and requires that no answer written independently ("non") is called a
+// duplicate under the web profile.
+func TestCompareClough(t *testing.T) {
+	dir := dataset.Dir(t, "clough-plagiarised-short-answers")
+	info, err := os.ReadFile(filepath.Join(dir, "file_information.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := map[string]map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(string(info)), "\n")[1:] {
+		f := strings.Split(strings.TrimSpace(line), ",")
+		if len(f) != 3 || f[2] == "orig" {
+			continue
+		}
+		src := filepath.Join(dir, "texts", "orig_task"+f[1]+".txt")
+		code, out, errOut := neardup(t, "compare", "--json", src, filepath.Join(dir, "texts", f[0]))
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", f[0], code, errOut)
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(out), &m); err != nil {
+			t.Fatal(err)
+		}
+		v := m["verdict"].(string)
+		if table[f[2]] == nil {
+			table[f[2]] = map[string]int{}
+		}
+		table[f[2]][v]++
+		if f[2] == "non" && v != "distinct" {
+			t.Errorf("%s (written independently) judged %s: %s", f[0], v, out)
+		}
+	}
+	for _, label := range []string{"cut", "light", "heavy", "non"} {
+		t.Logf("%-5s %v", label, table[label])
 	}
 }
