@@ -1,0 +1,213 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/sketch"
+	"github.com/neardup/neardup/verify"
+)
+
+// indexStage batches prepared jobs in input order, looks them up and
+// inserts them, fetches their candidates' features and hands them to the
+// verifier pool.
+func (p *Pipeline) indexStage(ctx context.Context, ordered <-chan *job, verifyIn chan<- verify.Job) error {
+	batch := make([]*job, 0, p.cfg.Batch)
+	for {
+		batch = batch[:0]
+		// Block for the first job, then take what is already queued.
+		j, ok := <-ordered
+		if !ok {
+			return nil
+		}
+		batch = append(batch, j)
+	fill:
+		for len(batch) < p.cfg.Batch {
+			select {
+			case j, ok := <-ordered:
+				if !ok {
+					break fill
+				}
+				batch = append(batch, j)
+			default:
+				break fill
+			}
+		}
+		if err := p.processBatch(ctx, batch, verifyIn); err != nil {
+			return err
+		}
+	}
+}
+
+func (p *Pipeline) processBatch(ctx context.Context, batch []*job, verifyIn chan<- verify.Job) error {
+	var entries []index.Entry
+	var live []*job
+	for _, j := range batch {
+		select {
+		case <-j.done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if j.dead == nil {
+			entries = append(entries, j.entry)
+			live = append(live, j)
+		}
+	}
+	if len(entries) > 0 {
+		var results []index.Result
+		err := p.retry(ctx, "lookup-insert", func(ctx context.Context) error {
+			var err error
+			results, err = p.ix.LookupInsert(ctx, entries)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if len(results) != len(entries) {
+			return fmt.Errorf("pipeline: index returned %d results for %d entries", len(results), len(entries))
+		}
+		var ids []string
+		for i, j := range live {
+			j.res = results[i]
+			if j.res.Replay && j.res.Verdict != nil {
+				continue
+			}
+			add := func(c index.Candidate) {
+				j.cands = append(j.cands, c)
+				ids = append(ids, c.ID)
+			}
+			exact := index.Candidate{ID: j.res.Exact, Seq: j.res.ExactSeq, Via: "imatch"}
+			// First seen wins: a document is only ever a duplicate of
+			// earlier ones, so a duplicate never becomes its original's
+			// representative.
+			decided := false
+			if exact.ID != "" && exact.Seq < j.res.Seq {
+				// The I-Match lane found an earlier document with the same
+				// digest. When the profile accepts equal digests, that
+				// document decides and the earlier LSH candidates are
+				// skipped; otherwise it is verified first among them.
+				add(exact)
+				decided = p.imatchDecides
+			}
+			for _, c := range j.res.Candidates {
+				if !decided && c.Seq < j.res.Seq && c.ID != exact.ID {
+					add(c)
+				}
+			}
+			j.earlier = len(j.cands)
+			// In Redis Cluster a later document may not have seen this one
+			// (index package: the ordering rule), through the LSH buckets
+			// or the I-Match lane; this side then reports the pair as a
+			// correction.
+			if exact.ID != "" && exact.Seq > j.res.Seq {
+				add(exact)
+			}
+			for _, c := range j.res.Candidates {
+				if c.Seq > j.res.Seq && c.ID != exact.ID {
+					add(c)
+				}
+			}
+		}
+		feats, err := p.fetch(ctx, ids)
+		if err != nil {
+			return err
+		}
+		for _, j := range live {
+			kept, earlier := j.cands[:0], 0
+			for i, c := range j.cands {
+				if feats[c.ID] != nil { // expired or deleted since the lookup
+					kept = append(kept, c)
+					if i < j.earlier {
+						earlier++
+					}
+				}
+			}
+			j.cands, j.earlier = kept, earlier
+		}
+		for _, j := range batch {
+			vj := verify.Job{Doc: j.feats, Tag: j}
+			for _, c := range j.cands {
+				vj.Candidates = append(vj.Candidates, feats[c.ID])
+			}
+			select {
+			case verifyIn <- vj:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		return nil
+	}
+	for _, j := range batch {
+		select {
+		case verifyIn <- verify.Job{Tag: j}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// fetch returns the decoded stored features of ids.
+func (p *Pipeline) fetch(ctx context.Context, ids []string) (map[string]*sketch.Features, error) {
+	out := make(map[string]*sketch.Features, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	uniq := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if _, ok := out[id]; !ok {
+			out[id] = nil
+			uniq = append(uniq, id)
+		}
+	}
+	var raw [][]byte
+	err := p.retry(ctx, "features", func(ctx context.Context) error {
+		var err error
+		raw, err = p.ix.Features(ctx, uniq)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i, id := range uniq {
+		if i >= len(raw) || raw[i] == nil {
+			continue
+		}
+		f := &sketch.Features{}
+		if err := f.UnmarshalBinary(raw[i]); err != nil {
+			return nil, fmt.Errorf("pipeline: stored features of %q: %w", id, err)
+		}
+		out[id] = f
+	}
+	return out, nil
+}
+
+// retry runs op until it succeeds, fails with an error that is not
+// index.ErrUnavailable, or Config.Retry has passed.
+func (p *Pipeline) retry(ctx context.Context, what string, op func(context.Context) error) error {
+	deadline := time.Now().Add(p.cfg.Retry)
+	wait := 50 * time.Millisecond
+	for {
+		err := op(ctx)
+		if err == nil || !errors.Is(err, index.ErrUnavailable) {
+			if err != nil {
+				return fmt.Errorf("pipeline: index %s: %w", what, err)
+			}
+			return nil
+		}
+		if time.Now().Add(wait).After(deadline) {
+			return fmt.Errorf("pipeline: index %s: gave up after %v: %w", what, p.cfg.Retry, err)
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		}
+		wait = min(2*wait, 2*time.Second)
+	}
+}
