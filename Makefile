@@ -27,9 +27,10 @@ vet:
 unit:
 	$(GO) test -count=1 ./...
 
-# The race detector on the packages with concurrency of their own.
+# The race detector on the packages with concurrency of their own, and on
+# the command (scan runs the whole pipeline, interrupts included).
 race:
-	$(GO) test -count=1 -race -short ./verify/ ./pipeline/ ./consumer/ ./sink/
+	$(GO) test -count=1 -race -short ./verify/ ./pipeline/ ./consumer/ ./sink/ ./index/ ./cmd/neardup/
 
 test: deps vet unit race
 
