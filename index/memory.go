@@ -560,6 +560,22 @@ func (m *Memory) remove(d *memDoc) {
 
 // Features implements [Store].
 func (m *Memory) Features(ctx context.Context, ids []string) ([][]byte, error) {
+	return m.records(ctx, ids, func(d *memDoc) []byte {
+		if d.features == nil {
+			return []byte{} // stored without features: known, empty
+		}
+		return d.features
+	})
+}
+
+// Verdicts implements [Store].
+func (m *Memory) Verdicts(ctx context.Context, ids []string) ([][]byte, error) {
+	return m.records(ctx, ids, func(d *memDoc) []byte { return d.verdict })
+}
+
+// records returns pick(d) for each live id (nil for unknown or expired
+// ids), holding the document's shard lock while picking.
+func (m *Memory) records(ctx context.Context, ids []string, pick func(*memDoc) []byte) ([][]byte, error) {
 	if err := m.check(ctx); err != nil {
 		return nil, err
 	}
@@ -567,10 +583,10 @@ func (m *Memory) Features(ctx context.Context, ids []string) ([][]byte, error) {
 	out := make([][]byte, len(ids))
 	for i, id := range ids {
 		if d := m.lookupID(id, now); d != nil {
-			out[i] = d.features
-			if out[i] == nil {
-				out[i] = []byte{}
-			}
+			sh := &m.docs[d.seq%memDocShards]
+			sh.mu.Lock()
+			out[i] = pick(d)
+			sh.mu.Unlock()
 		}
 	}
 	return out, nil
@@ -588,24 +604,6 @@ func (m *Memory) lookupID(id string, now int64) *memDoc {
 		return d
 	}
 	return nil
-}
-
-// Verdicts implements [Store].
-func (m *Memory) Verdicts(ctx context.Context, ids []string) ([][]byte, error) {
-	if err := m.check(ctx); err != nil {
-		return nil, err
-	}
-	now := m.clock().UnixNano()
-	out := make([][]byte, len(ids))
-	for i, id := range ids {
-		if d := m.lookupID(id, now); d != nil {
-			sh := &m.docs[d.seq%memDocShards]
-			sh.mu.Lock()
-			out[i] = d.verdict
-			sh.mu.Unlock()
-		}
-	}
-	return out, nil
 }
 
 // RecordVerdict implements [Store].
