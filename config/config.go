@@ -17,6 +17,9 @@ type Config struct {
 	Index    Index    `yaml:"index" doc:"the LSH band store"`
 	Verify   Verify   `yaml:"verify" doc:"candidate verification; thresholds are the profile's unless set"`
 	Pipeline Pipeline `yaml:"pipeline" doc:"what is emitted"`
+	Kafka    Kafka    `yaml:"kafka" doc:"the Kafka service (neardup serve): where documents come from and events go"`
+	HTTP     HTTP     `yaml:"http" doc:"the metrics and health endpoints of neardup serve"`
+	Log      Log      `yaml:"log" doc:"logging of neardup serve"`
 }
 
 // Sketch configures normalization and sketching.
@@ -57,6 +60,7 @@ type Index struct {
 	MaxBucket      int           `yaml:"max_bucket" doc:"members returned from one bucket; larger buckets (boilerplate) are truncated and counted"`
 	Batch          int           `yaml:"batch" doc:"documents per index round trip"`
 	Timeout        time.Duration `yaml:"timeout" doc:"per-call timeout of index operations"`
+	Retry          time.Duration `yaml:"retry" doc:"how long a failing index call is retried before the run gives up (nothing is reported while retrying, never 'unique' because the index was down); 0 is the command's default: 30s for scan, forever for serve (which reports not ready meanwhile)"`
 	TLSCA          string        `yaml:"tls_ca" doc:"PEM file of the CA that signs the Redis server certificate (rediss://)"`
 	TLSCert        string        `yaml:"tls_cert" doc:"PEM client certificate for mutual TLS"`
 	TLSKey         string        `yaml:"tls_key" doc:"PEM client key for mutual TLS"`
@@ -92,6 +96,9 @@ func Default() Config {
 			MaxBucket: 1000, Batch: 64, Timeout: 5 * time.Second,
 		},
 		Pipeline: Pipeline{Emit: "duplicates", MaxMatches: 5},
+		Kafka:    defaultKafka(),
+		HTTP:     HTTP{Addr: ":8080"},
+		Log:      Log{Format: "json", Level: "info"},
 	}
 	return c
 }
@@ -201,6 +208,8 @@ func (c *Config) Validate() error {
 		return bad("index.batch", ix.Batch, "1..10000")
 	case ix.Timeout <= 0:
 		return bad("index.timeout", ix.Timeout, "> 0")
+	case ix.Retry < 0:
+		return bad("index.retry", ix.Retry, ">= 0 (0: the command's default)")
 	}
 	v := c.Verify
 	for _, f := range []struct {
@@ -221,5 +230,5 @@ func (c *Config) Validate() error {
 	case p.MaxMatches < 1 || p.MaxMatches > 100:
 		return bad("pipeline.max_matches", p.MaxMatches, "1..100")
 	}
-	return nil
+	return c.validateService(bad)
 }

@@ -17,6 +17,7 @@ import (
 // field is one settable key.
 type field struct {
 	key, doc string
+	secret   bool // never printed (tag secret:"true")
 	v        reflect.Value
 }
 
@@ -34,7 +35,7 @@ func fields(c *Config) []field {
 				walk(key+".", v.Field(i))
 				continue
 			}
-			out = append(out, field{key: key, doc: f.Tag.Get("doc"), v: v.Field(i)})
+			out = append(out, field{key: key, doc: f.Tag.Get("doc"), secret: f.Tag.Get("secret") == "true", v: v.Field(i)})
 		}
 	}
 	walk("", reflect.ValueOf(c).Elem())
@@ -167,7 +168,11 @@ func RegisterFlags(fs *flag.FlagSet) (*Overrides, *string) {
 	c := Default()
 	for _, f := range fields(&c) {
 		if f.v.IsValid() {
-			fs.Var(overrideFlag{o, f.key}, f.key, f.doc+" (default "+format(f.v)+")")
+			def := format(f.v)
+			if f.secret {
+				def = ""
+			}
+			fs.Var(overrideFlag{o, f.key}, f.key, f.doc+" (default "+def+")")
 		}
 	}
 	return o, path
@@ -299,6 +304,9 @@ func Example(w io.Writer, profile string) error {
 			continue
 		}
 		val := format(f.v)
+		if f.secret {
+			val = ""
+		}
 		if f.v.Kind() == reflect.String {
 			val = strconv.Quote(val)
 		}

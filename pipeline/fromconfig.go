@@ -31,6 +31,7 @@ func FromConfig(c *config.Config, version string) (Config, error) {
 		Batch:      c.Index.Batch,
 		EmitUnique: c.Pipeline.Emit == "all",
 		MaxMatches: c.Pipeline.MaxMatches,
+		Retry:      c.Index.Retry,
 	}
 	pc.Params = Params{
 		Profile: c.Profile, Shingle: c.Sketch.Shingle, CharGram: c.Sketch.CharGram, K: c.Sketch.K,

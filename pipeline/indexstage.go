@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/metrics"
 	"github.com/neardup/neardup/sketch"
 	"github.com/neardup/neardup/verify"
 )
@@ -58,11 +59,13 @@ func (p *Pipeline) processBatch(ctx context.Context, batch []*job, verifyIn chan
 	}
 	if len(entries) > 0 {
 		var results []index.Result
+		t0 := time.Now()
 		err := p.retry(ctx, "lookup-insert", func(ctx context.Context) error {
 			var err error
 			results, err = p.ix.LookupInsert(ctx, entries)
 			return err
 		})
+		p.cfg.Metrics.Stage(metrics.StageIndex, time.Since(t0))
 		if err != nil {
 			return err
 		}
@@ -111,10 +114,12 @@ func (p *Pipeline) processBatch(ctx context.Context, batch []*job, verifyIn chan
 				}
 			}
 		}
+		t0 = time.Now()
 		feats, err := p.fetch(ctx, ids)
 		if err != nil {
 			return err
 		}
+		p.cfg.Metrics.Stage(metrics.StageFetch, time.Since(t0))
 		for _, j := range live {
 			kept, earlier := j.cands[:0], 0
 			for i, c := range j.cands {
@@ -127,7 +132,9 @@ func (p *Pipeline) processBatch(ctx context.Context, batch []*job, verifyIn chan
 			}
 			j.cands, j.earlier = kept, earlier
 		}
+		now := time.Now()
 		for _, j := range batch {
+			j.verifyAt = now
 			vj := verify.Job{Doc: j.feats, Tag: j}
 			for _, c := range j.cands {
 				vj.Candidates = append(vj.Candidates, feats[c.ID])
@@ -192,15 +199,21 @@ func (p *Pipeline) retry(ctx context.Context, what string, op func(context.Conte
 	wait := 50 * time.Millisecond
 	for {
 		err := op(ctx)
+		if p.cfg.IndexHealth != nil && ctx.Err() == nil {
+			p.cfg.IndexHealth(err)
+		}
 		if err == nil || !errors.Is(err, index.ErrUnavailable) {
+			p.cfg.Metrics.IndexCall(what, err, false)
 			if err != nil {
 				return fmt.Errorf("pipeline: index %s: %w", what, err)
 			}
 			return nil
 		}
-		if time.Now().Add(wait).After(deadline) {
+		if p.cfg.Retry > 0 && time.Now().Add(wait).After(deadline) {
+			p.cfg.Metrics.IndexCall(what, err, false)
 			return fmt.Errorf("pipeline: index %s: gave up after %v: %w", what, p.cfg.Retry, err)
 		}
+		p.cfg.Metrics.IndexCall(what, err, true)
 		t := time.NewTimer(wait)
 		select {
 		case <-t.C:

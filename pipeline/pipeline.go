@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/metrics"
 	"github.com/neardup/neardup/sketch"
 	"github.com/neardup/neardup/verify"
 )
@@ -44,10 +45,16 @@ type Config struct {
 	// MaxMatches bounds Event.Matches (default 5).
 	MaxMatches int
 	// Retry is how long index calls are retried while the index is
-	// unavailable before Run fails (default 30s). Nothing is reported while
-	// retrying: a document is never called unique because the index was
-	// down.
+	// unavailable before Run fails (default 30s; negative: until the
+	// context ends). Nothing is reported while retrying: a document is
+	// never called unique because the index was down.
 	Retry time.Duration
+	// Metrics receives measurements (nil: none).
+	Metrics *metrics.Metrics
+	// IndexHealth, when set, is called after every index call with its
+	// error (nil on success), so a service can report readiness. It must
+	// not block.
+	IndexHealth func(err error)
 	// Params are echoed in every event.
 	Params Params
 	// Now stamps events (default time.Now).
@@ -69,7 +76,7 @@ func (c Config) WithDefaults() Config {
 	if c.MaxMatches <= 0 {
 		c.MaxMatches = 5
 	}
-	if c.Retry <= 0 {
+	if c.Retry == 0 {
 		c.Retry = 30 * time.Second
 	}
 	if c.Now == nil {
@@ -150,6 +157,8 @@ type job struct {
 	// rest are later documents that did not see it (Redis Cluster only),
 	// verified to report corrections.
 	earlier int
+	// verifyAt is when the job was handed to the verifier pool.
+	verifyAt time.Time
 }
 
 // Run reads items from in until it is closed, and writes one Output per
@@ -204,7 +213,11 @@ func (p *Pipeline) Run(ctx context.Context, in <-chan Item, out chan<- Output) e
 			}
 			var f sketch.Features
 			for j := range prep {
+				t0 := time.Now()
 				p.prepare(s, &f, j)
+				if j.dead == nil {
+					p.cfg.Metrics.Stage(metrics.StageSketch, time.Since(t0))
+				}
 				close(j.done)
 			}
 			return nil
@@ -223,10 +236,12 @@ func (p *Pipeline) Run(ctx context.Context, in <-chan Item, out chan<- Output) e
 	// Resolve: verdicts in input order.
 	g.Go(func() error {
 		for r := range verifyOut {
+			t0 := time.Now()
 			o, err := p.resolve(ctx, r)
 			if err != nil {
 				return err
 			}
+			p.observe(r, o, t0)
 			select {
 			case out <- o:
 			case <-ctx.Done():

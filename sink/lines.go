@@ -2,6 +2,7 @@ package sink
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -51,4 +52,17 @@ func (l *Lines) Flush() error {
 		return fmt.Errorf("sink: flush: %w", err)
 	}
 	return nil
+}
+
+// Marshal encodes v as Lines writes it, without the newline: the one JSON
+// form of events and dead letters whatever the sink (HTML characters are
+// not escaped).
+func Marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
 }

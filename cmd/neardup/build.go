@@ -9,10 +9,27 @@ import (
 
 	"github.com/neardup/neardup/config"
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/pipeline"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "dev"
+
+// openStore builds the pipeline configuration of c and opens the index
+// with the parameters that configuration gives band keys. Errors in the
+// configuration wrap errUsage.
+func openStore(ctx context.Context, c *config.Config) (pipeline.Config, index.Store, error) {
+	pc, err := pipeline.FromConfig(c, version)
+	if err != nil {
+		return pc, nil, fmt.Errorf("%w: %w", errUsage, err)
+	}
+	probe, err := pipeline.New(pc, nil)
+	if err != nil {
+		return pc, nil, fmt.Errorf("%w: %w", errUsage, err)
+	}
+	store, err := openIndex(ctx, c, probe.IndexParams())
+	return pc, store, err
+}
 
 // openIndex opens the configured band store with the pipeline's parameters.
 func openIndex(ctx context.Context, c *config.Config, params index.Params) (index.Store, error) {

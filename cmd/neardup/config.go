@@ -37,7 +37,7 @@ func runConfig(_ context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		fmt.Fprintf(stdout, "configuration is valid (profile %s)\n", c.Profile)
 		for _, k := range config.Keys() {
-			v, _ := c.Get(k)
+			v, _ := c.Display(k)
 			fmt.Fprintf(stdout, "%s=%s\n", k, v)
 		}
 		return nil

@@ -2,6 +2,9 @@
 //
 // Usage:
 //
+//	neardup demo                    the service end to end on an embedded Kafka
+//	neardup serve [--config FILE]   the streaming service (Kafka in, events out)
+//	neardup scan [flags] [PATH...]  duplicates among local files
 //	neardup compare [flags] A B     every similarity score for two files
 //	neardup lexicon build [flags] FILE...   build an I-Match idf lexicon
 //
@@ -36,10 +39,14 @@ type command struct {
 
 func commands() []command {
 	return []command{
-		{"compare", "print every similarity score for two files", runCompare},
+		{"demo", "run the Kafka service end to end on an embedded broker with a planted crawl", runDemo},
+		{"serve", "the streaming service: Kafka consumer group in, duplicate events out", runServe},
 		{"scan", "find duplicates among local files and JSON lines", runScan},
+		{"compare", "print every similarity score for two files", runCompare},
 		{"lexicon", "build an I-Match idf lexicon from text files", runLexicon},
 		{"config", "print a commented example configuration, or check one", runConfig},
+		{"bench", "measure the service end to end (bench serve)", runBench},
+		{"version", "print the version", runVersion},
 	}
 }
 
@@ -88,4 +95,9 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, "\nRun 'neardup COMMAND -h' for a command's flags.")
+}
+
+func runVersion(_ context.Context, _ []string, stdout, _ io.Writer) error {
+	fmt.Fprintln(stdout, "neardup", version)
+	return nil
 }

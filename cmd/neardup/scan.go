@@ -81,22 +81,13 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 	if len(paths) == 0 {
 		paths = []string{"-"}
 	}
-	pc, err := pipeline.FromConfig(&cfg, version)
-	if err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
-	}
-	pl, err := pipeline.New(pc, nil)
-	if err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
-	}
-	// The pipeline is built twice: once to learn the index parameters,
-	// once over the opened index.
-	store, err := openIndex(ctx, &cfg, pl.IndexParams())
+	pc, store, err := openStore(ctx, &cfg)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	if pl, err = pipeline.New(pc, store); err != nil {
+	pl, err := pipeline.New(pc, store)
+	if err != nil {
 		return err
 	}
 

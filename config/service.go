@@ -1,0 +1,176 @@
+package config
+
+import (
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Kafka configures the Kafka service (neardup serve): the consumer group
+// that reads documents and the producer that writes events.
+type Kafka struct {
+	Brokers         string `yaml:"brokers" doc:"comma-separated bootstrap brokers, host:port (required by serve)"`
+	InputTopic      string `yaml:"input_topic" doc:"topic of incoming documents: JSON values of the input contract, or text/plain values (content-type header) keyed by id (required by serve)"`
+	OutputTopic     string `yaml:"output_topic" doc:"topic the verdict events go to (key: the document id; value: the event JSON that scan prints)"`
+	DeadLetterTopic string `yaml:"dead_letter_topic" doc:"topic of rejected records: original key and value, headers neardup.reason, neardup.error, neardup.source.topic/partition/offset"`
+	UniqueTopic     string `yaml:"unique_topic" doc:"if set, every unique document's original record is passed through to this topic (what an indexer reads next); empty: off"`
+	Group           string `yaml:"group" doc:"consumer group; instances with the same group share the input partitions"`
+	ClientID        string `yaml:"client_id" doc:"client id sent to the brokers (logs, quotas)"`
+	StartOffset     string `yaml:"start_offset" doc:"where a group without committed offsets starts: earliest or latest"`
+	CreateTopics    bool   `yaml:"create_topics" doc:"create missing output, dead-letter and unique topics at start (broker defaults for partitions and replication); off: a missing topic is a start-up error"`
+	// In-flight bounds: records read but not yet decided and acknowledged.
+	MaxInflightRecords int           `yaml:"max_inflight_records" doc:"records read from Kafka but not yet decided and acknowledged, at most"`
+	MaxInflightBytes   int           `yaml:"max_inflight_bytes" doc:"bytes of record values in flight, at most (a record larger than this is still taken alone); also bounds fetch buffers"`
+	CommitInterval     time.Duration `yaml:"commit_interval" doc:"how often offsets of decided, acknowledged records are committed (also on rebalance and shutdown)"`
+	ProduceTimeout     time.Duration `yaml:"produce_timeout" doc:"how long a produce is retried before it fails the service (its record's offset is never committed)"`
+	ShutdownTimeout    time.Duration `yaml:"shutdown_timeout" doc:"on SIGTERM/SIGINT, and when partitions are revoked: how long in-flight records may take to be decided, produced and committed before they are abandoned (re-read by the next owner)"`
+	TLS                KafkaTLS      `yaml:"tls" doc:"TLS to the brokers"`
+	SASL               KafkaSASL     `yaml:"sasl" doc:"SASL authentication to the brokers"`
+}
+
+// KafkaTLS configures TLS to the brokers.
+type KafkaTLS struct {
+	Enabled bool   `yaml:"enabled" doc:"connect with TLS (system roots unless ca is set)"`
+	CA      string `yaml:"ca" doc:"PEM file of the CA that signs the broker certificates"`
+	Cert    string `yaml:"cert" doc:"PEM client certificate for mutual TLS"`
+	Key     string `yaml:"key" doc:"PEM client key for mutual TLS"`
+}
+
+// KafkaSASL configures SASL authentication.
+type KafkaSASL struct {
+	Mechanism string `yaml:"mechanism" doc:"plain, scram-sha-256 or scram-sha-512; empty: no SASL"`
+	User      string `yaml:"user" doc:"SASL user name"`
+	Password  string `yaml:"password" secret:"true" doc:"SASL password (secret: never printed; prefer NEARDUP_KAFKA_SASL_PASSWORD)"`
+}
+
+// HTTP configures the metrics and health endpoints.
+type HTTP struct {
+	Addr string `yaml:"addr" doc:"listen address of /metrics, /healthz and /readyz; empty: no endpoint"`
+}
+
+// Log configures the service's structured logs (log/slog, on standard
+// error).
+type Log struct {
+	Format string `yaml:"format" doc:"json or text"`
+	Level  string `yaml:"level" doc:"debug, info, warn or error"`
+}
+
+func defaultKafka() Kafka {
+	return Kafka{
+		OutputTopic: "neardup.events", DeadLetterTopic: "neardup.dead-letters", Group: "neardup", ClientID: "neardup",
+		StartOffset: "earliest", MaxInflightRecords: 4096, MaxInflightBytes: 64 << 20, CommitInterval: time.Second,
+		ProduceTimeout: 30 * time.Second, ShutdownTimeout: 10 * time.Second,
+	}
+}
+
+// SASL mechanisms.
+var saslMechanisms = []string{"plain", "scram-sha-256", "scram-sha-512"}
+
+// validateService checks the keys every command loads; the keys only
+// serve needs are checked by [Config.ValidateServe].
+func (c *Config) validateService(bad func(key string, v any, want string) error) error {
+	k := c.Kafka
+	switch {
+	case k.StartOffset != "earliest" && k.StartOffset != "latest":
+		return bad("kafka.start_offset", k.StartOffset, "earliest or latest")
+	case k.MaxInflightRecords < 1:
+		return bad("kafka.max_inflight_records", k.MaxInflightRecords, ">= 1")
+	case k.MaxInflightBytes < 1<<10:
+		return bad("kafka.max_inflight_bytes", k.MaxInflightBytes, ">= 1KiB")
+	case k.CommitInterval <= 0:
+		return bad("kafka.commit_interval", k.CommitInterval, "> 0")
+	case k.ProduceTimeout < time.Second:
+		return bad("kafka.produce_timeout", k.ProduceTimeout, ">= 1s")
+	case k.ShutdownTimeout <= 0:
+		return bad("kafka.shutdown_timeout", k.ShutdownTimeout, "> 0")
+	case k.SASL.Mechanism != "" && !slices.Contains(saslMechanisms, strings.ToLower(k.SASL.Mechanism)):
+		return bad("kafka.sasl.mechanism", k.SASL.Mechanism, "plain, scram-sha-256 or scram-sha-512 (or empty)")
+	case k.SASL.Mechanism != "" && k.SASL.User == "":
+		return bad("kafka.sasl.user", `""`, "a user name when kafka.sasl.mechanism is set")
+	case (k.TLS.Cert == "") != (k.TLS.Key == ""):
+		return bad("kafka.tls.cert/kafka.tls.key", fmt.Sprintf("%q/%q", k.TLS.Cert, k.TLS.Key), "both set or both empty")
+	case c.Log.Format != "json" && c.Log.Format != "text":
+		return bad("log.format", c.Log.Format, "json or text")
+	case !slices.Contains([]string{"debug", "info", "warn", "error"}, c.Log.Level):
+		return bad("log.level", c.Log.Level, "debug, info, warn or error")
+	}
+	return nil
+}
+
+// ValidateServe checks what neardup serve needs beyond [Config.Validate]:
+// brokers, an input topic, and topics that do not loop back into the input.
+func (c *Config) ValidateServe() error {
+	k := c.Kafka
+	bad := func(key string, v any, want string) error {
+		return fmt.Errorf("%w: %s = %v: want %s", ErrInvalid, key, v, want)
+	}
+	if len(k.BrokerList()) == 0 {
+		return fmt.Errorf("%w: kafka.brokers is required by serve (set %s=host:port,...)", ErrInvalid, EnvName("kafka.brokers"))
+	}
+	if k.InputTopic == "" {
+		return fmt.Errorf("%w: kafka.input_topic is required by serve (set %s)", ErrInvalid, EnvName("kafka.input_topic"))
+	}
+	for _, b := range k.BrokerList() {
+		if !strings.Contains(b, ":") {
+			return bad("kafka.brokers", b, "host:port")
+		}
+	}
+	for _, t := range []struct{ key, v string }{
+		{"kafka.output_topic", k.OutputTopic}, {"kafka.dead_letter_topic", k.DeadLetterTopic}, {"kafka.unique_topic", k.UniqueTopic},
+	} {
+		switch {
+		case t.key != "kafka.unique_topic" && t.v == "":
+			return bad(t.key, `""`, "a topic name")
+		case t.v != "" && t.v == k.InputTopic:
+			return bad(t.key, t.v, "a topic other than kafka.input_topic (events would be read back as documents)")
+		}
+	}
+	if k.Group == "" {
+		return bad("kafka.group", `""`, "a consumer group name")
+	}
+	return nil
+}
+
+// BrokerList returns the brokers as a list.
+func (k Kafka) BrokerList() []string {
+	var out []string
+	for _, b := range strings.Split(k.Brokers, ",") {
+		if b = strings.TrimSpace(b); b != "" {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// Display returns a key's value for printing: secrets are replaced by
+// "[redacted]" when set, and a password inside a URL is masked.
+func (c *Config) Display(key string) (string, bool) {
+	for _, f := range fields(c) {
+		if f.key != key || !f.v.IsValid() {
+			continue
+		}
+		v := format(f.v)
+		switch {
+		case f.secret && v != "":
+			return "[redacted]", true
+		case strings.Contains(v, "://"):
+			if u, err := url.Parse(v); err == nil && u.User != nil {
+				return u.Redacted(), true
+			}
+		}
+		return v, true
+	}
+	return "", false
+}
+
+// Redacted returns the configuration as key → printable value, secrets
+// masked (see [Config.Display]), for logs.
+func (c *Config) Redacted() map[string]string {
+	out := map[string]string{}
+	for _, k := range Keys() {
+		out[k], _ = c.Display(k)
+	}
+	return out
+}

@@ -1,0 +1,351 @@
+package consumer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/neardup/neardup/metrics"
+	"github.com/neardup/neardup/pipeline"
+)
+
+// KafkaConfig configures a [Kafka] consumer.
+type KafkaConfig struct {
+	// Client holds the connection options shared with the producer:
+	// seed brokers, client id, TLS, SASL, hooks.
+	Client []kgo.Opt
+	// Topic is the input topic; Group the consumer group.
+	Topic, Group string
+	// FromEnd starts a group without committed offsets at the end of the
+	// topic instead of its start.
+	FromEnd bool
+	// MaxBytes is the document size limit (sketch.max_bytes): larger
+	// records become too_large dead letters.
+	MaxBytes int
+	// MaxInflightRecords and MaxInflightBytes bound the records between
+	// being read and being done (see [Record.Done]).
+	MaxInflightRecords, MaxInflightBytes int
+	// DrainTimeout bounds how long a revocation waits for the revoked
+	// partitions' records in flight before abandoning them.
+	DrainTimeout time.Duration
+	Metrics      *metrics.Metrics
+	Logger       *slog.Logger
+}
+
+// Kafka is a consumer-group member (franz-go, cooperative-sticky
+// balancing, no auto-commit) that feeds records into the pipeline and
+// commits an offset only once every record before it has been reported
+// done — decided, and everything it produced acknowledged (commit after
+// effect, at-least-once).
+//
+// Records are fed in the order they are polled, which keeps each
+// partition's order; the pipeline keeps input order, so verdicts come out
+// in partition order while sketching and verification run in parallel.
+// When partitions are revoked, the member waits up to DrainTimeout for
+// their records in flight, commits what is done and gives them up;
+// records of revoked partitions that finish later are never committed
+// (their next owner reads them again, and a replay gets its first
+// verdict). Lost partitions are given up at once.
+//
+// NewKafka creates the franz-go client, which runs its own goroutines
+// until [Kafka.Close]. Run, Commit and Close may be called from different
+// goroutines.
+type Kafka struct {
+	cl       *kgo.Client
+	topic    string
+	dec      *pipeline.Decoder
+	inflight *inflight
+	tr       *tracker
+	drain    time.Duration
+	m        *metrics.Metrics
+	log      *slog.Logger
+	joined   atomic.Bool
+	closing  atomic.Bool
+	commitMu sync.Mutex // one commit at a time, so done offsets only grow
+}
+
+// NewKafka creates the client and joins nothing yet: the group is joined
+// by the first poll in Run.
+func NewKafka(cfg KafkaConfig) (*Kafka, error) {
+	if cfg.Topic == "" || cfg.Group == "" {
+		return nil, errors.New("consumer: kafka: topic and group are required")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	k := &Kafka{
+		topic:    cfg.Topic,
+		dec:      pipeline.NewDecoder(cfg.MaxBytes),
+		inflight: newInflight(int64(max(cfg.MaxInflightRecords, 1)), int64(max(cfg.MaxInflightBytes, 1))),
+		tr:       newTracker(),
+		drain:    cfg.DrainTimeout,
+		m:        cfg.Metrics,
+		log:      cfg.Logger,
+	}
+	start := kgo.NewOffset().AtStart()
+	if cfg.FromEnd {
+		start = kgo.NewOffset().AtEnd()
+	}
+	// Fetch buffers count against the in-flight byte budget: a quarter
+	// per fetch response and partition, at least one record over the
+	// document limit.
+	fetchMax := int32(min(max(cfg.MaxInflightBytes/4, 1<<20), 1<<30))
+	opts := append([]kgo.Opt{}, cfg.Client...)
+	opts = append(opts,
+		kgo.ConsumerGroup(cfg.Group),
+		kgo.ConsumeTopics(cfg.Topic),
+		kgo.Balancers(kgo.CooperativeStickyBalancer()),
+		kgo.DisableAutoCommit(),
+		kgo.ConsumeResetOffset(start),
+		kgo.FetchMaxBytes(fetchMax),
+		kgo.FetchMaxPartitionBytes(fetchMax),
+		kgo.BrokerMaxReadBytes(max(2*fetchMax, int32(min(cfg.MaxBytes+1<<20, 1<<30)))),
+		kgo.OnPartitionsAssigned(k.assigned),
+		kgo.OnPartitionsRevoked(k.revoked),
+		kgo.OnPartitionsLost(k.lost),
+	)
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		return nil, fmt.Errorf("consumer: kafka: %w", err)
+	}
+	k.cl = cl
+	return k, nil
+}
+
+// Client returns the underlying client (for pings and admin requests).
+func (k *Kafka) Client() *kgo.Client { return k.cl }
+
+// Joined reports whether the member holds a current assignment (possibly
+// empty: more members than partitions).
+func (k *Kafka) Joined() bool { return k.joined.Load() }
+
+// Record is the [pipeline.Item] Tag of a Kafka record. Call Done when the
+// record's output has been fully acknowledged.
+type Record struct {
+	*kgo.Record
+	k    *Kafka
+	e    *entry
+	size int64
+	once sync.Once
+}
+
+// Done reports the record complete: its offset may now be committed once
+// every earlier record of its partition is done too. Calling it again
+// does nothing.
+func (r *Record) Done() {
+	r.once.Do(func() {
+		r.k.tr.complete(r.e)
+		r.k.inflight.release(r.size)
+		if !r.Timestamp.IsZero() {
+			r.k.m.EndToEnd(time.Since(r.Timestamp))
+		}
+	})
+}
+
+// Run polls records and sends one item per record to out, in poll order,
+// until ctx ends (it then returns nil) or the client is closed. It blocks
+// while the in-flight bounds are reached. It does not close out.
+func (k *Kafka) Run(ctx context.Context, out chan<- pipeline.Item) error {
+	for {
+		fs := k.cl.PollRecords(ctx, 1024)
+		if fs.IsClientClosed() || ctx.Err() != nil {
+			return nil
+		}
+		fs.EachError(func(topic string, p int32, err error) {
+			if errors.Is(err, context.Canceled) {
+				return
+			}
+			k.log.Warn("kafka fetch error", "topic", topic, "partition", p, "err", err)
+		})
+		fs.EachPartition(func(p kgo.FetchTopicPartition) {
+			k.tr.setHighWatermark(p.Topic, p.Partition, p.HighWatermark)
+		})
+		var err error
+		fs.EachRecord(func(r *kgo.Record) {
+			if err != nil {
+				return
+			}
+			err = k.feed(ctx, r, out)
+		})
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+// feed decodes one record and sends it on, within the in-flight bounds.
+func (k *Kafka) feed(ctx context.Context, r *kgo.Record, out chan<- pipeline.Item) error {
+	size := int64(len(r.Value) + len(r.Key))
+	if err := k.inflight.acquire(ctx, size); err != nil {
+		return err
+	}
+	e := k.tr.add(r)
+	if e == nil { // revoked or lost meanwhile: its next owner reads it
+		k.inflight.release(size)
+		return nil
+	}
+	rec := &Record{Record: r, k: k, e: e, size: size}
+	k.m.InFlight(k.inflight.load())
+	t0 := time.Now()
+	part, off := r.Partition, r.Offset
+	it := pipeline.Item{Source: pipeline.Source{Topic: r.Topic, Partition: &part, Offset: &off}, Tag: rec}
+	it.Doc, it.Err = k.dec.DecodeRecord(r.Key, r.Value, contentType(r))
+	k.m.Stage(metrics.StageDecode, time.Since(t0))
+	select {
+	case out <- it:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// contentType returns the record's content-type header, if any.
+func contentType(r *kgo.Record) string {
+	for _, h := range r.Headers {
+		if strings.EqualFold(h.Key, "content-type") {
+			return string(h.Value)
+		}
+	}
+	return ""
+}
+
+func (k *Kafka) assigned(_ context.Context, _ *kgo.Client, assigned map[string][]int32) {
+	for topic, ps := range assigned {
+		k.tr.assign(topic, ps)
+		if len(ps) > 0 {
+			k.log.Info("partitions assigned", "topic", topic, "partitions", ps)
+		}
+	}
+	k.joined.Store(true)
+	k.m.Rebalance("assigned")
+}
+
+// revoked waits (bounded) for the revoked partitions' records in flight,
+// commits what is done and gives the partitions up.
+func (k *Kafka) revoked(ctx context.Context, _ *kgo.Client, revoked map[string][]int32) {
+	var states []*partState
+	for topic, ps := range revoked {
+		states = append(states, k.tr.detach(topic, ps)...)
+		for _, p := range ps {
+			k.m.ForgetPartition(topic, p)
+		}
+	}
+	if len(states) == 0 {
+		return
+	}
+	k.m.Rebalance("revoked")
+	abandoned := 0
+	if !k.closing.Load() {
+		abandoned = k.waitDrained(ctx, states)
+	} else {
+		abandoned, _ = k.tr.pending(states)
+	}
+	if err := k.commit(ctx, states); err != nil {
+		k.log.Warn("commit on revocation failed", "err", err)
+	}
+	k.log.Info("partitions revoked", "partitions", fmt.Sprint(revoked), "abandoned_in_flight", abandoned)
+}
+
+// waitDrained waits until states have no record in flight or the drain
+// timeout passes, and returns how many are left.
+func (k *Kafka) waitDrained(ctx context.Context, states []*partState) int {
+	timer := time.NewTimer(k.drain)
+	defer timer.Stop()
+	for {
+		n, changed := k.tr.pending(states)
+		if n == 0 {
+			return 0
+		}
+		select {
+		case <-changed:
+		case <-timer.C:
+			return n
+		case <-ctx.Done():
+			return n
+		}
+	}
+}
+
+func (k *Kafka) lost(_ context.Context, _ *kgo.Client, lost map[string][]int32) {
+	for topic, ps := range lost {
+		k.tr.detach(topic, ps)
+		for _, p := range ps {
+			k.m.ForgetPartition(topic, p)
+		}
+	}
+	k.joined.Store(false)
+	k.m.Rebalance("lost")
+	k.log.Warn("partitions lost (session expired or fenced); their records in flight will be read again by their next owner", "partitions", fmt.Sprint(lost))
+}
+
+// Commit commits, for every owned partition, the offset past its done
+// prefix, and updates the lag gauges.
+func (k *Kafka) Commit(ctx context.Context) error {
+	k.tr.lags(k.m.Lag)
+	return k.commit(ctx, nil)
+}
+
+func (k *Kafka) commit(ctx context.Context, states []*partState) error {
+	k.commitMu.Lock()
+	defer k.commitMu.Unlock()
+	offsets := k.tr.commitable(states)
+	if len(offsets) == 0 {
+		return nil
+	}
+	var cerr error
+	k.cl.CommitOffsetsSync(ctx, offsets, func(_ *kgo.Client, _ *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
+		if err != nil {
+			cerr = err
+			return
+		}
+		for _, t := range resp.Topics {
+			for _, p := range t.Partitions {
+				if perr := kerr.ErrorForCode(p.ErrorCode); perr != nil {
+					cerr = fmt.Errorf("%s/%d: %w", t.Topic, p.Partition, perr)
+					delete(offsets[t.Topic], p.Partition)
+				}
+			}
+		}
+	})
+	k.tr.committed(offsets, states)
+	k.m.Commit(cerr)
+	if cerr != nil {
+		return fmt.Errorf("consumer: kafka: commit: %w", cerr)
+	}
+	return nil
+}
+
+// Close commits what is done, leaves the group and closes the client,
+// within ctx. Records not done are not committed: the partitions' next
+// owners read them again.
+func (k *Kafka) Close(ctx context.Context) error {
+	k.closing.Store(true)
+	err := k.Commit(ctx)
+	if lerr := k.cl.LeaveGroupContext(ctx); lerr != nil && err == nil {
+		err = fmt.Errorf("consumer: kafka: leave group: %w", lerr)
+	}
+	k.cl.Close()
+	k.joined.Store(false)
+	return err
+}
+
+// Abort gives everything up without committing and closes the client, as
+// a crash would (the group moves the partitions on at once).
+func (k *Kafka) Abort() {
+	k.closing.Store(true)
+	k.tr.detachAll()
+	k.cl.Close()
+	k.joined.Store(false)
+}

@@ -1,0 +1,216 @@
+package consumer
+
+import (
+	"sync"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// tracker follows every record fed to the pipeline until the caller says
+// it is done (decided, and everything it produced acknowledged), and knows
+// per partition the offset that may be committed: one past the last record
+// of the unbroken done prefix in feed order. Partitions are tracked from
+// their assignment to their revocation; a record of a partition this
+// member does not own (any more) is never tracked, and a revoked
+// partition's state is detached so that work finishing after revocation
+// can never be committed.
+type tracker struct {
+	mu      sync.Mutex
+	parts   map[topicPartition]*partState
+	changed chan struct{} // closed and replaced on every completion
+}
+
+type topicPartition struct {
+	topic     string
+	partition int32
+}
+
+// partState is one assigned partition.
+type partState struct {
+	tp       topicPartition
+	queue    []*entry // fed, not yet popped; queue[0] is the oldest
+	next     kgo.EpochOffset
+	hasNext  bool  // next is set: something was done since assignment
+	done     int64 // committed offset known to the group (−1: none yet)
+	hwm      int64 // high watermark from the last fetch (−1: unknown)
+	detached bool
+}
+
+// entry is one fed record.
+type entry struct {
+	offset int64
+	epoch  int32
+	done   bool
+	ps     *partState
+}
+
+func newTracker() *tracker {
+	return &tracker{parts: map[topicPartition]*partState{}, changed: make(chan struct{})}
+}
+
+// assign starts tracking partitions (a re-assignment starts afresh).
+func (t *tracker) assign(topic string, partitions []int32) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, p := range partitions {
+		tp := topicPartition{topic, p}
+		if _, ok := t.parts[tp]; !ok {
+			t.parts[tp] = &partState{tp: tp, done: -1, hwm: -1}
+		}
+	}
+}
+
+// detach stops tracking partitions and returns their states: nothing is
+// added to them afterwards, and they are no longer in commits.
+func (t *tracker) detach(topic string, partitions []int32) []*partState {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []*partState
+	for _, p := range partitions {
+		tp := topicPartition{topic, p}
+		if ps, ok := t.parts[tp]; ok {
+			ps.detached = true
+			delete(t.parts, tp)
+			out = append(out, ps)
+		}
+	}
+	return out
+}
+
+// detachAll detaches every partition (the member gives everything up).
+func (t *tracker) detachAll() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for tp, ps := range t.parts {
+		ps.detached = true
+		delete(t.parts, tp)
+	}
+}
+
+// add tracks a record about to be fed; nil when its partition is not
+// owned.
+func (t *tracker) add(r *kgo.Record) *entry {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	ps, ok := t.parts[topicPartition{r.Topic, r.Partition}]
+	if !ok {
+		return nil
+	}
+	e := &entry{offset: r.Offset, epoch: r.LeaderEpoch, ps: ps}
+	ps.queue = append(ps.queue, e)
+	return e
+}
+
+// complete marks e done and advances its partition's committable offset.
+func (t *tracker) complete(e *entry) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	e.done = true
+	ps := e.ps
+	n := 0
+	for n < len(ps.queue) && ps.queue[n].done {
+		last := ps.queue[n]
+		ps.next, ps.hasNext = kgo.EpochOffset{Epoch: last.epoch, Offset: last.offset + 1}, true
+		n++
+	}
+	if n > 0 {
+		clear(ps.queue[:n])
+		ps.queue = ps.queue[n:]
+	}
+	close(t.changed)
+	t.changed = make(chan struct{})
+}
+
+// pending returns the number of fed records not yet done in states, and a
+// channel closed at the next completion.
+func (t *tracker) pending(states []*partState) (int, <-chan struct{}) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := 0
+	for _, ps := range states {
+		n += len(ps.queue)
+	}
+	return n, t.changed
+}
+
+// commitable returns, for the given states (nil: every tracked partition),
+// the offsets to commit that are past what was committed.
+func (t *tracker) commitable(states []*partState) map[string]map[int32]kgo.EpochOffset {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if states == nil {
+		for _, ps := range t.parts {
+			states = append(states, ps)
+		}
+	}
+	out := map[string]map[int32]kgo.EpochOffset{}
+	for _, ps := range states {
+		if !ps.hasNext || ps.next.Offset <= ps.done {
+			continue
+		}
+		m := out[ps.tp.topic]
+		if m == nil {
+			m = map[int32]kgo.EpochOffset{}
+			out[ps.tp.topic] = m
+		}
+		m[ps.tp.partition] = ps.next
+	}
+	return out
+}
+
+// committed records that offsets were committed.
+func (t *tracker) committed(offsets map[string]map[int32]kgo.EpochOffset, states []*partState) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	find := func(tp topicPartition) *partState {
+		if ps, ok := t.parts[tp]; ok {
+			return ps
+		}
+		for _, ps := range states {
+			if ps.tp == tp {
+				return ps
+			}
+		}
+		return nil
+	}
+	for topic, parts := range offsets {
+		for p, eo := range parts {
+			if ps := find(topicPartition{topic, p}); ps != nil && eo.Offset > ps.done {
+				ps.done = eo.Offset
+			}
+		}
+	}
+}
+
+// setHighWatermark records a partition's high watermark from a fetch.
+func (t *tracker) setHighWatermark(topic string, partition int32, hwm int64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if ps, ok := t.parts[topicPartition{topic, partition}]; ok {
+		ps.hwm = hwm
+	}
+}
+
+// lags returns, per tracked partition with a known high watermark, the
+// records not yet committed: the high watermark minus the next offset to
+// commit (or the oldest record in flight, or the committed offset).
+func (t *tracker) lags(fn func(topic string, partition int32, lag int64)) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, ps := range t.parts {
+		if ps.hwm < 0 {
+			continue
+		}
+		from := ps.done
+		switch {
+		case ps.hasNext:
+			from = ps.next.Offset
+		case len(ps.queue) > 0:
+			from = ps.queue[0].offset
+		}
+		if from < 0 {
+			continue
+		}
+		fn(ps.tp.topic, ps.tp.partition, ps.hwm-from)
+	}
+}

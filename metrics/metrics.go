@@ -1,0 +1,337 @@
+// Package metrics defines neardup's Prometheus metrics. [New] registers
+// them on a registry the caller owns (neardup serve builds one in cmd and
+// hands it down; nothing is registered globally). Every method is safe for
+// concurrent use and does nothing on a nil *Metrics, so stages can be run
+// without metrics (scan, tests).
+//
+// Names follow the Prometheus conventions: a neardup_ prefix, base units
+// (seconds, bytes), _total for counters. No label carries a document id.
+// docs/metrics.md lists every metric; a test scrapes a running service
+// and checks that list against what is exported.
+package metrics
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Stages of a document's way through the service, the label of
+// neardup_stage_duration_seconds.
+const (
+	StageDecode  = "decode"  // Kafka record → document
+	StageSketch  = "sketch"  // extract, normalize, sketch, encode (per document)
+	StageIndex   = "index"   // one lookup-and-insert round trip (per batch)
+	StageFetch   = "fetch"   // reading candidates' stored features (per batch)
+	StageVerify  = "verify"  // handed to the verifier pool → verdicts back (per document)
+	StageResolve = "resolve" // verdict assembled and recorded in the index (per document)
+	StageProduce = "produce" // produce call → broker acknowledgement (per record)
+)
+
+// Metrics holds neardup's collectors.
+type Metrics struct {
+	documents     *prometheus.CounterVec
+	replays       prometheus.Counter
+	corrections   prometheus.Counter
+	deadLetters   *prometheus.CounterVec
+	candidates    prometheus.Histogram
+	verifications *prometheus.CounterVec
+	truncated     prometheus.Counter
+	stage         *prometheus.HistogramVec
+	endToEnd      prometheus.Histogram
+	indexErrors   *prometheus.CounterVec
+	indexRetries  *prometheus.CounterVec
+	indexUp       prometheus.Gauge
+	lag           *prometheus.GaugeVec
+	rebalances    *prometheus.CounterVec
+	produced      *prometheus.CounterVec
+	produceErrors *prometheus.CounterVec
+	commits       prometheus.Counter
+	commitErrors  prometheus.Counter
+	inflightRecs  prometheus.Gauge
+	inflightBytes prometheus.Gauge
+	ready         prometheus.Gauge
+}
+
+// latencyBuckets span 50 µs to about 26 s.
+var latencyBuckets = prometheus.ExponentialBuckets(50e-6, 2, 20)
+
+// New creates the metrics and registers them on reg, with a
+// neardup_build_info gauge carrying version.
+func New(reg prometheus.Registerer, version string) *Metrics {
+	m := &Metrics{
+		documents: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "neardup_documents_total",
+			Help: "Documents decided, by verdict kind (unique, exact, near, partial). Replays count under their first verdict's kind.",
+		}, []string{"kind"}),
+		replays: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "neardup_replays_total",
+			Help: "Documents whose id was already stored: their first verdict was returned again (at-least-once redelivery).",
+		}),
+		corrections: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "neardup_corrections_total",
+			Help: "Correction events: a later document admitted concurrently that did not see an earlier one (Redis Cluster).",
+		}),
+		deadLetters: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "neardup_dead_letters_total",
+			Help: "Rejected inputs sent to the dead-letter path, by reason.",
+		}, []string{"reason"}),
+		candidates: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "neardup_candidates_per_document",
+			Help:    "Candidates verified per document.",
+			Buckets: []float64{0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024},
+		}),
+		verifications: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "neardup_verifications_total",
+			Help: "Candidate verifications, by the check that decided (method) and its verdict (kind: exact, near, partial, distinct).",
+		}, []string{"method", "kind"}),
+		truncated: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "neardup_bucket_truncations_total",
+			Help: "Candidates withheld by the hot-bucket guard (documents turned away from full LSH buckets).",
+		}),
+		stage: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "neardup_stage_duration_seconds",
+			Help:    "Time spent in a stage: decode, sketch, verify, resolve and produce per document or record; index and fetch per batch round trip.",
+			Buckets: latencyBuckets,
+		}, []string{"stage"}),
+		endToEnd: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "neardup_end_to_end_seconds",
+			Help:    "From the input record's timestamp to its verdict being decided and every record it produced acknowledged.",
+			Buckets: latencyBuckets,
+		}),
+		indexErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "neardup_index_errors_total",
+			Help: "Failed index calls, by operation.",
+		}, []string{"op"}),
+		indexRetries: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "neardup_index_retries_total",
+			Help: "Index calls retried because the index was unavailable, by operation.",
+		}, []string{"op"}),
+		indexUp: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "neardup_index_up",
+			Help: "1 when the last index call or health check succeeded, 0 while the index is unavailable.",
+		}),
+		lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "neardup_consumer_lag_records",
+			Help: "Records of an assigned input partition not yet decided and committed: the partition's high watermark minus the next offset to commit.",
+		}, []string{"topic", "partition"}),
+		rebalances: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "neardup_rebalances_total",
+			Help: "Consumer group rebalance callbacks, by event (assigned, revoked, lost).",
+		}, []string{"event"}),
+		produced: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "neardup_produced_records_total",
+			Help: "Records acknowledged by the brokers, by topic role (events, dead_letters, unique).",
+		}, []string{"topic"}),
+		produceErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "neardup_produce_errors_total",
+			Help: "Produces that failed after the client's retries, by topic role.",
+		}, []string{"topic"}),
+		commits: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "neardup_offset_commits_total",
+			Help: "Successful offset commits.",
+		}),
+		commitErrors: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "neardup_offset_commit_errors_total",
+			Help: "Failed offset commits (retried at the next commit).",
+		}),
+		inflightRecs: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "neardup_inflight_records",
+			Help: "Records read but not yet decided and acknowledged.",
+		}),
+		inflightBytes: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "neardup_inflight_bytes",
+			Help: "Bytes of record values read but not yet decided and acknowledged.",
+		}),
+		ready: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "neardup_ready",
+			Help: "1 while /readyz answers 200 (Kafka and the index reachable, group joined).",
+		}),
+	}
+	info := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name:        "neardup_build_info",
+		Help:        "Build information; always 1.",
+		ConstLabels: prometheus.Labels{"version": version},
+	})
+	info.Set(1)
+	m.indexUp.Set(1)
+	reg.MustRegister(m.documents, m.replays, m.corrections, m.deadLetters, m.candidates, m.verifications,
+		m.truncated, m.stage, m.endToEnd, m.indexErrors, m.indexRetries, m.indexUp, m.lag, m.rebalances,
+		m.produced, m.produceErrors, m.commits, m.commitErrors, m.inflightRecs, m.inflightBytes, m.ready, info)
+	// Label values known in advance are created now, so a dashboard
+	// shows them at zero before the first event.
+	for _, k := range []string{"unique", "exact", "near", "partial"} {
+		m.documents.WithLabelValues(k)
+	}
+	for _, e := range []string{"assigned", "revoked", "lost"} {
+		m.rebalances.WithLabelValues(e)
+	}
+	return m
+}
+
+// Document counts one decided document of the given kind; replay marks a
+// redelivered id answered with its first verdict.
+func (m *Metrics) Document(kind string, replay bool) {
+	if m == nil {
+		return
+	}
+	m.documents.WithLabelValues(kind).Inc()
+	if replay {
+		m.replays.Inc()
+	}
+}
+
+// Correction counts correction events.
+func (m *Metrics) Correction(n int) {
+	if m == nil || n == 0 {
+		return
+	}
+	m.corrections.Add(float64(n))
+}
+
+// DeadLetter counts one rejected input.
+func (m *Metrics) DeadLetter(reason string) {
+	if m == nil {
+		return
+	}
+	m.deadLetters.WithLabelValues(reason).Inc()
+}
+
+// Candidates records the candidates verified for one document, and the
+// candidates the hot-bucket guard withheld from it.
+func (m *Metrics) Candidates(n, truncated int) {
+	if m == nil {
+		return
+	}
+	m.candidates.Observe(float64(n))
+	if truncated > 0 {
+		m.truncated.Add(float64(truncated))
+	}
+}
+
+// Verification counts one candidate verification.
+func (m *Metrics) Verification(method, kind string) {
+	if m == nil {
+		return
+	}
+	if method == "" {
+		method = "none"
+	}
+	m.verifications.WithLabelValues(method, kind).Inc()
+}
+
+// Stage records the time spent in a stage (see the Stage constants).
+func (m *Metrics) Stage(stage string, d time.Duration) {
+	if m == nil {
+		return
+	}
+	m.stage.WithLabelValues(stage).Observe(d.Seconds())
+}
+
+// EndToEnd records the time from an input record's timestamp to its
+// completion.
+func (m *Metrics) EndToEnd(d time.Duration) {
+	if m == nil || d < 0 {
+		return
+	}
+	m.endToEnd.Observe(d.Seconds())
+}
+
+// IndexCall records the outcome of one index call: err nil is a success;
+// retrying marks a failure that will be retried.
+func (m *Metrics) IndexCall(op string, err error, retrying bool) {
+	if m == nil {
+		return
+	}
+	if err == nil {
+		m.indexUp.Set(1)
+		return
+	}
+	m.indexErrors.WithLabelValues(op).Inc()
+	if retrying {
+		m.indexRetries.WithLabelValues(op).Inc()
+		m.indexUp.Set(0)
+	}
+}
+
+// IndexUp sets whether the index answered its last health check.
+func (m *Metrics) IndexUp(up bool) {
+	if m == nil {
+		return
+	}
+	m.indexUp.Set(b2f(up))
+}
+
+// Lag sets the lag of one input partition.
+func (m *Metrics) Lag(topic string, partition int32, lag int64) {
+	if m == nil {
+		return
+	}
+	m.lag.WithLabelValues(topic, strconv.Itoa(int(partition))).Set(float64(max(lag, 0)))
+}
+
+// ForgetPartition removes the lag series of a partition this instance no
+// longer owns.
+func (m *Metrics) ForgetPartition(topic string, partition int32) {
+	if m == nil {
+		return
+	}
+	m.lag.DeleteLabelValues(topic, strconv.Itoa(int(partition)))
+}
+
+// Rebalance counts a group callback: assigned, revoked or lost.
+func (m *Metrics) Rebalance(event string) {
+	if m == nil {
+		return
+	}
+	m.rebalances.WithLabelValues(event).Inc()
+}
+
+// Produced counts an acknowledged record (err nil) or a failed produce.
+func (m *Metrics) Produced(topicRole string, err error) {
+	if m == nil {
+		return
+	}
+	if err != nil {
+		m.produceErrors.WithLabelValues(topicRole).Inc()
+		return
+	}
+	m.produced.WithLabelValues(topicRole).Inc()
+}
+
+// Commit counts an offset commit.
+func (m *Metrics) Commit(err error) {
+	if m == nil {
+		return
+	}
+	if err != nil {
+		m.commitErrors.Inc()
+		return
+	}
+	m.commits.Inc()
+}
+
+// InFlight sets the in-flight gauges.
+func (m *Metrics) InFlight(records, bytes int64) {
+	if m == nil {
+		return
+	}
+	m.inflightRecs.Set(float64(records))
+	m.inflightBytes.Set(float64(bytes))
+}
+
+// Ready sets the readiness gauge.
+func (m *Metrics) Ready(ready bool) {
+	if m == nil {
+		return
+	}
+	m.ready.Set(b2f(ready))
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,336 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/segmentio/kafka-go"
+	"go.uber.org/goleak"
+
+	"github.com/neardup/neardup/config"
+	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/internal/kafkatest"
+	"github.com/neardup/neardup/internal/synth"
+	"github.com/neardup/neardup/pipeline"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m,
+		// go-redis and franz-go close their pools asynchronously.
+		goleak.IgnoreTopFunction("github.com/redis/go-redis/v9/internal/pool.(*ConnPool).reaper"),
+		goleak.IgnoreTopFunction("internal/poll.runtime_pollWait"),
+		goleak.IgnoreAnyFunction("github.com/twmb/franz-go/pkg/kfake.(*Cluster).run"),
+	)
+}
+
+// Topic names of the tests.
+const (
+	inTopic     = "docs"
+	outTopic    = "events"
+	deadTopic   = "dead"
+	uniqueTopic = "unique"
+)
+
+// startKafka starts kfake with the input topic (partitions) and the output
+// topics.
+func startKafka(t testing.TB, partitions int32, opts ...kafkatest.Option) *kafkatest.Cluster {
+	t.Helper()
+	opts = append([]kafkatest.Option{
+		kafkatest.Topic(inTopic, partitions), kafkatest.Topic(outTopic, 3), kafkatest.Topic(deadTopic, 1), kafkatest.Topic(uniqueTopic, 3),
+	}, opts...)
+	return startCluster(t, opts...)
+}
+
+var startCluster = kafkatest.Start
+
+// loadConfig is the configuration of a test service: the web profile,
+// unique events on, the given overrides.
+func loadConfig(t testing.TB, brokers string, kv ...string) *config.Config {
+	t.Helper()
+	o := &config.Overrides{}
+	for _, p := range [][2]string{
+		{"kafka.brokers", brokers}, {"kafka.input_topic", inTopic}, {"kafka.output_topic", outTopic},
+		{"kafka.dead_letter_topic", deadTopic}, {"kafka.group", "neardup-test"}, {"pipeline.emit", "all"},
+		{"http.addr", "127.0.0.1:0"}, {"kafka.commit_interval", "100ms"}, {"kafka.shutdown_timeout", "10s"},
+	} {
+		o.Add(p[0], p[1])
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		o.Add(kv[i], kv[i+1])
+	}
+	c, err := config.Load("", nil, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &c
+}
+
+// memoryStore opens a memory index for c's pipeline.
+func memoryStore(t testing.TB, c *config.Config) index.Store {
+	t.Helper()
+	pc, err := pipeline.FromConfig(c, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe, err := pipeline.New(pc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := index.NewMemory(index.MemoryConfig{Params: probe.IndexParams()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// instance is a service running in the background.
+type instance struct {
+	*Service
+	reg    *prometheus.Registry
+	cancel context.CancelFunc
+	done   chan error
+}
+
+// start creates and runs a service over store.
+func start(t testing.TB, c *config.Config, store index.Store) *instance {
+	t.Helper()
+	pc, err := pipeline.FromConfig(c, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := prometheus.NewRegistry()
+	log := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	svc, err := New(context.Background(), Options{Config: c, Pipeline: pc, Store: store, Registerer: reg, Gatherer: reg, Logger: log, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	in := &instance{Service: svc, reg: reg, cancel: cancel, done: make(chan error, 1)}
+	go func() { in.done <- svc.Run(ctx) }() // owned: stop waits for it
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-in.done:
+		case <-time.After(30 * time.Second):
+			t.Error("service did not stop")
+		}
+	})
+	return in
+}
+
+// stop shuts the instance down gracefully and returns Run's error.
+func (in *instance) stop(t testing.TB) error {
+	t.Helper()
+	in.cancel()
+	select {
+	case err := <-in.done:
+		in.done <- err // for the cleanup
+		return err
+	case <-time.After(30 * time.Second):
+		t.Fatal("service did not stop within 30s")
+		return nil
+	}
+}
+
+// testWriter sends logs to t.Log (or stderr with -v off, nothing).
+type testWriter struct{ t testing.TB }
+
+func (w testWriter) Write(b []byte) (int, error) {
+	if testing.Verbose() {
+		fmt.Fprint(os.Stderr, string(b))
+	}
+	return len(b), nil
+}
+
+// docMessages turns synthetic documents into input records keyed by their
+// source (an original and its copies share a key, hence a partition and
+// its order).
+func docMessages(t testing.TB, docs []synth.Doc) []kafka.Message {
+	t.Helper()
+	msgs := make([]kafka.Message, len(docs))
+	for i, d := range docs {
+		v, err := json.Marshal(map[string]string{"id": d.ID, "text": d.Text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		key := d.ID
+		if d.Source != "" {
+			key = d.Source
+		}
+		msgs[i] = kafka.Message{Key: []byte(key), Value: v, Time: time.Now()}
+	}
+	return msgs
+}
+
+// event is the part of an event the tests compare.
+type event struct {
+	ID          string `json:"id"`
+	Kind        string `json:"kind"`
+	DuplicateOf string `json:"duplicate_of"`
+	Cluster     string `json:"cluster"`
+	Replay      bool   `json:"replay"`
+	Correction  bool   `json:"correction"`
+}
+
+func decodeEvents(t testing.TB, msgs []kafka.Message) []event {
+	t.Helper()
+	out := make([]event, 0, len(msgs))
+	for _, m := range msgs {
+		var ev event
+		if err := json.Unmarshal(m.Value, &ev); err != nil {
+			t.Fatalf("event %s: %v: %s", kafkatest.Source(m), err, m.Value)
+		}
+		if string(m.Key) != ev.ID {
+			t.Errorf("event key %q, id %q", m.Key, ev.ID)
+		}
+		out = append(out, ev)
+	}
+	return out
+}
+
+// firstVerdicts maps each id to its first non-replay event and checks that
+// every other event of the id repeats it with replay set.
+func firstVerdicts(t testing.TB, evs []event) map[string]event {
+	t.Helper()
+	first := map[string]event{}
+	var replays []event
+	for _, ev := range evs {
+		if ev.Correction {
+			continue
+		}
+		if _, ok := first[ev.ID]; ok || ev.Replay {
+			replays = append(replays, ev)
+			continue
+		}
+		first[ev.ID] = ev
+	}
+	for _, r := range replays {
+		f, ok := first[r.ID]
+		if !ok {
+			// The first verdict's event was produced by an instance that
+			// died before the test read it? No: events are produced before
+			// any commit, so a replay always has its first event.
+			t.Errorf("replay of %s without a first event", r.ID)
+			continue
+		}
+		if !r.Replay {
+			t.Errorf("second event of %s without replay: %+v after %+v", r.ID, r, f)
+		}
+		if r.Kind != f.Kind || r.DuplicateOf != f.DuplicateOf || r.Cluster != f.Cluster {
+			t.Errorf("replay of %s changed its verdict: %+v, first %+v", r.ID, r, f)
+		}
+	}
+	return first
+}
+
+// checkPlanted checks events against the planted truth: every planted
+// duplicate names its source (directly or through the source's cluster)
+// with the planted kind, and no unplanted pair is reported.
+func checkPlanted(t testing.TB, docs []synth.Doc, first map[string]event) {
+	t.Helper()
+	truth := map[string]synth.Doc{}
+	for _, d := range docs {
+		truth[d.ID] = d
+	}
+	var missing, wrong []string
+	for _, d := range docs {
+		ev, ok := first[d.ID]
+		if !ok {
+			missing = append(missing, d.ID)
+			continue
+		}
+		switch {
+		case d.Kind == synth.Original && ev.Kind != pipeline.KindUnique:
+			wrong = append(wrong, fmt.Sprintf("%s original reported %s of %s", d.ID, ev.Kind, ev.DuplicateOf))
+		case d.Kind != synth.Original && ev.DuplicateOf != d.Source:
+			wrong = append(wrong, fmt.Sprintf("%s (%s of %s) reported %s of %q", d.ID, d.Kind, d.Source, ev.Kind, ev.DuplicateOf))
+		case d.Kind != synth.Original && ev.Cluster != d.Source:
+			wrong = append(wrong, fmt.Sprintf("%s cluster %s, want %s", d.ID, ev.Cluster, d.Source))
+		}
+	}
+	sort.Strings(missing)
+	if len(missing) > 0 {
+		t.Errorf("%d documents without an event, e.g. %v", len(missing), missing[:min(5, len(missing))])
+	}
+	if len(wrong) > 0 {
+		t.Errorf("%d wrong verdicts, e.g. %v", len(wrong), wrong[:min(10, len(wrong))])
+	}
+}
+
+// waitEvents waits until every id in ids has an event on the output topic.
+func waitEvents(t testing.TB, cl *kafkatest.Cluster, ids []string, timeout time.Duration) []event {
+	t.Helper()
+	want := map[string]bool{}
+	for _, id := range ids {
+		want[id] = true
+	}
+	deadline := time.Now().Add(timeout)
+	for {
+		evs := decodeEvents(t, cl.ReadAll(t, outTopic))
+		seen := map[string]bool{}
+		for _, ev := range evs {
+			if want[ev.ID] {
+				seen[ev.ID] = true
+			}
+		}
+		if len(seen) == len(want) {
+			return evs
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d documents decided after %v", len(seen), len(want), timeout)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// checkCommittedCovered checks that every record below a committed offset
+// has its outcome on the output or dead-letter topic: nothing is committed
+// before its effect. It reads the committed offsets first, so outcomes
+// produced later cannot hide an early commit.
+func checkCommittedCovered(t testing.TB, cl *kafkatest.Cluster, group string, docsByOffset map[string]string) {
+	t.Helper()
+	committed := cl.Committed(t, group, inTopic)
+	evs := decodeEvents(t, cl.ReadAll(t, outTopic))
+	decided := map[string]bool{}
+	for _, ev := range evs {
+		decided[ev.ID] = true
+	}
+	for _, m := range cl.ReadAll(t, deadTopic) {
+		decided["dead:"+kafkatest.Header(m, "neardup.source.partition")+"/"+kafkatest.Header(m, "neardup.source.offset")] = true
+	}
+	for p, off := range committed {
+		for o := int64(0); o < off; o++ {
+			src := fmt.Sprintf("%d/%d", p, o)
+			id, ok := docsByOffset[src]
+			if !ok {
+				continue
+			}
+			if !decided[id] && !decided["dead:"+src] {
+				t.Errorf("offset %s committed (committed %d) before %s was decided", src, off, id)
+				return
+			}
+		}
+	}
+}
+
+// offsetsOf maps "partition/offset" to document id for the input topic.
+func offsetsOf(t testing.TB, cl *kafkatest.Cluster) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, m := range cl.ReadAll(t, inTopic) {
+		var d struct {
+			ID string `json:"id"`
+		}
+		_ = json.Unmarshal(m.Value, &d)
+		out[kafkatest.Source(m)] = d.ID
+	}
+	return out
+}

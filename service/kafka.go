@@ -1,0 +1,171 @@
+package service
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sasl"
+	"github.com/twmb/franz-go/pkg/sasl/plain"
+	"github.com/twmb/franz-go/pkg/sasl/scram"
+
+	"github.com/neardup/neardup/config"
+)
+
+// ClientOptions returns the franz-go options both clients share: seed
+// brokers, client id, TLS, SASL and logging. Files named by kafka.tls.*
+// are read here, so a bad path fails at start, naming the key.
+func ClientOptions(k config.Kafka, log *slog.Logger) ([]kgo.Opt, error) {
+	opts := []kgo.Opt{kgo.SeedBrokers(k.BrokerList()...), kgo.ClientID(k.ClientID), kgo.WithLogger(kgoLogger{log})}
+	if k.TLS.Enabled || k.TLS.CA != "" || k.TLS.Cert != "" {
+		tc, err := tlsConfig(k.TLS)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, kgo.DialTLSConfig(tc))
+	}
+	if k.SASL.Mechanism != "" {
+		m, err := saslMechanism(k.SASL)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, kgo.SASL(m))
+	}
+	return opts, nil
+}
+
+func tlsConfig(t config.KafkaTLS) (*tls.Config, error) {
+	tc := &tls.Config{MinVersion: tls.VersionTLS12}
+	if t.CA != "" {
+		pem, err := os.ReadFile(t.CA)
+		if err != nil {
+			return nil, fmt.Errorf("kafka.tls.ca: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("kafka.tls.ca %s: no PEM certificate found", t.CA)
+		}
+		tc.RootCAs = pool
+	}
+	if t.Cert != "" {
+		cert, err := tls.LoadX509KeyPair(t.Cert, t.Key)
+		if err != nil {
+			return nil, fmt.Errorf("kafka.tls.cert/kafka.tls.key: %w", err)
+		}
+		tc.Certificates = []tls.Certificate{cert}
+	}
+	return tc, nil
+}
+
+// mechanismName is the SASL mechanism as Kafka names it.
+func mechanismName(m string) string { return strings.ToUpper(m) }
+
+func saslMechanism(s config.KafkaSASL) (sasl.Mechanism, error) {
+	switch strings.ToLower(s.Mechanism) {
+	case "plain":
+		return plain.Auth{User: s.User, Pass: s.Password}.AsMechanism(), nil
+	case "scram-sha-256":
+		return scram.Auth{User: s.User, Pass: s.Password}.AsSha256Mechanism(), nil
+	case "scram-sha-512":
+		return scram.Auth{User: s.User, Pass: s.Password}.AsSha512Mechanism(), nil
+	}
+	return nil, fmt.Errorf("kafka.sasl.mechanism %q: want plain, scram-sha-256 or scram-sha-512", s.Mechanism)
+}
+
+// ErrKafka marks a failure to reach or use the Kafka cluster at start.
+var ErrKafka = errors.New("kafka")
+
+// checkKafka pings the brokers and checks the topics: the input topic
+// must exist; the others are created when kafka.create_topics is set. An
+// authentication failure names the mechanism, the user and the brokers,
+// never the password.
+func checkKafka(ctx context.Context, cl *kgo.Client, k config.Kafka) error {
+	if err := cl.Ping(ctx); err != nil {
+		return describeKafkaError(err, k)
+	}
+	adm := kadm.NewClient(cl)
+	topics := []string{k.InputTopic, k.OutputTopic, k.DeadLetterTopic}
+	keys := []string{"kafka.input_topic", "kafka.output_topic", "kafka.dead_letter_topic"}
+	if k.UniqueTopic != "" {
+		topics, keys = append(topics, k.UniqueTopic), append(keys, "kafka.unique_topic")
+	}
+	details, err := adm.ListTopics(ctx, topics...)
+	if err != nil {
+		return describeKafkaError(err, k)
+	}
+	var missing []string
+	for i, t := range topics {
+		d, ok := details[t]
+		switch {
+		case ok && d.Err == nil:
+			continue
+		case ok && !errors.Is(d.Err, kerr.UnknownTopicOrPartition):
+			return fmt.Errorf("%w: %s %q: %w", ErrKafka, keys[i], t, d.Err)
+		case i == 0:
+			return fmt.Errorf("%w: %s %q does not exist on %s", ErrKafka, keys[i], t, k.Brokers)
+		case !k.CreateTopics:
+			return fmt.Errorf("%w: %s %q does not exist on %s (create it, or set kafka.create_topics=true)", ErrKafka, keys[i], t, k.Brokers)
+		}
+		missing = append(missing, t)
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	resp, err := adm.CreateTopics(ctx, -1, -1, nil, missing...)
+	if err != nil {
+		return describeKafkaError(err, k)
+	}
+	for _, r := range resp {
+		if r.Err != nil && !errors.Is(r.Err, kerr.TopicAlreadyExists) {
+			return fmt.Errorf("%w: create topic %q: %w", ErrKafka, r.Topic, r.Err)
+		}
+	}
+	return nil
+}
+
+// describeKafkaError says what failed against which brokers. With SASL, an
+// authentication failure names the mechanism and the user; the password is
+// never part of an error.
+func describeKafkaError(err error, k config.Kafka) error {
+	brokers := strings.Join(k.BrokerList(), ",")
+	if k.SASL.Mechanism != "" && isAuthError(err) {
+		return fmt.Errorf("%w: SASL %s authentication as user %q failed at broker %s: %w",
+			ErrKafka, mechanismName(k.SASL.Mechanism), k.SASL.User, brokers, err)
+	}
+	return fmt.Errorf("%w: brokers %s: %w", ErrKafka, brokers, err)
+}
+
+func isAuthError(err error) bool {
+	return errors.Is(err, kerr.SaslAuthenticationFailed) || errors.Is(err, kerr.UnsupportedSaslMechanism) ||
+		errors.Is(err, kerr.IllegalSaslState) || strings.Contains(strings.ToLower(err.Error()), "sasl")
+}
+
+// kgoLogger sends franz-go's logs to slog (warnings and errors at their
+// level; its info and debug chatter at debug).
+type kgoLogger struct{ l *slog.Logger }
+
+func (g kgoLogger) Level() kgo.LogLevel {
+	if g.l.Enabled(context.Background(), slog.LevelDebug) {
+		return kgo.LogLevelDebug
+	}
+	return kgo.LogLevelWarn
+}
+
+func (g kgoLogger) Log(level kgo.LogLevel, msg string, keyvals ...any) {
+	lv := slog.LevelDebug
+	switch level {
+	case kgo.LogLevelError:
+		lv = slog.LevelError
+	case kgo.LogLevelWarn:
+		lv = slog.LevelWarn
+	}
+	g.l.Log(context.Background(), lv, "kafka client: "+msg, keyvals...)
+}

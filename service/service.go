@@ -1,0 +1,450 @@
+// Package service is neardup serve: it composes the Kafka consumer, the
+// pipeline and the Kafka sink into one at-least-once stream processor,
+// with Prometheus metrics and health endpoints.
+//
+// Records flow consumer → pipeline → sink in input order. A record's
+// offset is committed only after its verdict was recorded in the index
+// and every record it produced (event, dead letter, passthrough) was
+// acknowledged by the brokers (commit after effect). Nothing is reported
+// while the index is unavailable: the pipeline retries, /readyz answers
+// 503, and processing resumes when the index returns. A failed produce
+// stops the service without committing its record, so a restart reads it
+// again and a replayed id gets its first verdict.
+//
+// Shutdown (the context passed to Run ending): polling stops, records in
+// flight are decided, produced and committed, the member leaves its group
+// and Run returns nil — all within kafka.shutdown_timeout; past it, what
+// is not done is abandoned (re-read by the partitions' next owners) and
+// Run returns an error wrapping ErrShutdownDeadline.
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/plugin/kprom"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/neardup/neardup/config"
+	"github.com/neardup/neardup/consumer"
+	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/metrics"
+	"github.com/neardup/neardup/pipeline"
+	"github.com/neardup/neardup/sink"
+)
+
+// Errors Run returns.
+var (
+	// ErrShutdownDeadline: records in flight were abandoned at shutdown.
+	ErrShutdownDeadline = errors.New("service: shutdown deadline passed")
+	// ErrKilled: the service was stopped with Kill.
+	ErrKilled = errors.New("service: killed")
+)
+
+// Options configure a Service.
+type Options struct {
+	// Config is the loaded configuration; serve's keys are checked with
+	// config.ValidateServe.
+	Config *config.Config
+	// Pipeline is the pipeline configuration (pipeline.FromConfig). The
+	// service sets its Metrics and IndexHealth; a zero Retry becomes
+	// "until shutdown".
+	Pipeline pipeline.Config
+	// Store is the opened index, shared by any number of services; the
+	// service does not close it.
+	Store index.Store
+	// Registerer receives the service's and the Kafka clients' metrics;
+	// Gatherer is served on /metrics. Either may be nil (no metrics, no
+	// /metrics endpoint).
+	Registerer prometheus.Registerer
+	Gatherer   prometheus.Gatherer
+	Logger     *slog.Logger
+	Version    string
+}
+
+// Service is one neardup serve instance. Create it with New and call Run
+// once; Run releases everything New acquired (Close does, when Run is
+// never called).
+type Service struct {
+	cfg   *config.Config
+	pl    *pipeline.Pipeline
+	store index.Store
+	src   *consumer.Kafka
+	snk   *sink.Kafka
+	m     *metrics.Metrics
+	log   *slog.Logger
+	ln    net.Listener
+	srv   *http.Server
+
+	indexUp   atomic.Bool
+	kafkaErr  atomic.Pointer[string]
+	indexErr  atomic.Pointer[string]
+	killed    atomic.Bool
+	kill      chan struct{}
+	killOnce  sync.Once
+	closeOnce sync.Once
+
+	docs, dead atomic.Int64
+}
+
+// pinger is the optional health check of an index.Store.
+type pinger interface{ Ping(context.Context) error }
+
+// New validates the configuration, creates the Kafka clients, checks the
+// brokers and topics, and opens the HTTP listener. It fails with an error
+// naming the key for bad configuration and wrapping ErrKafka when the
+// cluster cannot be used.
+func New(ctx context.Context, o Options) (*Service, error) {
+	c := o.Config
+	if err := c.ValidateServe(); err != nil {
+		return nil, err
+	}
+	if o.Store == nil {
+		return nil, errors.New("service: no index store")
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Service{cfg: c, store: o.Store, log: log, kill: make(chan struct{})}
+	s.indexUp.Store(true)
+	if o.Registerer != nil {
+		s.m = metrics.New(o.Registerer, o.Version)
+	}
+	pc := o.Pipeline
+	pc.Metrics = s.m
+	pc.IndexHealth = s.indexHealth
+	if pc.Retry == 0 {
+		pc.Retry = -1 // until shutdown: never give up while records wait
+	}
+	pl, err := pipeline.New(pc, o.Store)
+	if err != nil {
+		return nil, err
+	}
+	s.pl = pl
+
+	base, err := ClientOptions(c.Kafka, log)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", config.ErrInvalid, err)
+	}
+	withHooks := func(client string) []kgo.Opt {
+		opts := append([]kgo.Opt{}, base...)
+		if o.Registerer != nil {
+			km := kprom.NewMetrics("neardup_kafka", kprom.Registerer(o.Registerer),
+				kprom.WithStaticLabel(prometheus.Labels{"client": client}))
+			opts = append(opts, kgo.WithHooks(km))
+		}
+		return opts
+	}
+	k := c.Kafka
+	s.snk, err = sink.NewKafka(sink.KafkaConfig{
+		Client: withHooks("producer"), EventsTopic: k.OutputTopic, DeadLetterTopic: k.DeadLetterTopic,
+		UniqueTopic: k.UniqueTopic, DeliveryTimeout: k.ProduceTimeout, Metrics: s.m,
+	})
+	if err != nil {
+		return nil, err
+	}
+	pingCtx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	if err := checkKafka(pingCtx, s.snk.Client(), k); err != nil {
+		s.snk.Close()
+		return nil, err
+	}
+	s.src, err = consumer.NewKafka(consumer.KafkaConfig{
+		Client: withHooks("consumer"), Topic: k.InputTopic, Group: k.Group, FromEnd: k.StartOffset == "latest",
+		MaxBytes: c.Sketch.MaxBytes, MaxInflightRecords: k.MaxInflightRecords, MaxInflightBytes: k.MaxInflightBytes,
+		DrainTimeout: k.ShutdownTimeout, Metrics: s.m, Logger: log,
+	})
+	if err != nil {
+		s.snk.Close()
+		return nil, err
+	}
+	if c.HTTP.Addr != "" {
+		ln, err := net.Listen("tcp", c.HTTP.Addr)
+		if err != nil {
+			s.src.Abort()
+			s.snk.Close()
+			return nil, fmt.Errorf("%w: http.addr %s: %w", config.ErrInvalid, c.HTTP.Addr, err)
+		}
+		s.ln = ln
+		s.srv = &http.Server{Handler: s.handler(o.Gatherer), ReadHeaderTimeout: 5 * time.Second}
+	}
+	return s, nil
+}
+
+// Addr returns the address of the metrics and health endpoints ("" when
+// there are none).
+func (s *Service) Addr() string {
+	if s.ln == nil {
+		return ""
+	}
+	return s.ln.Addr().String()
+}
+
+func (s *Service) handler(g prometheus.Gatherer) http.Handler {
+	mux := http.NewServeMux()
+	if g != nil {
+		mux.Handle("/metrics", promhttp.HandlerFor(g, promhttp.HandlerOpts{}))
+	}
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprintln(w, "ok")
+	})
+	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+		if why := s.notReady(); len(why) > 0 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			fmt.Fprintln(w, "not ready: "+strings.Join(why, "; "))
+			return
+		}
+		fmt.Fprintln(w, "ready")
+	})
+	return mux
+}
+
+// notReady lists why the service is not ready; empty when it is.
+func (s *Service) notReady() []string {
+	var why []string
+	if p := s.kafkaErr.Load(); p != nil {
+		why = append(why, "kafka unreachable: "+*p)
+	}
+	if !s.indexUp.Load() {
+		msg := "index unavailable"
+		if p := s.indexErr.Load(); p != nil {
+			msg += ": " + *p
+		}
+		why = append(why, msg)
+	}
+	if !s.src.Joined() {
+		why = append(why, "consumer group not joined")
+	}
+	return why
+}
+
+// indexHealth is told the outcome of every index call.
+func (s *Service) indexHealth(err error) {
+	up := err == nil || !errors.Is(err, index.ErrUnavailable)
+	if was := s.indexUp.Swap(up); was != up {
+		if up {
+			s.log.Info("index available again")
+		} else {
+			s.log.Error("index unavailable: documents wait, nothing is reported until it returns", "err", err)
+		}
+	}
+	if !up {
+		msg := err.Error()
+		s.indexErr.Store(&msg)
+	}
+}
+
+// Kill stops the service as a crash would: nothing more is committed and
+// the group is left at once. Run returns ErrKilled.
+func (s *Service) Kill() {
+	s.killOnce.Do(func() {
+		s.killed.Store(true)
+		close(s.kill)
+	})
+}
+
+// Close releases what New acquired, for a Service whose Run is never
+// called.
+func (s *Service) Close() {
+	s.closeOnce.Do(func() {
+		s.src.Abort()
+		s.snk.Close()
+		if s.ln != nil {
+			s.ln.Close()
+		}
+	})
+}
+
+// Run processes records until ctx ends, then shuts down gracefully (see
+// the package documentation). It returns nil after a clean shutdown, and
+// the first error otherwise: a failed produce, a non-retryable index
+// error, ErrShutdownDeadline or ErrKilled.
+func (s *Service) Run(ctx context.Context) error {
+	k := s.cfg.Kafka
+	s.log.Info("neardup serve starting", "input_topic", k.InputTopic, "group", k.Group, "output_topic", k.OutputTopic,
+		"index", redactedIndex(s.cfg), "http", s.Addr(), "config", s.cfg.Redacted())
+	if strings.HasPrefix(s.cfg.Index.URL, "memory") {
+		s.log.Warn("index.url=memory: this instance keeps its own index; instances of one group must share a Redis index to see each other's documents")
+	}
+
+	// work ends on failure, on Kill, or at the shutdown deadline; poll
+	// ends as soon as shutdown starts.
+	work, abort := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer abort(nil)
+	g, gctx := errgroup.WithContext(work)
+	poll, stopPoll := context.WithCancel(gctx)
+	defer stopPoll()
+
+	items := make(chan pipeline.Item, 64)
+	outs := make(chan pipeline.Output, 64)
+	finished := make(chan struct{}) // the sink has written every output
+	var deadline atomic.Bool
+
+	// Shutdown and kill watcher, owned by Run: it ends when the work does.
+	watchDone := make(chan struct{})
+	go func() {
+		defer close(watchDone)
+		select {
+		case <-ctx.Done():
+			s.log.Info("shutting down: finishing records in flight", "deadline", k.ShutdownTimeout)
+			stopPoll()
+			t := time.NewTimer(k.ShutdownTimeout)
+			defer t.Stop()
+			select {
+			case <-t.C:
+				deadline.Store(true)
+				abort(ErrShutdownDeadline)
+			case <-finished:
+			case <-work.Done():
+			case <-s.kill:
+				abort(ErrKilled)
+			}
+		case <-s.kill:
+			abort(ErrKilled)
+		case <-work.Done():
+		case <-finished:
+		}
+	}()
+
+	g.Go(func() error {
+		defer close(items)
+		return s.src.Run(poll, items)
+	})
+	g.Go(func() error {
+		defer close(outs)
+		return s.pl.Run(gctx, items, outs)
+	})
+	g.Go(func() error {
+		defer close(finished)
+		for o := range outs {
+			rec := o.Tag.(*consumer.Record)
+			s.docs.Add(1)
+			if o.Dead != nil {
+				s.dead.Add(1)
+			}
+			s.snk.Write(gctx, o, rec.Record, func(err error) {
+				if err != nil {
+					s.log.Error("produce failed; its record will not be committed", "topic", rec.Topic,
+						"partition", rec.Partition, "offset", rec.Offset, "err", err)
+					abort(err)
+					return
+				}
+				rec.Done()
+			})
+		}
+		if gctx.Err() != nil {
+			return nil
+		}
+		return s.snk.Flush(gctx)
+	})
+	g.Go(func() error { s.loop(gctx, finished, k.CommitInterval, s.commit); return nil })
+	g.Go(func() error { s.loop(gctx, finished, 2*time.Second, s.check); return nil })
+	if s.srv != nil {
+		g.Go(func() error {
+			err := s.srv.Serve(s.ln)
+			if errors.Is(err, http.ErrServerClosed) {
+				return nil
+			}
+			return fmt.Errorf("service: http: %w", err)
+		})
+		g.Go(func() error {
+			select {
+			case <-finished:
+			case <-gctx.Done():
+			}
+			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+			defer cancel()
+			return s.srv.Shutdown(sctx)
+		})
+	}
+	err := g.Wait()
+	<-watchDone
+	if cause := context.Cause(work); cause != nil && !errors.Is(cause, context.Canceled) {
+		err = cause
+	}
+	return s.finish(ctx, err, deadline.Load())
+}
+
+// finish commits what is done, leaves the group and closes the clients.
+func (s *Service) finish(ctx context.Context, err error, deadline bool) error {
+	s.closeOnce.Do(func() {
+		defer s.snk.Close()
+		if s.killed.Load() {
+			s.src.Abort()
+			return
+		}
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if cerr := s.src.Close(cctx); cerr != nil {
+			s.log.Warn("final commit", "err", cerr)
+		}
+	})
+	if s.killed.Load() {
+		return ErrKilled
+	}
+	if deadline {
+		s.log.Warn("shutdown deadline passed: records in flight were abandoned and will be read again", "deadline", s.cfg.Kafka.ShutdownTimeout)
+		return fmt.Errorf("%w (%v)", ErrShutdownDeadline, s.cfg.Kafka.ShutdownTimeout)
+	}
+	s.log.Info("neardup serve stopped", "documents", s.docs.Load(), "dead_letters", s.dead.Load(), "err", err)
+	return err
+}
+
+// loop calls fn every interval until finished or ctx ends.
+func (s *Service) loop(ctx context.Context, finished <-chan struct{}, every time.Duration, fn func(context.Context)) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			fn(ctx)
+		case <-finished:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+func (s *Service) commit(ctx context.Context) {
+	if err := s.src.Commit(ctx); err != nil && ctx.Err() == nil {
+		s.log.Warn("offset commit failed; retried at the next interval", "err", err)
+	}
+}
+
+// check pings Kafka and the index for /readyz.
+func (s *Service) check(ctx context.Context) {
+	cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	if err := s.snk.Client().Ping(cctx); err != nil && ctx.Err() == nil {
+		msg := err.Error()
+		if s.kafkaErr.Swap(&msg) == nil {
+			s.log.Error("kafka unreachable", "err", err)
+		}
+	} else if s.kafkaErr.Swap(nil) != nil {
+		s.log.Info("kafka reachable again")
+	}
+	if p, ok := s.store.(pinger); ok {
+		s.indexHealth(p.Ping(cctx))
+	}
+	ready := len(s.notReady()) == 0
+	s.m.Ready(ready)
+	s.m.IndexUp(s.indexUp.Load())
+}
+
+func redactedIndex(c *config.Config) string {
+	v, _ := c.Display("index.url")
+	return v
+}

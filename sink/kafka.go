@@ -1,0 +1,214 @@
+package sink
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/neardup/neardup/metrics"
+	"github.com/neardup/neardup/pipeline"
+)
+
+// Dead-letter record headers.
+const (
+	HeaderReason          = "neardup.reason"
+	HeaderError           = "neardup.error"
+	HeaderSourceTopic     = "neardup.source.topic"
+	HeaderSourcePartition = "neardup.source.partition"
+	HeaderSourceOffset    = "neardup.source.offset"
+	// HeaderTruncated is set (to the original value's length) on a dead
+	// letter whose value had to be cut because the topic refused it whole.
+	HeaderTruncated = "neardup.truncated"
+)
+
+// Topic roles, the label of the produce metrics.
+const (
+	RoleEvents      = "events"
+	RoleDeadLetters = "dead_letters"
+	RoleUnique      = "unique"
+)
+
+// KafkaConfig configures a [Kafka] sink.
+type KafkaConfig struct {
+	// Client holds the connection options shared with the consumer.
+	Client []kgo.Opt
+	// EventsTopic receives verdict events; DeadLetterTopic rejected
+	// records; UniqueTopic, when set, the original record of every unique
+	// document.
+	EventsTopic, DeadLetterTopic, UniqueTopic string
+	// DeliveryTimeout bounds the client's retries of one record before
+	// its produce fails (default 30s).
+	DeliveryTimeout time.Duration
+	Metrics         *metrics.Metrics
+}
+
+// Kafka produces the pipeline's outputs: events (key: the document id;
+// value: the event JSON, byte for byte what [Lines] writes without the
+// newline), dead letters (the input record's key, value and headers, plus
+// the neardup.* headers) and unique passthrough records. It uses an
+// idempotent producer with acks=all; the client retries each record until
+// DeliveryTimeout. NewKafka creates the franz-go client, which runs its
+// own goroutines until Close.
+type Kafka struct {
+	cl                   *kgo.Client
+	events, dead, unique string
+	m                    *metrics.Metrics
+}
+
+// NewKafka creates the producer client.
+func NewKafka(cfg KafkaConfig) (*Kafka, error) {
+	if cfg.EventsTopic == "" || cfg.DeadLetterTopic == "" {
+		return nil, errors.New("sink: kafka: events and dead-letter topics are required")
+	}
+	if cfg.DeliveryTimeout <= 0 {
+		cfg.DeliveryTimeout = 30 * time.Second
+	}
+	opts := append([]kgo.Opt{}, cfg.Client...)
+	opts = append(opts,
+		kgo.RequiredAcks(kgo.AllISRAcks()), // required by (and the default of) idempotent writes
+		kgo.RecordDeliveryTimeout(cfg.DeliveryTimeout),
+		kgo.ProducerLinger(5*time.Millisecond),
+	)
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		return nil, fmt.Errorf("sink: kafka: %w", err)
+	}
+	return &Kafka{cl: cl, events: cfg.EventsTopic, dead: cfg.DeadLetterTopic, unique: cfg.UniqueTopic, m: cfg.Metrics}, nil
+}
+
+// Client returns the underlying client (for pings and admin requests).
+func (k *Kafka) Client() *kgo.Client { return k.cl }
+
+// Write produces everything o says about the input record in and calls
+// done exactly once, after every produced record is acknowledged, with
+// the first error (nil when all were acknowledged). done runs on a client
+// goroutine and must not block. Write itself blocks only while the
+// client's produce buffer is full.
+func (k *Kafka) Write(ctx context.Context, o pipeline.Output, in *kgo.Record, done func(error)) {
+	var recs []*kgo.Record
+	var roles []string
+	add := func(role string, r *kgo.Record) {
+		recs, roles = append(recs, r), append(roles, role)
+	}
+	var encErr error
+	event := func(ev *pipeline.Event) {
+		v, err := Marshal(ev)
+		if err != nil {
+			encErr = err
+			return
+		}
+		add(RoleEvents, &kgo.Record{Topic: k.events, Key: []byte(ev.ID), Value: v})
+	}
+	switch {
+	case o.Dead != nil:
+		add(RoleDeadLetters, deadLetter(k.dead, o.Dead, in))
+	default:
+		if o.Event != nil {
+			event(o.Event)
+		}
+		if k.unique != "" && (o.Event == nil || o.Event.Kind == pipeline.KindUnique) {
+			add(RoleUnique, &kgo.Record{Topic: k.unique, Key: in.Key, Value: in.Value, Headers: cloneHeaders(in.Headers)})
+		}
+	}
+	for _, c := range o.Corrections {
+		event(c)
+	}
+	if encErr != nil {
+		done(fmt.Errorf("sink: kafka: encode event: %w", encErr))
+		return
+	}
+	if len(recs) == 0 {
+		done(nil)
+		return
+	}
+	agg := &pending{n: len(recs), done: done}
+	start := time.Now()
+	for i, r := range recs {
+		role := roles[i]
+		k.cl.Produce(ctx, r, func(r *kgo.Record, err error) {
+			if err != nil && role == RoleDeadLetters && errors.Is(err, kerr.MessageTooLarge) {
+				// The topic refuses the record whole: keep its start and
+				// say so; the headers locate the original.
+				k.cl.Produce(ctx, truncated(r, in), func(_ *kgo.Record, err error) {
+					k.acked(role, start, err, agg)
+				})
+				return
+			}
+			k.acked(role, start, err, agg)
+		})
+	}
+}
+
+func (k *Kafka) acked(role string, start time.Time, err error, agg *pending) {
+	k.m.Produced(role, err)
+	if err == nil {
+		k.m.Stage(metrics.StageProduce, time.Since(start))
+	} else {
+		err = fmt.Errorf("sink: kafka: produce to %s topic: %w", role, err)
+	}
+	agg.finish(err)
+}
+
+// pending calls done once all of n produces finished.
+type pending struct {
+	mu   sync.Mutex
+	n    int
+	err  error
+	done func(error)
+}
+
+func (p *pending) finish(err error) {
+	p.mu.Lock()
+	if err != nil && p.err == nil {
+		p.err = err
+	}
+	p.n--
+	last, perr := p.n == 0, p.err
+	p.mu.Unlock()
+	if last {
+		p.done(perr)
+	}
+}
+
+// deadLetter is the dead-letter record of in: its key, value and headers
+// untouched, plus the reason, the error and where it came from.
+func deadLetter(topic string, dl *pipeline.DeadLetter, in *kgo.Record) *kgo.Record {
+	h := cloneHeaders(in.Headers)
+	h = append(h,
+		kgo.RecordHeader{Key: HeaderReason, Value: []byte(dl.Reason)},
+		kgo.RecordHeader{Key: HeaderError, Value: []byte(dl.Error)},
+		kgo.RecordHeader{Key: HeaderSourceTopic, Value: []byte(in.Topic)},
+		kgo.RecordHeader{Key: HeaderSourcePartition, Value: []byte(strconv.Itoa(int(in.Partition)))},
+		kgo.RecordHeader{Key: HeaderSourceOffset, Value: []byte(strconv.FormatInt(in.Offset, 10))},
+	)
+	return &kgo.Record{Topic: topic, Key: in.Key, Value: in.Value, Headers: h}
+}
+
+// truncated is a dead letter cut to pipeline.MaxRawBytes of its value.
+func truncated(r, in *kgo.Record) *kgo.Record {
+	return &kgo.Record{
+		Topic: r.Topic, Key: r.Key, Value: r.Value[:min(len(r.Value), pipeline.MaxRawBytes)],
+		Headers: append(cloneHeaders(r.Headers), kgo.RecordHeader{Key: HeaderTruncated, Value: []byte(strconv.Itoa(len(in.Value)))}),
+	}
+}
+
+func cloneHeaders(h []kgo.RecordHeader) []kgo.RecordHeader {
+	return append([]kgo.RecordHeader(nil), h...)
+}
+
+// Flush waits until every produced record is acknowledged or ctx ends.
+func (k *Kafka) Flush(ctx context.Context) error {
+	if err := k.cl.Flush(ctx); err != nil {
+		return fmt.Errorf("sink: kafka: flush: %w", err)
+	}
+	return nil
+}
+
+// Close closes the client; records not yet acknowledged fail.
+func (k *Kafka) Close() { k.cl.Close() }
