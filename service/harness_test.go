@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -334,3 +335,5 @@ func offsetsOf(t testing.TB, cl *kafkatest.Cluster) map[string]string {
 	}
 	return out
 }
+
+func slogTo(w *strings.Builder) *slog.Logger { return slog.New(slog.NewJSONHandler(w, nil)) }

@@ -7,12 +7,17 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
+	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/twmb/franz-go/pkg/sasl"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
@@ -24,22 +29,28 @@ import (
 // brokers, client id, TLS, SASL and logging. Files named by kafka.tls.*
 // are read here, so a bad path fails at start, naming the key.
 func ClientOptions(k config.Kafka, log *slog.Logger) ([]kgo.Opt, error) {
-	opts := []kgo.Opt{kgo.SeedBrokers(k.BrokerList()...), kgo.ClientID(k.ClientID), kgo.WithLogger(kgoLogger{log})}
+	opts, _, err := clientOptions(k, log)
+	return opts, err
+}
+
+func clientOptions(k config.Kafka, log *slog.Logger) ([]kgo.Opt, *saslWatch, error) {
+	sw := &saslWatch{}
+	opts := []kgo.Opt{kgo.SeedBrokers(k.BrokerList()...), kgo.ClientID(k.ClientID), kgo.WithLogger(kgoLogger{log}), kgo.WithHooks(sw)}
 	if k.TLS.Enabled || k.TLS.CA != "" || k.TLS.Cert != "" {
 		tc, err := tlsConfig(k.TLS)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		opts = append(opts, kgo.DialTLSConfig(tc))
 	}
 	if k.SASL.Mechanism != "" {
 		m, err := saslMechanism(k.SASL)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		opts = append(opts, kgo.SASL(m))
 	}
-	return opts, nil
+	return opts, sw, nil
 }
 
 func tlsConfig(t config.KafkaTLS) (*tls.Config, error) {
@@ -87,9 +98,10 @@ var ErrKafka = errors.New("kafka")
 // must exist; the others are created when kafka.create_topics is set. An
 // authentication failure names the mechanism, the user and the brokers,
 // never the password.
-func checkKafka(ctx context.Context, cl *kgo.Client, k config.Kafka) error {
+func checkKafka(ctx context.Context, cl *kgo.Client, k config.Kafka, sw *saslWatch) error {
+	describe := func(err error) error { return describeKafkaError(err, k, sw.failure()) }
 	if err := cl.Ping(ctx); err != nil {
-		return describeKafkaError(err, k)
+		return describe(err)
 	}
 	adm := kadm.NewClient(cl)
 	topics := []string{k.InputTopic, k.OutputTopic, k.DeadLetterTopic}
@@ -99,7 +111,7 @@ func checkKafka(ctx context.Context, cl *kgo.Client, k config.Kafka) error {
 	}
 	details, err := adm.ListTopics(ctx, topics...)
 	if err != nil {
-		return describeKafkaError(err, k)
+		return describe(err)
 	}
 	var missing []string
 	for i, t := range topics {
@@ -121,7 +133,7 @@ func checkKafka(ctx context.Context, cl *kgo.Client, k config.Kafka) error {
 	}
 	resp, err := adm.CreateTopics(ctx, -1, -1, nil, missing...)
 	if err != nil {
-		return describeKafkaError(err, k)
+		return describe(err)
 	}
 	for _, r := range resp {
 		if r.Err != nil && !errors.Is(r.Err, kerr.TopicAlreadyExists) {
@@ -132,15 +144,62 @@ func checkKafka(ctx context.Context, cl *kgo.Client, k config.Kafka) error {
 }
 
 // describeKafkaError says what failed against which brokers. With SASL, an
-// authentication failure names the mechanism and the user; the password is
-// never part of an error.
-func describeKafkaError(err error, k config.Kafka) error {
-	brokers := strings.Join(k.BrokerList(), ",")
-	if k.SASL.Mechanism != "" && isAuthError(err) {
-		return fmt.Errorf("%w: SASL %s authentication as user %q failed at broker %s: %w",
-			ErrKafka, mechanismName(k.SASL.Mechanism), k.SASL.User, brokers, err)
+// authentication failure (the error itself, or a failed SASL exchange seen
+// by the client: brokers may just close the connection) names the
+// mechanism, the user and the broker; the password is never part of an
+// error.
+func describeKafkaError(err error, k config.Kafka, saslFailure *saslFailure) error {
+	if k.SASL.Mechanism != "" && (isAuthError(err) || saslFailure != nil) {
+		broker, detail := strings.Join(k.BrokerList(), ","), err
+		if saslFailure != nil {
+			broker, detail = saslFailure.broker, saslFailure.err
+		}
+		return fmt.Errorf("%w: SASL %s authentication as user %q failed at broker %s: %w (check kafka.sasl.user and kafka.sasl.password)",
+			ErrKafka, mechanismName(k.SASL.Mechanism), k.SASL.User, broker, detail)
 	}
-	return fmt.Errorf("%w: brokers %s: %w", ErrKafka, brokers, err)
+	return fmt.Errorf("%w: brokers %s: %w", ErrKafka, strings.Join(k.BrokerList(), ","), err)
+}
+
+// saslWatch is a client hook that remembers the last failed SASL exchange
+// and the broker it was with.
+type saslWatch struct {
+	mu   sync.Mutex
+	last *saslFailure
+}
+
+type saslFailure struct {
+	broker string
+	err    error
+}
+
+var (
+	_ kgo.HookBrokerRead  = (*saslWatch)(nil)
+	_ kgo.HookBrokerWrite = (*saslWatch)(nil)
+)
+
+func (w *saslWatch) observe(meta kgo.BrokerMetadata, key int16, err error) {
+	if err == nil || (key != kmsg.SASLHandshake.Int16() && key != kmsg.SASLAuthenticate.Int16()) {
+		return
+	}
+	w.mu.Lock()
+	w.last = &saslFailure{broker: net.JoinHostPort(meta.Host, strconv.Itoa(int(meta.Port))), err: err}
+	w.mu.Unlock()
+}
+
+// OnBrokerRead implements kgo.HookBrokerRead.
+func (w *saslWatch) OnBrokerRead(meta kgo.BrokerMetadata, key int16, _ int, _, _ time.Duration, err error) {
+	w.observe(meta, key, err)
+}
+
+// OnBrokerWrite implements kgo.HookBrokerWrite.
+func (w *saslWatch) OnBrokerWrite(meta kgo.BrokerMetadata, key int16, _ int, _, _ time.Duration, err error) {
+	w.observe(meta, key, err)
+}
+
+func (w *saslWatch) failure() *saslFailure {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.last
 }
 
 func isAuthError(err error) bool {

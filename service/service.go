@@ -134,7 +134,7 @@ func New(ctx context.Context, o Options) (*Service, error) {
 	}
 	s.pl = pl
 
-	base, err := ClientOptions(c.Kafka, log)
+	base, lg, err := clientOptions(c.Kafka, log)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", config.ErrInvalid, err)
 	}
@@ -157,7 +157,7 @@ func New(ctx context.Context, o Options) (*Service, error) {
 	}
 	pingCtx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
-	if err := checkKafka(pingCtx, s.snk.Client(), k); err != nil {
+	if err := checkKafka(pingCtx, s.snk.Client(), k, lg); err != nil {
 		s.snk.Close()
 		return nil, err
 	}
