@@ -30,7 +30,7 @@ unit:
 # The race detector on the packages with concurrency of their own, and on
 # the command (scan runs the whole pipeline, interrupts included).
 race:
-	$(GO) test -count=1 -race -short ./verify/ ./pipeline/ ./consumer/ ./sink/ ./index/ ./cmd/neardup/
+	$(GO) test -count=1 -race -short ./verify/ ./pipeline/ ./consumer/ ./sink/ ./index/ ./service/ ./cmd/neardup/
 
 test: deps vet unit race
 

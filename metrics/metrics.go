@@ -167,6 +167,16 @@ func New(reg prometheus.Registerer, version string) *Metrics {
 	for _, e := range []string{"assigned", "revoked", "lost"} {
 		m.rebalances.WithLabelValues(e)
 	}
+	// The index operations of the pipeline and the topic roles of the
+	// sink.
+	for _, op := range []string{"lookup-insert", "features", "verdicts", "record-verdict"} {
+		m.indexErrors.WithLabelValues(op)
+		m.indexRetries.WithLabelValues(op)
+	}
+	for _, r := range []string{"events", "dead_letters", "unique"} {
+		m.produced.WithLabelValues(r)
+		m.produceErrors.WithLabelValues(r)
+	}
 	return m
 }
 

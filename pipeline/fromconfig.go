@@ -1,9 +1,15 @@
 package pipeline
 
 import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"os"
 	"strings"
 
 	"github.com/neardup/neardup/config"
+	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/verify"
 )
 
@@ -57,4 +63,68 @@ func VerifyProfile(c *config.Config) (verify.Profile, error) {
 	}
 	v := c.Verify
 	return p.WithThresholds(verify.Thresholds{Jaccard: v.Jaccard, Containment: v.Containment, ITS: v.ITS, CS: v.CS, Edit: v.Edit}), nil
+}
+
+// OpenStore returns the pipeline configuration of c and opens the index
+// it names (index.url) with the parameters that configuration gives band
+// keys. Configuration errors wrap config.ErrInvalid.
+func OpenStore(ctx context.Context, c *config.Config, version string) (Config, index.Store, error) {
+	pc, err := FromConfig(c, version)
+	if err != nil {
+		return pc, nil, fmt.Errorf("%w: %w", config.ErrInvalid, err)
+	}
+	probe, err := New(pc, nil)
+	if err != nil {
+		return pc, nil, fmt.Errorf("%w: %w", config.ErrInvalid, err)
+	}
+	tc, err := redisTLS(c)
+	if err != nil {
+		return pc, nil, fmt.Errorf("%w: %w", config.ErrInvalid, err)
+	}
+	ix := c.Index
+	store, err := index.Open(ctx, ix.URL, index.Options{
+		Params:         probe.IndexParams(),
+		Namespace:      ix.Namespace,
+		Retention:      ix.Retention,
+		Generation:     ix.Generation,
+		RefreshOnMatch: ix.RefreshOnMatch,
+		MaxBucket:      ix.MaxBucket,
+		Capacity:       ix.Capacity,
+		Batch:          ix.Batch,
+		Timeout:        ix.Timeout,
+		TLS:            tc,
+	})
+	return pc, store, err
+}
+
+// redisTLS builds the Redis TLS settings from index.tls_*; nil when none
+// is set (rediss:// then uses the system roots).
+func redisTLS(c *config.Config) (*tls.Config, error) {
+	ix := c.Index
+	if ix.TLSCA == "" && ix.TLSCert == "" && ix.TLSKey == "" {
+		return nil, nil
+	}
+	tc := &tls.Config{MinVersion: tls.VersionTLS12}
+	if ix.TLSCA != "" {
+		pem, err := os.ReadFile(ix.TLSCA)
+		if err != nil {
+			return nil, fmt.Errorf("index.tls_ca: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("index.tls_ca %s: no PEM certificate found", ix.TLSCA)
+		}
+		tc.RootCAs = pool
+	}
+	if (ix.TLSCert == "") != (ix.TLSKey == "") {
+		return nil, fmt.Errorf("index.tls_cert and index.tls_key go together")
+	}
+	if ix.TLSCert != "" {
+		cert, err := tls.LoadX509KeyPair(ix.TLSCert, ix.TLSKey)
+		if err != nil {
+			return nil, fmt.Errorf("index.tls_cert/tls_key: %w", err)
+		}
+		tc.Certificates = []tls.Certificate{cert}
+	}
+	return tc, nil
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"log/slog"
 	"os"
 	"sort"
@@ -197,36 +199,28 @@ func decodeEvents(t testing.TB, msgs []kafka.Message) []event {
 	return out
 }
 
-// firstVerdicts maps each id to its first non-replay event and checks that
-// every other event of the id repeats it with replay set.
+// firstVerdicts maps each id to its first event and checks that every
+// other event of the id repeats it with replay set. The first event of an
+// id may itself be a replay: an instance that died after recording a
+// verdict but before producing its event leaves the replay as the only
+// event, and it carries the first verdict.
 func firstVerdicts(t testing.TB, evs []event) map[string]event {
 	t.Helper()
 	first := map[string]event{}
-	var replays []event
 	for _, ev := range evs {
 		if ev.Correction {
 			continue
 		}
-		if _, ok := first[ev.ID]; ok || ev.Replay {
-			replays = append(replays, ev)
-			continue
-		}
-		first[ev.ID] = ev
-	}
-	for _, r := range replays {
-		f, ok := first[r.ID]
+		f, ok := first[ev.ID]
 		if !ok {
-			// The first verdict's event was produced by an instance that
-			// died before the test read it? No: events are produced before
-			// any commit, so a replay always has its first event.
-			t.Errorf("replay of %s without a first event", r.ID)
+			first[ev.ID] = ev
 			continue
 		}
-		if !r.Replay {
-			t.Errorf("second event of %s without replay: %+v after %+v", r.ID, r, f)
+		if !ev.Replay {
+			t.Errorf("second event of %s without replay: %+v after %+v", ev.ID, ev, f)
 		}
-		if r.Kind != f.Kind || r.DuplicateOf != f.DuplicateOf || r.Cluster != f.Cluster {
-			t.Errorf("replay of %s changed its verdict: %+v, first %+v", r.ID, r, f)
+		if ev.Kind != f.Kind || ev.DuplicateOf != f.DuplicateOf || ev.Cluster != f.Cluster {
+			t.Errorf("replay of %s changed its verdict: %+v, first %+v", ev.ID, ev, f)
 		}
 	}
 	return first
@@ -337,3 +331,82 @@ func offsetsOf(t testing.TB, cl *kafkatest.Cluster) map[string]string {
 }
 
 func slogTo(w *strings.Builder) *slog.Logger { return slog.New(slog.NewJSONHandler(w, nil)) }
+
+// openStore opens the index c names (a Redis URL in the tests that share
+// one index between instances).
+func openStore(t testing.TB, c *config.Config) index.Store {
+	t.Helper()
+	_, st, err := pipeline.OpenStore(context.Background(), c, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// idsOf returns the ids of docs.
+func idsOf(docs []synth.Doc) []string {
+	ids := make([]string, len(docs))
+	for i, d := range docs {
+		ids[i] = d.ID
+	}
+	return ids
+}
+
+// httpGet returns the status and body of an endpoint of in.
+func (in *instance) httpGet(t testing.TB, path string) (int, string) {
+	t.Helper()
+	resp, err := http.Get("http://" + in.Addr() + path)
+	if err != nil {
+		t.Fatalf("GET %s: %v", path, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// waitReady waits until /readyz answers want.
+func (in *instance) waitReady(t testing.TB, want int, timeout time.Duration) string {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		code, body := in.httpGet(t, "/readyz")
+		if code == want {
+			return body
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/readyz %d %q after %v, want %d", code, body, timeout, want)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// counterValue returns the value of a counter (or gauge) of reg whose
+// first label value is label ("" for none), summed over other labels.
+func counterValue(t testing.TB, reg prometheus.Gatherer, name, label string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := 0.0
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			if label != "" && (len(m.GetLabel()) == 0 || m.GetLabel()[0].GetValue() != label) {
+				continue
+			}
+			switch {
+			case m.GetCounter() != nil:
+				sum += m.GetCounter().GetValue()
+			case m.GetGauge() != nil:
+				sum += m.GetGauge().GetValue()
+			case m.GetHistogram() != nil:
+				sum += float64(m.GetHistogram().GetSampleCount())
+			}
+		}
+	}
+	return sum
+}

@@ -335,13 +335,15 @@ func (s *Service) Run(ctx context.Context) error {
 				s.dead.Add(1)
 			}
 			s.snk.Write(gctx, o, rec.Record, func(err error) {
-				if err != nil {
-					s.log.Error("produce failed; its record will not be committed", "topic", rec.Topic,
+				switch {
+				case err == nil:
+					rec.Done()
+				case gctx.Err() != nil: // stopping anyway: the record is read again
+				default:
+					s.log.Error("produce failed; stopping without committing its record", "topic", rec.Topic,
 						"partition", rec.Partition, "offset", rec.Offset, "err", err)
 					abort(err)
-					return
 				}
-				rec.Done()
 			})
 		}
 		if gctx.Err() != nil {

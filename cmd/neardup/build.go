@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
+	"errors"
 	"fmt"
-	"os"
 
 	"github.com/neardup/neardup/config"
 	"github.com/neardup/neardup/index"
@@ -15,70 +13,12 @@ import (
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "dev"
 
-// openStore builds the pipeline configuration of c and opens the index
-// with the parameters that configuration gives band keys. Errors in the
-// configuration wrap errUsage.
+// openStore builds the pipeline configuration of c and opens its index
+// (pipeline.OpenStore); configuration errors wrap errUsage.
 func openStore(ctx context.Context, c *config.Config) (pipeline.Config, index.Store, error) {
-	pc, err := pipeline.FromConfig(c, version)
-	if err != nil {
-		return pc, nil, fmt.Errorf("%w: %w", errUsage, err)
+	pc, store, err := pipeline.OpenStore(ctx, c, version)
+	if errors.Is(err, config.ErrInvalid) {
+		err = fmt.Errorf("%w: %w", errUsage, err)
 	}
-	probe, err := pipeline.New(pc, nil)
-	if err != nil {
-		return pc, nil, fmt.Errorf("%w: %w", errUsage, err)
-	}
-	store, err := openIndex(ctx, c, probe.IndexParams())
 	return pc, store, err
-}
-
-// openIndex opens the configured band store with the pipeline's parameters.
-func openIndex(ctx context.Context, c *config.Config, params index.Params) (index.Store, error) {
-	tc, err := tlsConfig(c)
-	if err != nil {
-		return nil, err
-	}
-	return index.Open(ctx, c.Index.URL, index.Options{
-		Params:         params,
-		Namespace:      c.Index.Namespace,
-		Retention:      c.Index.Retention,
-		Generation:     c.Index.Generation,
-		RefreshOnMatch: c.Index.RefreshOnMatch,
-		MaxBucket:      c.Index.MaxBucket,
-		Capacity:       c.Index.Capacity,
-		Batch:          c.Index.Batch,
-		Timeout:        c.Index.Timeout,
-		TLS:            tc,
-	})
-}
-
-// tlsConfig builds the Redis TLS settings from index.tls_*; nil when none
-// is set (rediss:// then uses the system roots).
-func tlsConfig(c *config.Config) (*tls.Config, error) {
-	ix := c.Index
-	if ix.TLSCA == "" && ix.TLSCert == "" && ix.TLSKey == "" {
-		return nil, nil
-	}
-	tc := &tls.Config{MinVersion: tls.VersionTLS12}
-	if ix.TLSCA != "" {
-		pem, err := os.ReadFile(ix.TLSCA)
-		if err != nil {
-			return nil, fmt.Errorf("index.tls_ca: %w", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("index.tls_ca %s: no PEM certificate found", ix.TLSCA)
-		}
-		tc.RootCAs = pool
-	}
-	if (ix.TLSCert == "") != (ix.TLSKey == "") {
-		return nil, fmt.Errorf("index.tls_cert and index.tls_key go together")
-	}
-	if ix.TLSCert != "" {
-		cert, err := tls.LoadX509KeyPair(ix.TLSCert, ix.TLSKey)
-		if err != nil {
-			return nil, fmt.Errorf("index.tls_cert/tls_key: %w", err)
-		}
-		tc.Certificates = []tls.Certificate{cert}
-	}
-	return tc, nil
 }

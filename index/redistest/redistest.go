@@ -256,3 +256,21 @@ func freePort(bus bool) (int, error) {
 	}
 	return 0, errors.New("no free port")
 }
+
+// Freeze stops the server process (SIGSTOP): connections stay open and
+// every call hangs until Thaw, as with a server stuck in a long command or
+// a network partition.
+func (s *Server) Freeze() {
+	s.t.Helper()
+	if err := s.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		s.t.Fatalf("redistest: freeze %s: %v", s.Addr, err)
+	}
+}
+
+// Thaw resumes a frozen server (SIGCONT).
+func (s *Server) Thaw() {
+	s.t.Helper()
+	if err := s.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		s.t.Fatalf("redistest: thaw %s: %v", s.Addr, err)
+	}
+}

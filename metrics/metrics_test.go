@@ -1,0 +1,48 @@
+package metrics
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+)
+
+// A nil *Metrics is a valid no-op, so stages run without metrics.
+func TestNil(t *testing.T) {
+	var m *Metrics
+	m.Document("near", true)
+	m.Stage(StageSketch, time.Millisecond)
+	m.IndexCall("features", errors.New("x"), true)
+	m.Lag("t", 0, 3)
+	m.Produced("events", nil)
+}
+
+func TestCounts(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m := New(reg, "v1")
+	m.Document("near", false)
+	m.Document("near", true)
+	m.IndexCall("lookup-insert", errors.New("down"), true)
+	m.IndexCall("lookup-insert", nil, false)
+	m.Lag("docs", 2, 40)
+	m.ForgetPartition("docs", 2)
+	if v := testutil.ToFloat64(m.documents.WithLabelValues("near")); v != 2 {
+		t.Errorf("near %v", v)
+	}
+	if v := testutil.ToFloat64(m.replays); v != 1 {
+		t.Errorf("replays %v", v)
+	}
+	if v := testutil.ToFloat64(m.indexRetries.WithLabelValues("lookup-insert")); v != 1 {
+		t.Errorf("retries %v", v)
+	}
+	if v := testutil.ToFloat64(m.indexUp); v != 1 {
+		t.Errorf("index up %v after a success", v)
+	}
+	if n := testutil.CollectAndCount(m.lag); n != 0 {
+		t.Errorf("%d lag series after forgetting the partition", n)
+	}
+	// Two instances on one registry need distinct labels.
+	New(prometheus.WrapRegistererWith(prometheus.Labels{"instance": "2"}, reg), "v1")
+}
