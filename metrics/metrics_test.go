@@ -43,6 +43,8 @@ func TestCounts(t *testing.T) {
 	if n := testutil.CollectAndCount(m.lag); n != 0 {
 		t.Errorf("%d lag series after forgetting the partition", n)
 	}
-	// Two instances on one registry need distinct labels.
-	New(prometheus.WrapRegistererWith(prometheus.Labels{"instance": "2"}, reg), "v1")
+	// Instances share a registry when each has its own label (neardup demo).
+	shared := prometheus.NewRegistry()
+	New(prometheus.WrapRegistererWith(prometheus.Labels{"instance": "1"}, shared), "v1")
+	New(prometheus.WrapRegistererWith(prometheus.Labels{"instance": "2"}, shared), "v1")
 }
