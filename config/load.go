@@ -151,6 +151,13 @@ type Overrides struct{ kv [][2]string }
 // Add records one override.
 func (o *Overrides) Add(key, value string) { o.kv = append(o.kv, [2]string{key, value}) }
 
+// Append records other's overrides after o's, so they take precedence.
+func (o *Overrides) Append(other *Overrides) {
+	if other != nil {
+		o.kv = append(o.kv, other.kv...)
+	}
+}
+
 type overrideFlag struct {
 	o   *Overrides
 	key string

@@ -95,7 +95,7 @@ type Service struct {
 	killOnce  sync.Once
 	closeOnce sync.Once
 
-	docs, dead atomic.Int64
+	docs, dead, completed atomic.Int64
 }
 
 // pinger is the optional health check of an index.Store.
@@ -210,6 +210,13 @@ func (s *Service) handler(g prometheus.Gatherer) http.Handler {
 	})
 	return mux
 }
+
+// Ready reports whether /readyz would answer 200.
+func (s *Service) Ready() bool { return len(s.notReady()) == 0 }
+
+// Completed returns the number of records decided and fully acknowledged
+// since Run started.
+func (s *Service) Completed() int64 { return s.completed.Load() }
 
 // notReady lists why the service is not ready; empty when it is.
 func (s *Service) notReady() []string {
@@ -338,6 +345,7 @@ func (s *Service) Run(ctx context.Context) error {
 				switch {
 				case err == nil:
 					rec.Done()
+					s.completed.Add(1)
 				case gctx.Err() != nil: // stopping anyway: the record is read again
 				default:
 					s.log.Error("produce failed; stopping without committing its record", "topic", rec.Topic,

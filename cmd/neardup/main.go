@@ -45,6 +45,7 @@ func commands() []command {
 		{"compare", "print every similarity score for two files", runCompare},
 		{"lexicon", "build an I-Match idf lexicon from text files", runLexicon},
 		{"config", "print a commented example configuration, or check one", runConfig},
+		{"bench", "measure the service end to end: throughput, CPU per document, latency (bench serve)", runBench},
 		{"version", "print the version", runVersion},
 	}
 }
