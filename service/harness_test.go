@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 	"log/slog"
+	"net/http"
 	"os"
 	"sort"
 	"strings"
@@ -105,12 +105,17 @@ type instance struct {
 // start creates and runs a service over store.
 func start(t testing.TB, c *config.Config, store index.Store) *instance {
 	t.Helper()
+	return startLogged(t, c, store, slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelInfo})))
+}
+
+// startLogged is start with the given logger.
+func startLogged(t testing.TB, c *config.Config, store index.Store, log *slog.Logger) *instance {
+	t.Helper()
 	pc, err := pipeline.FromConfig(c, "test")
 	if err != nil {
 		t.Fatal(err)
 	}
 	reg := prometheus.NewRegistry()
-	log := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	svc, err := New(context.Background(), Options{Config: c, Pipeline: pc, Store: store, Registerer: reg, Gatherer: reg, Logger: log, Version: "test"})
 	if err != nil {
 		t.Fatal(err)

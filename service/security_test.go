@@ -10,11 +10,13 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"errors"
+	"log/slog"
 	"math/big"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -25,6 +27,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 
 	"github.com/neardup/neardup/config"
+	"github.com/neardup/neardup/index/redistest"
 	"github.com/neardup/neardup/internal/kafkatest"
 	"github.com/neardup/neardup/internal/synth"
 	"github.com/neardup/neardup/pipeline"
@@ -175,4 +178,45 @@ func TestSecretsNotPrinted(t *testing.T) {
 	if !strings.Contains(ex.String(), "password: \"\"") {
 		t.Errorf("example shows a password value")
 	}
+}
+
+// Redis AUTH keeps working from serve, and the password stays out of the
+// logs.
+func TestServeRedisAuth(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{Args: []string{"--requirepass", "redis-Pa55-q"}})
+	cl := startKafka(t, 2)
+	docs := synth.Corpus(synth.Config{Docs: 80, Seed: 6, Contain: true})
+	cl.Produce(t, inTopic, docMessages(t, docs)...)
+	c := loadConfig(t, cl.Brokers, "index.url", "redis://:redis-Pa55-q@"+srv.Addr+"/0")
+	var logs lockedBuilder
+	in := startLogged(t, c, openStore(t, c), slog.New(slog.NewJSONHandler(&logs, nil)))
+	waitEvents(t, cl, idsOf(docs), time.Minute)
+	if err := in.stop(t); err != nil {
+		t.Fatal(err)
+	}
+	if l := logs.String(); strings.Contains(l, "redis-Pa55-q") || !strings.Contains(l, srv.Addr) {
+		t.Errorf("logs leak the password or do not name the index:\n%s", l)
+	}
+	bad := loadConfig(t, cl.Brokers, "index.url", "redis://:wrong@"+srv.Addr+"/0")
+	if _, _, err := pipeline.OpenStore(context.Background(), bad, "test"); err == nil || strings.Contains(err.Error(), "wrong") {
+		t.Errorf("wrong Redis password: %v", err)
+	}
+}
+
+// lockedBuilder is a strings.Builder safe for concurrent writes.
+type lockedBuilder struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuilder) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuilder) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
