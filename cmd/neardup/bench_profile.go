@@ -66,7 +66,7 @@ var stageRules = []struct{ stage, prefix string }{
 	{"decode", "github.com/neardup/neardup/pipeline.(*Decoder)"},
 	{"decode", "github.com/neardup/neardup/pipeline.parseTS"},
 	{"decode", "github.com/neardup/neardup/consumer.(*Kafka).feed"},
-	{"read files", "github.com/neardup/neardup/consumer.(*Files)"},
+
 	{"sketch", "github.com/neardup/neardup/sketch."},
 	{"sketch", "github.com/neardup/neardup/extract."},
 	{"sketch", "github.com/neardup/neardup/pipeline.(*Pipeline).prepare"},
@@ -78,7 +78,7 @@ var stageRules = []struct{ stage, prefix string }{
 	{"resolve", "github.com/neardup/neardup/pipeline.(*Pipeline).resolve"},
 	{"resolve", "github.com/neardup/neardup/pipeline.(*Pipeline).observe"},
 	{"produce (sink)", "github.com/neardup/neardup/sink."},
-	{"commit (consumer)", "github.com/neardup/neardup/consumer."},
+	{"consumer (read input, offsets)", "github.com/neardup/neardup/consumer."},
 	{"kafka client", "github.com/twmb/franz-go/"},
 	{"metrics", "github.com/prometheus/"},
 	{"pipeline plumbing", "github.com/neardup/neardup/pipeline."},
