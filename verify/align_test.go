@@ -1,0 +1,108 @@
+package verify
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/neardup/neardup/sketch"
+)
+
+// side builds an AlignSide from shingle hashes as the pipeline does.
+func side(hs []uint64, w int) AlignSide {
+	var s AlignSide
+	for _, h := range hs {
+		s.Fp = append(s.Fp, byte(h>>60))
+	}
+	as, _ := sketch.Winnow(nil, hs, w, nil)
+	for _, a := range as {
+		s.Anchors = append(s.Anchors, AlignAnchor{Hash: uint32(a.Hash >> 32), Pos: a.Pos})
+	}
+	return s
+}
+
+func randHashes(r *rand.Rand, n int) []uint64 {
+	h := make([]uint64, n)
+	for i := range h {
+		h[i] = r.Uint64()
+	}
+	return h
+}
+
+func TestAlignPassages(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	const w = 26
+	tests := []struct {
+		name string
+		// build returns a, b and the expected passages (±tol positions)
+		build func() ([]uint64, []uint64, []AlignPassage)
+		tol   int
+	}{
+		{"one verbatim passage", func() ([]uint64, []uint64, []AlignPassage) {
+			a, b := randHashes(r, 500), randHashes(r, 800)
+			copy(a[100:220], b[300:420])
+			return a, b, []AlignPassage{{A0: 100, A1: 220, B0: 300, B1: 420}}
+		}, 1},
+		{"two passages in order", func() ([]uint64, []uint64, []AlignPassage) {
+			a, b := randHashes(r, 600), randHashes(r, 900)
+			copy(a[50:130], b[100:180])
+			copy(a[400:480], b[600:680])
+			return a, b, []AlignPassage{{A0: 50, A1: 130, B0: 100, B1: 180}, {A0: 400, A1: 480, B0: 600, B1: 680}}
+		}, 1},
+		{"a changed word inside (5 shingles differ)", func() ([]uint64, []uint64, []AlignPassage) {
+			a, b := randHashes(r, 400), randHashes(r, 400)
+			copy(a[100:300], b[50:250])
+			for i := 180; i < 185; i++ {
+				a[i] = r.Uint64()
+			}
+			return a, b, []AlignPassage{{A0: 100, A1: 300, B0: 50, B1: 250}}
+		}, 1},
+		{"a word inserted (the diagonal moves by one)", func() ([]uint64, []uint64, []AlignPassage) {
+			a, b := randHashes(r, 400), randHashes(r, 400)
+			copy(a[100:180], b[50:130])
+			for i := 180; i < 184; i++ {
+				a[i] = r.Uint64()
+			}
+			copy(a[184:284], b[133:233])
+			return a, b, []AlignPassage{{A0: 100, A1: 284, B0: 50, B1: 233}}
+		}, 1},
+		{"nothing shared", func() ([]uint64, []uint64, []AlignPassage) {
+			return randHashes(r, 300), randHashes(r, 300), nil
+		}, 0},
+	}
+	var al PassageAligner
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, b, want := tt.build()
+			got, covered := al.Align(nil, side(a, w), side(b, w), AlignOptions{MinMatched: 20})
+			if len(got) != len(want) {
+				t.Fatalf("got %+v, want %+v", got, want)
+			}
+			total := 0
+			for i, g := range got {
+				wp := want[i]
+				for _, d := range []int{g.A0 - wp.A0, g.A1 - wp.A1, g.B0 - wp.B0, g.B1 - wp.B1} {
+					if d < -tt.tol || d > tt.tol {
+						t.Errorf("passage %d: got %+v, want %+v", i, g, wp)
+					}
+				}
+				total += wp.A1 - wp.A0
+			}
+			if covered < total*9/10 || covered > total+2 {
+				t.Errorf("covered %d, want about %d", covered, total)
+			}
+		})
+	}
+}
+
+func BenchmarkAlign(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 1))
+	x, y := randHashes(r, 1000), randHashes(r, 1000)
+	copy(x[200:500], y[400:700])
+	sx, sy := side(x, 36), side(y, 36)
+	var al PassageAligner
+	var dst []AlignPassage
+	b.ReportAllocs()
+	for b.Loop() {
+		dst, _ = al.Align(dst[:0], sx, sy, AlignOptions{})
+	}
+}
