@@ -37,16 +37,21 @@ type Normalization struct {
 var DefaultNormalization = Normalization{FoldQuotes: true}
 
 // Tokens is a tokenized document. Token i has hash Hash[i], normalized text
-// Text[End[i-1]:End[i]] (End[-1] = 0), starts at byte Off[i] of the input
-// after decoding, and HasDigit[i] reports whether it contains a digit.
-// The slices are reused by [Normalizer.Tokenize]; copy what must outlive the
-// next call.
+// Text[End[i-1]:End[i]] (End[-1] = 0), spans bytes [Off[i], SrcEnd[i]) of
+// the text the tokenizer read (the input, or its decoding or normalization:
+// see [Normalizer.CodePoints] for offsets in the input itself), and
+// HasDigit[i] reports whether it contains a digit. The slices are reused by
+// [Normalizer.Tokenize]; copy what must outlive the next call.
 type Tokens struct {
 	Hash     []uint64
 	Off      []uint32
+	SrcEnd   []uint32
 	End      []uint32
 	HasDigit []bool
 	Text     []byte
+	// decoded and normalized say what Off and SrcEnd refer to: the input
+	// decoded as Windows-1252, then normalized (NFKC or accent stripping).
+	decoded, normalized bool
 }
 
 // Len returns the number of tokens.
@@ -62,8 +67,10 @@ func (t *Tokens) Word(i int) []byte {
 }
 
 func (t *Tokens) reset() {
+	t.decoded, t.normalized = false, false
 	t.Hash = t.Hash[:0]
 	t.Off = t.Off[:0]
+	t.SrcEnd = t.SrcEnd[:0]
 	t.End = t.End[:0]
 	t.HasDigit = t.HasDigit[:0]
 	t.Text = t.Text[:0]
@@ -149,6 +156,7 @@ func (n *Normalizer) Tokenize(text []byte, tok *Tokens) {
 	}
 	if !utf8.Valid(text) {
 		text = n.decode1252(text)
+		tok.decoded = true
 	}
 	n.tokenizeUnicode(text, tok)
 }
@@ -219,6 +227,7 @@ func (n *Normalizer) tokenizeASCII(text []byte, tok *Tokens) {
 	}
 	hashes := slices.Grow(tok.Hash[:0], maxTok)[:maxTok]
 	offs := slices.Grow(tok.Off[:0], maxTok)[:maxTok]
+	srcEnds := slices.Grow(tok.SrcEnd[:0], maxTok)[:maxTok]
 	ends := slices.Grow(tok.End[:0], maxTok)[:maxTok]
 	digits := slices.Grow(tok.HasDigit[:0], maxTok)[:maxTok]
 	out := slices.Grow(tok.Text[:0], len(text))[:len(text)]
@@ -248,25 +257,26 @@ func (n *Normalizer) tokenizeASCII(text []byte, tok *Tokens) {
 				out[no] = v
 				no++
 			}
-			hashes[nt], offs[nt], ends[nt], digits[nt] = Mix64(h), uint32(start), uint32(no), hasDigit
+			hashes[nt], offs[nt], srcEnds[nt], ends[nt], digits[nt] = Mix64(h), uint32(start), uint32(i), uint32(no), hasDigit
 			nt++
 			continue
 		case v == lowPunct:
 			out[no] = text[i]
 			no++
-			hashes[nt], offs[nt], ends[nt], digits[nt] = TokenHash(text[i:i+1]), uint32(i), uint32(no), false
+			hashes[nt], offs[nt], srcEnds[nt], ends[nt], digits[nt] = TokenHash(text[i:i+1]), uint32(i), uint32(i+1), uint32(no), false
 			nt++
 		}
 		i++
 	}
-	tok.Hash, tok.Off, tok.End, tok.HasDigit, tok.Text = hashes[:nt], offs[:nt], ends[:nt], digits[:nt], out[:no]
+	tok.Hash, tok.Off, tok.SrcEnd, tok.End, tok.HasDigit, tok.Text = hashes[:nt], offs[:nt], srcEnds[:nt], ends[:nt], digits[:nt], out[:no]
 }
 
 func isWordClass(c uint8) bool { return c == clLetter || c == clDigit }
 
-func (t *Tokens) push(h uint64, off, end int, digit bool) {
+func (t *Tokens) push(h uint64, off, srcEnd, end int, digit bool) {
 	t.Hash = append(t.Hash, h)
 	t.Off = append(t.Off, uint32(off))
+	t.SrcEnd = append(t.SrcEnd, uint32(srcEnd))
 	t.End = append(t.End, uint32(end))
 	t.HasDigit = append(t.HasDigit, digit)
 }
@@ -351,16 +361,20 @@ func (n *Normalizer) tokenizeUnicode(text []byte, tok *Tokens) {
 	if err != nil {
 		src = text
 	}
+	if len(src) > 0 && (len(src) != len(text) || &src[0] != &text[0]) {
+		tok.normalized = true
+	}
 	var (
 		h        uint64
 		in       bool
 		start    int
+		wordEnd  int // source byte after the word's last character
 		hasDigit bool
 		buf      [utf8.UTFMax * 3]byte
 	)
 	out := tok.Text
 	emit := func() {
-		tok.push(Mix64(h), start, len(out), hasDigit)
+		tok.push(Mix64(h), start, wordEnd, len(out), hasDigit)
 		in = false
 	}
 	class := &n.class
@@ -381,6 +395,7 @@ func (n *Normalizer) tokenizeUnicode(text []byte, tok *Tokens) {
 				}
 				h = (h ^ uint64(c)) * fnvPrime64
 				out = append(out, c)
+				wordEnd = i
 				continue
 			case clApos:
 				if in && n.joinsNext(src[i:]) {
@@ -391,7 +406,7 @@ func (n *Normalizer) tokenizeUnicode(text []byte, tok *Tokens) {
 					emit()
 				}
 				out = append(out, c)
-				tok.push(TokenHash(src[pos:i]), pos, len(out), false)
+				tok.push(TokenHash(src[pos:i]), pos, i, len(out), false)
 				continue
 			}
 			if in {
@@ -418,6 +433,7 @@ func (n *Normalizer) tokenizeUnicode(text []byte, tok *Tokens) {
 				h = (h ^ uint64(c)) * fnvPrime64
 			}
 			out = append(out, enc...)
+			wordEnd = i
 			continue
 		case rApos:
 			if in && n.joinsNext(src[i:]) {
@@ -429,7 +445,7 @@ func (n *Normalizer) tokenizeUnicode(text []byte, tok *Tokens) {
 			}
 			enc := appendLower(buf[:0], r)
 			out = append(out, enc...)
-			tok.push(TokenHash(enc), pos, len(out), false)
+			tok.push(TokenHash(enc), pos, i, len(out), false)
 			continue
 		}
 		if in {

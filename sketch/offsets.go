@@ -1,0 +1,111 @@
+package sketch
+
+import (
+	"slices"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// CodePoints returns the offsets of every token of tok in text, the input
+// of the Tokenize call that produced tok, counted in Unicode code points of
+// the text as received: starts[i] is where token i begins and ends[i]
+// where it ends (exclusive). Invalid UTF-8 counts one code point per byte,
+// as it was decoded (Windows-1252). When normalization changed the text,
+// a token maps to the normalization segments of the input it came from.
+// starts and ends are reused.
+func (n *Normalizer) CodePoints(text []byte, tok *Tokens, starts, ends []uint32) ([]uint32, []uint32) {
+	starts = append(starts[:0], tok.Off...)
+	ends = append(ends[:0], tok.SrcEnd...)
+	pre := text // what normalization read
+	if tok.decoded {
+		pre = n.decoded
+	}
+	if tok.normalized {
+		n.unnormalize(pre, starts, ends)
+	}
+	if tok.decoded || !isASCII(pre) {
+		runeOffsets(pre, starts)
+		runeOffsets(pre, ends)
+	}
+	return starts, ends
+}
+
+// runeOffsets turns byte offsets of b, non-decreasing, into code point
+// offsets in place.
+func runeOffsets(b []byte, offs []uint32) {
+	pos, runes := 0, 0
+	for i, o := range offs {
+		o := min(int(o), len(b))
+		if o < pos { // not monotone: count again from the start
+			pos, runes = 0, 0
+		}
+		runes += utf8.RuneCount(b[pos:o])
+		pos = o
+		offs[i] = uint32(runes)
+	}
+}
+
+// normSegment maps a piece of normalized text to the input bytes it came
+// from: normalized bytes [norm, nextNorm) come from input [lo, hi).
+type normSegment struct{ norm, lo, hi int }
+
+// unnormalize maps offsets in the normalized text back to byte offsets of
+// pre, the text before normalization, by normalizing pre one segment at a
+// time: a start maps to its segment's first input byte, an end to its
+// segment's last. When the segments do not rebuild the normalized text
+// exactly (a composition across a segment boundary), it falls back to
+// scaling the offsets by the lengths.
+func (n *Normalizer) unnormalize(pre []byte, starts, ends []uint32) {
+	var segs []normSegment
+	total := 0
+	var it norm.Iter
+	form := norm.NFKC
+	if n.strip != nil {
+		form = norm.NFKD
+	}
+	it.Init(form, pre)
+	var buf []byte
+	for !it.Done() {
+		lo := it.Pos()
+		seg := it.Next()
+		if n.strip != nil {
+			buf = buf[:0]
+			for _, r := range string(seg) {
+				if !unicode.Is(unicode.Mn, r) {
+					buf = utf8.AppendRune(buf, r)
+				}
+			}
+			seg = norm.NFC.Bytes(buf)
+		}
+		segs = append(segs, normSegment{norm: total, lo: lo, hi: it.Pos()})
+		total += len(seg)
+	}
+	if total != len(n.normed) || len(segs) == 0 {
+		scale := func(offs []uint32) {
+			for i, o := range offs {
+				offs[i] = uint32(int64(o) * int64(len(pre)) / int64(max(len(n.normed), 1)))
+			}
+		}
+		scale(starts)
+		scale(ends)
+		return
+	}
+	find := func(o int) int { // the segment holding normalized byte o
+		i, found := slices.BinarySearchFunc(segs, o, func(s normSegment, o int) int { return s.norm - o })
+		if !found {
+			i--
+		}
+		return max(i, 0)
+	}
+	for i, o := range starts {
+		starts[i] = uint32(segs[find(int(o))].lo)
+	}
+	for i, o := range ends {
+		if o == 0 {
+			continue
+		}
+		ends[i] = uint32(segs[find(int(o)-1)].hi)
+	}
+}
