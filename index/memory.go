@@ -1,8 +1,11 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"hash/fnv"
+	"io"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -143,8 +146,8 @@ func NewMemory(cfg MemoryConfig) (*Memory, error) {
 		p:            cfg.Params,
 		retention:    int64(cfg.Retention),
 		refresh:      cfg.RefreshOnMatch,
-		maxBucket:    cmp0(cfg.MaxBucket, DefaultMaxBucket),
-		maxSimBucket: cmp0(cfg.MaxSimHashBucket, DefaultMaxSimHashBucket),
+		maxBucket:    cmp.Or(cfg.MaxBucket, DefaultMaxBucket),
+		maxSimBucket: cmp.Or(cfg.MaxSimHashBucket, DefaultMaxSimHashBucket),
 		clock:        cfg.Clock,
 		simK:         cfg.Params.SimHashK,
 		tables:       cfg.Params.tables(),
@@ -164,13 +167,6 @@ func NewMemory(cfg MemoryConfig) (*Memory, error) {
 	}
 	m.scratchPool.New = func() any { return &memScratch{seen: map[uint64]int{}} }
 	return m, nil
-}
-
-func cmp0(v, def int) int {
-	if v == 0 {
-		return def
-	}
-	return v
 }
 
 // Stats returns the counters.
@@ -644,13 +640,11 @@ func (m *Memory) Delete(ctx context.Context, ids ...string) error {
 	return nil
 }
 
-// fnv32 is 32-bit FNV-1a. The Redis store computes the same function in Lua
-// to place ids, so it is frozen.
+// fnv32 is 32-bit FNV-1a (hash/fnv). The Redis store computes the same
+// function in Lua to place ids, so it is frozen; TestFNV32Lua checks that
+// both agree.
 func fnv32(s string) uint32 {
-	h := uint32(2166136261)
-	for i := 0; i < len(s); i++ {
-		h ^= uint32(s[i])
-		h *= 16777619
-	}
-	return h
+	h := fnv.New32a()
+	io.WriteString(h, s) // a hash.Hash never fails to write
+	return h.Sum32()
 }

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"encoding/binary"
@@ -207,10 +208,10 @@ func newRedis(cfg RedisConfig) (*Redis, error) {
 		cluster: cfg.Cluster,
 		p:       cfg.Params,
 		ns:      cfg.Namespace,
-		maxb:    cmp0(cfg.MaxBucket, DefaultMaxBucket),
-		maxs:    cmp0(cfg.MaxSimHashBucket, DefaultMaxSimHashBucket),
+		maxb:    cmp.Or(cfg.MaxBucket, DefaultMaxBucket),
+		maxs:    cmp.Or(cfg.MaxSimHashBucket, DefaultMaxSimHashBucket),
 		refresh: cfg.RefreshOnMatch && cfg.Retention > 0,
-		batch:   cmp0(cfg.Batch, DefaultBatch),
+		batch:   cmp.Or(cfg.Batch, DefaultBatch),
 		now:     cfg.Clock,
 		nlive:   1,
 	}
@@ -234,12 +235,12 @@ func newRedis(cfg RedisConfig) (*Redis, error) {
 	}
 	r.shards = 1
 	if cfg.Cluster {
-		r.shards = cmp0(cfg.Shards, DefaultClusterShards)
+		r.shards = cmp.Or(cfg.Shards, DefaultClusterShards)
 		if r.shards > 16384 {
 			return nil, bad("shards %d: want ≤ 16384", r.shards)
 		}
 	}
-	capacity := cmp0(cfg.Capacity, DefaultCapacity)
+	capacity := cmp.Or(cfg.Capacity, DefaultCapacity)
 	for r.gn = 1; (r.gn*metaGroup < uint64(capacity) || r.gn < uint64(r.shards)) && r.gbits < maxGroupBits; r.gn *= 2 {
 		r.gbits++
 	}

@@ -12,9 +12,11 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	mrand "math/rand/v2"
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -431,5 +433,44 @@ func TestParseURL(t *testing.T) {
 	}
 	if _, _, err := parseURL("redis://u:hunter2@h?x=1", Options{}); err == nil || strings.Contains(err.Error(), "hunter2") {
 		t.Errorf("error leaks the password: %v", err)
+	}
+}
+
+// TestFNV32Lua checks that the Lua FNV-1a 32 that places ids on the server
+// computes what fnv32 (hash/fnv) computes in Go: ids would otherwise be
+// looked up in the wrong group.
+func TestFNV32Lua(t *testing.T) {
+	addr := redistest.StartServer(t)
+	s := openRedis(t, RedisConfig{Addrs: []string{addr}, Namespace: "fnv"})
+	probe := redis.NewScript(s.scriptConstants() + luaPrelude + `
+local out = {}
+for a = 6, #ARGV do out[#out + 1] = tostring(fnv32(ARGV[a])) end
+return out
+`)
+	ids := []string{"", "a", "document-1", "x\xff\xfe", strings.Repeat("long id ", 100), "日本語のid"}
+	rng := mrand.New(mrand.NewPCG(1, 2))
+	for range 200 {
+		b := make([]byte, rng.IntN(40))
+		for i := range b {
+			b[i] = byte(rng.Uint32())
+		}
+		ids = append(ids, string(b))
+	}
+	args := s.header(0, 0)
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	c := &call{s: probe, keys: []string{s.clock[0]}, args: args}
+	if err := s.run(context.Background(), []*call{c}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.cmd.StringSlice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, id := range ids {
+		if want := strconv.FormatUint(uint64(fnv32(id)), 10); got[i] != want {
+			t.Errorf("fnv32(%q): Lua %s, Go %s", id, got[i], want)
+		}
 	}
 }

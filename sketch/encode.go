@@ -22,8 +22,8 @@ type Limits struct {
 	MaxUnique int
 }
 
-// DefaultLimits are the storage caps used unless configured otherwise.
-var DefaultLimits = Limits{MaxShingles: 4096, MaxUnique: 8192}
+// DefaultLimits returns the storage caps used unless configured otherwise.
+func DefaultLimits() Limits { return Limits{MaxShingles: 4096, MaxUnique: 8192} }
 
 // The storage encoding, version 1, all integers unsigned varints unless said:
 //
@@ -53,10 +53,10 @@ const encodingVersion = 1
 // AppendBinary appends the storage encoding of f to dst.
 func (f *Features) AppendBinary(dst []byte, lim Limits) []byte {
 	if lim.MaxShingles <= 0 {
-		lim.MaxShingles = DefaultLimits.MaxShingles
+		lim.MaxShingles = DefaultLimits().MaxShingles
 	}
 	if lim.MaxUnique <= 0 {
-		lim.MaxUnique = DefaultLimits.MaxUnique
+		lim.MaxUnique = DefaultLimits().MaxUnique
 	}
 	var flags byte
 	if f.HasIMatch {
@@ -306,10 +306,10 @@ func filterUnique(seq []UniqueWord, have, want byte) []UniqueWord {
 // encoding: what an incoming document is verified as against stored ones.
 func (f *Features) Stored(dst *Features, lim Limits) {
 	if lim.MaxShingles <= 0 {
-		lim.MaxShingles = DefaultLimits.MaxShingles
+		lim.MaxShingles = DefaultLimits().MaxShingles
 	}
 	if lim.MaxUnique <= 0 {
-		lim.MaxUnique = DefaultLimits.MaxUnique
+		lim.MaxUnique = DefaultLimits().MaxUnique
 	}
 	dst.Tokens, dst.SimHash, dst.IMatch, dst.HasIMatch = f.Tokens, f.SimHash, f.IMatch, f.HasIMatch
 	dst.Signature = dst.Signature[:0]

@@ -78,7 +78,7 @@ func TestEncodeSampling(t *testing.T) {
 
 func TestDecodeCorrupt(t *testing.T) {
 	f := mustSketch(t, DefaultConfig(), []byte("a short document with some words in it, enough for a digest maybe"))
-	good := f.AppendBinary(nil, DefaultLimits)
+	good := f.AppendBinary(nil, DefaultLimits())
 	var g Features
 	for n := range len(good) {
 		if err := g.UnmarshalBinary(good[:n]); !errors.Is(err, ErrCorrupt) {
@@ -96,7 +96,7 @@ func TestDecodeCorrupt(t *testing.T) {
 
 func FuzzDecode(f *testing.F) {
 	doc := mustSketch(f, DefaultConfig(), []byte("the quick brown fox jumps over the lazy dog again and again"))
-	f.Add(doc.AppendBinary(nil, DefaultLimits))
+	f.Add(doc.AppendBinary(nil, DefaultLimits()))
 	f.Add([]byte{1, 3, 0})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var g Features
@@ -122,7 +122,7 @@ func TestStoredMatchesDecode(t *testing.T) {
 	r := rand.New(rand.NewPCG(8, 8))
 	cfg := DefaultConfig()
 	cfg.KeepText = 1 << 20
-	for _, lim := range []Limits{DefaultLimits, {MaxShingles: 100, MaxUnique: 50}} {
+	for _, lim := range []Limits{DefaultLimits(), {MaxShingles: 100, MaxUnique: 50}} {
 		for _, size := range []int{0, 50, 5000, 40000} {
 			f := mustSketch(t, cfg, syntheticDoc(r, size))
 			var dec, st Features

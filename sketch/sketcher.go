@@ -71,7 +71,7 @@ func (c Config) WithDefaults() Config {
 		c.Seed = 1
 	}
 	if c.IMatch == (IMatch{}) {
-		c.IMatch = DefaultIMatch
+		c.IMatch = DefaultIMatch()
 	}
 	if c.MaxBytes == 0 {
 		c.MaxBytes = DefaultMaxBytes
@@ -80,7 +80,7 @@ func (c Config) WithDefaults() Config {
 }
 
 // DefaultConfig returns the default sketch configuration.
-func DefaultConfig() Config { return Config{Normalize: DefaultNormalization}.WithDefaults() }
+func DefaultConfig() Config { return Config{Normalize: DefaultNormalization()}.WithDefaults() }
 
 // Validate reports the first invalid field.
 func (c Config) Validate() error {
