@@ -12,11 +12,11 @@ type failRecorder struct {
 	failed, skipped bool
 }
 
-func (r *failRecorder) Helper()                      {}
-func (r *failRecorder) Fatalf(string, ...any)        { r.failed = true; runtime.Goexit() }
-func (r *failRecorder) Skip(...any)                  { r.skipped = true; runtime.Goexit() }
-func (r *failRecorder) Cleanup(func())               {}
-func (r *failRecorder) TempDir() string              { return "" }
+func (r *failRecorder) Helper()               {}
+func (r *failRecorder) Fatalf(string, ...any) { r.failed = true; runtime.Goexit() }
+func (r *failRecorder) Skip(...any)           { r.skipped = true; runtime.Goexit() }
+func (r *failRecorder) Cleanup(func())        {}
+func (r *failRecorder) TempDir() string       { return "" }
 
 // Without redis-server a test is skipped, and under CI it fails.
 func TestMissingServerFailsUnderCI(t *testing.T) {
