@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"runtime"
@@ -26,7 +27,10 @@ type Index interface {
 type Config struct {
 	Sketch  sketch.Config
 	Lexicon *sketch.Lexicon // nil: the built-in lexicon
-	Limits  sketch.Limits
+	// Limits caps the stored features (zero fields: sketch.DefaultLimits);
+	// only what the verification profile reads is stored
+	// (verify.Profile.Limits).
+	Limits sketch.Limits
 	// Bands and Rows split the MinHash signature into LSH bands.
 	Bands, Rows int
 	// SimHashK is the Hamming radius of the SimHash lane; -1 disables it
@@ -81,6 +85,9 @@ func (c Config) WithDefaults() Config {
 	if c.Bands == 0 {
 		c.Bands, c.Rows = sketch.Bands(c.Sketch.K, 0.5)
 	}
+	def := sketch.DefaultLimits()
+	c.Limits.MaxShingles = cmp.Or(c.Limits.MaxShingles, def.MaxShingles)
+	c.Limits.MaxUnique = cmp.Or(c.Limits.MaxUnique, def.MaxUnique)
 	return c
 }
 
@@ -92,6 +99,9 @@ type Pipeline struct {
 	ix       Index
 	verifier *verify.Verifier
 	clusters *clusterCache
+	// limits select and bound the stored features: what the profile's
+	// checks read.
+	limits sketch.Limits
 	// imatchDecides is true when the profile accepts equal I-Match
 	// digests as duplicates, so an exact-lane hit needs no LSH candidates.
 	imatchDecides bool
@@ -116,7 +126,7 @@ func New(cfg Config, ix Index) (*Pipeline, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pipeline: %w", err)
 	}
-	pl := &Pipeline{cfg: cfg, ix: ix, verifier: v, clusters: newClusterCache(cfg.ClusterCache)}
+	pl := &Pipeline{cfg: cfg, ix: ix, verifier: v, clusters: newClusterCache(cfg.ClusterCache), limits: cfg.Verify.Limits(cfg.Limits)}
 	for _, c := range cfg.Verify.Checks {
 		pl.imatchDecides = pl.imatchDecides || c.Method == verify.MethodIMatch
 	}
@@ -131,10 +141,29 @@ func (p *Pipeline) IndexParams() index.Params {
 	return index.Params{
 		Hash: "fnv1a64+splitmix64/v1", K: c.Sketch.K, Bands: c.Bands, Rows: c.Rows,
 		Shingle: max(c.Sketch.Shingle, c.Sketch.CharGram), Seed: c.Sketch.Seed, SimHashK: simK,
-		Extra: fmt.Sprintf("method=%s chargram=%d fold=%v accents=%v digits=%v punct=%v imatch=%s/%v/%v/%d simhash=%v",
+		// The stored feature sections are part of the namespace: features
+		// stored without what a check reads could never match it. The
+		// caps are not: documents stored at different sampling rates are
+		// aligned (sketch.AlignSamples).
+		Extra: fmt.Sprintf("method=%s chargram=%d fold=%v accents=%v digits=%v punct=%v imatch=%s/%v/%v/%d simhash=%v features=%s",
 			c.Sketch.Method, c.Sketch.CharGram, n.FoldQuotes, n.StripAccents, n.DropDigits, n.KeepPunct,
-			c.Sketch.IMatch.Mode, c.Sketch.IMatch.Cutoff, c.Sketch.IMatch.Keep, c.Sketch.IMatch.MinTerms, c.SimHashK >= 0),
+			c.Sketch.IMatch.Mode, c.Sketch.IMatch.Cutoff, c.Sketch.IMatch.Keep, c.Sketch.IMatch.MinTerms, c.SimHashK >= 0,
+			featureSections(p.limits)),
 	}
+}
+
+// featureSections names the stored feature sections limits select.
+func featureSections(l sketch.Limits) string {
+	s := "content"
+	for _, f := range []struct {
+		on   bool
+		name string
+	}{{l.MaxShingles > 0, "shingles"}, {l.MaxUnique > 0, "unique"}, {l.IMatch, "imatch"}, {l.SimHash, "simhash"}} {
+		if f.on {
+			s += "+" + f.name
+		}
+	}
+	return s
 }
 
 // job is one input on its way through the stages.

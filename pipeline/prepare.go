@@ -41,9 +41,9 @@ func (p *Pipeline) prepare(s *sketch.Sketcher, f *sketch.Features, j *job) {
 		j.dead = p.deadLetter(it, &InvalidError{Reason: ReasonEmpty, ID: it.Doc.ID, Detail: "no words after normalization"})
 		return
 	}
-	enc := f.AppendBinary(nil, p.cfg.Limits)
+	enc := f.AppendBinary(nil, p.limits)
 	stored := &sketch.Features{}
-	f.Stored(stored, p.cfg.Limits) // what enc decodes to, without decoding
+	f.Stored(stored, p.limits) // what enc decodes to, without decoding
 	j.feats = stored
 	j.entry = index.Entry{
 		ID:         it.Doc.ID,

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/neardup/neardup/sketch"
 )
 
 // Kind is a verdict: how a candidate duplicates the document.
@@ -26,10 +28,10 @@ const (
 type Method string
 
 const (
-	// MethodExact fires on identical features: equal token counts, SimHash,
-	// shingle sets and unique-word counts (and texts, when both are kept).
-	// It costs a slice comparison and catches republished copies before
-	// any scoring.
+	// MethodExact fires on equal normalized texts: equal content digests of
+	// the whole token stream ([sketch.Features].Content), never on a
+	// sample. It costs one comparison and catches republished copies
+	// before any scoring.
 	MethodExact Method = "exact"
 	// MethodIMatch fires on equal I-Match digests (Chowdhury et al.); it
 	// does not apply when either document has none.
@@ -155,11 +157,8 @@ func ProfileByName(name string) (Profile, error) {
 
 // WebProfile is for crawled pages:
 //
-//  1. exact — identical features, the republished copy.
-//  2. imatch → near — equal I-Match digests (Chowdhury et al.), one
-//     comparison; pages that share their mid-idf vocabulary are near
-//     duplicates far more often than not.
-//  3. containment ≥ [DefaultContainment] one way only → partial, when the
+//  1. exact — the same normalized text, the republished copy.
+//  2. containment ≥ [DefaultContainment] one way only → partial, when the
 //     smaller page has at least 50 shingles — a page carried inside a
 //     longer one (a story inside a digest, a post inside an archive page),
 //     the crawler's common partial duplicate. Asymmetric: the smaller page
@@ -167,15 +166,20 @@ func ProfileByName(name string) (Profile, error) {
 //     near-identical pages of about the same length go on to the next
 //     check. Below about 50 shingles (55 words) a page is mostly
 //     navigation and boilerplate that many unrelated pages contain.
-//  4. jaccard ≥ [DefaultJaccard] → near — exact 5-word shingle
-//     resemblance, the CiteSeerX optimum (precision 1.0, recall 0.98).
-//     SimHash is not used: at its best k = 3 it reached only 0.94
-//     precision there, and the exact resemblance costs about 1.5 µs at
-//     800 shingles.
+//  3. jaccard ≥ [DefaultJaccard] → near — 5-word shingle resemblance
+//     (exact on the stored sample, see [sketch.Limits]), the CiteSeerX
+//     optimum (precision 1.0, recall 0.98). SimHash is not used: at its
+//     best k = 3 it reached only 0.94 precision there, and the resemblance
+//     costs about 1.5 µs at 800 shingles.
+//
+// An equal I-Match digest does not decide: a text with its sentences
+// shuffled, or a news item with two names swapped, keeps its digest (the
+// digest is over the set of mid-idf words). The index still returns the
+// first document with the same digest as a candidate, which the checks
+// above verify like any other (docs/design.md, "I-Match").
 func WebProfile() Profile {
 	return Profile{Name: "web", Checks: []Check{
 		{Method: MethodExact},
-		{Method: MethodIMatch},
 		{Method: MethodContainment, Threshold: DefaultContainment, MinSize: 50, Asymmetric: true},
 		{Method: MethodJaccard, Threshold: DefaultJaccard},
 	}}
@@ -312,4 +316,27 @@ func (p Profile) validate() error {
 		}
 	}
 	return nil
+}
+
+// Limits returns the storage limits that keep what the profile's checks
+// read, with the caps of lim: shingles for Jaccard and containment, unique
+// words for LCS, the I-Match digest and the SimHash fingerprint only when
+// a check compares them. The content digest is always stored; texts are
+// stored when the sketch keeps them. Storing less is most of a stored
+// document's size: the web profile keeps no unique words.
+func (p Profile) Limits(lim sketch.Limits) sketch.Limits {
+	var out sketch.Limits
+	for _, c := range p.Checks {
+		switch c.Method {
+		case MethodJaccard, MethodContainment:
+			out.MaxShingles = lim.MaxShingles
+		case MethodLCS:
+			out.MaxUnique = lim.MaxUnique
+		case MethodIMatch:
+			out.IMatch = true
+		case MethodSimHash:
+			out.SimHash = true
+		}
+	}
+	return out
 }
