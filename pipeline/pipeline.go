@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -47,6 +48,16 @@ type Config struct {
 	EmitUnique bool
 	// MaxMatches bounds Event.Matches (default 5).
 	MaxMatches int
+	// MaxCandidates bounds the candidates verified per document (default
+	// index.DefaultMaxCandidates), best ranked first (most shared buckets,
+	// then the most recent); the index should be opened with the same
+	// bound. The rest are counted in Event.Unverified.
+	MaxCandidates int
+	// MaxEventBytes bounds an event's JSON encoding (default 1 MiB, the
+	// default largest Kafka message): a larger event, a document with a
+	// huge meta object say, becomes a dead letter (event_too_large)
+	// instead of failing the output.
+	MaxEventBytes int
 	// Retry is how long index calls are retried while the index is
 	// unavailable before Run fails (default 30s). Nothing is reported while
 	// retrying: a document is never called unique because the index was
@@ -73,6 +84,12 @@ func (c Config) WithDefaults() Config {
 	if c.MaxMatches <= 0 {
 		c.MaxMatches = 5
 	}
+	if c.MaxCandidates <= 0 {
+		c.MaxCandidates = index.DefaultMaxCandidates
+	}
+	if c.MaxEventBytes <= 0 {
+		c.MaxEventBytes = DefaultMaxEventBytes
+	}
 	if c.Retry <= 0 {
 		c.Retry = 30 * time.Second
 	}
@@ -91,6 +108,9 @@ func (c Config) WithDefaults() Config {
 	return c
 }
 
+// DefaultMaxEventBytes is the default of Config.MaxEventBytes.
+const DefaultMaxEventBytes = 1 << 20
+
 // Pipeline turns documents into verdicts; see the package documentation.
 // A Pipeline may be Run once at a time; it keeps the cluster cache across
 // runs.
@@ -103,7 +123,7 @@ type Pipeline struct {
 	// checks read.
 	limits sketch.Limits
 	// imatchDecides is true when the profile accepts equal I-Match
-	// digests as duplicates, so an exact-lane hit needs no LSH candidates.
+	// digests as duplicates, so an I-Match hit needs no LSH candidates.
 	imatchDecides bool
 }
 
@@ -179,6 +199,51 @@ type job struct {
 	// rest are later documents that did not see it (Redis Cluster only),
 	// verified to report corrections.
 	earlier int
+	// unverified counts candidates found but not verified.
+	unverified int
+	// first is the earlier job of this run with the same id, still in
+	// flight when the index answered: this job is a replay of the verdict
+	// first will record.
+	first *job
+	// rec is the verdict recorded for this job (set by resolve), which
+	// later replays in the same run return.
+	rec *verdictRecord
+}
+
+// inflight maps the ids of this run's documents that will record a
+// verdict but have not yet to their jobs: a repeated id in the same or a
+// later batch is answered with the first occurrence's verdict even before
+// the index holds it. It is shared by the index and resolve stages.
+type inflight struct {
+	mu sync.Mutex
+	m  map[string]*job
+}
+
+// register makes j the job in flight for its id.
+func (f *inflight) register(j *job) {
+	f.mu.Lock()
+	f.m[j.entry.ID] = j
+	f.mu.Unlock()
+}
+
+// claim returns the job in flight for j's id, or registers j as it.
+func (f *inflight) claim(j *job) *job {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if first, ok := f.m[j.entry.ID]; ok {
+		return first
+	}
+	f.m[j.entry.ID] = j
+	return nil
+}
+
+// release forgets j once its verdict is recorded.
+func (f *inflight) release(j *job) {
+	f.mu.Lock()
+	if f.m[j.entry.ID] == j {
+		delete(f.m, j.entry.ID)
+	}
+	f.mu.Unlock()
 }
 
 // Run reads items from in until it is closed, and writes one Output per
@@ -195,6 +260,7 @@ func (p *Pipeline) Run(ctx context.Context, in <-chan Item, out chan<- Output) e
 	ordered := make(chan *job, 4*p.cfg.Batch+w)
 	verifyIn := make(chan verify.Job, p.cfg.Batch)
 	verifyOut := make(chan verify.Result, p.cfg.Batch)
+	fl := &inflight{m: map[string]*job{}}
 
 	// Dispatch: keep input order in ordered, spread the work over prep.
 	g.Go(func() error {
@@ -233,7 +299,12 @@ func (p *Pipeline) Run(ctx context.Context, in <-chan Item, out chan<- Output) e
 			}
 			var f sketch.Features
 			for j := range prep {
-				p.prepare(s, &f, j)
+				if s = p.prepare(s, &f, j); s == nil {
+					if s, err = sketch.New(p.cfg.Sketch, p.cfg.Lexicon); err != nil {
+						return err
+					}
+					f = sketch.Features{}
+				}
 				close(j.done)
 			}
 			return nil
@@ -242,7 +313,7 @@ func (p *Pipeline) Run(ctx context.Context, in <-chan Item, out chan<- Output) e
 	// Index: look up and insert in input order, in batches.
 	g.Go(func() error {
 		defer close(verifyIn)
-		return p.indexStage(ctx, ordered, verifyIn)
+		return p.indexStage(ctx, ordered, verifyIn, fl)
 	})
 	pool := verify.NewPool(p.verifier, w)
 	g.Go(func() error {
@@ -252,7 +323,7 @@ func (p *Pipeline) Run(ctx context.Context, in <-chan Item, out chan<- Output) e
 	// Resolve: verdicts in input order.
 	g.Go(func() error {
 		for r := range verifyOut {
-			o, err := p.resolve(ctx, r)
+			o, err := p.resolve(ctx, r, fl)
 			if err != nil {
 				return err
 			}
