@@ -31,6 +31,9 @@ func FromConfig(c *config.Config, version string) (Config, error) {
 		Batch:      c.Index.Batch,
 		EmitUnique: c.Pipeline.Emit == "all",
 		MaxMatches: c.Pipeline.MaxMatches,
+		// The index is opened with the same bound (index.Options).
+		MaxCandidates: c.Verify.MaxCandidates,
+		MaxEventBytes: c.Pipeline.MaxEventBytes,
 	}
 	pc.Params = Params{
 		Profile: c.Profile, Shingle: c.Sketch.Shingle, CharGram: c.Sketch.CharGram, K: c.Sketch.K,

@@ -27,6 +27,7 @@ func openIndex(ctx context.Context, c *config.Config, params index.Params) (inde
 		Generation:     c.Index.Generation,
 		RefreshOnMatch: c.Index.RefreshOnMatch,
 		MaxBucket:      c.Index.MaxBucket,
+		MaxCandidates:  c.Verify.MaxCandidates,
 		Capacity:       c.Index.Capacity,
 		Batch:          c.Index.Batch,
 		Timeout:        c.Index.Timeout,
