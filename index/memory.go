@@ -158,17 +158,25 @@ type memBucket struct {
 	overflow int
 }
 
-// memDoc is a document's record. id, seq and features are set before the
-// handle is published and never change; verdict, gen and dead are guarded
-// by the document lock (docs.lock).
+// memDoc is a document's record. id and seq are set before the handle is
+// published and never change; features, verdict and hasVerdict are
+// guarded by the document lock (docs.lock); dead and gen are atomic, so
+// that checking a bucket member takes no lock.
 type memDoc struct {
 	id         string
 	seq        uint64
 	features   []byte
 	verdict    []byte
 	hasVerdict bool
-	dead       bool
-	gen        *memGen // the generation holding its records
+	dead       atomic.Bool
+	gen        atomic.Pointer[memGen] // the generation holding its records
+}
+
+// reset empties a record for reuse. The document lock is held.
+func (d *memDoc) reset() {
+	d.id, d.seq, d.features, d.verdict, d.hasVerdict = "", 0, nil, nil, false
+	d.dead.Store(false)
+	d.gen.Store(nil)
 }
 
 // memDocs is the handle → record table: chunks of memChunk records, a free
@@ -342,8 +350,8 @@ func (m *Memory) evict(g *memGen) {
 		l := m.docs.lock(h)
 		l.Lock()
 		d := m.docs.get(h)
-		if d.gen == g {
-			*d = memDoc{}
+		if d.gen.Load() == g {
+			d.reset()
 			free = append(free, h)
 		}
 		l.Unlock()
@@ -356,12 +364,9 @@ func (m *Memory) evict(g *memGen) {
 // records not expired. Handles met in a readable generation always name
 // their original document (see evict).
 func (m *Memory) alive(h uint32, now int64) bool {
-	l := m.docs.lock(h)
-	l.Lock()
 	d := m.docs.get(h)
-	ok := !d.dead && d.gen != nil && !d.gen.evicted.Load() && m.readable(d.gen, now)
-	l.Unlock()
-	return ok
+	g := d.gen.Load()
+	return !d.dead.Load() && g != nil && !g.evicted.Load() && m.readable(g, now)
 }
 
 // salt gives table t's bucket key k a key of its own in the shared stripe
@@ -550,10 +555,12 @@ func (m *Memory) lookupInsertLocked(e *Entry, st *entryState) error {
 		d := m.docs.get(h)
 		l := m.docs.lock(h)
 		l.Lock()
-		*d = memDoc{id: e.ID, seq: seq, gen: cur}
+		d.reset()
+		d.id, d.seq = e.ID, seq
 		if len(e.Features) > 0 {
 			d.features = slices.Clone(e.Features)
 		}
+		d.gen.Store(cur)
 		l.Unlock()
 		st.self, st.selfSeq, r.Seq = h, seq, seq
 		cur.count.Add(1)
@@ -905,8 +912,7 @@ func (m *Memory) addCandidate(h uint32, seq uint64, t int, sim bool, sc *memScra
 func (m *Memory) finish(st *entryState, dead map[uint32]bool) {
 	r := st.res
 	for _, p := range st.sc.rfull {
-		members, _ := m.liveMembers(p, st)
-		if len(members) >= p.limit {
+		if m.liveCount(p, st) >= p.limit {
 			st.hot++
 			r.Truncated += overflowOf(p.b)
 		}
@@ -971,7 +977,11 @@ func (m *Memory) finish(st *entryState, dead map[uint32]bool) {
 			st.hot++
 			r.Truncated += overflow
 			overflow++
-			changed = true
+			if !changed && p.b != nil {
+				p.b.overflow = overflow // a full bucket turned one more away
+			} else {
+				changed = true
+			}
 		default:
 			members = append(members, st.self)
 			if p.sim {
@@ -993,22 +1003,22 @@ func overflowOf(b *memBucket) int {
 	return b.overflow
 }
 
-// liveMembers returns the members of a bucket whose document is alive (or
+// liveCount counts the members of a bucket whose document is alive (or
 // is the entry).
-func (m *Memory) liveMembers(p memPend, st *entryState) ([]uint32, []uint64) {
-	var members []uint32
-	if p.b != nil {
-		members = p.b.members
-	} else if p.one != bigTag {
-		members = []uint32{p.one}
+func (m *Memory) liveCount(p memPend, st *entryState) int {
+	if p.b == nil {
+		if p.one == st.self || m.alive(p.one, st.now) {
+			return 1
+		}
+		return 0
 	}
-	var out []uint32
-	for _, h := range members {
+	n := 0
+	for _, h := range p.b.members {
 		if h == st.self || m.alive(h, st.now) {
-			out = append(out, h)
+			n++
 		}
 	}
-	return out, nil
+	return n
 }
 
 // storeBucket writes a bucket's members: a single LSH member without
@@ -1045,8 +1055,7 @@ func (m *Memory) refreshRecords(h uint32, cur *memGen, st *entryState) {
 	l := m.docs.lock(h)
 	l.Lock()
 	d := m.docs.get(h)
-	moved := d.gen != cur
-	d.gen = cur
+	moved := d.gen.Swap(cur) != cur
 	l.Unlock()
 	if moved {
 		cur.hmu.Lock()
@@ -1170,7 +1179,8 @@ func (m *Memory) Delete(ctx context.Context, ids ...string) error {
 			l := m.docs.lock(h)
 			l.Lock()
 			d := m.docs.get(h)
-			d.dead, d.features, d.verdict, d.hasVerdict = true, nil, nil, false
+			d.dead.Store(true)
+			d.features, d.verdict, d.hasVerdict = nil, nil, false
 			l.Unlock()
 		}
 	}

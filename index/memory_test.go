@@ -78,7 +78,7 @@ func (m *Memory) docsHeld() int {
 	for _, g := range m.gens {
 		g.hmu.Lock()
 		for _, h := range g.handles {
-			if d := m.docs.get(h); d.gen == g {
+			if d := m.docs.get(h); d.gen.Load() == g {
 				n++
 			}
 		}

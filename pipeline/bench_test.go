@@ -3,6 +3,8 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,7 +14,10 @@ import (
 
 // BenchmarkStreams runs the whole pipeline (web profile, memory index,
 // default settings as scan uses them) over 20,000 documents of about 200
-// words: one document over and over, and 20,000 distinct ones. A stream of
+// words: one document over and over, 20,000 distinct ones, and 20,000
+// near copies of one document (one word of each replaced: every bucket
+// fills to index.max_bucket, the worst case of the LSH lane, which ranks
+// the candidates and verifies verify.max_candidates of them). A stream of
 // copies must run at least as fast as distinct documents: a copy is found
 // through its content digest and verifies nothing.
 //
@@ -25,12 +30,20 @@ func BenchmarkStreams(b *testing.B) {
 	for i := range distinct {
 		distinct[i] = []byte(g.Text(g.Words(200)))
 	}
+	base := g.Words(200)
+	near := make([][]byte, n)
+	for i := range near {
+		w := slices.Clone(base)
+		w[i%len(w)] = fmt.Sprint("w", i)
+		near[i] = []byte(strings.Join(w, " "))
+	}
 	for _, tc := range []struct {
 		name string
 		text func(i int) []byte
 	}{
 		{"copies", func(int) []byte { return one }},
 		{"distinct", func(i int) []byte { return distinct[i] }},
+		{"near-copies", func(i int) []byte { return near[i] }},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			b.ReportAllocs()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"slices"
 )
 
 // ErrCorrupt marks bytes that are not a valid features encoding.
@@ -160,6 +161,7 @@ func (f *Features) appendShingles(dst []byte, limit int) []byte {
 	dst = binary.AppendUvarint(dst, uint64(n))
 	dst = append(dst, byte(k))
 	w := bitWriter{b: dst}
+	w.reserve(n*(k+2)/8 + 8)
 	var last uint64
 	prev = ^uint64(0)
 	for _, h := range f.Shingles {
@@ -204,9 +206,18 @@ func (w *bitWriter) bits(v uint64, n uint) {
 	}
 }
 
+// reserve grows b for about n more bytes.
+func (w *bitWriter) reserve(n int) { w.b = slices.Grow(w.b, n) }
+
 // rice writes v with parameter k: v>>k one bits, a zero, the k low bits.
 func (w *bitWriter) rice(v uint64, k int) {
-	for q := v >> k; q > 0; {
+	q := v >> k
+	if n := q + 1 + uint64(k); n <= 48 {
+		// The usual case, one write: q ones, a zero, k bits of v.
+		w.bits((1<<q-1)<<(k+1)|v&(1<<k-1), uint(n))
+		return
+	}
+	for q > 0 {
 		run := min(q, 48)
 		w.bits(1<<run-1, uint(run))
 		q -= run
@@ -334,19 +345,20 @@ func (f *Features) decodeShingles(d *decoder) {
 	d.b = d.b[r.used():]
 }
 
-// bitReader reads what bitWriter wrote.
+// bitReader reads what bitWriter wrote, a 64-bit window at a time.
 type bitReader struct {
 	b   []byte
-	pos int // bits read
+	i   int    // bytes loaded into acc
+	acc uint64 // unread bits, most significant first
+	n   uint   // number of unread bits in acc
 }
 
-func (r *bitReader) bit() (uint64, bool) {
-	if r.pos>>3 >= len(r.b) {
-		return 0, false
+func (r *bitReader) refill() {
+	for r.n <= 56 && r.i < len(r.b) {
+		r.acc |= uint64(r.b[r.i]) << (56 - r.n)
+		r.i++
+		r.n += 8
 	}
-	v := uint64(r.b[r.pos>>3]>>(7-r.pos&7)) & 1
-	r.pos++
-	return v, true
 }
 
 // rice reads one Rice code with parameter k; values of limit or more are
@@ -354,30 +366,43 @@ func (r *bitReader) bit() (uint64, bool) {
 func (r *bitReader) rice(k int, limit uint64) (uint64, bool) {
 	var q uint64
 	for {
-		b, ok := r.bit()
-		if !ok {
+		r.refill()
+		if r.n == 0 {
 			return 0, false
 		}
-		if b == 0 {
-			break
+		// Bits past n are zero, so a run of ones ends by n at the latest.
+		ones := uint(bits.LeadingZeros64(^r.acc))
+		if ones >= r.n { // every unread bit is a one: the run goes on
+			q += uint64(r.n)
+			r.acc, r.n = 0, 0
+			if q >= limit>>k {
+				return 0, false
+			}
+			continue
 		}
-		if q++; q<<k >= limit {
-			return 0, false
-		}
+		q += uint64(ones)
+		r.acc <<= ones + 1
+		r.n -= ones + 1
+		break
+	}
+	if q >= limit>>k {
+		return 0, false
 	}
 	v := q << k
-	for i := k - 1; i >= 0; i-- {
-		b, ok := r.bit()
-		if !ok {
+	if k > 0 {
+		r.refill()
+		if r.n < uint(k) {
 			return 0, false
 		}
-		v |= b << i
+		v |= r.acc >> (64 - uint(k))
+		r.acc <<= uint(k)
+		r.n -= uint(k)
 	}
 	return v, true
 }
 
 // used returns the bytes consumed, the last one padded.
-func (r *bitReader) used() int { return (r.pos + 7) >> 3 }
+func (r *bitReader) used() int { return r.i - int(r.n/8) }
 
 type decoder struct {
 	b   []byte
