@@ -126,6 +126,14 @@ func TestCompareClough(t *testing.T) {
 	}
 }
 
+// skipShort skips a long test of results, not of concurrency, in the
+// -short run (make race); the unit run (make unit) always runs it.
+func skipShort(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a long check of results, run by make unit; -short is the race run")
+	}
+}
+
 // scanVerdicts runs scan --emit all over files (in this order, as
 // separate arguments) and returns each file's event.
 func scanVerdicts(t *testing.T, files ...string) map[string]event {
@@ -166,6 +174,7 @@ func compareVerdict(t *testing.T, a, b string) string {
 // main scan called such a copy exact (jaccard 1, its stored sample being
 // identical) while compare called it near (jaccard 0.9999).
 func TestExactMeansExact(t *testing.T) {
+	skipShort(t)
 	orig, err := os.ReadFile(dataset.Gutenberg(t, "pg1342.txt"))
 	if err != nil {
 		t.Fatal(err)
@@ -206,6 +215,7 @@ func TestExactMeansExact(t *testing.T) {
 // pair against the earlier, as scan orders them) and on every Clough &
 // Stevenson answer against its source.
 func TestScanAgreesWithCompare(t *testing.T) {
+	skipShort(t)
 	gut := filepath.Join(dataset.Dir(t, "gutenberg-editions"), "texts")
 	names, err := filepath.Glob(filepath.Join(gut, "*.txt"))
 	if err != nil || len(names) != 10 {
