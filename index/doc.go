@@ -88,12 +88,13 @@
 //
 // Bytes per stored item, before Redis's per-key and allocator overhead: an
 // LSH (band, document) entry is 14 bytes of listpack (6 field + 8 value); a
-// SimHash entry 22; an id 7 + its length; a digest 24; a meta record 4 +
-// the id's length; features and verdicts their length plus a few bytes.
-// Measured on 1,000,000 9-band documents (BENCHMARKS.md): 16.5 bytes of
-// Redis memory per (band, document) entry for the band hashes, 22.6 with
-// ids and records counted in, 36.4 with SimHash and I-Match as well
-// (features excluded).
+// SimHash entry 22; an id 7 + its length; a lane entry (I-Match, content)
+// about 24; a meta record 4 + the id's length; features and verdicts their
+// length plus a few bytes. Measured on 1,000,000 documents of the web
+// profile (30 bands, 5 KB pages; bench/bytesbench, docs/performance.md):
+// 1,409 bytes of used_memory per document in all: band hashes 459 (15.3
+// per (band, document) entry), features 724, verdicts 111, I-Match lane 25,
+// content lane 21, ids 20, meta records 17.
 //
 // # Generations and memory over time
 //

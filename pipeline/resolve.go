@@ -229,8 +229,15 @@ func decodeRecord(b []byte) *verdictRecord {
 var errEventTooLarge = errors.New("event too large")
 
 // check encodes ev as the sinks will and reports an event that cannot be
-// encoded or exceeds MaxEventBytes.
+// encoded or exceeds MaxEventBytes. An event whose encoding is bounded well
+// below the limit is not encoded twice: its strings are valid to encode
+// (encoding/json replaces bad UTF-8), its times lie in years 0–9999, its
+// scores are finite and its meta was decoded from JSON, so only the size
+// could fail.
 func (p *Pipeline) check(ev *Event) error {
+	if maxEncoded(ev) <= p.cfg.MaxEventBytes {
+		return nil
+	}
 	b, err := json.Marshal(ev)
 	if err != nil {
 		return fmt.Errorf("encode event: %w", err)
@@ -239,6 +246,19 @@ func (p *Pipeline) check(ev *Event) error {
 		return fmt.Errorf("%w: %d bytes > limit %d (pipeline.max_event_bytes)", errEventTooLarge, len(b), p.cfg.MaxEventBytes)
 	}
 	return nil
+}
+
+// maxEncoded bounds the length of ev's JSON encoding: fixed fields and
+// scores in 2 KiB, and at most six bytes per byte of text (\u escapes).
+func maxEncoded(ev *Event) int {
+	const fixed, perMatch = 2048, 512
+	n := fixed + 6*(len(ev.ID)+len(ev.DuplicateOf)+len(ev.Cluster)+len(ev.Method)+len(ev.Source.URL)+
+		len(ev.Source.File)+len(ev.Source.Topic)+len(ev.Source.Meta)+len(ev.Params.Profile)+len(ev.Params.Index)+
+		len(ev.Params.Version)+len(ev.Params.Method))
+	for _, m := range ev.Matches {
+		n += perMatch + 6*(len(m.ID)+len(m.Kind)+len(m.Method))
+	}
+	return n
 }
 
 func reasonOf(err error) Reason {

@@ -7,10 +7,12 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/redistest"
 	"github.com/neardup/neardup/internal/synth"
+	"github.com/neardup/neardup/verify"
 )
 
 // decodeItem decodes one JSON line as the consumers do.
@@ -273,4 +275,32 @@ func heapAfterGC() uint64 {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return m.HeapAlloc
+}
+
+// maxEncoded is an upper bound of the event's encoding, also for strings
+// that escape to six bytes a byte.
+func TestMaxEncodedBounds(t *testing.T) {
+	one := 1.0
+	sc := verify.Scores{Jaccard: &one, ContainmentAB: &one, ContainmentBA: &one}
+	ts := time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC)
+	nasty := strings.Repeat("<\u2028\x01\"", 50)
+	p := 3
+	off := int64(1) << 62
+	ev := &Event{ID: nasty, Kind: KindNear, DuplicateOf: nasty, Cluster: nasty, Method: "containment", Scores: &sc,
+		Source: EventSource{URL: nasty, TS: &ts, Meta: json.RawMessage(`{"k":"` + strings.Repeat("<>&", 100) + `"}`),
+			Source: Source{File: nasty, Line: 1 << 30, Topic: nasty, Partition: new(int32), Offset: &off}},
+		Params: Params{Profile: "books", Shingle: 64, CharGram: 64, K: 4096, Method: "classic", Bands: 255, Rows: 4096,
+			Seed: 1<<64 - 1, SimHashK: 15, Index: nasty, Version: nasty},
+		At: ts, Replay: true, Truncated: 1 << 30, Unverified: 1 << 30, Correction: true}
+	*ev.Source.Partition = int32(p)
+	for range 5 {
+		ev.Matches = append(ev.Matches, Match{ID: nasty, Kind: KindPartial, Method: "containment", Scores: sc})
+	}
+	b, err := json.Marshal(ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) > maxEncoded(ev) {
+		t.Errorf("encoding of %d bytes over the bound %d", len(b), maxEncoded(ev))
+	}
 }
