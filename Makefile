@@ -4,7 +4,7 @@
 GO ?= go
 BENCH_MODULES := bench/sketchbench bench/indexbench bench/scanbench
 
-.PHONY: test deps vet unit race bench fuzz build
+.PHONY: test deps vet unit race bench bytes fuzz build
 
 build:
 	$(GO) build -o bin/neardup ./cmd/neardup
@@ -26,6 +26,7 @@ vet:
 
 unit:
 	$(GO) test -count=1 ./...
+	@for m in $(BENCH_MODULES); do (cd $$m && $(GO) test -count=1 ./...) || exit 1; done
 
 # The race detector on the packages with concurrency of their own, and on
 # the command (scan runs the whole pipeline, interrupts included).
@@ -41,10 +42,24 @@ bench:
 	$(GO) test ./verify/ -count=1 -run LCSSpeedup -v
 	cd bench/sketchbench && $(GO) run . -docs 1000
 	cd bench/indexbench && $(GO) run . -docs 100000 -rounds 3
-	cd bench/scanbench && $(GO) run . -docs 20000
-	cd bench/scanbench && $(GO) run . -docs 20000 -profile books
+	$(GO) test -run '^$$' -bench Streams -benchtime 3x ./pipeline/
+	cd bench/scanbench && $(GO) run . -docs 20000 -rounds 3
+	cd bench/scanbench && $(GO) run . -docs 20000 -rounds 3 -profile books
+
+# Bytes per stored document at 1M documents (long: about 5 minutes for the
+# memory index and 10 for Redis per profile); see docs/performance.md.
+# REDIS points at a server of its own (its bytesbench:* keys are flushed).
+REDIS ?= redis://127.0.0.1:6379
+bytes:
+	$(GO) run ./bench/bytesbench -profile web -docs 1000000
+	$(GO) run ./bench/bytesbench -profile web -docs 1000000 -index $(REDIS)
+	$(GO) run ./bench/bytesbench -profile sentence -docs 1000000
+	$(GO) run ./bench/bytesbench -profile sentence -docs 1000000 -index $(REDIS)
+	$(GO) run ./bench/bytesbench -profile books -docs 100000
+	$(GO) run ./bench/bytesbench -profile books -docs 100000 -index $(REDIS)
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzTokenize -fuzztime 60s ./sketch/
 	$(GO) test -run '^$$' -fuzz FuzzDecode$$ -fuzztime 60s ./sketch/
 	$(GO) test -run '^$$' -fuzz FuzzDecodeJSON -fuzztime 60s ./pipeline/
+	$(GO) test -run '^$$' -fuzz FuzzPipeline -fuzztime 120s ./pipeline/

@@ -45,7 +45,7 @@ type Sketch struct {
 	IMatchCutoff float64 `yaml:"imatch_cutoff" doc:"normalized idf floor of the idf filter"`
 	IMatchKeep   float64 `yaml:"imatch_keep" doc:"fraction of a document's terms kept by the doc filter"`
 	IMatchMin    int     `yaml:"imatch_min_terms" doc:"fewest retained terms that make a digest"`
-	MaxShingles  int     `yaml:"max_shingles" doc:"stored shingles per document; larger sets are sampled consistently"`
+	MaxShingles  int     `yaml:"max_shingles" doc:"stored shingles per document (profiles that compare shingles); larger sets are sampled consistently, keeping between half this and this many"`
 	MaxUnique    int     `yaml:"max_unique" doc:"stored unique words per document; longer sequences are sampled consistently"`
 }
 
@@ -55,7 +55,7 @@ type Index struct {
 	Namespace      string        `yaml:"namespace" doc:"key prefix; the schema version is added to it"`
 	Retention      time.Duration `yaml:"retention" doc:"how long a document stays findable; 0 keeps everything"`
 	Generation     time.Duration `yaml:"generation" doc:"width of a time generation: entries expire a generation at a time, and a lookup reads every live generation (retention/generation + 1 reads per band), so keep it at a half or the whole of retention; 0 means half of retention"`
-	Capacity       int           `yaml:"capacity" doc:"expected documents per generation; sizes the Redis bucket groups (exceeding it costs memory, not correctness)"`
+	Capacity       int           `yaml:"capacity" doc:"documents per generation: sizes the Redis bucket groups (exceeding it costs memory, not correctness); caps the memory index, which starts a new generation at this many and evicts the oldest beyond max(retention/generation+1, 2)"`
 	RefreshOnMatch bool          `yaml:"refresh_on_match" doc:"extend a document's lifetime when a new document matches it"`
 	MaxBucket      int           `yaml:"max_bucket" doc:"members returned from one bucket; larger buckets (boilerplate) are truncated and counted"`
 	Batch          int           `yaml:"batch" doc:"documents per index round trip"`
@@ -68,18 +68,20 @@ type Index struct {
 
 // Verify configures verification. Zero thresholds take the profile's value.
 type Verify struct {
-	Workers     int     `yaml:"workers" doc:"verifier goroutines; 0 uses GOMAXPROCS"`
-	Jaccard     float64 `yaml:"jaccard" doc:"exact shingle resemblance at or above which a candidate is a near duplicate"`
-	Containment float64 `yaml:"containment" doc:"shingle containment (either direction) at or above which a candidate is a partial duplicate"`
-	ITS         float64 `yaml:"its" doc:"DUPNIQ information-theoretic score threshold over unique words (paper: 0.72)"`
-	CS          float64 `yaml:"cs" doc:"DUPNIQ correlation score threshold (paper: 0.12)"`
-	Edit        float64 `yaml:"edit" doc:"edit similarity threshold for short texts"`
+	Workers       int     `yaml:"workers" doc:"verifier goroutines; 0 uses GOMAXPROCS"`
+	MaxCandidates int     `yaml:"max_candidates" doc:"candidates verified per document, best ranked first (most shared buckets, then the most recent); the rest are counted in the event's unverified"`
+	Jaccard       float64 `yaml:"jaccard" doc:"exact shingle resemblance at or above which a candidate is a near duplicate"`
+	Containment   float64 `yaml:"containment" doc:"shingle containment (either direction) at or above which a candidate is a partial duplicate"`
+	ITS           float64 `yaml:"its" doc:"DUPNIQ information-theoretic score threshold over unique words (paper: 0.72)"`
+	CS            float64 `yaml:"cs" doc:"DUPNIQ correlation score threshold (paper: 0.12)"`
+	Edit          float64 `yaml:"edit" doc:"edit similarity threshold for short texts"`
 }
 
 // Pipeline configures what is emitted.
 type Pipeline struct {
-	Emit       string `yaml:"emit" doc:"duplicates (one event per duplicate) or all (also one event per unique document)"`
-	MaxMatches int    `yaml:"max_matches" doc:"verified matches listed in an event, best first"`
+	Emit          string `yaml:"emit" doc:"duplicates (one event per duplicate) or all (also one event per unique document)"`
+	MaxMatches    int    `yaml:"max_matches" doc:"verified matches listed in an event, best first"`
+	MaxEventBytes int    `yaml:"max_event_bytes" doc:"largest event, encoded; a larger one (a huge meta object) becomes a dead letter event_too_large"`
 }
 
 // Default returns the built-in configuration for the web profile.
@@ -89,13 +91,14 @@ func Default() Config {
 		Sketch: Sketch{
 			Shingle: 5, K: 128, Method: "oph", Seed: 1, Threshold: 0.5, RecallWeight: 0.8, SimHashK: -1,
 			FoldQuotes: true, MaxBytes: 16 << 20, IMatch: "idf", IMatchCutoff: 0.1, IMatchKeep: 0.1, IMatchMin: 8,
-			MaxShingles: 4096, MaxUnique: 8192,
+			MaxShingles: 256, MaxUnique: 8192,
 		},
 		Index: Index{
 			URL: "memory", Namespace: "neardup", Retention: 30 * 24 * time.Hour, Capacity: 1 << 20,
 			MaxBucket: 1000, Batch: 64, Timeout: 5 * time.Second,
 		},
-		Pipeline: Pipeline{Emit: "duplicates", MaxMatches: 5},
+		Verify:   Verify{MaxCandidates: 32},
+		Pipeline: Pipeline{Emit: "duplicates", MaxMatches: 5, MaxEventBytes: 1 << 20},
 		Kafka:    defaultKafka(),
 		HTTP:     HTTP{Addr: ":8080"},
 		Log:      Log{Format: "json", Level: "info"},
@@ -110,7 +113,8 @@ func applyProfile(c *Config, profile string) error {
 	case "web":
 		// Near duplicates at the CiteSeerX resemblance 0.5; bands favour
 		// recall (30×4: a pair at J = 0.6 is a candidate with p = 0.985,
-		// at 0.7 with p = 0.9996).
+		// at 0.7 with p = 0.9996). A sample of at most 256 shingles is
+		// stored (docs/design.md, "Bytes per document").
 	case "books":
 		// Long, noisy OCR'd text: DUPNIQ's normalization drops digits, and
 		// long documents need more stored unique words. Partial duplicates
@@ -119,6 +123,7 @@ func applyProfile(c *Config, profile string) error {
 		// J = 0.3 with K = 256: 85×3, p = 0.996 at J = 0.4. A book costs
 		// 85 band entries, small beside the book.
 		c.Sketch.DropDigits = true
+		c.Sketch.MaxShingles = 4096
 		c.Sketch.MaxUnique = 16384
 		c.Sketch.K = 256
 		c.Sketch.Threshold = 0.3
@@ -223,12 +228,17 @@ func (c *Config) Validate() error {
 	if v.Workers < 0 {
 		return bad("verify.workers", v.Workers, ">= 0 (0 = GOMAXPROCS)")
 	}
+	if v.MaxCandidates < 1 || v.MaxCandidates > 4096 {
+		return bad("verify.max_candidates", v.MaxCandidates, "1..4096")
+	}
 	p := c.Pipeline
 	switch {
 	case p.Emit != "duplicates" && p.Emit != "all":
 		return bad("pipeline.emit", p.Emit, "duplicates or all")
 	case p.MaxMatches < 1 || p.MaxMatches > 100:
 		return bad("pipeline.max_matches", p.MaxMatches, "1..100")
+	case p.MaxEventBytes < 4096:
+		return bad("pipeline.max_event_bytes", p.MaxEventBytes, ">= 4096")
 	}
 	return c.validateService(bad)
 }

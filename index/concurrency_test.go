@@ -15,26 +15,34 @@ import (
 var pairParams = Params{Hash: "fnv1a64+splitmix64/v1", K: 128, Bands: 9, Rows: 13, Shingle: 5, Seed: 1, SimHashK: 3}
 
 // pairDocs returns 2n documents: pair i is docs 2i and 2i+1, near
-// duplicates through LSH bands (most pairs), through SimHash only, or
-// through the I-Match digest only. No two pairs share anything.
+// duplicates through LSH bands (most pairs), through SimHash only, through
+// the I-Match digest only, or exact copies through the content digest only.
+// No two pairs share anything.
 func pairDocs(n int, seed uint64) []Entry {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	docs := make([]Entry, 0, 2*n)
 	for i := range n {
 		a := entry(pairParams, fmt.Sprintf("p%d-a", i), nil)
 		b := entry(pairParams, fmt.Sprintf("p%d-b", i), nil)
-		switch i % 5 {
+		switch i % 6 {
 		case 3: // SimHash only: 2 bits apart
 			fp := rng.Uint64()
 			a.SimHash, a.HasSimHash = fp, true
 			b.SimHash, b.HasSimHash = fp^(1<<rng.IntN(64))^(1<<rng.IntN(64)), true
-		case 4: // exact lane only
+		case 4: // I-Match lane only
 			var d sketch.Digest
 			for j := range d {
 				d[j] = byte(rng.Uint32())
 			}
 			a.IMatch, a.HasIMatch = d, true
 			b.IMatch, b.HasIMatch = d, true
+		case 5: // content lane only: exact copies
+			var c sketch.ContentDigest
+			for j := range c {
+				c[j] = byte(rng.Uint32())
+			}
+			a.Content, a.HasContent = c, true
+			b.Content, b.HasContent = c, true
 		default: // 1–3 shared bands
 			for range 1 + rng.IntN(3) {
 				j := rng.IntN(pairParams.Bands)
@@ -111,15 +119,18 @@ func links(docs []Entry, res []Result) map[string]bool {
 		for _, c := range res[i].Candidates {
 			add(c.ID, docs[i].ID)
 		}
-		if res[i].Exact != "" {
-			add(res[i].Exact, docs[i].ID)
+		if res[i].IMatch != "" {
+			add(res[i].IMatch, docs[i].ID)
+		}
+		if res[i].Copy != "" {
+			add(res[i].Copy, docs[i].ID)
 		}
 	}
 	return m
 }
 
 func sees(r Result, id string) bool {
-	if r.Exact == id {
+	if r.IMatch == id || r.Copy == id {
 		return true
 	}
 	for _, c := range r.Candidates {
@@ -165,7 +176,7 @@ func runConcurrentPairs(t *testing.T, b backend, pairs, workers int) {
 		if rb.Seq < ra.Seq {
 			early, late, eid = rb, ra, bb
 		}
-		if len(early.Candidates) > 0 || early.Exact != "" {
+		if len(early.Candidates) > 0 || early.IMatch != "" || early.Copy != "" {
 			higherSeen++
 			if !b.cluster {
 				t.Errorf("%s: the earlier document saw a later one: %+v", b.name, early)

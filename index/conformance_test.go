@@ -19,12 +19,13 @@ var testParams = Params{Hash: "fnv1a64+splitmix64/v1", K: 12, Bands: 4, Rows: 3,
 // storeOpts are the settings the suite varies; each backend maps them onto
 // its own config.
 type storeOpts struct {
-	params     Params
-	maxBucket  int
-	retention  time.Duration
-	generation time.Duration
-	refresh    bool
-	clock      func() time.Time
+	params        Params
+	maxBucket     int
+	maxCandidates int
+	retention     time.Duration
+	generation    time.Duration
+	refresh       bool
+	clock         func() time.Time
 }
 
 // backend opens a fresh, empty store for one subtest.
@@ -117,14 +118,15 @@ func runConformance(t *testing.T, b backend) {
 		rc := insert(t, s, c)[0]
 		wantCands(t, "a", ra)
 		wantCands(t, "b", rb, "a/lsh")
-		wantCands(t, "c", rc, "a/lsh", "b/lsh")
+		// One hit each: the most recent first.
+		wantCands(t, "c", rc, "b/lsh", "a/lsh")
 		if !(ra.Seq > 0 && ra.Seq < rb.Seq && rb.Seq < rc.Seq) {
 			t.Errorf("seqs %d %d %d not increasing", ra.Seq, rb.Seq, rc.Seq)
 		}
-		if rc.Candidates[0].Seq != ra.Seq || rc.Candidates[1].Seq != rb.Seq {
-			t.Errorf("candidate seqs %+v, want %d %d", rc.Candidates, ra.Seq, rb.Seq)
+		if rc.Candidates[0].Seq != rb.Seq || rc.Candidates[1].Seq != ra.Seq || rc.Candidates[0].Hits != 1 {
+			t.Errorf("candidate seqs %+v, want %d %d with one hit", rc.Candidates, rb.Seq, ra.Seq)
 		}
-		if ra.Replay || rb.Replay || ra.Exact != "" || ra.Truncated != 0 {
+		if ra.Replay || rb.Replay || ra.IMatch != "" || ra.Truncated != 0 {
 			t.Errorf("unexpected result %+v", ra)
 		}
 	})
@@ -137,7 +139,93 @@ func runConformance(t *testing.T, b backend) {
 		r := insert(t, s, a, bb, c)
 		wantCands(t, "a", r[0])
 		wantCands(t, "b", r[1], "a/lsh")
-		wantCands(t, "c", r[2], "a/lsh", "b/lsh")
+		wantCands(t, "c", r[2], "b/lsh", "a/lsh")
+	})
+
+	t.Run("rank-and-cap", func(t *testing.T) {
+		s := open(t, storeOpts{maxCandidates: 3})
+		a := entry(p, "a", nil)
+		docs := []Entry{a}
+		// b1…b5 share 1, 3, 2, 1 and 3 of a's bands.
+		for i, k := range []int{1, 3, 2, 1, 3} {
+			shared := map[int]uint64{}
+			for j := range k {
+				shared[j] = a.Bands[j]
+			}
+			docs = append(docs, entry(p, fmt.Sprint("b", i+1), shared))
+		}
+		insert(t, s, docs[1:]...)
+		var before Stats
+		st, hasStats := s.(interface{ Stats() Stats })
+		if hasStats {
+			before = st.Stats()
+		}
+		r := insert(t, s, a)[0]
+		wantCands(t, "a", r, "b5/lsh", "b2/lsh", "b3/lsh")
+		if r.Dropped != 2 || r.Candidates[0].Hits != 3 || r.Candidates[2].Hits != 2 {
+			t.Errorf("dropped %d, candidates %+v; want 2 dropped and hits 3, 3, 2", r.Dropped, r.Candidates)
+		}
+		if hasStats && st.Stats().Dropped-before.Dropped != 2 {
+			t.Errorf("stats %+v (before %+v), want 2 more dropped", st.Stats(), before)
+		}
+		// A deleted member does not take a place: the next one moves up.
+		if err := s.Delete(ctx, "b5"); err != nil {
+			t.Fatal(err)
+		}
+		r = insert(t, s, entry(p, "a2", map[int]uint64{0: a.Bands[0], 1: a.Bands[1], 2: a.Bands[2]}))[0]
+		wantCands(t, "a2", r, "a/lsh", "b2/lsh", "b3/lsh")
+		if r.Dropped != 2 {
+			t.Errorf("a2: dropped %d, want 2", r.Dropped)
+		}
+	})
+
+	t.Run("copies", func(t *testing.T) {
+		s := open(t, storeOpts{})
+		c := sketch.ContentDigest{7, 7, 7}
+		mk := func(id string, shared map[int]uint64) Entry {
+			e := entry(p, id, shared)
+			e.Content, e.HasContent = c, true
+			e.IMatch, e.HasIMatch = sketch.Digest{3}, true
+			return e
+		}
+		a := mk("a", nil)
+		ra := insert(t, s, a)[0]
+		if ra.Copy != "" {
+			t.Errorf("a: copy %q", ra.Copy)
+		}
+		// Copies are found through the digest: no bucket is read or
+		// written, not even the ones they share with a.
+		r := insert(t, s, mk("b", map[int]uint64{0: a.Bands[0]}), mk("c", nil))
+		for i, id := range []string{"b", "c"} {
+			if r[i].Copy != "a" || r[i].CopySeq != ra.Seq || len(r[i].Candidates) != 0 || r[i].IMatch != "" {
+				t.Errorf("%s: %+v, want a copy of a and nothing else", id, r[i])
+			}
+		}
+		other := entry(p, "d", map[int]uint64{0: a.Bands[0]})
+		wantCands(t, "d", insert(t, s, other)[0], "a/lsh") // b is in no bucket
+		// A replay without a verdict is looked up again: still a copy.
+		if r := insert(t, s, mk("b", nil))[0]; !r.Replay || r.Copy != "a" {
+			t.Errorf("replay of b: %+v", r)
+		}
+		if st, ok := s.(interface{ Stats() Stats }); ok && st.Stats().Copies != 3 {
+			t.Errorf("stats %+v, want 3 copies", st.Stats())
+		}
+		if b.cluster {
+			return // a dead representative is not replaced in cluster mode
+		}
+		// The representative gone, the next document with that content
+		// takes its place and is looked up in full.
+		if err := s.Delete(ctx, "a"); err != nil {
+			t.Fatal(err)
+		}
+		re := insert(t, s, mk("e", map[int]uint64{0: a.Bands[0]}))[0]
+		if re.Copy != "" {
+			t.Errorf("e after a was deleted: copy %q", re.Copy)
+		}
+		wantCands(t, "e", re, "d/lsh")
+		if r := insert(t, s, mk("f", nil))[0]; r.Copy != "e" {
+			t.Errorf("f: copy %q, want e", r.Copy)
+		}
 	})
 
 	t.Run("simhash", func(t *testing.T) {
@@ -171,25 +259,25 @@ func runConformance(t *testing.T, b backend) {
 		ra := insert(t, s, mk("a"))[0]
 		rb := insert(t, s, mk("b"))[0]
 		rc := insert(t, s, mk("c"))[0]
-		if ra.Exact != "" || rb.Exact != "a" || rc.Exact != "a" || rc.ExactSeq != ra.Seq {
-			t.Errorf("exact: a %q b %q c %q (%d, want %d)", ra.Exact, rb.Exact, rc.Exact, rc.ExactSeq, ra.Seq)
+		if ra.IMatch != "" || rb.IMatch != "a" || rc.IMatch != "a" || rc.IMatchSeq != ra.Seq {
+			t.Errorf("exact: a %q b %q c %q (%d, want %d)", ra.IMatch, rb.IMatch, rc.IMatch, rc.IMatchSeq, ra.Seq)
 		}
 		other := entry(p, "other", nil)
 		other.IMatch, other.HasIMatch = sketch.Digest{9}, true
-		if r := insert(t, s, other)[0]; r.Exact != "" {
-			t.Errorf("other digest: exact %q", r.Exact)
+		if r := insert(t, s, other)[0]; r.IMatch != "" {
+			t.Errorf("other digest: exact %q", r.IMatch)
 		}
 		if err := s.Delete(ctx, "a", "b", "c"); err != nil {
 			t.Fatal(err)
 		}
-		if r := insert(t, s, mk("d"))[0]; r.Exact != "" {
-			t.Errorf("after deleting the first document: exact %q, want none", r.Exact)
+		if r := insert(t, s, mk("d"))[0]; r.IMatch != "" {
+			t.Errorf("after deleting the first document: exact %q, want none", r.IMatch)
 		}
 		if b.cluster {
 			return // a dead first document is not replaced in cluster mode
 		}
-		if r := insert(t, s, mk("e"))[0]; r.Exact != "d" {
-			t.Errorf("exact %q, want d (the first live document)", r.Exact)
+		if r := insert(t, s, mk("e"))[0]; r.IMatch != "d" {
+			t.Errorf("exact %q, want d (the first live document)", r.IMatch)
 		}
 	})
 
@@ -231,7 +319,7 @@ func runConformance(t *testing.T, b backend) {
 		// (without cluster gaps) takes the next seq.
 		c := entry(p, "c", map[int]uint64{0: a.Bands[0]})
 		rc := insert(t, s, c)[0]
-		wantCands(t, "c", rc, "a/lsh", "b/lsh")
+		wantCands(t, "c", rc, "b/lsh", "a/lsh")
 		if !b.cluster && rc.Seq != rb.Seq+1 {
 			t.Errorf("c has seq %d, want %d: a replay took a seq", rc.Seq, rb.Seq+1)
 		}
@@ -288,7 +376,7 @@ func runConformance(t *testing.T, b backend) {
 		if r.Replay || r.Seq <= ra.Seq {
 			t.Errorf("re-insert after delete: %+v", r)
 		}
-		wantCands(t, "a again", r, "b/lsh", "c/lsh")
+		wantCands(t, "a again", r, "c/lsh", "b/lsh")
 		if err := s.Delete(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -311,7 +399,7 @@ func runConformance(t *testing.T, b backend) {
 				t.Errorf("d%d: truncated %d, want %d", i, rs[i].Truncated, want)
 			}
 		}
-		wantCands(t, "d5", rs[5], "d0/lsh", "d1/lsh", "d2/lsh")
+		wantCands(t, "d5", rs[5], "d2/lsh", "d1/lsh", "d0/lsh")
 		if st, ok := s.(interface{ Stats() Stats }); ok {
 			if got := st.Stats(); got.HotBuckets != 3 || got.Withheld != 3 || got.Docs != 6 {
 				t.Errorf("stats %+v, want 3 hot-bucket hits, 3 withheld, 6 docs", got)
@@ -323,11 +411,11 @@ func runConformance(t *testing.T, b backend) {
 			t.Fatal(err)
 		}
 		r := insert(t, s, entry(p, "d6", map[int]uint64{0: hot}))[0]
-		wantCands(t, "d6", r, "d0/lsh", "d2/lsh")
+		wantCands(t, "d6", r, "d2/lsh", "d0/lsh")
 		if b.cluster {
 			return
 		}
-		wantCands(t, "d7", insert(t, s, entry(p, "d7", map[int]uint64{0: hot}))[0], "d0/lsh", "d2/lsh", "d6/lsh")
+		wantCands(t, "d7", insert(t, s, entry(p, "d7", map[int]uint64{0: hot}))[0], "d6/lsh", "d2/lsh", "d0/lsh")
 	})
 
 	t.Run("invalid", func(t *testing.T) {
@@ -384,7 +472,7 @@ func runConformance(t *testing.T, b backend) {
 		clk.Advance(9 * time.Second)
 		wantCands(t, "b at +9s", insert(t, s, entry(p, "b", map[int]uint64{0: a.Bands[0]}))[0], "a/lsh")
 		clk.Advance(8 * time.Second) // +17 s: a lives on thanks to b's match
-		wantCands(t, "c at +17s", insert(t, s, entry(p, "c", map[int]uint64{0: a.Bands[0]}))[0], "a/lsh", "b/lsh")
+		wantCands(t, "c at +17s", insert(t, s, entry(p, "c", map[int]uint64{0: a.Bands[0]}))[0], "b/lsh", "a/lsh")
 		if f := features(t, s, []string{"a"}); string(f[0]) != "fa" {
 			t.Errorf("Features(a) after refresh = %q", f[0])
 		}
@@ -419,8 +507,8 @@ func (c *fakeClock) Advance(d time.Duration) {
 
 func memoryBackend() backend {
 	return backend{name: "memory", open: func(t *testing.T, o storeOpts) Store {
-		m, err := NewMemory(MemoryConfig{Params: o.params, MaxBucket: o.maxBucket, Retention: o.retention,
-			RefreshOnMatch: o.refresh, Clock: o.clock})
+		m, err := NewMemory(MemoryConfig{Params: o.params, MaxBucket: o.maxBucket, MaxCandidates: o.maxCandidates,
+			Retention: o.retention, Generation: o.generation, RefreshOnMatch: o.refresh, Clock: o.clock})
 		if err != nil {
 			t.Fatal(err)
 		}

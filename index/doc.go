@@ -3,17 +3,22 @@
 // document, atomically, in one step ([Store.LookupInsert]).
 //
 // A document brings its LSH band keys (sketch.BandKeys), optionally a
-// 64-bit SimHash fingerprint and an I-Match digest, and opaque feature
-// bytes for verification. The store returns, per document, its sequence
-// number (Seq, first-seen order), the candidates that share an LSH bucket
-// or a SimHash block within Hamming distance k, the first document with the
-// same I-Match digest, and whether the document is a replay of one already
-// stored.
+// 64-bit SimHash fingerprint, an I-Match digest and the digest of its whole
+// normalized text, and opaque feature bytes for verification. The store
+// returns, per document, its sequence number (Seq, first-seen order); the
+// first earlier document with the same content (an exact copy, found
+// through the content lane without reading a single bucket); otherwise the
+// candidates that share an LSH bucket or a SimHash block within Hamming
+// distance k, ranked (most shared tables, then the most recent) and cut at
+// MaxCandidates; the first document with the same I-Match digest; and
+// whether the document is a replay of one already stored.
 //
 // There are two implementations of [Store], which pass the same conformance
 // suite and are checked against each other on random operations:
 //
-//   - [Memory]: maps in 256 lock stripes, for embedded use and tests.
+//   - [Memory]: the same algorithm on maps in 256 lock stripes per
+//     generation, for embedded use and tests; a generation is evicted
+//     whole, by time like Redis and by MemoryConfig.Capacity.
 //   - [Redis]: a single Redis node or a Redis Cluster (go-redis v9), Redis
 //     7.0 or newer. All work runs in server-side Lua scripts, loaded once
 //     and called with EVALSHA (EVAL when the server lost its script cache).
@@ -75,18 +80,21 @@
 //	P i<gen>:<group>         ids: external id → Seq (group: FNV-1a 32 of the id)
 //	P x<gen>:<group>         I-Match: digest[0:16] → Seq of the first document
 //	                         (group: digest[16:20])
+//	P e<gen>:<group>         content lane: content digest[0:12] → Seq of the
+//	                         generation's representative (group: digest[12:16])
 //	P m<n>, P f<n>, P v<n>   per-document records of local Seqs 64n…64n+63,
 //	                         field Seq mod 64: m external id, f the feature
 //	                         bytes exactly as given, v the verdict bytes
 //
 // Bytes per stored item, before Redis's per-key and allocator overhead: an
 // LSH (band, document) entry is 14 bytes of listpack (6 field + 8 value); a
-// SimHash entry 22; an id 7 + its length; a digest 24; a meta record 4 +
-// the id's length; features and verdicts their length plus a few bytes.
-// Measured on 1,000,000 9-band documents (BENCHMARKS.md): 16.5 bytes of
-// Redis memory per (band, document) entry for the band hashes, 22.6 with
-// ids and records counted in, 36.4 with SimHash and I-Match as well
-// (features excluded).
+// SimHash entry 22; an id 7 + its length; a lane entry (I-Match, content)
+// about 24; a meta record 4 + the id's length; features and verdicts their
+// length plus a few bytes. Measured on 1,000,000 documents of the web
+// profile (30 bands, 5 KB pages; bench/bytesbench, docs/performance.md):
+// 1,409 bytes of used_memory per document in all: band hashes 459 (15.3
+// per (band, document) entry), features 724, verdicts 111, I-Match lane 25,
+// content lane 21, ids 20, meta records 17.
 //
 // # Generations and memory over time
 //
@@ -119,15 +127,44 @@
 // documents turned away is reported (Result.Truncated, Stats.HotBuckets,
 // Stats.Withheld).
 //
+// RefreshOnMatch carries into the current generation the records of the
+// candidates returned and of lane hits, and the bucket entries of the
+// candidates returned in the buckets the entry shares with them (in
+// cluster mode, of every member found there).
+//
 // # Replays
 //
 // Inserting an external id that is stored stores nothing new: the Result
 // has Replay set, the stored Seq and the verdict recorded with
 // [Store.RecordVerdict]. When no verdict was recorded (the first attempt
-// failed before recording it), the lookups are repeated, limited to
-// documents with a lower Seq, so the caller can compute the verdict again.
-// In cluster mode a replay also completes the bucket inserts that a failed
-// first attempt may have left undone.
+// failed before recording it, or it is still in flight: the same id twice
+// in one batch), the lookups are repeated, limited to documents with a
+// lower Seq, so the caller can compute the verdict again or wait for the
+// first one. In cluster mode a replay also completes the bucket inserts
+// that a failed first attempt may have left undone.
+//
+// # Exact copies
+//
+// Each generation's content lane maps a content digest to its
+// representative: the first document with that content to arrive in the
+// generation (with RefreshOnMatch, an older one carried forward). A
+// document whose digest names a live earlier representative in the
+// current generation is an exact copy: Result.Copy is set and the lookup
+// stops, so a stream of identical documents costs one hash read each and
+// fills no bucket. On a single node the lane is read in the same script
+// call as everything else. In cluster mode it takes one more round trip
+// before the buckets (two when it names documents, which are resolved),
+// and a deleted representative is not replaced.
+//
+// # Ranking and bounded work
+//
+// Every distinct bucket member is counted once per table it shares with
+// the entry (Candidate.Hits). Candidates are resolved to ids best first,
+// most hits then the most recent, until MaxCandidates live ones are found;
+// the rest are counted (Result.Dropped) and cost nothing more. A lookup
+// therefore reads at most (Bands + SimHash tables) × live generations
+// buckets of at most MaxBucket members each, resolves about MaxCandidates
+// ids, and returns at most MaxCandidates candidates.
 //
 // # Errors
 //

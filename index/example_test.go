@@ -29,25 +29,30 @@ func Example() {
 	}
 	original := strings.Join(words, " ")
 	words[150] = "changed"
-	texts := map[string]string{"a": original, "b": strings.Join(words, " "), "c": "something else entirely"}
+	texts := map[string]string{"a": original, "b": strings.Join(words, " "), "c": "something else entirely", "d": original}
 
-	for _, id := range []string{"a", "b", "c", "a"} {
+	for _, id := range []string{"a", "b", "c", "d", "a"} {
 		var f sketch.Features
 		if err := sk.Sketch([]byte(texts[id]), &f); err != nil {
 			panic(err)
 		}
 		e := index.Entry{ID: id, Bands: sketch.BandKeys(nil, f.Signature, p.Bands, p.Rows),
-			SimHash: f.SimHash, HasSimHash: true}
+			SimHash: f.SimHash, HasSimHash: true, Content: f.Content, HasContent: true}
 		res, err := store.LookupInsert(context.Background(), []index.Entry{e})
 		if err != nil {
 			panic(err)
 		}
 		r := res[0]
-		fmt.Printf("%s: seq %d, replay %v, candidates %v\n", id, r.Seq, r.Replay, r.Candidates)
+		fmt.Printf("%s: seq %d, replay %v, copy of %q, candidates", id, r.Seq, r.Replay, r.Copy)
+		for _, c := range r.Candidates {
+			fmt.Printf(" %s (via %s, %d of 13 tables)", c.ID, c.Via, c.Hits)
+		}
+		fmt.Println()
 	}
 	// Output:
-	// a: seq 1, replay false, candidates []
-	// b: seq 2, replay false, candidates [{a 1 lsh}]
-	// c: seq 3, replay false, candidates []
-	// a: seq 1, replay true, candidates []
+	// a: seq 1, replay false, copy of "", candidates
+	// b: seq 2, replay false, copy of "", candidates a (via lsh, 7 of 13 tables)
+	// c: seq 3, replay false, copy of "", candidates
+	// d: seq 4, replay false, copy of "a", candidates
+	// a: seq 1, replay true, copy of "", candidates
 }

@@ -13,8 +13,9 @@ import (
 )
 
 // SchemaVersion is the version of the stored layout. It is part of every
-// key ("<namespace>:v1:…"), so a layout change never reads old data.
-const SchemaVersion = 1
+// key ("<namespace>:v2:…"), so a layout change never reads old data.
+// Version 2 added the content lane (exact copies).
+const SchemaVersion = 2
 
 // Sentinel errors. Callers branch on them with [errors.Is].
 var (
@@ -89,6 +90,10 @@ func (p Params) tables() int { return p.Bands + p.SimHashK + 1 }
 // meta hashes in their compact listpack encoding.
 const MaxIDLen = 1024
 
+// DefaultMaxCandidates is the default of MaxCandidates: the candidates a
+// lookup returns at most, best ranked first.
+const DefaultMaxCandidates = 32
+
 // Entry is one document to look up and insert.
 type Entry struct {
 	// ID is the external document id (non-empty, valid UTF-8 not required,
@@ -101,9 +106,15 @@ type Entry struct {
 	// index derives the k+1 block keys itself (sketch.SimHashBlocks).
 	SimHash    uint64
 	HasSimHash bool
-	// IMatch is the I-Match digest for the exact lane, used when HasIMatch.
+	// IMatch is the I-Match digest, used when HasIMatch: the first stored
+	// document with the same digest is returned (Result.IMatch).
 	IMatch    sketch.Digest
 	HasIMatch bool
+	// Content is the digest of the whole normalized text, used when
+	// HasContent: the content lane finds an earlier exact copy without
+	// looking up a single bucket (Result.Copy).
+	Content    sketch.ContentDigest
+	HasContent bool
 	// Features are opaque bytes stored with the document and returned by
 	// Features. The index neither reads nor changes them.
 	Features []byte
@@ -136,6 +147,9 @@ type Candidate struct {
 	// a SimHash block table and its fingerprint is within Hamming distance
 	// Params.SimHashK of the query's.
 	Via string
+	// Hits is the number of the entry's tables (LSH bands, SimHash blocks)
+	// in which the candidate shares the bucket: the first ranking key.
+	Hits int
 }
 
 // Result is what LookupInsert reports for one entry.
@@ -152,13 +166,27 @@ type Result struct {
 	// Candidates and Exact are empty.
 	Replay  bool
 	Verdict []byte
-	// Exact is the external id of the first stored document with the same
-	// I-Match digest ("" when there is none or it is this document), and
-	// ExactSeq its Seq. An exact hit needs no LSH verification.
-	Exact    string
-	ExactSeq uint64
+	// Copy is the external id of the first stored document with the same
+	// content digest ("" when there is none), and CopySeq its Seq. When a
+	// live earlier copy is the current generation's representative of
+	// that content, the entry is an exact copy and the lookup stops there:
+	// no bucket is read or written (the copy is found through the digest
+	// and needs no verification), Candidates is empty and IMatch is not
+	// looked up. A copy found only in an older generation does not stop
+	// the lookup: the entry becomes the current generation's
+	// representative. Delete does not repair the digest, so copies of a
+	// deleted document stay out of the buckets.
+	Copy    string
+	CopySeq uint64
+	// IMatch is the external id of the first stored document with the
+	// same I-Match digest ("" when there is none or it is this document),
+	// and IMatchSeq its Seq: one more candidate, verified like the others.
+	IMatch    string
+	IMatchSeq uint64
 	// Candidates are distinct stored documents sharing a bucket with the
-	// entry, excluding the entry itself, in increasing Seq order.
+	// entry, excluding the entry itself, ranked: most Hits first, then the
+	// most recent (highest Seq). At most MaxCandidates are returned; the
+	// others are counted in Dropped.
 	//
 	// On a single Redis node and in memory every candidate has a lower Seq
 	// (a serial execution). In cluster mode a candidate may have a higher
@@ -169,6 +197,9 @@ type Result struct {
 	// Truncated counts members withheld by the hot-bucket guard: documents
 	// that were turned away from full buckets this entry looked up.
 	Truncated int
+	// Dropped counts the bucket members ranked below the MaxCandidates
+	// returned: found, never resolved nor verified.
+	Dropped int
 }
 
 // Store is the band store. Implementations are safe for concurrent use.
@@ -204,11 +235,13 @@ type Stats struct {
 	Docs       uint64 // entries passed to LookupInsert
 	Replays    uint64 // entries that were replays
 	Candidates uint64 // candidates returned
-	Exact      uint64 // exact-lane hits
+	Copies     uint64 // entries that were exact copies (Result.Copy set)
+	IMatch     uint64 // I-Match lane hits
 	// HotBuckets counts bucket lookups that hit a full bucket; Withheld
-	// sums Result.Truncated.
+	// sums Result.Truncated and Dropped Result.Dropped.
 	HotBuckets uint64
 	Withheld   uint64
+	Dropped    uint64
 }
 
 func validateEntries(p Params, docs []Entry) error {
@@ -231,9 +264,10 @@ func simBlockKeys(dst []uint64, fp uint64, k int) []uint64 {
 	return dst
 }
 
-// sortCandidates orders distinct candidates by Seq.
-func sortCandidates(c []Candidate) {
-	slices.SortFunc(c, func(a, b Candidate) int { return cmp.Compare(a.Seq, b.Seq) })
+// rankCandidates orders distinct candidates best first: most hits, then
+// the most recent (highest Seq). Seqs are distinct, so the order is total.
+func rankCandidates(c []Candidate) {
+	slices.SortFunc(c, func(a, b Candidate) int { return cmp.Or(cmp.Compare(b.Hits, a.Hits), cmp.Compare(b.Seq, a.Seq)) })
 }
 
 // validNamespace reports whether ns is usable inside Redis keys: no braces

@@ -1,8 +1,11 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"hash/fnv"
+	"io"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -15,21 +18,35 @@ import (
 type MemoryConfig struct {
 	// Params are the sketch parameters (required).
 	Params Params
-	// Retention is how long a document stays findable after insertion (or
-	// after its last match with RefreshOnMatch); 0 keeps documents until
-	// deleted. Expired documents are purged during later calls.
+	// Retention is how long a document stays findable: at least Retention
+	// and at most Retention+Generation after its insertion (or its last
+	// match with RefreshOnMatch), as in Redis. 0 keeps documents until
+	// deleted, or until Capacity evicts them.
 	Retention time.Duration
-	// RefreshOnMatch restarts a document's retention when it is returned
-	// as a candidate or exact hit.
+	// Generation is the width of a time generation (default Retention):
+	// documents are evicted a generation at a time.
+	Generation time.Duration
+	// Capacity caps the documents of one generation: when the current
+	// generation holds Capacity documents a new one starts, and the oldest
+	// is evicted once more than max(⌈Retention/Generation⌉+1, 2)
+	// generations exist. The store then holds at most that many times
+	// Capacity documents, whatever their age: the cap wins over Retention.
+	// 0 means no cap.
+	Capacity int
+	// RefreshOnMatch carries a document found as a candidate or lane hit
+	// in an older generation into the current one.
 	RefreshOnMatch bool
 	// MaxBucket is the hot-bucket guard of the LSH tables (default 64): a
-	// bucket holds and returns at most this many documents; later ones are
-	// turned away and counted in Result.Truncated.
+	// bucket holds and returns at most this many documents per generation;
+	// later ones are turned away and counted in Result.Truncated.
 	MaxBucket int
 	// MaxSimHashBucket is the guard of the SimHash tables (default 4096).
 	// Their buckets are keyed by 64/(k+1) bits only, so they are naturally
 	// larger than LSH buckets.
 	MaxSimHashBucket int
+	// MaxCandidates bounds the candidates returned per entry (default
+	// DefaultMaxCandidates), best ranked first (Result.Candidates).
+	MaxCandidates int
 	// Clock returns the current time (default time.Now).
 	Clock func() time.Time
 }
@@ -41,94 +58,167 @@ const (
 )
 
 const (
-	memStripes   = 256 // lock stripes for buckets, ids and digests
-	memDocShards = 64  // shards of the seq → document map
+	memStripes  = 256 // lock stripes for buckets, ids and lanes
+	memDocLocks = 64  // locks of the mutable document fields
+	memChunk    = 4096
+	// bigTag in a stripe's one map sends the lookup to its big map; the
+	// other 31 bits are a document handle.
+	bigTag = 1 << 31
+	// maxHandles bounds the documents held at once.
+	maxHandles = bigTag
 )
 
-// Memory is the in-memory [Store]: buckets and ids live in 256 lock
-// stripes, each a plain map behind a mutex. LookupInsert locks every stripe
-// an entry touches in increasing order (so it cannot deadlock) and takes
-// the entry's Seq while holding them, which makes concurrent calls
-// serializable in Seq order: its results equal a serial execution, exactly
-// as on a single Redis node. Memory is safe for concurrent use and starts
-// no goroutines.
+// Memory is the in-memory [Store]. It follows the Redis store's algorithm
+// step by step (the conformance suite and TestMetamorphicMemoryRedis hold
+// them to the same answers) on compact Go structures:
+//
+//   - Documents live in a table of 88-byte records addressed by a 31-bit
+//     handle; buckets, ids and lanes hold handles. A handle is reused only
+//     once the generation that held its document's records is evicted,
+//     and with it every bucket that could name it.
+//   - Each generation has 256 stripes of maps. A bucket with one member is
+//     an 8-byte map slot (the low 32 bits of its salted key → handle; the
+//     stripe is the top 8 bits); larger ones and SimHash buckets are
+//     slices.
+//   - A generation is evicted whole: no per-document expiry, no
+//     per-document list of buckets.
+//
+// LookupInsert locks every stripe an entry touches in increasing order
+// (the same stripe in every generation) and takes the entry's Seq while
+// holding them, which makes concurrent calls serializable in Seq order: its
+// results equal a serial execution, exactly as on a single Redis node.
+// Memory is safe for concurrent use and starts no goroutines.
 type Memory struct {
-	p              Params
-	retention      int64 // ns; 0 = forever
-	refresh        bool
-	maxBucket      int
-	maxSimBucket   int
-	clock          func() time.Time
-	seq            atomic.Uint64
-	closed         atomic.Bool
-	stats          counters
-	stripes        [memStripes]memStripe
-	docs           [memDocShards]memDocShard
-	expMu          sync.Mutex
-	expQ           []memExpiry // FIFO in expiry order
-	expHead        int
-	scratchPool    sync.Pool
-	simK           int
-	tables, nbands int
+	p            Params
+	genLen       int64 // ns; 0: a single generation unless Capacity rotates
+	ret          int64 // ns
+	nlive        int   // generations a lookup reads
+	maxGens      int   // generations kept under Capacity
+	capacity     int
+	refresh      bool
+	maxBucket    int
+	maxSimBucket int
+	maxCands     int
+	clock        func() time.Time
+	simK         int
+	nbands       int
+	tables       int
+	closed       atomic.Bool
+	stats        counters
+	seq          atomic.Uint64
+	locks        [memStripes]stripeLock
+
+	genMu sync.RWMutex // the gens slice; held for reading by every call
+	gens  []*memGen    // oldest first; the last is current
+
+	docs    memDocs
+	scratch sync.Pool
+}
+
+type stripeLock struct {
+	sync.Mutex
+	_ [56]byte // keep neighbouring mutexes off one cache line
 }
 
 type counters struct {
-	docs, replays, candidates, exact, hot, withheld atomic.Uint64
+	docs, replays, candidates, copies, imatch, hot, withheld, dropped atomic.Uint64
 }
 
 func (c *counters) snapshot() Stats {
 	return Stats{
-		Docs: c.docs.Load(), Replays: c.replays.Load(), Candidates: c.candidates.Load(),
-		Exact: c.exact.Load(), HotBuckets: c.hot.Load(), Withheld: c.withheld.Load(),
+		Docs: c.docs.Load(), Replays: c.replays.Load(), Candidates: c.candidates.Load(), Copies: c.copies.Load(),
+		IMatch: c.imatch.Load(), HotBuckets: c.hot.Load(), Withheld: c.withheld.Load(), Dropped: c.dropped.Load(),
 	}
 }
 
-type memExpiry struct {
-	seq     uint64
-	expires int64
+// memGen is one generation: its buckets, ids and lanes, and the handles
+// whose records it holds (for eviction).
+type memGen struct {
+	slot    int64 // time slot (now / Generation); 0 without retention
+	count   atomic.Int64
+	evicted atomic.Bool
+	stripes [memStripes]memGenStripe
+	hmu     sync.Mutex
+	handles []uint32 // documents whose records this generation holds
 }
 
-// memBucket is a bucket with more than one member (or an overflow count),
-// and every SimHash bucket. A member is its seq (LSH, w = 1) or its seq
-// and fingerprint (SimHash, w = 2).
+type memGenStripe struct {
+	one    map[uint32]uint32 // LSH bucket of one member, or bigTag|0 → big
+	big    map[uint32]*memBucket
+	ids    map[string]uint32
+	imatch map[sketch.Digest]uint32
+	copies map[sketch.ContentDigest]uint32
+}
+
+// memBucket is a bucket with more than one member, or a SimHash bucket
+// (whose members carry their fingerprints).
 type memBucket struct {
-	members  []uint64
+	members  []uint32
+	fps      []uint64 // SimHash tables only: fps[i] belongs to members[i]
 	overflow int
 }
 
-// bigTag in a stripe's one map sends the lookup to its big map.
-const bigTag = 1 << 63
-
-type memStripe struct {
-	mu sync.Mutex
-	// An LSH bucket with one member is one[key] = its seq (16-byte map
-	// slots keep the common case compact and cache-friendly); larger
-	// ones and all SimHash buckets live in big. Keys are salted with the
-	// table.
-	one   map[uint64]uint64
-	big   map[uint64]*memBucket
-	ids   map[string]uint64
-	exact map[sketch.Digest]uint64
-	_     [40]byte // keep neighbouring mutexes off one cache line
-}
-
+// memDoc is a document's record. id and seq are set before the handle is
+// published and never change; features, verdict and hasVerdict are
+// guarded by the document lock (docs.lock); dead and gen are atomic, so
+// that checking a bucket member takes no lock.
 type memDoc struct {
-	id        string
-	seq       uint64
-	features  []byte
-	keys      []uint64 // salted keys of every bucket the document was added to
-	nlsh      int      // keys[:nlsh] are LSH buckets, the rest SimHash
-	fp        uint64
-	digest    sketch.Digest
-	hasDigest bool
-	expires   atomic.Int64 // unix ns; 0 = never
-	verdict   []byte       // guarded by the shard's mu
+	id         string
+	seq        uint64
+	features   []byte
+	verdict    []byte
+	hasVerdict bool
+	dead       atomic.Bool
+	gen        atomic.Pointer[memGen] // the generation holding its records
 }
 
-type memDocShard struct {
-	mu sync.RWMutex
-	m  map[uint64]*memDoc
-	_  [32]byte
+// reset empties a record for reuse. The document lock is held.
+func (d *memDoc) reset() {
+	d.id, d.seq, d.features, d.verdict, d.hasVerdict = "", 0, nil, nil, false
+	d.dead.Store(false)
+	d.gen.Store(nil)
+}
+
+// memDocs is the handle → record table: chunks of memChunk records, a free
+// list and the locks of the mutable fields.
+type memDocs struct {
+	mu     sync.Mutex // free, next and growing chunks
+	chunks atomic.Pointer[[]*[memChunk]memDoc]
+	free   []uint32
+	next   uint32
+	locks  [memDocLocks]sync.Mutex
+}
+
+func (t *memDocs) get(h uint32) *memDoc {
+	return &(*t.chunks.Load())[h/memChunk][h%memChunk]
+}
+
+func (t *memDocs) lock(h uint32) *sync.Mutex { return &t.locks[h%memDocLocks] }
+
+func (t *memDocs) alloc() (uint32, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if n := len(t.free); n > 0 {
+		h := t.free[n-1]
+		t.free = t.free[:n-1]
+		return h, nil
+	}
+	if t.next >= maxHandles {
+		return 0, fmt.Errorf("%w: memory: more than %d documents", ErrInvalid, maxHandles)
+	}
+	h := t.next
+	t.next++
+	if cs := *t.chunks.Load(); int(h/memChunk) >= len(cs) {
+		grown := append(slices.Clip(cs), new([memChunk]memDoc))
+		t.chunks.Store(&grown)
+	}
+	return h, nil
+}
+
+func (t *memDocs) release(hs []uint32) {
+	t.mu.Lock()
+	t.free = append(t.free, hs...)
+	t.mu.Unlock()
 }
 
 // NewMemory returns an empty in-memory store.
@@ -136,41 +226,53 @@ func NewMemory(cfg MemoryConfig) (*Memory, error) {
 	if err := cfg.Params.validate(); err != nil {
 		return nil, err
 	}
-	if cfg.Retention < 0 || cfg.MaxBucket < 0 || cfg.MaxSimHashBucket < 0 {
-		return nil, fmt.Errorf("%w: memory: negative retention or bucket limit", ErrInvalid)
+	if cfg.Retention < 0 || cfg.Generation < 0 || cfg.Capacity < 0 || cfg.MaxBucket < 0 ||
+		cfg.MaxSimHashBucket < 0 || cfg.MaxCandidates < 0 {
+		return nil, fmt.Errorf("%w: memory: negative setting", ErrInvalid)
 	}
 	m := &Memory{
 		p:            cfg.Params,
-		retention:    int64(cfg.Retention),
-		refresh:      cfg.RefreshOnMatch,
-		maxBucket:    cmp0(cfg.MaxBucket, DefaultMaxBucket),
-		maxSimBucket: cmp0(cfg.MaxSimHashBucket, DefaultMaxSimHashBucket),
+		capacity:     cfg.Capacity,
+		refresh:      cfg.RefreshOnMatch && cfg.Retention > 0,
+		maxBucket:    cmp.Or(cfg.MaxBucket, DefaultMaxBucket),
+		maxSimBucket: cmp.Or(cfg.MaxSimHashBucket, DefaultMaxSimHashBucket),
+		maxCands:     cmp.Or(cfg.MaxCandidates, DefaultMaxCandidates),
 		clock:        cfg.Clock,
 		simK:         cfg.Params.SimHashK,
-		tables:       cfg.Params.tables(),
 		nbands:       cfg.Params.Bands,
+		tables:       cfg.Params.tables(),
+		nlive:        1,
+	}
+	if cfg.Retention > 0 {
+		gen := cmp.Or(cfg.Generation, cfg.Retention)
+		m.genLen, m.ret = int64(gen), int64(cfg.Retention)
+		m.nlive = int((m.ret+m.genLen-1)/m.genLen) + 1
 	}
 	if m.clock == nil {
 		m.clock = time.Now
 	}
-	for i := range m.stripes {
-		m.stripes[i].one = map[uint64]uint64{}
-		m.stripes[i].big = map[uint64]*memBucket{}
-		m.stripes[i].ids = map[string]uint64{}
-		m.stripes[i].exact = map[sketch.Digest]uint64{}
-	}
-	for i := range m.docs {
-		m.docs[i].m = map[uint64]*memDoc{}
-	}
-	m.scratchPool.New = func() any { return &memScratch{seen: map[uint64]int{}} }
+	m.maxGens = max(m.nlive, 2)
+	empty := []*[memChunk]memDoc{}
+	m.docs.chunks.Store(&empty)
+	m.gens = []*memGen{{slot: m.slotOf(m.clock().UnixNano())}}
+	m.scratch.New = func() any { return &memScratch{cands: map[uint32]int{}} }
 	return m, nil
 }
 
-func cmp0(v, def int) int {
-	if v == 0 {
-		return def
+func (m *Memory) slotOf(now int64) int64 {
+	if m.genLen == 0 {
+		return 0
 	}
-	return v
+	return now / m.genLen
+}
+
+// fnv32 is 32-bit FNV-1a (hash/fnv). The Redis store computes the same
+// function in Lua to place ids, so it is frozen; TestFNV32Lua checks that
+// both agree.
+func fnv32(s string) uint32 {
+	h := fnv.New32a()
+	io.WriteString(h, s) // a hash.Hash never fails to write
+	return h.Sum32()
 }
 
 // Stats returns the counters.
@@ -182,88 +284,183 @@ func (m *Memory) Close() error {
 	return nil
 }
 
-func (m *Memory) check(ctx context.Context) error {
+// begin checks the store and the context, rotates and evicts generations
+// for now, and returns with genMu held for reading.
+func (m *Memory) begin(ctx context.Context, now int64) error {
 	if m.closed.Load() {
 		return ErrClosed
 	}
-	return ctx.Err()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	m.genMu.RLock()
+	if !m.stale(now) {
+		return nil
+	}
+	m.genMu.RUnlock()
+	m.genMu.Lock()
+	m.advance(now)
+	m.genMu.Unlock()
+	m.genMu.RLock()
+	return nil
 }
 
-func (m *Memory) idStripe(id string) int { return int(fnv32(id) % memStripes) }
+// stale reports whether advance has work: a new time slot, a full
+// generation, or an expired one. genMu is held.
+func (m *Memory) stale(now int64) bool {
+	cur := m.gens[len(m.gens)-1]
+	return m.slotOf(now) > cur.slot ||
+		(m.capacity > 0 && cur.count.Load() >= int64(m.capacity)) ||
+		(m.genLen > 0 && !m.readable(m.gens[0], now))
+}
 
-// salt gives table t's bucket key k a key of its own in the shared
-// stripe maps (distinct tables colliding is a 2^-64 event).
+// readable reports whether generation g is still read: Redis gives a
+// closed generation's keys EXPIREAT (slot+1)·Generation + Retention.
+func (m *Memory) readable(g *memGen, now int64) bool {
+	return m.genLen == 0 || now < (g.slot+1)*m.genLen+m.ret
+}
+
+// advance starts new generations and evicts old ones. genMu is held for
+// writing.
+func (m *Memory) advance(now int64) {
+	cur := m.gens[len(m.gens)-1]
+	if s := m.slotOf(now); s > cur.slot || (m.capacity > 0 && cur.count.Load() >= int64(m.capacity)) {
+		m.gens = append(m.gens, &memGen{slot: max(s, cur.slot)})
+	}
+	for len(m.gens) > 1 {
+		g := m.gens[0]
+		cur := m.gens[len(m.gens)-1]
+		byTime := m.genLen > 0 && (cur.slot-g.slot >= int64(m.nlive) || !m.readable(g, now))
+		byCount := m.capacity > 0 && len(m.gens) > m.maxGens
+		if !byTime && !byCount {
+			break
+		}
+		m.evict(g)
+		m.gens = slices.Delete(m.gens, 0, 1)
+	}
+}
+
+// evict drops generation g and frees the handles of the documents whose
+// records it held. Every bucket, id and lane entry that names such a
+// handle is in g or in an older generation, already gone.
+func (m *Memory) evict(g *memGen) {
+	g.evicted.Store(true)
+	free := g.handles[:0]
+	for _, h := range g.handles {
+		l := m.docs.lock(h)
+		l.Lock()
+		d := m.docs.get(h)
+		if d.gen.Load() == g {
+			d.reset()
+			free = append(free, h)
+		}
+		l.Unlock()
+	}
+	m.docs.release(free)
+	g.handles = nil
+}
+
+// alive reports whether document h can be returned: not deleted and its
+// records not expired. Handles met in a readable generation always name
+// their original document (see evict).
+func (m *Memory) alive(h uint32, now int64) bool {
+	d := m.docs.get(h)
+	g := d.gen.Load()
+	return !d.dead.Load() && g != nil && !g.evicted.Load() && m.readable(g, now)
+}
+
+// salt gives table t's bucket key k a key of its own in the shared stripe
+// maps (distinct tables colliding is a 2^-64 event).
 func salt(t int, k uint64) uint64 { return k ^ sketch.Mix64(uint64(t)+1) }
 
-func bucketStripe(key uint64) int { return int(sketch.Mix64(key) % memStripes) }
-
-func digestStripe(d *sketch.Digest) int {
-	return int((uint64(d[0]) | uint64(d[1])<<8) % memStripes)
+// bucketStripe and bucketField split a salted key: the stripe is its top
+// 8 bits and the map key its low 32, 40 bits in all (Redis keeps 31 bits
+// and the group's, 45 at a million documents per generation); two buckets
+// that collide only share a spurious candidate, which verification
+// rejects.
+func bucketStripe(key uint64) int       { return int(key >> 56) }
+func bucketField(key uint64) uint32     { return uint32(key) }
+func idStripe(id string) int            { return int(fnv32(id) % memStripes) }
+func digestStripe(d *sketch.Digest) int { return int(d[0]) }
+func contentStripe(c *sketch.ContentDigest) int {
+	return int(c[0])
 }
 
-func (m *Memory) doc(seq uint64) *memDoc {
-	sh := &m.docs[seq%memDocShards]
-	sh.mu.RLock()
-	d := sh.m[seq]
-	sh.mu.RUnlock()
-	return d
+// memCand is a candidate being collected (Redis: CAND, OLDC).
+type memCand struct {
+	h      uint32
+	seq    uint64
+	hits   int
+	lastT  int
+	via    byte // 1 LSH, 2 SimHash only
+	oldGen bool // found in an older generation while collecting for refresh
 }
 
-func alive(d *memDoc, now int64) bool {
-	if d == nil {
-		return false
-	}
-	e := d.expires.Load()
-	return e == 0 || e > now
+// memPend is a bucket of the current generation to rewrite once the
+// candidates are resolved (Redis: PEND and RFULL).
+type memPend struct {
+	gs      *memGenStripe
+	field   uint32
+	sim     bool
+	limit   int
+	b       *memBucket // the bucket as read; nil when absent or single
+	one     uint32     // its single member, or bigTag
+	old     []uint32   // members of older generations to carry in
+	oldFps  []uint64
+	present bool
 }
 
 type memScratch struct {
-	keys    []uint64 // salted
 	stripes []int
+	keys    []uint64
 	sim     []uint64
-	seen    map[uint64]int // candidate seq → index in cands
-	cands   []Candidate
+	cands   map[uint32]int // handle → index in list
+	list    []memCand
+	pend    []memPend
+	rfull   []memPend
+	dead    map[uint32]bool
+	out     []Candidate
+	members []uint32
+	fps     []uint64
 }
 
-// lockSet locks the distinct stripes in s (sorted in place) and returns
-// the deduplicated list for unlocking.
-func (m *Memory) lockSet(s []int) []int {
-	slices.Sort(s)
-	s = slices.Compact(s)
-	for _, i := range s {
-		m.stripes[i].mu.Lock()
-	}
-	return s
-}
-
-func (m *Memory) unlockSet(s []int) {
-	for _, i := range s {
-		m.stripes[i].mu.Unlock()
-	}
+// entryState is the lookup of one entry (Redis: SELF, MODE and the
+// per-document tables).
+type entryState struct {
+	self     uint32
+	selfSeq  uint64
+	lookOnly bool // a replay without a verdict: look up, store nothing (MODE 1)
+	qfp      uint64
+	now      int64
+	res      *Result
+	sc       *memScratch
+	hot      int
+	refresh  []uint32        // documents whose ids to copy into the current generation
+	live     map[uint32]bool // candidates returned (Redis: LIVEC)
 }
 
 // LookupInsert implements [Store].
 func (m *Memory) LookupInsert(ctx context.Context, docs []Entry) ([]Result, error) {
-	if err := m.check(ctx); err != nil {
-		return nil, err
-	}
 	if err := validateEntries(m.p, docs); err != nil {
 		return nil, err
 	}
 	now := m.clock().UnixNano()
-	if m.retention > 0 {
-		m.purge(now, 2*len(docs)+8)
+	if err := m.begin(ctx, now); err != nil {
+		return nil, err
 	}
-	sc := m.scratchPool.Get().(*memScratch)
-	defer m.scratchPool.Put(sc)
+	defer m.genMu.RUnlock()
+	sc := m.scratch.Get().(*memScratch)
+	defer m.scratch.Put(sc)
 	out := make([]Result, len(docs))
 	for i := range docs {
-		m.lookupInsert(&docs[i], now, sc, &out[i])
+		if err := m.lookupInsert(&docs[i], now, sc, &out[i]); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
 
-func (m *Memory) lookupInsert(e *Entry, now int64, sc *memScratch, r *Result) {
+func (m *Memory) lookupInsert(e *Entry, now int64, sc *memScratch, r *Result) error {
 	sc.keys = sc.keys[:0]
 	for i, k := range e.Bands {
 		sc.keys = append(sc.keys, salt(i, k))
@@ -274,288 +471,612 @@ func (m *Memory) lookupInsert(e *Entry, now int64, sc *memScratch, r *Result) {
 			sc.keys = append(sc.keys, salt(m.nbands+i, k))
 		}
 	}
-	idStripe := m.idStripe(e.ID)
-	sc.stripes = append(sc.stripes[:0], idStripe)
+	sc.stripes = append(sc.stripes[:0], idStripe(e.ID))
 	for _, k := range sc.keys {
 		sc.stripes = append(sc.stripes, bucketStripe(k))
 	}
 	if e.HasIMatch {
 		sc.stripes = append(sc.stripes, digestStripe(&e.IMatch))
 	}
-	locked := m.lockSet(sc.stripes)
-
-	m.stats.docs.Add(1)
-	ids := m.stripes[idStripe].ids
-	var self *memDoc
-	if seq, ok := ids[e.ID]; ok {
-		if d := m.doc(seq); alive(d, now) {
-			self = d
-		}
+	if e.HasContent {
+		sc.stripes = append(sc.stripes, contentStripe(&e.Content))
 	}
-	if self != nil {
+	locked := m.lockSet(sc.stripes)
+	st := entryState{now: now, res: r, sc: sc, qfp: e.SimHash}
+	err := m.lookupInsertLocked(e, &st)
+	m.unlockSet(locked)
+	if err != nil {
+		return err
+	}
+	// Refreshed documents' ids go into the current generation now, each
+	// under its own stripe lock: the entry's stripes need not cover them.
+	for _, h := range st.refresh {
+		m.refreshID(h)
+	}
+	m.stats.docs.Add(1)
+	m.stats.hot.Add(uint64(st.hot))
+	m.stats.candidates.Add(uint64(len(r.Candidates)))
+	m.stats.withheld.Add(uint64(r.Truncated))
+	m.stats.dropped.Add(uint64(r.Dropped))
+	if r.Replay {
 		m.stats.replays.Add(1)
-		r.Replay, r.Seq = true, self.seq
-		sh := &m.docs[self.seq%memDocShards]
-		sh.mu.RLock()
-		r.Verdict = self.verdict
-		sh.mu.RUnlock()
+	}
+	if r.IMatch != "" {
+		m.stats.imatch.Add(1)
+	}
+	if r.Copy != "" {
+		m.stats.copies.Add(1)
+	}
+	return nil
+}
+
+func (m *Memory) lockSet(s []int) []int {
+	slices.Sort(s)
+	s = slices.Compact(s)
+	for _, i := range s {
+		m.locks[i].Lock()
+	}
+	return s
+}
+
+func (m *Memory) unlockSet(s []int) {
+	for _, i := range s {
+		m.locks[i].Unlock()
+	}
+}
+
+// lookupInsertLocked is the Redis script's step for one document; every
+// stripe the entry touches is locked.
+func (m *Memory) lookupInsertLocked(e *Entry, st *entryState) error {
+	r, sc := st.res, st.sc
+	cur := m.gens[len(m.gens)-1]
+	older := m.readableOlder(st.now)
+	if h, ok := m.findID(e.ID, st.now); ok {
+		st.self, st.lookOnly = h, true
+		l := m.docs.lock(h)
+		l.Lock()
+		d := m.docs.get(h)
+		r.Replay, r.Seq, st.selfSeq = true, d.seq, d.seq
+		if d.hasVerdict {
+			r.Verdict = d.verdict
+		}
+		l.Unlock()
 		if r.Verdict != nil {
-			m.unlockSet(locked)
-			return
+			return nil
 		}
 	} else {
+		h, err := m.docs.alloc()
+		if err != nil {
+			return err
+		}
 		// The Seq is taken while every stripe the entry touches is
 		// locked: conflicting entries are serialized in Seq order.
-		self = &memDoc{id: e.ID, seq: m.seq.Add(1), fp: e.SimHash, digest: e.IMatch, hasDigest: e.HasIMatch,
-			keys: make([]uint64, 0, len(sc.keys))}
+		seq := m.seq.Add(1)
+		d := m.docs.get(h)
+		l := m.docs.lock(h)
+		l.Lock()
+		d.reset()
+		d.id, d.seq = e.ID, seq
 		if len(e.Features) > 0 {
-			self.features = slices.Clone(e.Features)
+			d.features = slices.Clone(e.Features)
 		}
-		if m.retention > 0 {
-			self.expires.Store(now + m.retention)
+		d.gen.Store(cur)
+		l.Unlock()
+		st.self, st.selfSeq, r.Seq = h, seq, seq
+		cur.count.Add(1)
+		cur.hmu.Lock()
+		cur.handles = append(cur.handles, h)
+		cur.hmu.Unlock()
+		gs := &cur.stripes[idStripe(e.ID)]
+		if gs.ids == nil {
+			gs.ids = map[string]uint32{}
 		}
-		r.Seq = self.seq
-		ids[e.ID] = self.seq
+		gs.ids[d.id] = h
 	}
-	insert := !r.Replay
 
-	clear(sc.seen)
-	sc.cands = sc.cands[:0]
-	for i, k := range sc.keys {
-		st := &m.stripes[bucketStripe(k)]
-		sim := i >= m.nbands
-		w, limit := 1, m.maxBucket
-		var b *memBucket
-		if sim {
-			w, limit = 2, m.maxSimBucket
-			b = st.big[k]
-		} else if v, ok := st.one[k]; !ok {
-			if insert {
-				st.one[k] = self.seq
-				self.keys = append(self.keys, k)
-				self.nlsh++
-			}
-			continue
-		} else if v&bigTag == 0 { // a single member
-			if v != self.seq && !(r.Replay && v > self.seq) {
-				if d := m.doc(v); alive(d, now) {
-					m.addCandidate(sc, d, false, now)
-				}
-			}
-			if insert {
-				b := &memBucket{members: []uint64{v}}
-				st.big[k], st.one[k] = b, bigTag
-				if limit <= 1 {
-					m.hotBucket(b, r, true)
-				} else {
-					b.members = append(b.members, self.seq)
-					self.keys = append(self.keys, k)
-					self.nlsh++
-				}
-			} else if limit <= 1 {
-				m.stats.hot.Add(1)
-			}
-			continue
-		} else {
-			b = st.big[k]
+	clear(sc.cands)
+	sc.list, sc.pend, sc.rfull = sc.list[:0], sc.pend[:0], sc.rfull[:0]
+	copyH, copyOld := uint32(bigTag), false
+	if e.HasContent {
+		var skip bool
+		copyH, copyOld, skip = m.contentOp(&e.Content, cur, older, st)
+		if copyH != bigTag {
+			d := m.docs.get(copyH)
+			r.Copy, r.CopySeq = d.id, d.seq
 		}
-		if b == nil {
-			if !insert {
-				continue
+		if skip {
+			if copyOld && m.refresh {
+				m.refreshRecords(copyH, cur, st)
 			}
-			b = &memBucket{}
-			st.big[k] = b
-		}
-		for j := 0; j < len(b.members); j += w {
-			s := b.members[j]
-			if s == self.seq || (r.Replay && s > self.seq) {
-				continue
-			}
-			if sim && sketch.Hamming(b.members[j+1], e.SimHash) > m.simK {
-				continue
-			}
-			if d := m.doc(s); alive(d, now) {
-				m.addCandidate(sc, d, sim, now)
-			}
-		}
-		if len(b.members)/w >= limit {
-			m.hotBucket(b, r, insert)
-			continue
-		}
-		if insert {
-			b.members = append(b.members, self.seq)
-			if sim {
-				b.members = append(b.members, e.SimHash)
-			} else {
-				self.nlsh++
-			}
-			self.keys = append(self.keys, k)
+			return nil
 		}
 	}
+	for t, key := range sc.keys {
+		m.tableOp(t, key, cur, older, st)
+	}
+	imH, imOld := uint32(bigTag), false
 	if e.HasIMatch {
-		st := &m.stripes[digestStripe(&e.IMatch)]
-		if s, ok := st.exact[e.IMatch]; ok && s != self.seq {
-			if d := m.doc(s); alive(d, now) && (!r.Replay || s < self.seq) {
-				r.Exact, r.ExactSeq = d.id, s
-				m.touch(d, now)
-				m.stats.exact.Add(1)
-			} else if insert && !alive(d, now) {
-				st.exact[e.IMatch] = self.seq
+		imH, imOld = m.imatchOp(&e.IMatch, cur, older, st)
+	}
+
+	// Resolve in rank order until MaxCandidates live ones are found; the
+	// dead ones met on the way are dropped from the pending buckets.
+	order := slices.Clone(sc.list)
+	slices.SortFunc(order, func(a, b memCand) int {
+		return cmp.Or(cmp.Compare(b.hits, a.hits), cmp.Compare(b.seq, a.seq))
+	})
+	clear(sc.dead)
+	anyDead := false
+	sc.out = sc.out[:0]
+	for i, c := range order {
+		if len(sc.out) == m.maxCands {
+			r.Dropped = len(order) - i
+			break
+		}
+		if !m.alive(c.h, st.now) {
+			if sc.dead == nil {
+				sc.dead = map[uint32]bool{}
 			}
-		} else if !ok && insert {
-			st.exact[e.IMatch] = self.seq
+			sc.dead[c.h], anyDead = true, true
+			continue
+		}
+		via := ViaLSH
+		if c.via == 2 {
+			via = ViaSimHash
+		}
+		sc.out = append(sc.out, Candidate{ID: m.docs.get(c.h).id, Seq: c.seq, Via: via, Hits: c.hits})
+		if c.oldGen {
+			m.refreshRecords(c.h, cur, st)
+			if st.live == nil {
+				st.live = map[uint32]bool{}
+			}
+			st.live[c.h] = true
 		}
 	}
-	if len(sc.cands) > 0 {
-		r.Candidates = slices.Clone(sc.cands)
-		sortCandidates(r.Candidates)
-		m.stats.candidates.Add(uint64(len(r.Candidates)))
+	if len(sc.out) > 0 {
+		r.Candidates = slices.Clone(sc.out)
 	}
-	if r.Truncated > 0 {
-		m.stats.withheld.Add(uint64(r.Truncated))
+	var dead map[uint32]bool
+	if anyDead {
+		dead = sc.dead
 	}
-	if insert {
-		// Published once self.keys is final; nobody could reach self
-		// earlier because its stripes were locked.
-		sh := &m.docs[self.seq%memDocShards]
-		sh.mu.Lock()
-		sh.m[self.seq] = self
-		sh.mu.Unlock()
-		if m.retention > 0 {
-			m.pushExpiry(self.seq, now+m.retention)
+	m.finish(st, dead)
+	if imH != bigTag {
+		d := m.docs.get(imH)
+		r.IMatch, r.IMatchSeq = d.id, d.seq
+		if imOld && m.refresh {
+			m.refreshRecords(imH, cur, st)
 		}
 	}
-	m.unlockSet(locked)
+	if copyH != bigTag && copyOld && m.refresh {
+		m.refreshRecords(copyH, cur, st)
+	}
+	return nil
 }
 
-// hotBucket counts a lookup of a full bucket: its overflow so far is
-// withheld, and an inserting document is turned away.
-func (m *Memory) hotBucket(b *memBucket, r *Result, insert bool) {
-	m.stats.hot.Add(1)
-	r.Truncated += b.overflow
-	if insert {
-		b.overflow++
+// readableOlder returns the generations before the current one that a
+// lookup reads.
+func (m *Memory) readableOlder(now int64) []*memGen {
+	older := m.gens[:len(m.gens)-1]
+	for len(older) > 0 && !m.readable(older[0], now) {
+		older = older[1:]
 	}
+	return older
 }
 
-func (m *Memory) addCandidate(sc *memScratch, d *memDoc, sim bool, now int64) {
-	if i, ok := sc.seen[d.seq]; ok {
-		if !sim {
-			sc.cands[i].Via = ViaLSH
+// findID returns the handle stored for id in a readable generation,
+// oldest first (Redis: register). Its stripe is locked by the caller.
+func (m *Memory) findID(id string, now int64) (uint32, bool) {
+	s := idStripe(id)
+	for _, g := range m.gens {
+		if !m.readable(g, now) {
+			continue
 		}
-		return
+		if h, ok := g.stripes[s].ids[id]; ok {
+			return h, true
+		}
 	}
-	via := ViaLSH
+	return 0, false
+}
+
+// lowerLive reports whether a lane hit h is usable by the entry: not the
+// entry itself, earlier, and alive.
+func (m *Memory) lowerLive(h uint32, st *entryState) bool {
+	return h != st.self && m.docs.get(h).seq < st.selfSeq && m.alive(h, st.now)
+}
+
+// contentOp is the content lane (Redis: copyOp). It returns the first
+// live earlier document with the same content (bigTag for none), whether
+// it was found in an older generation, and whether the entry is a copy of
+// the current generation's representative, which ends its lookup.
+func (m *Memory) contentOp(c *sketch.ContentDigest, cur *memGen, older []*memGen, st *entryState) (found uint32, old, skip bool) {
+	found = bigTag
+	s := contentStripe(c)
+	for _, g := range older {
+		if h, ok := g.stripes[s].copies[*c]; ok && m.lowerLive(h, st) {
+			found, old = h, true
+			break
+		}
+	}
+	gs := &cur.stripes[s]
+	if h, ok := gs.copies[*c]; ok && m.lowerLive(h, st) {
+		if found == bigTag {
+			found = h
+		}
+		return found, old, true
+	}
+	if st.lookOnly {
+		return found, old, found != bigTag
+	}
+	if gs.copies == nil {
+		gs.copies = map[sketch.ContentDigest]uint32{}
+	}
+	rep := st.self
+	if m.refresh && found != bigTag {
+		rep = found
+	}
+	gs.copies[*c] = rep
+	return found, old, false
+}
+
+// imatchOp is the I-Match lane (Redis: exactOp).
+func (m *Memory) imatchOp(d *sketch.Digest, cur *memGen, older []*memGen, st *entryState) (uint32, bool) {
+	s := digestStripe(d)
+	gs := &cur.stripes[s]
+	for _, g := range older {
+		if h, ok := g.stripes[s].imatch[*d]; ok && m.lowerLive(h, st) {
+			if !st.lookOnly {
+				if gs.imatch == nil {
+					gs.imatch = map[sketch.Digest]uint32{}
+				}
+				if _, ok := gs.imatch[*d]; !ok {
+					rep := st.self
+					if m.refresh {
+						rep = h
+					}
+					gs.imatch[*d] = rep
+				}
+			}
+			return h, true
+		}
+	}
+	h, ok := gs.imatch[*d]
+	if st.lookOnly {
+		if ok && m.lowerLive(h, st) {
+			return h, false
+		}
+		return bigTag, false
+	}
+	if ok && h != st.self && m.alive(h, st.now) {
+		return h, false
+	}
+	if gs.imatch == nil {
+		gs.imatch = map[sketch.Digest]uint32{}
+	}
+	gs.imatch[*d] = st.self
+	return bigTag, false
+}
+
+// tableOp looks up (and unless looking only, inserts into) the bucket of
+// table t in every readable generation (Redis: tableOp).
+func (m *Memory) tableOp(t int, key uint64, cur *memGen, older []*memGen, st *entryState) {
+	sim := t >= m.nbands
+	limit := m.maxBucket
 	if sim {
-		via = ViaSimHash
+		limit = m.maxSimBucket
 	}
-	sc.seen[d.seq] = len(sc.cands)
-	sc.cands = append(sc.cands, Candidate{ID: d.id, Seq: d.seq, Via: via})
-	m.touch(d, now)
-}
-
-// touch restarts d's retention when RefreshOnMatch is set.
-func (m *Memory) touch(d *memDoc, now int64) {
-	if !m.refresh || m.retention == 0 {
+	s, f := bucketStripe(key), bucketField(key)
+	collect := m.refresh && !st.lookOnly
+	var old *memPend // members of older generations, for refresh
+	for _, g := range older {
+		b, one, ok := lookupBucket(&g.stripes[s], f, sim)
+		if !ok {
+			continue
+		}
+		if collect && old == nil {
+			old = &memPend{}
+		}
+		m.scan(t, b, one, sim, st, old)
+	}
+	gs := &cur.stripes[s]
+	b, one, ok := lookupBucket(gs, f, sim)
+	if st.lookOnly {
+		if ok {
+			m.scan(t, b, one, sim, st, nil)
+			if bucketLen(b, one) >= limit {
+				st.sc.rfull = append(st.sc.rfull, memPend{gs: gs, field: f, sim: sim, limit: limit, b: b, one: one})
+			}
+		}
 		return
 	}
-	exp := now + m.retention
-	if d.expires.Load() < exp {
-		d.expires.Store(exp)
-		m.pushExpiry(d.seq, exp)
+	if old == nil && !ok {
+		insertNew(gs, f, sim, st.self, st.qfp)
+		return
 	}
+	p := memPend{gs: gs, field: f, sim: sim, limit: limit, b: b, one: one}
+	if ok {
+		p.present = m.scan(t, b, one, sim, st, nil)
+	}
+	if old != nil {
+		p.old, p.oldFps = old.old, old.oldFps
+	}
+	st.sc.pend = append(st.sc.pend, p)
 }
 
-func (m *Memory) pushExpiry(seq uint64, exp int64) {
-	m.expMu.Lock()
-	m.expQ = append(m.expQ, memExpiry{seq, exp})
-	m.expMu.Unlock()
+// lookupBucket returns bucket f of a stripe: a big bucket b, or a single
+// member one (b nil). one is bigTag for a big bucket.
+func lookupBucket(gs *memGenStripe, f uint32, sim bool) (b *memBucket, one uint32, ok bool) {
+	if !sim {
+		v, ok := gs.one[f]
+		if !ok {
+			return nil, bigTag, false
+		}
+		if v&bigTag == 0 {
+			return nil, v, true
+		}
+	}
+	b, ok = gs.big[f]
+	return b, bigTag, ok
 }
 
-// purge removes up to limit expired documents. The queue is in expiry
-// order because every push is now+Retention with a non-decreasing now
-// (a refreshed document is pushed again and its stale item skipped).
-func (m *Memory) purge(now int64, limit int) {
-	for range limit {
-		m.expMu.Lock()
-		if m.expHead == len(m.expQ) || m.expQ[m.expHead].expires > now {
-			m.expMu.Unlock()
+func bucketLen(b *memBucket, one uint32) int {
+	if b == nil {
+		if one != bigTag {
+			return 1
+		}
+		return 0
+	}
+	return len(b.members)
+}
+
+func insertNew(gs *memGenStripe, f uint32, sim bool, h uint32, fp uint64) {
+	if !sim {
+		if gs.one == nil {
+			gs.one = map[uint32]uint32{}
+		}
+		gs.one[f] = h
+		return
+	}
+	if gs.big == nil {
+		gs.big = map[uint32]*memBucket{}
+	}
+	gs.big[f] = &memBucket{members: []uint32{h}, fps: []uint64{fp}}
+}
+
+// scan adds a bucket's members as candidates and reports whether the
+// entry itself is among them. Members of SimHash tables count only within
+// Hamming distance k, and only earlier documents count. old, when set,
+// collects the members for refresh.
+func (m *Memory) scan(t int, b *memBucket, one uint32, sim bool, st *entryState, old *memPend) bool {
+	present := false
+	visit := func(h uint32, fp uint64) {
+		if h == st.self {
+			present = true
 			return
 		}
-		it := m.expQ[m.expHead]
-		m.expHead++
-		if m.expHead > 1024 && m.expHead*2 > len(m.expQ) {
-			m.expQ = append(m.expQ[:0], m.expQ[m.expHead:]...)
-			m.expHead = 0
+		if sim && sketch.Hamming(fp, st.qfp) > m.simK {
+			return
 		}
-		m.expMu.Unlock()
-		if d := m.doc(it.seq); d != nil && !alive(d, now) {
-			m.remove(d)
+		seq := m.docs.get(h).seq
+		if seq >= st.selfSeq {
+			return // a replay's later documents
 		}
+		m.addCandidate(h, seq, t, sim, st.sc, old != nil)
+		if old != nil {
+			old.old = append(old.old, h)
+			old.oldFps = append(old.oldFps, fp)
+		}
+	}
+	if b == nil {
+		visit(one, 0)
+		return present
+	}
+	for i, h := range b.members {
+		var fp uint64
+		if sim {
+			fp = b.fps[i]
+		}
+		visit(h, fp)
+	}
+	return present
+}
+
+// addCandidate counts one table's hit on document h: a document met in
+// several generations of one table counts once.
+func (m *Memory) addCandidate(h uint32, seq uint64, t int, sim bool, sc *memScratch, oldGen bool) {
+	via := byte(1)
+	if sim {
+		via = 2
+	}
+	i, ok := sc.cands[h]
+	if !ok {
+		sc.cands[h] = len(sc.list)
+		sc.list = append(sc.list, memCand{h: h, seq: seq, hits: 1, lastT: t, via: via, oldGen: oldGen})
+		return
+	}
+	c := &sc.list[i]
+	if c.lastT != t {
+		c.hits++
+		c.lastT = t
+	}
+	if via == 1 {
+		c.via = 1
+	}
+	c.oldGen = c.oldGen || oldGen
+}
+
+// finish counts the full buckets a replay looked up and rewrites the
+// pending buckets (Redis: finish): members found dead are dropped,
+// refreshed members of older generations copied in, and the entry is
+// appended unless the bucket is full.
+func (m *Memory) finish(st *entryState, dead map[uint32]bool) {
+	r := st.res
+	for _, p := range st.sc.rfull {
+		if m.liveCount(p, st) >= p.limit {
+			st.hot++
+			r.Truncated += overflowOf(p.b)
+		}
+	}
+	for _, p := range st.sc.pend {
+		members, fps := st.sc.members[:0], st.sc.fps[:0]
+		if p.b != nil {
+			members, fps = append(members, p.b.members...), append(fps, p.b.fps...)
+		} else if p.one != bigTag {
+			members = append(members, p.one)
+		}
+		changed := false
+		if dead != nil {
+			kept := 0
+			for i, h := range members {
+				if dead[h] {
+					changed = true
+					continue
+				}
+				members[kept] = h
+				if p.sim {
+					fps[kept] = fps[i]
+				}
+				kept++
+			}
+			members = members[:kept]
+			if p.sim {
+				fps = fps[:kept]
+			}
+		}
+		for i, h := range p.old {
+			if st.live[h] && len(members) < p.limit && !slices.Contains(members, h) {
+				members = append(members, h)
+				if p.sim {
+					fps = append(fps, p.oldFps[i])
+				}
+				changed = true
+			}
+		}
+		if !p.present && len(members) >= p.limit {
+			kept := 0
+			for i, h := range members {
+				if h == st.self || m.alive(h, st.now) {
+					members[kept] = h
+					if p.sim {
+						fps[kept] = fps[i]
+					}
+					kept++
+				} else {
+					changed = true
+				}
+			}
+			members = members[:kept]
+			if p.sim {
+				fps = fps[:kept]
+			}
+		}
+		overflow := overflowOf(p.b)
+		switch {
+		case p.present:
+		case len(members) >= p.limit:
+			st.hot++
+			r.Truncated += overflow
+			overflow++
+			if !changed && p.b != nil {
+				p.b.overflow = overflow // a full bucket turned one more away
+			} else {
+				changed = true
+			}
+		default:
+			members = append(members, st.self)
+			if p.sim {
+				fps = append(fps, st.qfp)
+			}
+			changed = true
+		}
+		if changed {
+			storeBucket(p.gs, p.field, p.sim, members, fps, overflow)
+		}
+		st.sc.members, st.sc.fps = members[:0], fps[:0]
 	}
 }
 
-// remove deletes d from every structure, if it is still the document
-// stored under its id.
-func (m *Memory) remove(d *memDoc) {
-	set := []int{m.idStripe(d.id)}
-	for _, k := range d.keys {
-		set = append(set, bucketStripe(k))
+func overflowOf(b *memBucket) int {
+	if b == nil {
+		return 0
 	}
-	if d.hasDigest {
-		set = append(set, digestStripe(&d.digest))
+	return b.overflow
+}
+
+// liveCount counts the members of a bucket whose document is alive (or
+// is the entry).
+func (m *Memory) liveCount(p memPend, st *entryState) int {
+	if p.b == nil {
+		if p.one == st.self || m.alive(p.one, st.now) {
+			return 1
+		}
+		return 0
 	}
-	set = m.lockSet(set)
-	defer m.unlockSet(set)
-	sh := &m.docs[d.seq%memDocShards]
-	sh.mu.Lock()
-	_, present := sh.m[d.seq]
-	delete(sh.m, d.seq)
-	sh.mu.Unlock()
-	if !present {
+	n := 0
+	for _, h := range p.b.members {
+		if h == st.self || m.alive(h, st.now) {
+			n++
+		}
+	}
+	return n
+}
+
+// storeBucket writes a bucket's members: a single LSH member without
+// overflow takes one 8-byte map slot, anything else a memBucket.
+func storeBucket(gs *memGenStripe, f uint32, sim bool, members []uint32, fps []uint64, overflow int) {
+	if !sim && len(members) == 1 && overflow == 0 {
+		if gs.one == nil {
+			gs.one = map[uint32]uint32{}
+		}
+		gs.one[f] = members[0]
+		delete(gs.big, f)
 		return
 	}
-	ids := m.stripes[m.idStripe(d.id)].ids
-	if ids[d.id] == d.seq {
-		delete(ids, d.id)
+	b := &memBucket{members: slices.Clone(members), overflow: overflow}
+	if sim {
+		b.fps = slices.Clone(fps)
 	}
-	for i, k := range d.keys {
-		st := &m.stripes[bucketStripe(k)]
-		if i < d.nlsh {
-			if v, ok := st.one[k]; ok && v == d.seq {
-				delete(st.one, k)
-				continue
-			}
-		}
-		b := st.big[k]
-		if b == nil {
-			continue
-		}
-		w := 1
-		if i >= d.nlsh {
-			w = 2
-		}
-		for j := 0; j < len(b.members); j += w {
-			if b.members[j] == d.seq {
-				b.members = slices.Delete(b.members, j, j+w)
-				break
-			}
-		}
-		switch {
-		case len(b.members) == 0 && b.overflow == 0:
-			delete(st.big, k)
-			delete(st.one, k)
-		case w == 1 && len(b.members) == 1 && b.overflow == 0:
-			st.one[k] = b.members[0]
-			delete(st.big, k)
-		}
+	if gs.big == nil {
+		gs.big = map[uint32]*memBucket{}
 	}
-	if d.hasDigest {
-		st := &m.stripes[digestStripe(&d.digest)]
-		if st.exact[d.digest] == d.seq {
-			delete(st.exact, d.digest)
+	gs.big[f] = b
+	if !sim {
+		if gs.one == nil {
+			gs.one = map[uint32]uint32{}
 		}
+		gs.one[f] = bigTag
 	}
+}
+
+// refreshRecords carries document h's records into the current
+// generation (Redis: refreshRecords); its id follows once the entry's
+// stripes are unlocked.
+func (m *Memory) refreshRecords(h uint32, cur *memGen, st *entryState) {
+	l := m.docs.lock(h)
+	l.Lock()
+	d := m.docs.get(h)
+	moved := d.gen.Swap(cur) != cur
+	l.Unlock()
+	if moved {
+		cur.hmu.Lock()
+		cur.handles = append(cur.handles, h)
+		cur.hmu.Unlock()
+	}
+	st.refresh = append(st.refresh, h)
+}
+
+// refreshID copies a refreshed document's id into the current generation.
+// genMu is held for reading.
+func (m *Memory) refreshID(h uint32) {
+	d := m.docs.get(h)
+	s := idStripe(d.id)
+	m.locks[s].Lock()
+	gs := &m.gens[len(m.gens)-1].stripes[s]
+	if gs.ids == nil {
+		gs.ids = map[string]uint32{}
+	}
+	gs.ids[d.id] = h
+	m.locks[s].Unlock()
 }
 
 // Features implements [Store].
@@ -570,87 +1091,98 @@ func (m *Memory) Features(ctx context.Context, ids []string) ([][]byte, error) {
 
 // Verdicts implements [Store].
 func (m *Memory) Verdicts(ctx context.Context, ids []string) ([][]byte, error) {
-	return m.records(ctx, ids, func(d *memDoc) []byte { return d.verdict })
+	return m.records(ctx, ids, func(d *memDoc) []byte {
+		if !d.hasVerdict {
+			return nil
+		}
+		return d.verdict
+	})
 }
 
 // records returns pick(d) for each live id (nil for unknown or expired
-// ids), holding the document's shard lock while picking.
+// ids), holding the document's lock while picking.
 func (m *Memory) records(ctx context.Context, ids []string, pick func(*memDoc) []byte) ([][]byte, error) {
-	if err := m.check(ctx); err != nil {
+	now := m.clock().UnixNano()
+	if err := m.begin(ctx, now); err != nil {
 		return nil, err
 	}
-	now := m.clock().UnixNano()
+	defer m.genMu.RUnlock()
 	out := make([][]byte, len(ids))
 	for i, id := range ids {
-		if d := m.lookupID(id, now); d != nil {
-			sh := &m.docs[d.seq%memDocShards]
-			sh.mu.Lock()
-			out[i] = pick(d)
-			sh.mu.Unlock()
-		}
+		m.withDoc(id, now, func(d *memDoc) { out[i] = pick(d) })
 	}
 	return out, nil
 }
 
-func (m *Memory) lookupID(id string, now int64) *memDoc {
-	st := &m.stripes[m.idStripe(id)]
-	st.mu.Lock()
-	seq, ok := st.ids[id]
-	st.mu.Unlock()
-	if !ok {
-		return nil
+// withDoc calls f with the live document stored under id, if any, under
+// the document's lock (Redis: the id looked up newest generation first,
+// then its meta record). genMu is held for reading.
+func (m *Memory) withDoc(id string, now int64, f func(*memDoc)) bool {
+	s := idStripe(id)
+	m.locks[s].Lock()
+	h, ok := uint32(0), false
+	for i := len(m.gens) - 1; i >= 0 && !ok; i-- {
+		if g := m.gens[i]; m.readable(g, now) {
+			h, ok = g.stripes[s].ids[id]
+		}
 	}
-	if d := m.doc(seq); alive(d, now) {
-		return d
+	m.locks[s].Unlock()
+	if !ok || !m.alive(h, now) {
+		return false
 	}
-	return nil
+	l := m.docs.lock(h)
+	l.Lock()
+	defer l.Unlock()
+	f(m.docs.get(h))
+	return true
 }
 
 // RecordVerdict implements [Store].
 func (m *Memory) RecordVerdict(ctx context.Context, id string, verdict []byte) error {
-	if err := m.check(ctx); err != nil {
+	now := m.clock().UnixNano()
+	if err := m.begin(ctx, now); err != nil {
 		return err
 	}
-	d := m.lookupID(id, m.clock().UnixNano())
-	if d == nil {
+	defer m.genMu.RUnlock()
+	found := m.withDoc(id, now, func(d *memDoc) {
+		if !d.hasVerdict {
+			d.verdict, d.hasVerdict = append([]byte{}, verdict...), true
+		}
+	})
+	if !found {
 		return fmt.Errorf("index: record verdict %q: %w", id, ErrNotFound)
 	}
-	sh := &m.docs[d.seq%memDocShards]
-	sh.mu.Lock()
-	if d.verdict == nil {
-		d.verdict = append([]byte{}, verdict...)
-	}
-	sh.mu.Unlock()
 	return nil
 }
 
-// Delete implements [Store].
+// Delete implements [Store]. The documents' ids go from every generation
+// and their records at once; their bucket and lane entries stay until a
+// bucket rewrite drops them or their generation is evicted, as in Redis.
 func (m *Memory) Delete(ctx context.Context, ids ...string) error {
-	if err := m.check(ctx); err != nil {
+	now := m.clock().UnixNano()
+	if err := m.begin(ctx, now); err != nil {
 		return err
 	}
+	defer m.genMu.RUnlock()
 	for _, id := range ids {
-		st := &m.stripes[m.idStripe(id)]
-		st.mu.Lock()
-		seq, ok := st.ids[id]
-		st.mu.Unlock()
-		if !ok {
-			continue
+		s := idStripe(id)
+		m.locks[s].Lock()
+		var hs []uint32
+		for _, g := range m.gens {
+			if h, ok := g.stripes[s].ids[id]; ok {
+				hs = append(hs, h)
+				delete(g.stripes[s].ids, id)
+			}
 		}
-		if d := m.doc(seq); d != nil {
-			m.remove(d)
+		m.locks[s].Unlock()
+		for _, h := range hs {
+			l := m.docs.lock(h)
+			l.Lock()
+			d := m.docs.get(h)
+			d.dead.Store(true)
+			d.features, d.verdict, d.hasVerdict = nil, nil, false
+			l.Unlock()
 		}
 	}
 	return nil
-}
-
-// fnv32 is 32-bit FNV-1a. The Redis store computes the same function in Lua
-// to place ids, so it is frozen.
-func fnv32(s string) uint32 {
-	h := uint32(2166136261)
-	for i := 0; i < len(s); i++ {
-		h ^= uint32(s[i])
-		h *= 16777619
-	}
-	return h
 }

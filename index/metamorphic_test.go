@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/neardup/neardup/index/redistest"
 	"github.com/neardup/neardup/sketch"
@@ -19,27 +20,47 @@ import (
 // reads, small hot-bucket limits) and requires identical answers.
 func TestMetamorphicMemoryRedis(t *testing.T) {
 	addr := redistest.StartServer(t)
-	for _, seed := range []uint64{1, 2, 3} {
-		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
+	for _, tc := range []struct {
+		seed    uint64
+		timed   bool // generations of 5 s, retention 10 s, a clock that moves
+		refresh bool
+	}{{1, false, false}, {2, false, false}, {3, false, false}, {4, true, false}, {5, true, true}, {6, true, true}} {
+		t.Run(fmt.Sprint("seed", tc.seed), func(t *testing.T) {
 			p := testParams
-			mem, err := NewMemory(MemoryConfig{Params: p, MaxBucket: 4, MaxSimHashBucket: 5})
+			clk := newFakeClock()
+			var ret, gen time.Duration
+			if tc.timed {
+				ret, gen = 10*time.Second, 5*time.Second
+			}
+			mem, err := NewMemory(MemoryConfig{Params: p, MaxBucket: 4, MaxSimHashBucket: 5, MaxCandidates: 3,
+				Retention: ret, Generation: gen, RefreshOnMatch: tc.refresh, Clock: clk.Now})
 			if err != nil {
 				t.Fatal(err)
 			}
-			red := openRedis(t, RedisConfig{Addrs: []string{addr}, Params: p, MaxBucket: 4, MaxSimHashBucket: 5,
-				Namespace: fmt.Sprint("meta", seed), Capacity: 256})
-			metamorphic(t, rand.New(rand.NewPCG(seed, 99)), p, mem, red, 600)
+			red := openRedis(t, RedisConfig{Addrs: []string{addr}, Params: p, MaxBucket: 4, MaxSimHashBucket: 5, MaxCandidates: 3,
+				Namespace: fmt.Sprint("meta", tc.seed), Capacity: 256, Retention: ret, Generation: gen,
+				RefreshOnMatch: tc.refresh, Clock: clk.Now})
+			tick := func(rng *rand.Rand) {
+				if tc.timed {
+					clk.Advance(time.Duration(rng.IntN(1500)) * time.Millisecond)
+				}
+			}
+			metamorphic(t, rand.New(rand.NewPCG(tc.seed, 99)), p, mem, red, 600, tick, tc.timed)
 		})
 	}
 }
 
-func metamorphic(t *testing.T, rng *rand.Rand, p Params, a, b Store, steps int) {
+// metamorphic runs the random operations on a and b; tick moves their
+// clock before each (timed: generations come and go, so hot buckets are
+// rarer than in a run without them).
+func metamorphic(t *testing.T, rng *rand.Rand, p Params, a, b Store, steps int, tick func(*rand.Rand), timed bool) {
 	ctx := context.Background()
 	id := func() string { return fmt.Sprint("d", rng.IntN(300)) }
 	band := func(i int) uint64 { return key("pool", i*100+rng.IntN(12)) }
 	fps := []uint64{0x0123456789abcdef, 0xfedcba9876543210, 0x5555aaaa5555aaaa, 0x1111222233334444, 0x9999888877776666, 0x0f0f0f0ff0f0f0f0}
 	var ops [5]int
 	for step := range steps {
+		tick(rng)
 		switch op := rng.IntN(10); {
 		case op < 6:
 			ops[0]++
@@ -58,6 +79,9 @@ func metamorphic(t *testing.T, rng *rand.Rand, p Params, a, b Store, steps int) 
 				}
 				if rng.IntN(3) == 0 {
 					e.IMatch, e.HasIMatch = sketch.Digest{byte(rng.IntN(4))}, true
+				}
+				if rng.IntN(2) == 0 {
+					e.Content, e.HasContent = sketch.ContentDigest{byte(rng.IntN(6)), 1}, true
 				}
 				if rng.IntN(2) == 0 {
 					e.Features = []byte(fmt.Sprint("f", step, i))
@@ -106,7 +130,7 @@ func metamorphic(t *testing.T, rng *rand.Rand, p Params, a, b Store, steps int) 
 	if sa != sb {
 		t.Errorf("stats differ:\nmemory %+v\nredis  %+v", sa, sb)
 	}
-	if sa.Replays == 0 || sa.HotBuckets == 0 || sa.Exact == 0 || sa.Candidates == 0 {
+	if sa.Replays == 0 || sa.IMatch == 0 || sa.Candidates == 0 || sa.Copies == 0 || sa.Dropped == 0 || (sa.HotBuckets == 0 && !timed) {
 		t.Errorf("the run did not exercise everything: %+v", sa)
 	}
 	t.Logf("ops %v, stats %+v", ops, sa)
@@ -118,10 +142,14 @@ func diffResult(x, y Result) string {
 		return "seq/replay"
 	case !bytes.Equal(x.Verdict, y.Verdict) || (x.Verdict == nil) != (y.Verdict == nil):
 		return "verdict"
-	case x.Exact != y.Exact || x.ExactSeq != y.ExactSeq:
+	case x.IMatch != y.IMatch || x.IMatchSeq != y.IMatchSeq:
 		return "exact"
 	case x.Truncated != y.Truncated:
 		return "truncated"
+	case x.Copy != y.Copy || x.CopySeq != y.CopySeq:
+		return "copy"
+	case x.Dropped != y.Dropped:
+		return "dropped"
 	case !slices.Equal(x.Candidates, y.Candidates):
 		return "candidates"
 	}

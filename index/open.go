@@ -19,8 +19,13 @@ type Options struct {
 	Generation     time.Duration
 	RefreshOnMatch bool
 	MaxBucket      int
-	Capacity       int
-	Batch          int
+	// MaxCandidates bounds the candidates a lookup returns (0: the
+	// default), best ranked first.
+	MaxCandidates int
+	// Capacity sizes Redis's bucket groups and caps the memory store's
+	// generations (MemoryConfig.Capacity).
+	Capacity int
+	Batch    int
 	// Timeout is the dial, read and write timeout of Redis connections.
 	Timeout time.Duration
 	// TLS is used for rediss:// URLs (default: system roots, the URL's
@@ -37,15 +42,17 @@ type Options struct {
 //	rediss+cluster://…                          (TLS)
 //
 // Query parameters: namespace, retention and generation (Go durations),
-// refresh (bool), max_bucket, capacity, batch, shards, timeout.
+// refresh (bool), max_bucket, max_candidates, capacity, batch, shards,
+// timeout.
 func Open(ctx context.Context, rawURL string, o Options) (Store, error) {
 	cfg, mem, err := parseURL(rawURL, o)
 	if err != nil {
 		return nil, err
 	}
 	if mem {
-		return NewMemory(MemoryConfig{Params: cfg.Params, Retention: cfg.Retention,
-			RefreshOnMatch: cfg.RefreshOnMatch, MaxBucket: cfg.MaxBucket})
+		return NewMemory(MemoryConfig{Params: cfg.Params, Retention: cfg.Retention, Generation: cfg.Generation,
+			Capacity: cfg.Capacity, RefreshOnMatch: cfg.RefreshOnMatch, MaxBucket: cfg.MaxBucket,
+			MaxCandidates: cfg.MaxCandidates})
 	}
 	return NewRedis(ctx, cfg)
 }
@@ -56,7 +63,8 @@ func parseURL(rawURL string, o Options) (cfg RedisConfig, memory bool, err error
 	}
 	cfg = RedisConfig{
 		Params: o.Params, Namespace: o.Namespace, Retention: o.Retention, Generation: o.Generation,
-		RefreshOnMatch: o.RefreshOnMatch, MaxBucket: o.MaxBucket, Capacity: o.Capacity, Batch: o.Batch,
+		RefreshOnMatch: o.RefreshOnMatch, MaxBucket: o.MaxBucket, MaxCandidates: o.MaxCandidates,
+		Capacity: o.Capacity, Batch: o.Batch,
 		DialTimeout: o.Timeout, ReadTimeout: o.Timeout, WriteTimeout: o.Timeout,
 	}
 	if rawURL == "memory" || rawURL == "memory://" {
@@ -136,6 +144,8 @@ func parseURL(rawURL string, o Options) (cfg RedisConfig, memory bool, err error
 			cfg.RefreshOnMatch, perr = strconv.ParseBool(v)
 		case "max_bucket":
 			cfg.MaxBucket, perr = strconv.Atoi(v)
+		case "max_candidates":
+			cfg.MaxCandidates, perr = strconv.Atoi(v)
 		case "capacity":
 			cfg.Capacity, perr = strconv.Atoi(v)
 		case "batch":

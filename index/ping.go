@@ -8,7 +8,12 @@ import (
 
 // Ping reports whether the store can serve calls: nil, ErrClosed, or the
 // context's error.
-func (m *Memory) Ping(ctx context.Context) error { return m.check(ctx) }
+func (m *Memory) Ping(ctx context.Context) error {
+	if m.closed.Load() {
+		return ErrClosed
+	}
+	return ctx.Err()
+}
 
 // Ping checks that the server answers (in cluster mode, every master); a
 // failure wraps ErrUnavailable.

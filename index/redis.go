@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"encoding/binary"
@@ -31,7 +32,7 @@ type RedisConfig struct {
 	// DB selects the logical database (single node only).
 	DB int
 	// Namespace prefixes every key (default "neardup"); keys are
-	// "<Namespace>:v1:{tag}…". No braces or spaces.
+	// "<Namespace>:v2:{tag}…". No braces or spaces.
 	Namespace string
 	// Params are the sketch parameters (required; stored).
 	Params Params
@@ -53,6 +54,10 @@ type RedisConfig struct {
 	// documents per generation; later documents are turned away and
 	// counted (Result.Truncated, Stats).
 	MaxBucket, MaxSimHashBucket int
+	// MaxCandidates bounds the candidates returned per entry (default
+	// DefaultMaxCandidates), best ranked first; the rest are counted
+	// (Result.Dropped) and never resolved.
+	MaxCandidates int
 	// Capacity is the number of documents per generation the bucket
 	// groups are sized for (layout; default 1<<20): each table gets
 	// Capacity/64 groups, rounded up to a power of two, so a group holds
@@ -104,10 +109,11 @@ type Redis struct {
 	gn      uint64 // groups per table
 	gbits   uint
 	shards  int
-	prefix  []string // per shard: "<ns>:v1:{tag}"
+	prefix  []string // per shard: "<ns>:v2:{tag}"
 	clock   []string // per shard clock hash
 	maxb    int
 	maxs    int
+	maxc    int
 	refresh bool
 	batch   int
 	now     func() time.Time
@@ -118,7 +124,7 @@ type Redis struct {
 }
 
 type redisScripts struct {
-	lookupInsert, register, buckets, resolve, features, verdicts, verdict, del, maintain *redis.Script
+	lookupInsert, register, copies, buckets, resolve, features, verdicts, verdict, del, maintain *redis.Script
 }
 
 func newRedisScripts(consts string) redisScripts {
@@ -126,6 +132,7 @@ func newRedisScripts(consts string) redisScripts {
 	return redisScripts{
 		lookupInsert: src(luaLookupInsert),
 		register:     src(luaRegister),
+		copies:       src(luaCopies),
 		buckets:      src(luaBuckets),
 		resolve:      src(luaResolve),
 		features:     src(luaFeatures),
@@ -142,8 +149,8 @@ func (r *Redis) scriptConstants() string {
 	if r.refresh {
 		refresh = 1
 	}
-	return fmt.Sprintf("local FP = %s\nlocal L, R, NLIVE, GN, B, T, MAXB, MAXS, SIMK, S, REFRESH = %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d\n",
-		luaQuote(r.fp), r.genSec, r.retSec, r.nlive, r.gn, r.p.Bands, r.p.tables(), r.maxb, r.maxs, r.p.SimHashK, r.shards, refresh)
+	return fmt.Sprintf("local FP = %s\nlocal L, R, NLIVE, GN, B, T, MAXB, MAXS, SIMK, S, REFRESH, MAXC = %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d\n",
+		luaQuote(r.fp), r.genSec, r.retSec, r.nlive, r.gn, r.p.Bands, r.p.tables(), r.maxb, r.maxs, r.p.SimHashK, r.shards, refresh, r.maxc)
 }
 
 // luaQuote returns s as a Lua 5.1 string literal.
@@ -160,7 +167,7 @@ func luaQuote(s string) string {
 }
 
 func (s redisScripts) all() []*redis.Script {
-	return []*redis.Script{s.lookupInsert, s.register, s.buckets, s.resolve, s.features, s.verdict, s.del, s.maintain}
+	return []*redis.Script{s.lookupInsert, s.register, s.copies, s.buckets, s.resolve, s.features, s.verdicts, s.verdict, s.del, s.maintain}
 }
 
 // NewRedis connects, loads the scripts, checks (or, for a new namespace,
@@ -200,17 +207,18 @@ func newRedis(cfg RedisConfig) (*Redis, error) {
 		return nil, bad("namespace %q: want 1..64 bytes without braces or spaces", cfg.Namespace)
 	}
 	if cfg.Retention < 0 || cfg.Generation < 0 || cfg.MaxBucket < 0 || cfg.MaxSimHashBucket < 0 ||
-		cfg.Capacity < 0 || cfg.Shards < 0 || cfg.Batch < 0 {
+		cfg.MaxCandidates < 0 || cfg.Capacity < 0 || cfg.Shards < 0 || cfg.Batch < 0 {
 		return nil, bad("negative setting")
 	}
 	r := &Redis{
 		cluster: cfg.Cluster,
 		p:       cfg.Params,
 		ns:      cfg.Namespace,
-		maxb:    cmp0(cfg.MaxBucket, DefaultMaxBucket),
-		maxs:    cmp0(cfg.MaxSimHashBucket, DefaultMaxSimHashBucket),
+		maxb:    cmp.Or(cfg.MaxBucket, DefaultMaxBucket),
+		maxs:    cmp.Or(cfg.MaxSimHashBucket, DefaultMaxSimHashBucket),
+		maxc:    cmp.Or(cfg.MaxCandidates, DefaultMaxCandidates),
 		refresh: cfg.RefreshOnMatch && cfg.Retention > 0,
-		batch:   cmp0(cfg.Batch, DefaultBatch),
+		batch:   cmp.Or(cfg.Batch, DefaultBatch),
 		now:     cfg.Clock,
 		nlive:   1,
 	}
@@ -234,12 +242,12 @@ func newRedis(cfg RedisConfig) (*Redis, error) {
 	}
 	r.shards = 1
 	if cfg.Cluster {
-		r.shards = cmp0(cfg.Shards, DefaultClusterShards)
+		r.shards = cmp.Or(cfg.Shards, DefaultClusterShards)
 		if r.shards > 16384 {
 			return nil, bad("shards %d: want ≤ 16384", r.shards)
 		}
 	}
-	capacity := cmp0(cfg.Capacity, DefaultCapacity)
+	capacity := cmp.Or(cfg.Capacity, DefaultCapacity)
 	for r.gn = 1; (r.gn*metaGroup < uint64(capacity) || r.gn < uint64(r.shards)) && r.gbits < maxGroupBits; r.gn *= 2 {
 		r.gbits++
 	}
@@ -340,6 +348,10 @@ func (r *Redis) idGroup(id string) uint64 { return uint64(fnv32(id)) % r.gn }
 // digestGroup places an I-Match digest by its last 4 bytes; its first 16
 // bytes are the hash field.
 func (r *Redis) digestGroup(d []byte) uint64 { return uint64(binary.BigEndian.Uint32(d[16:])) % r.gn }
+
+// contentGroup places a content digest by its last 4 bytes; its first 12
+// bytes are the hash field.
+func (r *Redis) contentGroup(c []byte) uint64 { return uint64(binary.BigEndian.Uint32(c[12:])) % r.gn }
 
 // call is one script invocation.
 type call struct {
@@ -463,22 +475,28 @@ func (r *Redis) LookupInsert(ctx context.Context, docs []Entry) ([]Result, error
 }
 
 func (r *Redis) count(out []Result) {
-	var replays, cands, exact, withheld uint64
+	var replays, cands, copies, imatch, withheld, dropped uint64
 	for i := range out {
 		if out[i].Replay {
 			replays++
 		}
-		if out[i].Exact != "" {
-			exact++
+		if out[i].Copy != "" {
+			copies++
+		}
+		if out[i].IMatch != "" {
+			imatch++
 		}
 		cands += uint64(len(out[i].Candidates))
 		withheld += uint64(out[i].Truncated)
+		dropped += uint64(out[i].Dropped)
 	}
 	r.stats.docs.Add(uint64(len(out)))
 	r.stats.replays.Add(replays)
 	r.stats.candidates.Add(cands)
-	r.stats.exact.Add(exact)
+	r.stats.copies.Add(copies)
+	r.stats.imatch.Add(imatch)
 	r.stats.withheld.Add(withheld)
+	r.stats.dropped.Add(dropped)
 }
 
 func (r *Redis) lookupInsertSingle(ctx context.Context, docs []Entry) ([]Result, error) {
@@ -487,7 +505,7 @@ func (r *Redis) lookupInsertSingle(ctx context.Context, docs []Entry) ([]Result,
 	for lo := 0; lo < len(docs); lo += r.batch {
 		chunk := docs[lo:min(lo+r.batch, len(docs))]
 		args := r.header(0, sweepBudget)
-		args = slices.Grow(args, len(chunk)*(5+r.p.tables()+2))
+		args = slices.Grow(args, len(chunk)*(6+r.p.tables()+2))
 		for i := range chunk {
 			e := &chunk[i]
 			flags := 0
@@ -496,6 +514,9 @@ func (r *Redis) lookupInsertSingle(ctx context.Context, docs []Entry) ([]Result,
 			}
 			if e.HasIMatch {
 				flags |= 2
+			}
+			if e.HasContent {
+				flags |= 4
 			}
 			args = append(args, e.ID, uint64(fnv32(e.ID)), flags, e.Features)
 			for _, k := range e.Bands {
@@ -510,6 +531,9 @@ func (r *Redis) lookupInsertSingle(ctx context.Context, docs []Entry) ([]Result,
 			}
 			if e.HasIMatch {
 				args = append(args, e.IMatch[:])
+			}
+			if e.HasContent {
+				args = append(args, e.Content[:])
 			}
 		}
 		calls = append(calls, &call{s: r.scripts.lookupInsert, keys: []string{r.clock[0]}, args: args})
@@ -531,8 +555,11 @@ func (r *Redis) lookupInsertSingle(ctx context.Context, docs []Entry) ([]Result,
 			res.Truncated = int(d.u32())
 			r.stats.hot.Add(uint64(d.u16()))
 			res.Verdict = d.bytes()
-			res.ExactSeq = d.u48()
-			res.Exact = d.str()
+			res.CopySeq = d.u48()
+			res.Copy = d.str()
+			res.IMatchSeq = d.u48()
+			res.IMatch = d.str()
+			res.Dropped = int(d.u32())
 			n := int(d.u16())
 			if n > 0 {
 				res.Candidates = make([]Candidate, n)
@@ -540,9 +567,9 @@ func (r *Redis) lookupInsertSingle(ctx context.Context, docs []Entry) ([]Result,
 					c := &res.Candidates[j]
 					c.Seq = d.u48()
 					c.Via = via(d.u8())
+					c.Hits = int(d.u16())
 					c.ID = d.str()
 				}
-				sortCandidates(res.Candidates)
 			}
 		}
 		if d.bad || d.p != len(d.s) {

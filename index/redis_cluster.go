@@ -7,7 +7,7 @@ import (
 )
 
 // lookupInsertCluster runs LookupInsert over shards that live on
-// different masters, in four round trips:
+// different masters:
 //
 //  1. HINCRBY reserves one sequence number per document on shard 0;
 //     document i gets seq (c+i)·S + shard(id), so the record shard is
@@ -15,16 +15,23 @@ import (
 //  2. register, per id shard: id → seq unless the id is stored (replay),
 //     records written. A document's records exist before any of its
 //     bucket entries, so whoever finds the entry can resolve it.
-//  3. buckets, per bucket shard: every bucket lookup-and-insert of the
-//     shard, each one atomic; the exact lane likewise.
-//  4. resolve, per record shard: seqs → external ids; deleted and
-//     expired documents drop out.
+//  3. the content lane, per content shard, and the resolution of the
+//     documents it names (a second round trip, only when it names any):
+//     a live earlier representative makes the document an exact copy,
+//     which skips step 4.
+//  4. buckets, per bucket shard: every bucket lookup-and-insert of the
+//     shard, each one atomic; the I-Match lane likewise.
+//  5. resolve, per record shard: the ranked candidates → external ids
+//     until MaxCandidates live ones are found (rarely more than one round
+//     trip); deleted and expired documents drop out.
 //
 // Two near-duplicates share a bucket, and the two operations on that
 // bucket are serialized by its master, so the second sees the first. The
 // earlier document (lower seq) may be the one that sees the later: it then
 // has a higher-Seq candidate, and the ordering rule of the package
-// documentation applies.
+// documentation applies. The content lane follows the same rule: a copy
+// registered concurrently with a higher Seq is reported as Copy, and the
+// document is processed in full.
 func (r *Redis) lookupInsertCluster(ctx context.Context, docs []Entry) ([]Result, error) {
 	n := len(docs)
 	last, err := r.c.HIncrBy(ctx, r.clock[0], "q", int64(n)).Result()
@@ -68,7 +75,13 @@ func (r *Redis) lookupInsertCluster(ctx context.Context, docs []Entry) ([]Result
 		}
 	}
 
-	// 3. buckets: one argument list per shard, one entry per document.
+	// 3. the content lane.
+	skip, copyOld, err := r.copiesCluster(ctx, docs, out)
+	if err != nil {
+		return nil, err
+	}
+
+	// 4. buckets: one argument list per shard, one entry per document.
 	type part struct {
 		doc  int
 		args []any
@@ -77,7 +90,7 @@ func (r *Redis) lookupInsertCluster(ctx context.Context, docs []Entry) ([]Result
 	var sim []uint64
 	for i := range docs {
 		e, res := &docs[i], &out[i]
-		if res.Replay && res.Verdict != nil {
+		if (res.Replay && res.Verdict != nil) || skip[i] {
 			continue
 		}
 		mode := 0
@@ -136,11 +149,12 @@ func (r *Redis) lookupInsertCluster(ctx context.Context, docs []Entry) ([]Result
 		return nil, err
 	}
 	type cand struct {
-		via byte
-		old bool
+		via  byte
+		hits int
+		old  bool
 	}
 	cands := make([]map[uint64]cand, n)
-	exactOld := make([]bool, n)
+	imatchOld := make([]bool, n)
 	for ci, c := range calls {
 		reply, err := c.cmd.Text()
 		if err != nil {
@@ -151,15 +165,15 @@ func (r *Redis) lookupInsertCluster(ctx context.Context, docs []Entry) ([]Result
 			out[i].Truncated += int(d.u32())
 			r.stats.hot.Add(uint64(d.u16()))
 			if ex, old := d.u48(), d.u8(); ex != 0 {
-				out[i].ExactSeq, exactOld[i] = ex, old == 1
+				out[i].IMatchSeq, imatchOld[i] = ex, old == 1
 			}
 			for range d.u16() {
-				s, v := d.u48(), d.u8()
+				s, v, h := d.u48(), d.u8(), int(d.u16())
 				if cands[i] == nil {
 					cands[i] = map[uint64]cand{}
 				}
 				prev, ok := cands[i][s]
-				cur := cand{via: v & 3, old: v&4 != 0 || prev.old}
+				cur := cand{via: v & 3, hits: prev.hits + h, old: v&4 != 0 || prev.old}
 				if ok && prev.via == 1 {
 					cur.via = 1
 				}
@@ -171,76 +185,214 @@ func (r *Redis) lookupInsertCluster(ctx context.Context, docs []Entry) ([]Result
 		}
 	}
 
-	// 4. resolve.
-	refresh := map[uint64]bool{}
+	// 5. resolve, in rank order, until MaxCandidates live candidates per
+	// document. Lane hits are resolved in the first round.
+	ranked := make([][]Candidate, n)
 	for i := range out {
 		for s, c := range cands[i] {
-			refresh[s] = refresh[s] || (c.old && r.refresh)
+			ranked[i] = append(ranked[i], Candidate{Seq: s, Via: via(c.via), Hits: c.hits})
 		}
-		if s := out[i].ExactSeq; s != 0 {
-			refresh[s] = refresh[s] || (exactOld[i] && r.refresh)
+		rankCandidates(ranked[i])
+	}
+	next := make([]int, n) // ranked[i][:next[i]] were sent for resolution
+	lanes := map[uint64]bool{}
+	for i := range out {
+		if s := out[i].IMatchSeq; s != 0 {
+			lanes[s] = lanes[s] || (imatchOld[i] && r.refresh)
+		}
+		if s := out[i].CopySeq; s != 0 && copyOld[i] && r.refresh {
+			lanes[s] = true
 		}
 	}
 	names := map[uint64]string{}
-	if len(refresh) > 0 {
-		bySeqShard := make([][]uint64, r.shards)
-		for s := range refresh {
-			sh := int(s % S)
-			bySeqShard[sh] = append(bySeqShard[sh], s)
-		}
-		calls = calls[:0]
-		var seqs [][]uint64
-		for sh, list := range bySeqShard {
-			for lo := 0; lo < len(list); lo += 4 * r.batch {
-				chunk := list[lo:min(lo+4*r.batch, len(list))]
-				args := r.header(sh, sweepBudget)
-				for _, s := range chunk {
-					f := "0"
-					if refresh[s] {
-						f = "1"
-					}
-					args = append(args, strconv.FormatUint(s, 10), f)
-				}
-				calls = append(calls, &call{s: r.scripts.resolve, keys: []string{r.clock[sh]}, args: args})
-				seqs = append(seqs, chunk)
+	for round := 0; ; round++ {
+		want := map[uint64]bool{}
+		if round == 0 {
+			for s, refresh := range lanes {
+				want[s] = refresh
 			}
 		}
-		if err := r.run(ctx, calls); err != nil {
+		for i := range out {
+			have := len(out[i].Candidates)
+			for ; have < r.maxc && next[i] < len(ranked[i]); next[i]++ {
+				c := ranked[i][next[i]]
+				want[c.Seq] = want[c.Seq] || (cands[i][c.Seq].old && r.refresh)
+				have++
+			}
+		}
+		if len(want) == 0 {
+			break
+		}
+		if err := r.resolveCluster(ctx, want, names); err != nil {
 			return nil, err
 		}
-		for ci, c := range calls {
-			reply, err := c.cmd.Text()
-			if err != nil {
-				return nil, err
-			}
-			d := decoder{s: reply}
-			for _, s := range seqs[ci] {
-				if n := int32(d.u32()); n >= 0 {
-					names[s] = d.take(int(n))
+		short := false
+		for i := range out {
+			res := &out[i]
+			res.Candidates = res.Candidates[:0]
+			for _, c := range ranked[i][:next[i]] {
+				if id, ok := names[c.Seq]; ok && len(res.Candidates) < r.maxc {
+					c.ID = id
+					res.Candidates = append(res.Candidates, c)
 				}
 			}
-			if d.bad {
-				return nil, fmt.Errorf("malformed resolve reply")
-			}
+			short = short || (len(res.Candidates) < r.maxc && next[i] < len(ranked[i]))
+		}
+		if !short {
+			break
 		}
 	}
 	for i := range out {
 		res := &out[i]
-		for s, c := range cands[i] {
-			if id, ok := names[s]; ok {
-				res.Candidates = append(res.Candidates, Candidate{ID: id, Seq: s, Via: via(c.via)})
-			}
+		res.Dropped = len(ranked[i]) - next[i]
+		if len(res.Candidates) == 0 {
+			res.Candidates = nil
 		}
-		sortCandidates(res.Candidates)
-		if s := res.ExactSeq; s != 0 {
+		if s := res.IMatchSeq; s != 0 {
 			if id, ok := names[s]; ok {
-				res.Exact = id
+				res.IMatch = id
 			} else {
-				res.ExactSeq = 0
+				res.IMatchSeq = 0
 			}
 		}
 	}
 	return out, nil
+}
+
+// copiesCluster runs the content lane of every document that has a
+// content digest and no recorded verdict, resolves the documents it names
+// and fills Copy and CopySeq. skip marks the exact copies of a live
+// earlier representative: their buckets are not touched.
+func (r *Redis) copiesCluster(ctx context.Context, docs []Entry, out []Result) (skip, old []bool, err error) {
+	n := len(docs)
+	skip, old = make([]bool, n), make([]bool, n)
+	byShard := make([][]int, r.shards)
+	for i := range docs {
+		if docs[i].HasContent && !(out[i].Replay && out[i].Verdict != nil) {
+			sh := r.shardOfGroup(r.contentGroup(docs[i].Content[:]))
+			byShard[sh] = append(byShard[sh], i)
+		}
+	}
+	var calls []*call
+	var owners [][]int
+	for sh, list := range byShard {
+		for lo := 0; lo < len(list); lo += r.batch {
+			chunk := list[lo:min(lo+r.batch, len(list))]
+			args := r.header(sh, sweepBudget)
+			for _, i := range chunk {
+				mode := 0
+				if out[i].Replay {
+					mode = 1
+				}
+				args = append(args, out[i].Seq, mode, docs[i].Content[:])
+			}
+			calls = append(calls, &call{s: r.scripts.copies, keys: []string{r.clock[sh]}, args: args})
+			owners = append(owners, chunk)
+		}
+	}
+	if len(calls) == 0 {
+		return skip, old, nil
+	}
+	if err := r.run(ctx, calls); err != nil {
+		return nil, nil, err
+	}
+	found, cur := make([]uint64, n), make([]uint64, n)
+	want := map[uint64]bool{}
+	for ci, c := range calls {
+		reply, err := c.cmd.Text()
+		if err != nil {
+			return nil, nil, err
+		}
+		d := decoder{s: reply}
+		for _, i := range owners[ci] {
+			found[i], old[i], cur[i] = d.u48(), d.u8() == 1, d.u48()
+			for _, s := range []uint64{found[i], cur[i]} {
+				if s != 0 && s != out[i].Seq {
+					want[s] = false
+				}
+			}
+		}
+		if d.bad {
+			return nil, nil, fmt.Errorf("malformed copies reply")
+		}
+	}
+	if len(want) == 0 {
+		return skip, old, nil
+	}
+	names := map[uint64]string{}
+	if err := r.resolveCluster(ctx, want, names); err != nil {
+		return nil, nil, err
+	}
+	for i := range out {
+		seq := out[i].Seq
+		_, foundLive := names[found[i]]
+		_, curLive := names[cur[i]]
+		earlier := func(s uint64, live bool) bool { return live && s != 0 && s < seq }
+		switch {
+		case earlier(cur[i], curLive) && earlier(found[i], foundLive) && old[i]:
+			out[i].CopySeq, skip[i] = found[i], true
+		case earlier(cur[i], curLive):
+			out[i].CopySeq, skip[i], old[i] = cur[i], true, false
+		case earlier(found[i], foundLive):
+			out[i].CopySeq = found[i]
+		case foundLive && found[i] > seq:
+			out[i].CopySeq = found[i] // a later copy that did not see this one
+		case curLive && cur[i] > seq:
+			out[i].CopySeq, old[i] = cur[i], false
+		}
+		if out[i].CopySeq != 0 {
+			out[i].Copy = names[out[i].CopySeq]
+		}
+	}
+	return skip, old, nil
+}
+
+// resolveCluster resolves seqs to external ids into names (deleted and
+// expired documents are left out); seqs whose flag is set have their
+// records carried into the current generation.
+func (r *Redis) resolveCluster(ctx context.Context, seqs map[uint64]bool, names map[uint64]string) error {
+	S := uint64(r.shards)
+	bySeqShard := make([][]uint64, r.shards)
+	for s := range seqs {
+		sh := int(s % S)
+		bySeqShard[sh] = append(bySeqShard[sh], s)
+	}
+	var calls []*call
+	var lists [][]uint64
+	for sh, list := range bySeqShard {
+		for lo := 0; lo < len(list); lo += 4 * r.batch {
+			chunk := list[lo:min(lo+4*r.batch, len(list))]
+			args := r.header(sh, sweepBudget)
+			for _, s := range chunk {
+				f := "0"
+				if seqs[s] {
+					f = "1"
+				}
+				args = append(args, strconv.FormatUint(s, 10), f)
+			}
+			calls = append(calls, &call{s: r.scripts.resolve, keys: []string{r.clock[sh]}, args: args})
+			lists = append(lists, chunk)
+		}
+	}
+	if err := r.run(ctx, calls); err != nil {
+		return err
+	}
+	for ci, c := range calls {
+		reply, err := c.cmd.Text()
+		if err != nil {
+			return err
+		}
+		d := decoder{s: reply}
+		for _, s := range lists[ci] {
+			if n := int32(d.u32()); n >= 0 {
+				names[s] = d.take(int(n))
+			}
+		}
+		if d.bad {
+			return fmt.Errorf("malformed resolve reply")
+		}
+	}
+	return nil
 }
 
 // shardTags returns, for each of S shards, the hash tag whose Redis Cluster

@@ -8,7 +8,7 @@ package index
 // Calling convention, shared by every script:
 //
 //	KEYS[1]  the shard's clock hash  <P>c
-//	ARGV[1]  the shard's key prefix P = "<namespace>:v1:{<tag>}"
+//	ARGV[1]  the shard's key prefix P = "<namespace>:v2:{<tag>}"
 //	ARGV[2]  now, unix seconds (the caller's clock)
 //	ARGV[3]  ARGV[4]  the shard's group range [glo, ghi) (for the sweep)
 //	ARGV[5]  sweep budget: key names to give an expiry in this call
@@ -17,7 +17,8 @@ package index
 // The store's constants (the namespace fingerprint FP, generation length
 // L and retention R in seconds, NLIVE live generations, GN groups per
 // table, B bands, T tables, the guards MAXB and MAXS, SIMK, S shards,
-// REFRESH) are compiled into the source by [scriptConstants], so a call
+// REFRESH, MAXC candidates returned) are compiled into the source by
+// [scriptConstants], so a call
 // parses no configuration. The key layout is described in doc.go. Numbers
 // travel as decimal text so that redis-benchmark can send the same EVALSHA
 // with __rand_int__ values. Lua numbers are doubles: every integer handled
@@ -58,15 +59,16 @@ local function tkey(h, t, g)
 end
 local function ikey(h, g) return P .. 'i' .. h .. ':' .. g end
 local function xkey(h, g) return P .. 'x' .. h .. ':' .. g end
+local function ckey(h, g) return P .. 'e' .. h .. ':' .. g end
 
 -- Generation keys get their expiry when their generation has closed: the
 -- sweep walks every key name a closed generation can have in this shard
--- (T tables, ids, digests × the shard's groups) and sets EXPIREAT
+-- (T tables, ids, digests, contents × the shard's groups) and sets EXPIREAT
 -- (gen+1)·L + R, BUDGET names per call. A key in the past is deleted.
 local SWEPT = true
 local function sweep(sw, u, budget)
   local n = GHI - GLO
-  local total = (T + 2) * n
+  local total = (T + 3) * n
   while budget > 0 and sw < GEN do
     local exp = (sw + 1) * L + R
     local stop = u + budget
@@ -77,7 +79,8 @@ local function sweep(sw, u, budget)
       local key
       if tt < T then key = tkey(sw, tt, g)
       elseif tt == T then key = ikey(sw, g)
-      else key = xkey(sw, g) end
+      elseif tt == T + 1 then key = xkey(sw, g)
+      else key = ckey(sw, g) end
       redis.call('EXPIREAT', key, exp)
     end
     budget = budget - (stop - u)
@@ -174,21 +177,33 @@ end
 local SELF, MODE, LOWER      -- MODE 0 insert, 1 look up only, 2 insert unless present
 local LOCAL = false          -- records are in this shard: members can be resolved
 local QHI, QLO = 0, 0        -- the document's SimHash halves
-local CAND, CORDER, OLDC, PEND, RFULL, TRUNC, HOT
+local CAND, HITS, LASTT, CORDER, OLDC, LIVEC, PEND, RFULL, TRUNC, HOT
 local function begin(self, mode)
   SELF, MODE = self, mode
-  CAND, CORDER, OLDC, PEND, RFULL, TRUNC, HOT = {}, {}, {}, {}, {}, 0, 0
+  CAND, HITS, LASTT, CORDER, OLDC, LIVEC, PEND, RFULL, TRUNC, HOT = {}, {}, {}, {}, {}, {}, {}, {}, 0, 0
 end
-local function addc(s, via)
+-- addc counts table t's hit on candidate s: a member met in several
+-- generations of one table counts once.
+local function addc(s, via, t)
   local v = CAND[s]
-  if not v then CAND[s] = via; CORDER[#CORDER + 1] = s
-  elseif via == 1 then CAND[s] = 1 end
+  if not v then CAND[s] = via; HITS[s] = 1; LASTT[s] = t; CORDER[#CORDER + 1] = s
+  else
+    if via == 1 then CAND[s] = 1 end
+    if LASTT[s] ~= t then HITS[s] = HITS[s] + 1; LASTT[s] = t end
+  end
+end
+-- rank orders the candidates best first: most hits, then the most recent.
+local function rank()
+  table.sort(CORDER, function(a, b)
+    if HITS[a] ~= HITS[b] then return HITS[a] > HITS[b] end
+    return a > b
+  end)
 end
 
 -- scan adds the members of a bucket value as candidates and returns
 -- whether SELF is among them. LSH members are 6-byte seqs; SimHash members
 -- are a 6-byte seq and the 8-byte fingerprint, kept only within SIMK bits.
-local function scan(val, w, old)
+local function scan(val, w, old, t)
   local present = false
   for p = 1, #val, w do
     local s, hi, lo
@@ -201,7 +216,7 @@ local function scan(val, w, old)
     end
     if s == SELF then present = true
     elseif near and (not LOWER or s < SELF) then
-      addc(s, w == 6 and 1 or 2)
+      addc(s, w == 6 and 1 or 2, t)
       if old then old[#old + 1] = s; old[#old + 1] = string.sub(val, p, p + w - 1); OLDC[s] = true end
     end
   end
@@ -226,7 +241,7 @@ local function tableOp(t, v, sim, me)
     local val = redis.call('HGET', tkey(h, t, g), f)
     if val then
       if REFRESH == 1 and MODE ~= 1 then old = old or {} end
-      scan(val, w, old)
+      scan(val, w, old, t)
     end
   end
   local k = tkey(GEN, t, g)
@@ -234,14 +249,14 @@ local function tableOp(t, v, sim, me)
   if MODE == 1 then
     local val = redis.call('HGET', k, f)
     if val then
-      scan(val, w, nil)
+      scan(val, w, nil, t)
       if #val >= w * lim then RFULL[#RFULL + 1] = {k, f, val, w, lim} end
     end
     return
   end
   if not old and MODE == 0 and redis.call('HSETNX', k, f, me) == 1 then return end
   local val = redis.call('HGET', k, f) or ''
-  local present = scan(val, w, nil)
+  local present = scan(val, w, nil, t)
   PEND[#PEND + 1] = {k, f, val, w, lim, old, present, me}
 end
 
@@ -253,9 +268,11 @@ local function has(val, s, w)
 end
 
 -- finish counts the full buckets a replay looked up and rewrites the
--- pending buckets: members whose document is gone
--- (DEAD) are dropped, refreshed members of older generations are copied
--- in, and the document is appended unless the bucket is full.
+-- pending buckets: members whose document is gone (dead) are dropped,
+-- refreshed members of older generations are copied in (on a single node
+-- only the candidates returned, whose records were refreshed; in cluster
+-- mode, where records are resolved later, every one found), and the
+-- document is appended unless the bucket is full.
 -- live keeps the members of val whose document exists. Only a bucket that
 -- looks full is checked member by member (SimHash members outside SIMK and
 -- later members of a replay are not resolved otherwise), so that the guard
@@ -288,7 +305,7 @@ local function finish(dead)
     end
     if old then
       for i = 1, #old, 2 do
-        if not (dead and dead[old[i]]) and #nv < w * lim and not has(nv, old[i], w) then
+        if not (dead and dead[old[i]]) and (not LOCAL or LIVEC[old[i]]) and #nv < w * lim and not has(nv, old[i], w) then
           nv = nv .. old[i + 1]
         end
       end
@@ -333,6 +350,39 @@ local function exactOp(d, check)
   return 0, false
 end
 
+-- copyOp looks up the content digest c (16 bytes: the field is its first
+-- 12, the group its last 4). It returns the first earlier document with
+-- that content in an older generation, else the current generation's
+-- representative (0 for none); whether it was found in an older
+-- generation; whether the entry is a copy of the current generation's
+-- representative, which ends its lookup; and that representative. With
+-- check, a hit must resolve to a live document (single node); otherwise
+-- (cluster) the caller resolves and decides. Unless MODE 1, an entry that
+-- finds no such representative becomes it (with REFRESH, the older
+-- document found is carried forward instead).
+local function copyOp(c, check)
+  local g = struct.unpack('>I4', c, 13) % GN
+  local f = string.sub(c, 1, 12)
+  local function usable(s)
+    return s and s ~= SELF and (not LOWER or s < SELF) and (not check or resolve(s))
+  end
+  local found, old = 0, false
+  for h = GLIVE, GEN - 1 do
+    local s = tonumber(redis.call('HGET', ckey(h, g), f))
+    if usable(s) then found, old = s, true; break end
+  end
+  local k = ckey(GEN, g)
+  local cur = tonumber(redis.call('HGET', k, f))
+  if usable(cur) then
+    if found == 0 then found = cur end
+    return found, old, true, cur
+  end
+  if MODE == 1 then return found, old, found > 0, cur or 0 end
+  if REFRESH == 1 and found > 0 then redis.call('HSET', k, f, found)
+  else redis.call('HSET', k, f, SELF) end
+  return found, old, false, cur or 0
+end
+
 -- refreshRecords restarts the lifetime of document s (found in an older
 -- generation): its record hashes are extended and its id copied into the
 -- current generation.
@@ -345,18 +395,20 @@ local function refreshRecords(s, id)
 end
 `
 
-// luaLookupInsert is the single-node LookupInsert: registration, every
-// table and the exact lane of every document, resolution and writes, in one
-// atomic call. ARGV[6…], per document:
+// luaLookupInsert is the single-node LookupInsert: registration, the
+// content lane, every table and the I-Match lane of every document,
+// ranking, resolution and writes, in one atomic call. ARGV[6…], per
+// document:
 //
-//	id idg flags features v_1 … v_B [fphi fplo sv_1 … sv_k+1] [digest]
+//	id idg flags features v_1 … v_B [fphi fplo sv_1 … sv_k+1] [digest] [content]
 //
-// flags: 1 SimHash present, 2 digest present. Reply: one string, per
-// document (big-endian):
+// flags: 1 SimHash present, 2 I-Match digest present, 4 content digest
+// present. Reply: one string, per document (big-endian):
 //
 //	status u8 (0 new, 1 replay) · seq u48 · withheld u32 · hot u16 ·
-//	verdict (i32 length, −1 = none) · exact seq u48 · exact id (i32 length) ·
-//	ncand u16 · ncand × (seq u48 · via u8 · id (i32 length))
+//	verdict (i32 length, −1 = none) · copy seq u48 · copy id (i32 length) ·
+//	imatch seq u48 · imatch id (i32 length) · dropped u32 · ncand u16 ·
+//	ncand × (seq u48 · via u8 · hits u16 · id (i32 length))
 const luaLookupInsert = luaPrelude + `
 LOWER, LOCAL = true, true
 local q = tonumber(ST[5]) or 0
@@ -377,30 +429,44 @@ while a <= #ARGV do
     if #feat > 0 then defer(WF, 'f', self, feat) end
   end
   begin(self, replay and 1 or 0)
-  local nb = B
-  if flags % 2 == 1 then nb = T end
+  local hasSim, hasIM, hasC = flags % 2 == 1, math.floor(flags / 2) % 2 == 1, math.floor(flags / 4) % 2 == 1
+  local va = a
+  a = a + B
+  local sa = a
+  if hasSim then a = a + (T - B) + 2 end
+  local da = a
+  if hasIM then a = a + 1 end
+  local ca = a
+  if hasC then a = a + 1 end
   local skip = replay and vd
+  local cp, cpold = 0, false
+  if not skip and hasC then
+    local stop
+    cp, cpold, stop = copyOp(ARGV[ca], true)
+    skip = stop
+  end
+  local ex, exold = 0, false
   if not skip then
     local me = struct.pack('>I6', self)
-    for t = 0, B - 1 do tableOp(t, tonumber(ARGV[a + t]), false, me) end
-    if nb > B then
-      QHI, QLO = tonumber(ARGV[a + B]), tonumber(ARGV[a + B + 1])
+    for t = 0, B - 1 do tableOp(t, tonumber(ARGV[va + t]), false, me) end
+    if hasSim then
+      QHI, QLO = tonumber(ARGV[sa]), tonumber(ARGV[sa + 1])
       local sme = me .. struct.pack('>I4I4', QHI, QLO)
-      for t = B, T - 1 do tableOp(t, tonumber(ARGV[a + t + 2]), true, sme) end
+      for t = B, T - 1 do tableOp(t, tonumber(ARGV[sa + 2 + t - B]), true, sme) end
     end
+    if hasIM then ex, exold = exactOp(ARGV[da], true) end
   end
-  if nb > B then a = a + T + 2 else a = a + B end
-  local ex, exold = 0, false
-  if flags >= 2 then
-    if not skip then ex, exold = exactOp(ARGV[a], true) end
-    a = a + 1
-  end
-  local dead, cands, n = nil, {}, 0
-  for _, s in ipairs(CORDER) do
+  -- Resolve in rank order until MAXC live candidates; the dead ones met
+  -- on the way are dropped from the pending buckets.
+  rank()
+  local dead, cands, n, dropped = nil, {}, 0, 0
+  for i, s in ipairs(CORDER) do
+    if n == MAXC then dropped = #CORDER - i + 1; break end
     local cid = resolve(s)
     if cid then
       n = n + 1
-      cands[#cands + 1] = struct.pack('>I6B', s, CAND[s]) .. lenstr(cid)
+      LIVEC[s] = true
+      cands[#cands + 1] = struct.pack('>I6BI2', s, CAND[s], HITS[s]) .. lenstr(cid)
       if OLDC[s] then refreshRecords(s, cid) end
     else
       dead = dead or {}
@@ -411,10 +477,16 @@ while a <= #ARGV do
   local exid = false
   if ex > 0 then
     exid = resolve(ex)
-    if exold and REFRESH == 1 and exid and not OLDC[ex] then refreshRecords(ex, exid) end
+    if exold and REFRESH == 1 and exid then refreshRecords(ex, exid) end
+  end
+  local cpid = false
+  if cp > 0 then
+    cpid = resolve(cp)
+    if cpold and REFRESH == 1 and cpid then refreshRecords(cp, cpid) end
   end
   out[#out + 1] = struct.pack('>BI6I4I2', replay and 1 or 0, self, TRUNC, HOT) .. lenstr(vd) ..
-    struct.pack('>I6', ex) .. lenstr(exid) .. struct.pack('>I2', n) .. table.concat(cands)
+    struct.pack('>I6', cp) .. lenstr(cpid) .. struct.pack('>I6', ex) .. lenstr(exid) ..
+    struct.pack('>I4I2', dropped, n) .. table.concat(cands)
 end
 flush(WM)
 flush(WF)
@@ -445,9 +517,10 @@ return table.concat(out)
 
 // luaBuckets is cluster phase 3, per bucket shard. ARGV[6…], per document:
 // seq mode fphi fplo nops (t v)×nops digest-or-"". Reply per document:
-// withheld u32 · hot u16 · exact seq u48 · exact-in-older-generation u8 ·
-// ncand u16 · (seq u48 · via u8)×ncand, via bit 4 marking a candidate found
-// in an older generation.
+// withheld u32 · hot u16 · imatch seq u48 · imatch-in-older-generation u8 ·
+// ncand u16 · (seq u48 · via u8 · hits u16)×ncand, via bit 4 marking a
+// candidate found in an older generation. Every table lives in one shard,
+// so a document's hits are the sum over shards.
 const luaBuckets = luaPrelude + `
 LOWER = false
 local out = {}
@@ -474,9 +547,25 @@ while a <= #ARGV do
   for _, s in ipairs(CORDER) do
     local via = CAND[s]
     if OLDC[s] then via = via + 4 end
-    parts[#parts + 1] = struct.pack('>I6B', s, via)
+    parts[#parts + 1] = struct.pack('>I6BI2', s, via, HITS[s])
   end
   out[#out + 1] = struct.pack('>I4I2I6BI2', TRUNC, HOT, ex, exold and 1 or 0, #CORDER) .. table.concat(parts)
+end
+return table.concat(out)
+`
+
+// luaCopies is the content lane of cluster phase 2, per content shard.
+// ARGV[6…], per document: seq mode content. Reply per document: found seq
+// u48 · found-in-older-generation u8 · current representative seq u48
+// (0 = none). The caller resolves both and decides: a live earlier
+// representative makes the document a copy, which skips the buckets.
+const luaCopies = luaPrelude + `
+LOWER = false
+local out = {}
+for a = 6, #ARGV, 3 do
+  begin(tonumber(ARGV[a]), tonumber(ARGV[a + 1]))
+  local found, old, _, cur = copyOp(ARGV[a + 2], false)
+  out[#out + 1] = struct.pack('>I6BI6', found, old and 1 or 0, cur)
 end
 return table.concat(out)
 `

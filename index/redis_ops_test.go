@@ -8,13 +8,16 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/binary"
 	"encoding/pem"
 	"errors"
 	"fmt"
 	"math/big"
+	mrand "math/rand/v2"
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -55,7 +58,7 @@ func TestRedisParamsMismatch(t *testing.T) {
 	s := openRedis(t, RedisConfig{Addrs: []string{addr}, Namespace: "pm3", Params: testParams})
 	c := redis.NewClient(&redis.Options{Addr: addr})
 	defer c.Close()
-	if err := c.HSet(context.Background(), "pm3:v1:{0}c", "f", "something else").Err(); err != nil {
+	if err := c.HSet(context.Background(), "pm3:v2:{0}c", "f", "something else").Err(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.LookupInsert(context.Background(), []Entry{entry(testParams, "a", nil)}); !errors.Is(err, ErrParamsMismatch) {
@@ -247,6 +250,9 @@ func TestRedisLayout(t *testing.T) {
 	for i := range cap(docs) {
 		e := entry(testParams, fmt.Sprint("document-", i), nil)
 		e.Features = []byte("f")
+		binary.BigEndian.PutUint64(e.Content[:], key(e.ID, 99))
+		binary.BigEndian.PutUint64(e.Content[8:], key(e.ID, 98))
+		e.HasContent = true
 		docs = append(docs, e)
 	}
 	for lo := 0; lo < len(docs); lo += 500 {
@@ -261,10 +267,10 @@ func TestRedisLayout(t *testing.T) {
 	}
 	kinds := map[string]int{}
 	for _, k := range keys {
-		if !strings.HasPrefix(k, "lay:v1:{0}") {
+		if !strings.HasPrefix(k, "lay:v2:{0}") {
 			t.Fatalf("key %q outside the namespace", k)
 		}
-		kind := k[len("lay:v1:{0}"):][:1]
+		kind := k[len("lay:v2:{0}"):][:1]
 		kinds[kind]++
 		enc, err := c.ObjectEncoding(ctx, k).Result()
 		if err != nil {
@@ -274,8 +280,9 @@ func TestRedisLayout(t *testing.T) {
 			t.Errorf("%s: encoding %s, want listpack", k, enc)
 		}
 	}
-	// 4 tables × 64 groups, ids in 64 groups, 2000/64 record hashes.
-	want := map[string]int{"b": 4 * 64, "i": 64, "m": 32, "f": 32, "c": 1}
+	// 4 tables × 64 groups, ids and contents in 64 groups each, 2000/64
+	// record hashes.
+	want := map[string]int{"b": 4 * 64, "i": 64, "e": 64, "m": 32, "f": 32, "c": 1}
 	for k, n := range want {
 		if kinds[k] != n {
 			t.Errorf("%d keys of kind %q, want %d (all: %v)", kinds[k], k, n, kinds)
@@ -308,12 +315,12 @@ func TestRedisGenerationExpiry(t *testing.T) {
 		}
 		return m
 	}
-	for k, e := range expiry(fmt.Sprintf("exp:v1:{0}b%d:*", g0)) {
+	for k, e := range expiry(fmt.Sprintf("exp:v2:{0}b%d:*", g0)) {
 		if e != -1 {
 			t.Errorf("%s in the current generation has expiry %d", k, e)
 		}
 	}
-	for k, e := range expiry("exp:v1:{0}m*") {
+	for k, e := range expiry("exp:v2:{0}m*") {
 		if e != (g0+1)*5+10 {
 			t.Errorf("record hash %s expires at %d, want %d", k, e, (g0+1)*5+10)
 		}
@@ -323,7 +330,7 @@ func TestRedisGenerationExpiry(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, pat := range []string{"b%d:*", "i%d:*"} {
-		for k, e := range expiry(fmt.Sprintf("exp:v1:{0}"+pat, g0)) {
+		for k, e := range expiry(fmt.Sprintf("exp:v2:{0}"+pat, g0)) {
 			if e != (g0+1)*5+10 {
 				t.Errorf("%s of the closed generation expires at %d, want %d", k, e, (g0+1)*5+10)
 			}
@@ -335,14 +342,14 @@ func TestRedisGenerationExpiry(t *testing.T) {
 	old := openRedis(t, RedisConfig{Addrs: []string{addr}, Namespace: "old", Capacity: 64,
 		Retention: 10 * time.Second, Generation: 5 * time.Second, Clock: past.Now})
 	insert(t, old, entry(testParams, "a", nil))
-	if n := len(c.Keys(ctx, "old:v1:{0}b*").Val()); n != 4 {
+	if n := len(c.Keys(ctx, "old:v2:{0}b*").Val()); n != 4 {
 		t.Fatalf("%d band keys, want 4", n)
 	}
 	past.Advance(5 * time.Second)
 	if err := old.Maintain(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if k := c.Keys(ctx, "old:v1:{0}[bimfx]*").Val(); len(k) != 0 {
+	if k := c.Keys(ctx, "old:v2:{0}[bimfxe]*").Val(); len(k) != 0 {
 		t.Errorf("keys left after retention: %v", k)
 	}
 }
@@ -431,5 +438,44 @@ func TestParseURL(t *testing.T) {
 	}
 	if _, _, err := parseURL("redis://u:hunter2@h?x=1", Options{}); err == nil || strings.Contains(err.Error(), "hunter2") {
 		t.Errorf("error leaks the password: %v", err)
+	}
+}
+
+// TestFNV32Lua checks that the Lua FNV-1a 32 that places ids on the server
+// computes what fnv32 (hash/fnv) computes in Go: ids would otherwise be
+// looked up in the wrong group.
+func TestFNV32Lua(t *testing.T) {
+	addr := redistest.StartServer(t)
+	s := openRedis(t, RedisConfig{Addrs: []string{addr}, Namespace: "fnv"})
+	probe := redis.NewScript(s.scriptConstants() + luaPrelude + `
+local out = {}
+for a = 6, #ARGV do out[#out + 1] = tostring(fnv32(ARGV[a])) end
+return out
+`)
+	ids := []string{"", "a", "document-1", "x\xff\xfe", strings.Repeat("long id ", 100), "日本語のid"}
+	rng := mrand.New(mrand.NewPCG(1, 2))
+	for range 200 {
+		b := make([]byte, rng.IntN(40))
+		for i := range b {
+			b[i] = byte(rng.Uint32())
+		}
+		ids = append(ids, string(b))
+	}
+	args := s.header(0, 0)
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	c := &call{s: probe, keys: []string{s.clock[0]}, args: args}
+	if err := s.run(context.Background(), []*call{c}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.cmd.StringSlice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, id := range ids {
+		if want := strconv.FormatUint(uint64(fnv32(id)), 10); got[i] != want {
+			t.Errorf("fnv32(%q): Lua %s, Go %s", id, got[i], want)
+		}
 	}
 }

@@ -29,15 +29,20 @@ type Reason string
 const (
 	ReasonMalformed  Reason = "malformed_json"     // not a JSON object
 	ReasonMissingID  Reason = "missing_id"         // no id (and no record key)
-	ReasonBadID      Reason = "bad_id"             // id not a non-empty string of at most 1024 bytes
+	ReasonBadID      Reason = "bad_id"             // id not a non-empty string of valid UTF-8 of at most MaxIDBytes
 	ReasonNoContent  Reason = "no_content"         // neither text nor html
 	ReasonBothBodies Reason = "both_text_and_html" // both text and html
 	ReasonEmpty      Reason = "empty_text"         // text (or extracted html) has no words
 	ReasonTooLarge   Reason = "too_large"          // over sketch.max_bytes
-	ReasonBadTS      Reason = "bad_ts"             // ts neither RFC 3339 nor epoch milliseconds
+	ReasonBadTS      Reason = "bad_ts"             // ts neither RFC 3339 nor epoch milliseconds, or outside years 0–9999
 	ReasonBadMeta    Reason = "bad_meta"           // meta not an object
 	ReasonBinary     Reason = "binary"             // content is not text
 	ReasonBadField   Reason = "bad_field"          // a known field of the wrong type
+	// Failures after decoding. The document may already be in the index
+	// (without a verdict); a replay of it is decided again.
+	ReasonEventTooLarge Reason = "event_too_large" // the event encodes to more than Config.MaxEventBytes
+	ReasonUnencodable   Reason = "unencodable"     // the event cannot be encoded as JSON
+	ReasonInternal      Reason = "internal_error"  // processing the document panicked (a bug); the run goes on
 )
 
 // ErrInvalid is wrapped by every [*InvalidError].
@@ -65,8 +70,24 @@ func invalid(r Reason, id, format string, args ...any) error {
 	return &InvalidError{Reason: r, ID: id, Detail: fmt.Sprintf(format, args...)}
 }
 
-// MaxIDBytes bounds document ids.
+// MaxIDBytes bounds document ids. Ids up to 62 bytes keep the Redis index's
+// id hashes in their compact encoding; longer ones cost more memory.
 const MaxIDBytes = 1024
+
+// CheckID reports why id cannot name a document: it is empty, longer than
+// MaxIDBytes or not valid UTF-8. Every id passes it before it reaches the
+// index, whichever consumer read it.
+func CheckID(id string) error {
+	switch {
+	case id == "":
+		return errors.New("id is empty")
+	case len(id) > MaxIDBytes:
+		return fmt.Errorf("id of %d bytes: longer than %d", len(id), MaxIDBytes)
+	case !utf8.ValidString(id):
+		return errors.New("id is not valid UTF-8")
+	}
+	return nil
+}
 
 // wire is the JSON input contract.
 type wire struct {
@@ -114,6 +135,16 @@ func (d *Decoder) DecodeJSON(b []byte, fallbackID string) (Document, error) {
 	case err != nil && isNull(w.ID):
 	case err != nil:
 		return Document{}, invalid(ReasonBadID, fallbackID, "id must be a string")
+	case present(w.ID):
+		// encoding/json turns invalid UTF-8 and unpaired surrogate escapes
+		// into U+FFFD, so that "x\xff" and "x\ud800" would both decode to
+		// "x\ufffd" and collide: the raw string is checked first.
+		if err := checkRawString(w.ID); err != nil {
+			return Document{}, invalid(ReasonBadID, truncate(strings.ToValidUTF8(id, "?")), "id %v", err)
+		}
+		if id == "" {
+			return Document{}, invalid(ReasonBadID, fallbackID, "id is empty")
+		}
 	}
 	if id == "" {
 		id = fallbackID
@@ -121,8 +152,8 @@ func (d *Decoder) DecodeJSON(b []byte, fallbackID string) (Document, error) {
 	if id == "" {
 		return Document{}, invalid(ReasonMissingID, "", "no id field and no record key")
 	}
-	if len(id) > MaxIDBytes || !utf8.ValidString(id) {
-		return Document{}, invalid(ReasonBadID, truncate(id), "id must be valid UTF-8 of at most %d bytes", MaxIDBytes)
+	if err := CheckID(id); err != nil {
+		return Document{}, invalid(ReasonBadID, truncate(strings.ToValidUTF8(id, "?")), "%v", err)
 	}
 	doc.ID = id
 	if doc.URL, err = optString(w.URL, "url"); err != nil {
@@ -172,8 +203,8 @@ func (d *Decoder) DecodeRecord(key, value []byte, contentType string) (Document,
 		if id == "" {
 			return Document{}, invalid(ReasonMissingID, "", "text/plain record without a key")
 		}
-		if len(id) > MaxIDBytes || !utf8.ValidString(id) {
-			return Document{}, invalid(ReasonBadID, truncate(id), "key must be valid UTF-8 of at most %d bytes", MaxIDBytes)
+		if err := CheckID(id); err != nil {
+			return Document{}, invalid(ReasonBadID, truncate(strings.ToValidUTF8(id, "?")), "key: %v", err)
 		}
 		if len(value) > d.maxBytes {
 			return Document{}, invalid(ReasonTooLarge, id, "%d bytes > limit %d", len(value), d.maxBytes)
@@ -198,28 +229,88 @@ func optString(raw json.RawMessage, name string) (string, error) {
 	return s, nil
 }
 
+// checkRawString reports a JSON string literal whose bytes are not valid
+// UTF-8 or that escapes an unpaired UTF-16 surrogate: what encoding/json
+// would silently replace by U+FFFD.
+func checkRawString(raw []byte) error {
+	raw = bytes.TrimSpace(raw)
+	if !utf8.Valid(raw) {
+		return errors.New("is not valid UTF-8")
+	}
+	if len(raw) < 2 || raw[0] != '"' {
+		return errors.New("is not a string")
+	}
+	s := raw[1 : len(raw)-1]
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' {
+			continue
+		}
+		i++
+		if i >= len(s) || s[i] != 'u' {
+			continue // a one-character escape (the decoder checked it)
+		}
+		r, ok := hex4(s[i+1:])
+		if !ok {
+			return errors.New("has a bad \\u escape")
+		}
+		i += 4
+		switch {
+		case r >= 0xDC00 && r <= 0xDFFF:
+			return fmt.Errorf("escapes an unpaired surrogate \\u%04x", r)
+		case r >= 0xD800 && r <= 0xDBFF:
+			var lo rune
+			ok := i+2 < len(s) && s[i+1] == '\\' && s[i+2] == 'u'
+			if ok {
+				lo, ok = hex4(s[i+3:])
+			}
+			if !ok || lo < 0xDC00 || lo > 0xDFFF {
+				return fmt.Errorf("escapes an unpaired surrogate \\u%04x", r)
+			}
+			i += 6
+		}
+	}
+	return nil
+}
+
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(string(b[:4]), 16, 16)
+	return rune(v), err == nil
+}
+
 // parseTS accepts an RFC 3339 string or epoch milliseconds (a number or a
-// numeric string).
+// numeric string), for a time in years 0 to 9999 (UTC): the range RFC 3339,
+// and so the event encoding, can represent.
 func parseTS(raw json.RawMessage) (time.Time, error) {
 	if !present(raw) {
 		return time.Time{}, nil
 	}
 	var s string
+	var t time.Time
+	parsed := false
 	if raw[0] == '"' {
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return time.Time{}, err
 		}
-		if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-			return t.UTC(), nil
+		if p, err := time.Parse(time.RFC3339Nano, s); err == nil {
+			t, parsed = p.UTC(), true
 		}
 	} else {
 		s = string(raw)
 	}
-	ms, err := strconv.ParseInt(s, 10, 64)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("ts %s: want an RFC 3339 string or epoch milliseconds", truncate(string(raw)))
+	if !parsed {
+		ms, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return time.Time{}, fmt.Errorf("ts %s: want an RFC 3339 string or epoch milliseconds", truncate(string(raw)))
+		}
+		t = time.UnixMilli(ms).UTC()
 	}
-	return time.UnixMilli(ms).UTC(), nil
+	if y := t.Year(); y < 0 || y > 9999 {
+		return time.Time{}, fmt.Errorf("ts %s: year %d outside 0–9999", truncate(string(raw)), y)
+	}
+	return t, nil
 }
 
 func truncate(s string) string {

@@ -52,6 +52,32 @@ func TestDecodeJSON(t *testing.T) {
 		{"bad meta", `{"id":"a","text":"x","meta":[1]}`, "", ReasonBadMeta, nil},
 		{"too large", `{"id":"a","text":"` + strings.Repeat("x", 1001) + `"}`, "", ReasonTooLarge, nil},
 		{"empty input", ``, "", ReasonMalformed, nil},
+		// Ids that encoding/json would turn into "x\ufffd" are rejected
+		// before it can: three different inputs must not share one id.
+		{"id with invalid byte ff", "{\"id\":\"x\xff\",\"text\":\"x\"}", "", ReasonBadID, nil},
+		{"id with invalid byte fe", "{\"id\":\"x\xfe\",\"text\":\"x\"}", "", ReasonBadID, nil},
+		{"id with lone high surrogate", `{"id":"x\ud800","text":"x"}`, "", ReasonBadID, nil},
+		{"id with lone low surrogate", `{"id":"x\udc00y","text":"x"}`, "", ReasonBadID, nil},
+		{"id with reversed pair", `{"id":"\udc00\ud800","text":"x"}`, "", ReasonBadID, nil},
+		{"id with surrogate pair", `{"id":"x\ud83d\ude00","text":"x"}`, "", "", func(t *testing.T, doc Document) {
+			if doc.ID != "x😀" {
+				t.Errorf("id %q", doc.ID)
+			}
+		}},
+		{"id with escaped backslash", `{"id":"x\\ud800","text":"x"}`, "", "", func(t *testing.T, doc Document) {
+			if doc.ID != `x\ud800` {
+				t.Errorf("id %q", doc.ID)
+			}
+		}},
+		{"id U+FFFD itself", `{"id":"x\ufffd","text":"x"}`, "", "", nil},
+		{"empty id", `{"id":"","text":"x"}`, "", ReasonBadID, nil},
+		{"empty id with a key", `{"id":"","text":"x"}`, "key", ReasonBadID, nil},
+		{"ts beyond year 9999", `{"id":"b","ts":9223372036854775807,"text":"x"}`, "", ReasonBadTS, nil},
+		{"ts string beyond year 9999", `{"id":"b","ts":"253402300800000","text":"x"}`, "", ReasonBadTS, nil},
+		{"ts before year 0", `{"id":"b","ts":-62167219200001,"text":"x"}`, "", ReasonBadTS, nil},
+		{"ts year 0 by offset", `{"id":"b","ts":"0000-01-01T00:30:00+01:00","text":"x"}`, "", ReasonBadTS, nil},
+		{"ts last ms of 9999", `{"id":"b","ts":253402300799999,"text":"x"}`, "", "", nil},
+		{"ts zero time", `{"id":"b","ts":"0001-01-01T00:00:00Z","text":"x"}`, "", "", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -91,6 +117,8 @@ func TestDecodeRecord(t *testing.T) {
 func FuzzDecodeJSON(f *testing.F) {
 	f.Add([]byte(`{"id":"a","text":"x","ts":1,"meta":{}}`), "k")
 	f.Add([]byte(`{"id":"\xff","html":"<p>"}`), "")
+	f.Add([]byte(`{"id":"b","ts":9223372036854775807,"text":"x"}`), "")
+	f.Add([]byte(`{"id":"x\ud800","text":"x"}`), "")
 	d := NewDecoder(1 << 16)
 	f.Fuzz(func(t *testing.T, b []byte, key string) {
 		doc, err := d.DecodeJSON(b, key)
@@ -100,8 +128,11 @@ func FuzzDecodeJSON(f *testing.F) {
 			}
 			return
 		}
-		if doc.ID == "" || len(doc.ID) > MaxIDBytes {
-			t.Fatalf("accepted id %q", doc.ID)
+		if err := CheckID(doc.ID); err != nil {
+			t.Fatalf("accepted id %q: %v", doc.ID, err)
+		}
+		if _, err := doc.TS.MarshalJSON(); err != nil {
+			t.Fatalf("accepted ts %v that events cannot encode: %v", doc.TS, err)
 		}
 	})
 }

@@ -35,6 +35,10 @@ type Event struct {
 	Replay bool `json:"replay,omitempty"`
 	// Truncated counts candidates withheld by full (boilerplate) buckets.
 	Truncated int `json:"truncated,omitempty"`
+	// Unverified counts candidates that were found but not verified:
+	// ranked below verify.max_candidates, or whose stored features were
+	// gone or unreadable by the time they were fetched.
+	Unverified int `json:"unverified,omitempty"`
 	// Correction marks an event about another, later document that was
 	// admitted concurrently and did not see this one (Redis Cluster): it
 	// is the verdict a serial run would have given that document. Pair

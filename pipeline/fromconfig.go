@@ -38,6 +38,9 @@ func FromConfig(c *config.Config, version string) (Config, error) {
 		EmitUnique: c.Pipeline.Emit == "all",
 		MaxMatches: c.Pipeline.MaxMatches,
 		Retry:      c.Index.Retry,
+		// The index is opened with the same bound (index.Options).
+		MaxCandidates: c.Verify.MaxCandidates,
+		MaxEventBytes: c.Pipeline.MaxEventBytes,
 	}
 	pc.Params = Params{
 		Profile: c.Profile, Shingle: c.Sketch.Shingle, CharGram: c.Sketch.CharGram, K: c.Sketch.K,
@@ -89,6 +92,7 @@ func OpenStore(ctx context.Context, c *config.Config, version string) (Config, i
 		Generation:     ix.Generation,
 		RefreshOnMatch: ix.RefreshOnMatch,
 		MaxBucket:      ix.MaxBucket,
+		MaxCandidates:  c.Verify.MaxCandidates,
 		Capacity:       ix.Capacity,
 		Batch:          ix.Batch,
 		Timeout:        ix.Timeout,

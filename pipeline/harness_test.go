@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/neardup/neardup/config"
@@ -88,12 +89,14 @@ func synthItems(docs []synth.Doc) []Item {
 type plantedScore struct {
 	planted, found map[synth.Kind]int
 	wrongKind      map[synth.Kind]int
+	wrongExamples  map[synth.Kind][]string
 	falsePos       int
 	missed         []string
 }
 
 func score(docs []synth.Doc, outs []Output) plantedScore {
-	s := plantedScore{planted: map[synth.Kind]int{}, found: map[synth.Kind]int{}, wrongKind: map[synth.Kind]int{}}
+	s := plantedScore{planted: map[synth.Kind]int{}, found: map[synth.Kind]int{}, wrongKind: map[synth.Kind]int{},
+		wrongExamples: map[synth.Kind][]string{}}
 	for i, d := range docs {
 		ev := outs[i].Event
 		if d.Kind != synth.Original {
@@ -108,6 +111,9 @@ func score(docs []synth.Doc, outs []Output) plantedScore {
 			s.found[d.Kind]++
 			if string(d.Kind) != ev.Kind {
 				s.wrongKind[d.Kind]++
+				if len(s.wrongExamples[d.Kind]) < 3 {
+					s.wrongExamples[d.Kind] = append(s.wrongExamples[d.Kind], fmt.Sprintf("%s: %s by %s", d.ID, ev.Kind, ev.Method))
+				}
 			}
 		default:
 			s.falsePos++

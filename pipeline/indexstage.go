@@ -15,7 +15,7 @@ import (
 // indexStage batches prepared jobs in input order, looks them up and
 // inserts them, fetches their candidates' features and hands them to the
 // verifier pool.
-func (p *Pipeline) indexStage(ctx context.Context, ordered <-chan *job, verifyIn chan<- verify.Job) error {
+func (p *Pipeline) indexStage(ctx context.Context, ordered <-chan *job, verifyIn chan<- verify.Job, fl *inflight) error {
 	batch := make([]*job, 0, p.cfg.Batch)
 	for {
 		batch = batch[:0]
@@ -37,13 +37,13 @@ func (p *Pipeline) indexStage(ctx context.Context, ordered <-chan *job, verifyIn
 				break fill
 			}
 		}
-		if err := p.processBatch(ctx, batch, verifyIn); err != nil {
+		if err := p.processBatch(ctx, batch, verifyIn, fl); err != nil {
 			return err
 		}
 	}
 }
 
-func (p *Pipeline) processBatch(ctx context.Context, batch []*job, verifyIn chan<- verify.Job) error {
+func (p *Pipeline) processBatch(ctx context.Context, batch []*job, verifyIn chan<- verify.Job, fl *inflight) error {
 	var entries []index.Entry
 	var live []*job
 	for _, j := range batch {
@@ -57,99 +57,82 @@ func (p *Pipeline) processBatch(ctx context.Context, batch []*job, verifyIn chan
 			live = append(live, j)
 		}
 	}
-	if len(entries) > 0 {
-		var results []index.Result
-		t0 := time.Now()
-		err := p.retry(ctx, "lookup-insert", func(ctx context.Context) error {
-			var err error
-			results, err = p.ix.LookupInsert(ctx, entries)
-			return err
-		})
-		p.cfg.Metrics.Stage(metrics.StageIndex, time.Since(t0))
-		if err != nil {
-			return err
-		}
-		if len(results) != len(entries) {
-			return fmt.Errorf("pipeline: index returned %d results for %d entries", len(results), len(entries))
-		}
-		var ids []string
-		for i, j := range live {
-			j.res = results[i]
-			if j.res.Replay && j.res.Verdict != nil {
-				continue
-			}
-			add := func(c index.Candidate) {
-				j.cands = append(j.cands, c)
-				ids = append(ids, c.ID)
-			}
-			exact := index.Candidate{ID: j.res.Exact, Seq: j.res.ExactSeq, Via: "imatch"}
-			// First seen wins: a document is only ever a duplicate of
-			// earlier ones, so a duplicate never becomes its original's
-			// representative.
-			decided := false
-			if exact.ID != "" && exact.Seq < j.res.Seq {
-				// The I-Match lane found an earlier document with the same
-				// digest. When the profile accepts equal digests, that
-				// document decides and the earlier LSH candidates are
-				// skipped; otherwise it is verified first among them.
-				add(exact)
-				decided = p.imatchDecides
-			}
-			for _, c := range j.res.Candidates {
-				if !decided && c.Seq < j.res.Seq && c.ID != exact.ID {
-					add(c)
-				}
-			}
-			j.earlier = len(j.cands)
-			// In Redis Cluster a later document may not have seen this one
-			// (index package: the ordering rule), through the LSH buckets
-			// or the I-Match lane; this side then reports the pair as a
-			// correction.
-			if exact.ID != "" && exact.Seq > j.res.Seq {
-				add(exact)
-			}
-			for _, c := range j.res.Candidates {
-				if c.Seq > j.res.Seq && c.ID != exact.ID {
-					add(c)
-				}
-			}
-		}
-		t0 = time.Now()
-		feats, err := p.fetch(ctx, ids)
-		if err != nil {
-			return err
-		}
-		p.cfg.Metrics.Stage(metrics.StageFetch, time.Since(t0))
-		for _, j := range live {
-			kept, earlier := j.cands[:0], 0
-			for i, c := range j.cands {
-				if feats[c.ID] != nil { // expired or deleted since the lookup
-					kept = append(kept, c)
-					if i < j.earlier {
-						earlier++
-					}
-				}
-			}
-			j.cands, j.earlier = kept, earlier
-		}
-		now := time.Now()
+	if len(entries) == 0 {
 		for _, j := range batch {
-			j.verifyAt = now
-			vj := verify.Job{Doc: j.feats, Tag: j}
-			for _, c := range j.cands {
-				vj.Candidates = append(vj.Candidates, feats[c.ID])
-			}
 			select {
-			case verifyIn <- vj:
+			case verifyIn <- verify.Job{Tag: j}:
 			case <-ctx.Done():
 				return ctx.Err()
 			}
 		}
 		return nil
 	}
+	var results []index.Result
+	t0 := time.Now()
+	err := p.retry(ctx, "lookup-insert", func(ctx context.Context) error {
+		var err error
+		results, err = p.ix.LookupInsert(ctx, entries)
+		return err
+	})
+	p.cfg.Metrics.Stage(metrics.StageIndex, time.Since(t0))
+	if err != nil {
+		return err
+	}
+	if len(results) != len(entries) {
+		return fmt.Errorf("pipeline: index returned %d results for %d entries", len(results), len(entries))
+	}
+	var ids []string
+	for i, j := range live {
+		j.res = results[i]
+		switch {
+		case !j.res.Replay:
+			fl.register(j)
+		case j.res.Verdict != nil:
+			continue // the recorded verdict is the answer
+		default:
+			// A replay with no verdict recorded yet: the same id earlier
+			// in this run (this batch or one still in flight) will record
+			// the answer; otherwise the first attempt failed before it
+			// recorded one (or another instance holds it), and the
+			// verdict is computed again.
+			if j.first = fl.claim(j); j.first != nil {
+				continue
+			}
+		}
+		if j.res.Copy != "" && j.res.CopySeq < j.res.Seq {
+			continue // an exact copy: decided by its content digest
+		}
+		ids = p.candidates(j, ids)
+	}
+	t0 = time.Now()
+	feats, err := p.fetch(ctx, ids)
+	if err != nil {
+		return err
+	}
+	p.cfg.Metrics.Stage(metrics.StageFetch, time.Since(t0))
+	for _, j := range live {
+		kept, earlier := j.cands[:0], 0
+		for i, c := range j.cands {
+			if feats[c.ID] != nil {
+				kept = append(kept, c)
+				if i < j.earlier {
+					earlier++
+				}
+			} else {
+				j.unverified++ // expired, deleted or unreadable since the lookup
+			}
+		}
+		j.cands, j.earlier = kept, earlier
+	}
+	now := time.Now()
 	for _, j := range batch {
+		j.verifyAt = now
+		vj := verify.Job{Doc: j.feats, Tag: j}
+		for _, c := range j.cands {
+			vj.Candidates = append(vj.Candidates, feats[c.ID])
+		}
 		select {
-		case verifyIn <- verify.Job{Tag: j}:
+		case verifyIn <- vj:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -157,7 +140,56 @@ func (p *Pipeline) processBatch(ctx context.Context, batch []*job, verifyIn chan
 	return nil
 }
 
-// fetch returns the decoded stored features of ids.
+// candidates chooses what j is verified against, appending their ids to
+// ids: the earlier documents the index ranked (at most MaxCandidates,
+// best first), the first document with the same I-Match digest, and in
+// Redis Cluster the later documents that did not see j.
+func (p *Pipeline) candidates(j *job, ids []string) []string {
+	add := func(c index.Candidate) {
+		j.cands = append(j.cands, c)
+		ids = append(ids, c.ID)
+	}
+	j.unverified = j.res.Dropped
+	im := index.Candidate{ID: j.res.IMatch, Seq: j.res.IMatchSeq, Via: "imatch"}
+	// First seen wins: a document is only ever a duplicate of earlier
+	// ones, so a duplicate never becomes its original's representative.
+	decided, budget := false, p.cfg.MaxCandidates
+	if im.ID != "" && im.Seq < j.res.Seq {
+		// The I-Match lane found an earlier document with the same
+		// digest. When the profile accepts equal digests, that document
+		// decides; otherwise it is verified like any other candidate, on
+		// top of the ranked ones.
+		add(im)
+		decided = p.imatchDecides
+	}
+	for _, c := range j.res.Candidates {
+		if decided || c.Seq >= j.res.Seq || c.ID == im.ID {
+			continue
+		}
+		if budget == 0 {
+			j.unverified++
+			continue
+		}
+		budget--
+		add(c)
+	}
+	j.earlier = len(j.cands)
+	// In Redis Cluster a later document may not have seen this one
+	// (index package: the ordering rule), through the LSH buckets or the
+	// I-Match lane; this side then reports the pair as a correction.
+	if im.ID != "" && im.Seq > j.res.Seq {
+		add(im)
+	}
+	for _, c := range j.res.Candidates {
+		if c.Seq > j.res.Seq && c.ID != im.ID {
+			add(c)
+		}
+	}
+	return ids
+}
+
+// fetch returns the decoded stored features of ids; ids whose features
+// are gone or do not decode map to nil.
 func (p *Pipeline) fetch(ctx context.Context, ids []string) (map[string]*sketch.Features, error) {
 	out := make(map[string]*sketch.Features, len(ids))
 	if len(ids) == 0 {
@@ -184,10 +216,12 @@ func (p *Pipeline) fetch(ctx context.Context, ids []string) (map[string]*sketch.
 			continue
 		}
 		f := &sketch.Features{}
-		if err := f.UnmarshalBinary(raw[i]); err != nil {
-			return nil, fmt.Errorf("pipeline: stored features of %q: %w", id, err)
+		// Features that do not decode (written by something else) leave
+		// the candidate unverified, counted in the event; they do not stop
+		// the stream.
+		if f.UnmarshalBinary(raw[i]) == nil {
+			out[id] = f
 		}
-		out[id] = f
 	}
 	return out, nil
 }

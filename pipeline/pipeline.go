@@ -1,9 +1,11 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"runtime"
+	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -27,7 +29,10 @@ type Index interface {
 type Config struct {
 	Sketch  sketch.Config
 	Lexicon *sketch.Lexicon // nil: the built-in lexicon
-	Limits  sketch.Limits
+	// Limits caps the stored features (zero fields: sketch.DefaultLimits);
+	// only what the verification profile reads is stored
+	// (verify.Profile.Limits).
+	Limits sketch.Limits
 	// Bands and Rows split the MinHash signature into LSH bands.
 	Bands, Rows int
 	// SimHashK is the Hamming radius of the SimHash lane; -1 disables it
@@ -44,6 +49,16 @@ type Config struct {
 	EmitUnique bool
 	// MaxMatches bounds Event.Matches (default 5).
 	MaxMatches int
+	// MaxCandidates bounds the candidates verified per document (default
+	// index.DefaultMaxCandidates), best ranked first (most shared buckets,
+	// then the most recent); the index should be opened with the same
+	// bound. The rest are counted in Event.Unverified.
+	MaxCandidates int
+	// MaxEventBytes bounds an event's JSON encoding (default 1 MiB, the
+	// default largest Kafka message): a larger event, a document with a
+	// huge meta object say, becomes a dead letter (event_too_large)
+	// instead of failing the output.
+	MaxEventBytes int
 	// Retry is how long index calls are retried while the index is
 	// unavailable before Run fails (default 30s; negative: until the
 	// context ends). Nothing is reported while retrying: a document is
@@ -76,6 +91,12 @@ func (c Config) WithDefaults() Config {
 	if c.MaxMatches <= 0 {
 		c.MaxMatches = 5
 	}
+	if c.MaxCandidates <= 0 {
+		c.MaxCandidates = index.DefaultMaxCandidates
+	}
+	if c.MaxEventBytes <= 0 {
+		c.MaxEventBytes = DefaultMaxEventBytes
+	}
 	if c.Retry == 0 {
 		c.Retry = 30 * time.Second
 	}
@@ -88,8 +109,14 @@ func (c Config) WithDefaults() Config {
 	if c.Bands == 0 {
 		c.Bands, c.Rows = sketch.Bands(c.Sketch.K, 0.5)
 	}
+	def := sketch.DefaultLimits()
+	c.Limits.MaxShingles = cmp.Or(c.Limits.MaxShingles, def.MaxShingles)
+	c.Limits.MaxUnique = cmp.Or(c.Limits.MaxUnique, def.MaxUnique)
 	return c
 }
+
+// DefaultMaxEventBytes is the default of Config.MaxEventBytes.
+const DefaultMaxEventBytes = 1 << 20
 
 // Pipeline turns documents into verdicts; see the package documentation.
 // A Pipeline may be Run once at a time; it keeps the cluster cache across
@@ -99,8 +126,11 @@ type Pipeline struct {
 	ix       Index
 	verifier *verify.Verifier
 	clusters *clusterCache
+	// limits select and bound the stored features: what the profile's
+	// checks read.
+	limits sketch.Limits
 	// imatchDecides is true when the profile accepts equal I-Match
-	// digests as duplicates, so an exact-lane hit needs no LSH candidates.
+	// digests as duplicates, so an I-Match hit needs no LSH candidates.
 	imatchDecides bool
 }
 
@@ -123,7 +153,7 @@ func New(cfg Config, ix Index) (*Pipeline, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pipeline: %w", err)
 	}
-	pl := &Pipeline{cfg: cfg, ix: ix, verifier: v, clusters: newClusterCache(cfg.ClusterCache)}
+	pl := &Pipeline{cfg: cfg, ix: ix, verifier: v, clusters: newClusterCache(cfg.ClusterCache), limits: cfg.Verify.Limits(cfg.Limits)}
 	for _, c := range cfg.Verify.Checks {
 		pl.imatchDecides = pl.imatchDecides || c.Method == verify.MethodIMatch
 	}
@@ -138,10 +168,29 @@ func (p *Pipeline) IndexParams() index.Params {
 	return index.Params{
 		Hash: "fnv1a64+splitmix64/v1", K: c.Sketch.K, Bands: c.Bands, Rows: c.Rows,
 		Shingle: max(c.Sketch.Shingle, c.Sketch.CharGram), Seed: c.Sketch.Seed, SimHashK: simK,
-		Extra: fmt.Sprintf("method=%s chargram=%d fold=%v accents=%v digits=%v punct=%v imatch=%s/%v/%v/%d simhash=%v",
+		// The stored feature sections are part of the namespace: features
+		// stored without what a check reads could never match it. The
+		// caps are not: documents stored at different sampling rates are
+		// aligned (sketch.AlignSamples).
+		Extra: fmt.Sprintf("method=%s chargram=%d fold=%v accents=%v digits=%v punct=%v imatch=%s/%v/%v/%d simhash=%v features=%s",
 			c.Sketch.Method, c.Sketch.CharGram, n.FoldQuotes, n.StripAccents, n.DropDigits, n.KeepPunct,
-			c.Sketch.IMatch.Mode, c.Sketch.IMatch.Cutoff, c.Sketch.IMatch.Keep, c.Sketch.IMatch.MinTerms, c.SimHashK >= 0),
+			c.Sketch.IMatch.Mode, c.Sketch.IMatch.Cutoff, c.Sketch.IMatch.Keep, c.Sketch.IMatch.MinTerms, c.SimHashK >= 0,
+			featureSections(p.limits)),
 	}
+}
+
+// featureSections names the stored feature sections limits select.
+func featureSections(l sketch.Limits) string {
+	s := "content"
+	for _, f := range []struct {
+		on   bool
+		name string
+	}{{l.MaxShingles > 0, "shingles"}, {l.MaxUnique > 0, "unique"}, {l.IMatch, "imatch"}, {l.SimHash, "simhash"}} {
+		if f.on {
+			s += "+" + f.name
+		}
+	}
+	return s
 }
 
 // job is one input on its way through the stages.
@@ -159,6 +208,51 @@ type job struct {
 	earlier int
 	// verifyAt is when the job was handed to the verifier pool.
 	verifyAt time.Time
+	// unverified counts candidates found but not verified.
+	unverified int
+	// first is the earlier job of this run with the same id, still in
+	// flight when the index answered: this job is a replay of the verdict
+	// first will record.
+	first *job
+	// rec is the verdict recorded for this job (set by resolve), which
+	// later replays in the same run return.
+	rec *verdictRecord
+}
+
+// inflight maps the ids of this run's documents that will record a
+// verdict but have not yet to their jobs: a repeated id in the same or a
+// later batch is answered with the first occurrence's verdict even before
+// the index holds it. It is shared by the index and resolve stages.
+type inflight struct {
+	mu sync.Mutex
+	m  map[string]*job
+}
+
+// register makes j the job in flight for its id.
+func (f *inflight) register(j *job) {
+	f.mu.Lock()
+	f.m[j.entry.ID] = j
+	f.mu.Unlock()
+}
+
+// claim returns the job in flight for j's id, or registers j as it.
+func (f *inflight) claim(j *job) *job {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if first, ok := f.m[j.entry.ID]; ok {
+		return first
+	}
+	f.m[j.entry.ID] = j
+	return nil
+}
+
+// release forgets j once its verdict is recorded.
+func (f *inflight) release(j *job) {
+	f.mu.Lock()
+	if f.m[j.entry.ID] == j {
+		delete(f.m, j.entry.ID)
+	}
+	f.mu.Unlock()
 }
 
 // Run reads items from in until it is closed, and writes one Output per
@@ -175,6 +269,7 @@ func (p *Pipeline) Run(ctx context.Context, in <-chan Item, out chan<- Output) e
 	ordered := make(chan *job, 4*p.cfg.Batch+w)
 	verifyIn := make(chan verify.Job, p.cfg.Batch)
 	verifyOut := make(chan verify.Result, p.cfg.Batch)
+	fl := &inflight{m: map[string]*job{}}
 
 	// Dispatch: keep input order in ordered, spread the work over prep.
 	g.Go(func() error {
@@ -214,8 +309,12 @@ func (p *Pipeline) Run(ctx context.Context, in <-chan Item, out chan<- Output) e
 			var f sketch.Features
 			for j := range prep {
 				t0 := time.Now()
-				p.prepare(s, &f, j)
-				if j.dead == nil {
+				if s = p.prepare(s, &f, j); s == nil {
+					if s, err = sketch.New(p.cfg.Sketch, p.cfg.Lexicon); err != nil {
+						return err
+					}
+					f = sketch.Features{}
+				} else if j.dead == nil {
 					p.cfg.Metrics.Stage(metrics.StageSketch, time.Since(t0))
 				}
 				close(j.done)
@@ -226,7 +325,7 @@ func (p *Pipeline) Run(ctx context.Context, in <-chan Item, out chan<- Output) e
 	// Index: look up and insert in input order, in batches.
 	g.Go(func() error {
 		defer close(verifyIn)
-		return p.indexStage(ctx, ordered, verifyIn)
+		return p.indexStage(ctx, ordered, verifyIn, fl)
 	})
 	pool := verify.NewPool(p.verifier, w)
 	g.Go(func() error {
@@ -237,7 +336,7 @@ func (p *Pipeline) Run(ctx context.Context, in <-chan Item, out chan<- Output) e
 	g.Go(func() error {
 		for r := range verifyOut {
 			t0 := time.Now()
-			o, err := p.resolve(ctx, r)
+			o, err := p.resolve(ctx, r, fl)
 			if err != nil {
 				return err
 			}

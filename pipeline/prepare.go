@@ -2,6 +2,8 @@ package pipeline
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -11,10 +13,28 @@ import (
 )
 
 // prepare turns a decoded document into an index entry, or a dead letter.
-func (p *Pipeline) prepare(s *sketch.Sketcher, f *sketch.Features, j *job) {
+// A panic while extracting or sketching (a bug that some input triggers)
+// becomes the document's dead letter; the run goes on.
+func (p *Pipeline) prepare(s *sketch.Sketcher, f *sketch.Features, j *job) (fresh *sketch.Sketcher) {
+	defer func() {
+		if r := recover(); r != nil {
+			j.dead = p.deadLetter(j.item, &InvalidError{Reason: ReasonInternal, ID: j.item.Doc.ID, Detail: fmt.Sprintf("preparing the document panicked: %v", r)})
+			j.entry = index.Entry{}
+			fresh = nil // the sketcher's buffers may be inconsistent
+		}
+	}()
+	p.prepareDoc(s, f, j)
+	return s
+}
+
+func (p *Pipeline) prepareDoc(s *sketch.Sketcher, f *sketch.Features, j *job) {
 	it := j.item
 	if it.Err != nil {
 		j.dead = p.deadLetter(it, it.Err)
+		return
+	}
+	if err := CheckID(it.Doc.ID); err != nil {
+		j.dead = p.deadLetter(it, &InvalidError{Reason: ReasonBadID, ID: strings.ToValidUTF8(truncate(it.Doc.ID), "?"), Detail: err.Error()})
 		return
 	}
 	text := it.Doc.Text
@@ -41,9 +61,9 @@ func (p *Pipeline) prepare(s *sketch.Sketcher, f *sketch.Features, j *job) {
 		j.dead = p.deadLetter(it, &InvalidError{Reason: ReasonEmpty, ID: it.Doc.ID, Detail: "no words after normalization"})
 		return
 	}
-	enc := f.AppendBinary(nil, p.cfg.Limits)
+	enc := f.AppendBinary(nil, p.limits)
 	stored := &sketch.Features{}
-	f.Stored(stored, p.cfg.Limits) // what enc decodes to, without decoding
+	f.Stored(stored, p.limits) // what enc decodes to, without decoding
 	j.feats = stored
 	j.entry = index.Entry{
 		ID:         it.Doc.ID,
@@ -52,6 +72,8 @@ func (p *Pipeline) prepare(s *sketch.Sketcher, f *sketch.Features, j *job) {
 		HasSimHash: p.cfg.SimHashK >= 0,
 		IMatch:     f.IMatch,
 		HasIMatch:  f.HasIMatch,
+		Content:    f.Content,
+		HasContent: true,
 		Features:   enc,
 	}
 }

@@ -5,47 +5,137 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/verify"
 )
 
+// verdictRecord is what the index keeps of a verdict (RecordVerdict): the
+// decision, for replays and for the clusters of later duplicates. It
+// leaves out what describes one input rather than the document (source,
+// meta, params): a replay reports its own. Kind, duplicate_of, method and
+// scores are those of the first match; a unique document has none. A
+// unique document's record is about 20 bytes.
+type verdictRecord struct {
+	// Cluster is omitted when the document is its own cluster.
+	Cluster    string  `json:"c,omitempty"`
+	Matches    []Match `json:"m,omitempty"`
+	Truncated  int     `json:"t,omitempty"`
+	Unverified int     `json:"u,omitempty"`
+	At         int64   `json:"a"` // unix milliseconds
+}
+
+// record returns the verdict record of ev.
+func record(ev *Event) *verdictRecord {
+	rec := &verdictRecord{Matches: ev.Matches, Truncated: ev.Truncated, Unverified: ev.Unverified, At: ev.At.UnixMilli()}
+	if ev.Cluster != ev.ID {
+		rec.Cluster = ev.Cluster
+	}
+	return rec
+}
+
+// replayEvent is the event answering a repeated id: the recorded verdict,
+// marked as a replay, with the repeated input's source.
+func (p *Pipeline) replayEvent(doc Document, src Source, rec *verdictRecord) *Event {
+	ev := &Event{
+		ID:         doc.ID,
+		Kind:       KindUnique,
+		Cluster:    rec.Cluster,
+		Matches:    rec.Matches,
+		Source:     p.eventSource(doc, src),
+		Params:     p.cfg.Params,
+		At:         time.UnixMilli(rec.At).UTC(),
+		Replay:     true,
+		Truncated:  rec.Truncated,
+		Unverified: rec.Unverified,
+	}
+	if ev.Cluster == "" {
+		ev.Cluster = doc.ID
+	}
+	if len(rec.Matches) > 0 {
+		b := rec.Matches[0]
+		sc := b.Scores
+		ev.Kind, ev.DuplicateOf, ev.Method, ev.Scores = b.Kind, b.ID, b.Method, &sc
+	}
+	return ev
+}
+
+func (p *Pipeline) eventSource(doc Document, src Source) EventSource {
+	es := EventSource{URL: doc.URL, Meta: doc.Meta, Source: src}
+	if !doc.TS.IsZero() {
+		ts := doc.TS
+		es.TS = &ts
+	}
+	return es
+}
+
 // resolve turns verification results into the document's output, records
-// the verdict in the index and remembers the cluster.
-func (p *Pipeline) resolve(ctx context.Context, r verify.Result) (Output, error) {
+// the verdict in the index and remembers the cluster. A failure that is
+// the document's own (a panic, an event that cannot be encoded or is too
+// large) becomes its dead letter; only the index being unavailable (or
+// misconfigured) returns an error.
+func (p *Pipeline) resolve(ctx context.Context, r verify.Result, fl *inflight) (Output, error) {
 	j := r.Tag.(*job)
 	o := Output{Tag: j.item.Tag}
 	if j.dead != nil {
 		o.Dead = j.dead
 		return o, nil
 	}
+	defer fl.release(j)
+	if r.Err != nil {
+		return p.reject(j, o, ReasonInternal, r.Err)
+	}
 	doc := j.item.Doc
-	if j.res.Replay && j.res.Verdict != nil {
-		var ev Event
-		if err := json.Unmarshal(j.res.Verdict, &ev); err != nil {
-			return o, fmt.Errorf("pipeline: recorded verdict of %q: %w", doc.ID, err)
-		}
-		ev.Replay = true
+	rec, err := p.recorded(ctx, j)
+	if err != nil {
+		return o, err
+	}
+	if rec != nil {
+		j.rec = rec
+		ev := p.replayEvent(doc, j.item.Source, rec)
 		p.clusters.put(ev.ID, ev.Cluster)
+		if err := p.check(ev); err != nil {
+			return p.reject(j, o, reasonOf(err), err)
+		}
 		if ev.Kind != KindUnique || p.cfg.EmitUnique {
-			o.Event = &ev
+			o.Event = ev
 		}
 		return o, nil
 	}
-	ev := &Event{
-		ID:        doc.ID,
-		Kind:      KindUnique,
-		Cluster:   doc.ID,
-		Source:    EventSource{URL: doc.URL, Meta: doc.Meta, Source: j.item.Source},
-		Params:    p.cfg.Params,
-		At:        p.cfg.Now().UTC(),
-		Truncated: j.res.Truncated,
+	if j.first != nil {
+		// The first occurrence of this id in the run was rejected after
+		// it reached the index: so is this one.
+		d := j.first.dead
+		if d == nil {
+			d = &DeadLetter{Reason: ReasonInternal, Error: "first occurrence has no verdict"}
+		}
+		return p.reject(j, o, d.Reason, fmt.Errorf("first occurrence of id %q was rejected: %s", doc.ID, d.Error))
 	}
-	if !doc.TS.IsZero() {
-		ts := doc.TS
-		ev.Source.TS = &ts
+
+	ev := &Event{
+		ID:         doc.ID,
+		Kind:       KindUnique,
+		Cluster:    doc.ID,
+		Source:     p.eventSource(doc, j.item.Source),
+		Params:     p.cfg.Params,
+		At:         p.cfg.Now().UTC(),
+		Truncated:  j.res.Truncated,
+		Unverified: j.unverified,
 	}
 	var later []Match
+	if j.res.Copy != "" {
+		// Equal content digests: the same normalized text, nothing to
+		// verify. An earlier copy decides; a later one (Redis Cluster,
+		// admitted concurrently) is reported as a correction.
+		one := 1.0
+		m := Match{ID: j.res.Copy, Kind: KindExact, Method: string(verify.MethodExact), Scores: verify.Scores{Jaccard: &one}}
+		if j.res.CopySeq < j.res.Seq {
+			ev.Matches = append(ev.Matches, m)
+		} else {
+			later = append(later, m)
+		}
+	}
 	for i, v := range r.Verdicts {
 		if v.Kind == verify.Distinct {
 			continue
@@ -74,12 +164,17 @@ func (p *Pipeline) resolve(ctx context.Context, r verify.Result) (Output, error)
 		}
 		ev.Cluster = c
 	}
-	rec, err := json.Marshal(ev)
+	if err := p.check(ev); err != nil {
+		// Nothing is recorded: a replay decides again (and fails again).
+		return p.reject(j, o, reasonOf(err), err)
+	}
+	j.rec = record(ev)
+	b, err := json.Marshal(j.rec)
 	if err != nil {
-		return o, fmt.Errorf("pipeline: encode verdict: %w", err)
+		return p.reject(j, o, ReasonUnencodable, err)
 	}
 	err = p.retry(ctx, "record-verdict", func(ctx context.Context) error {
-		return p.ix.RecordVerdict(ctx, doc.ID, rec)
+		return p.ix.RecordVerdict(ctx, doc.ID, b)
 	})
 	if err != nil && !errors.Is(err, index.ErrNotFound) {
 		return o, err
@@ -91,6 +186,92 @@ func (p *Pipeline) resolve(ctx context.Context, r verify.Result) (Output, error)
 	for _, m := range later {
 		o.Corrections = append(o.Corrections, p.correction(ev, m))
 	}
+	return o, nil
+}
+
+// recorded returns the verdict that answers j when it repeats an id: the
+// one the index returned, the one the first occurrence in this run
+// recorded, or, for a replay the index had no verdict for, one recorded
+// since (by this run or another instance). nil means j is decided here.
+func (p *Pipeline) recorded(ctx context.Context, j *job) (*verdictRecord, error) {
+	switch {
+	case !j.res.Replay:
+		return nil, nil
+	case j.res.Verdict != nil:
+		return decodeRecord(j.res.Verdict), nil
+	case j.first != nil:
+		return j.first.rec, nil
+	}
+	var recs [][]byte
+	err := p.retry(ctx, "verdicts", func(ctx context.Context) error {
+		var err error
+		recs, err = p.ix.Verdicts(ctx, []string{j.item.Doc.ID})
+		return err
+	})
+	if err != nil || len(recs) != 1 || recs[0] == nil {
+		return nil, err
+	}
+	return decodeRecord(recs[0]), nil
+}
+
+// decodeRecord reads a recorded verdict. Bytes that do not decode (not
+// written by this version) read as an empty record: a unique document
+// without a time, rather than a stopped stream.
+func decodeRecord(b []byte) *verdictRecord {
+	rec := &verdictRecord{}
+	if json.Unmarshal(b, rec) != nil {
+		return &verdictRecord{}
+	}
+	return rec
+}
+
+// errEventTooLarge is wrapped by check for an event over MaxEventBytes.
+var errEventTooLarge = errors.New("event too large")
+
+// check encodes ev as the sinks will and reports an event that cannot be
+// encoded or exceeds MaxEventBytes. An event whose encoding is bounded well
+// below the limit is not encoded twice: its strings are valid to encode
+// (encoding/json replaces bad UTF-8), its times lie in years 0–9999, its
+// scores are finite and its meta was decoded from JSON, so only the size
+// could fail.
+func (p *Pipeline) check(ev *Event) error {
+	if maxEncoded(ev) <= p.cfg.MaxEventBytes {
+		return nil
+	}
+	b, err := json.Marshal(ev)
+	if err != nil {
+		return fmt.Errorf("encode event: %w", err)
+	}
+	if len(b) > p.cfg.MaxEventBytes {
+		return fmt.Errorf("%w: %d bytes > limit %d (pipeline.max_event_bytes)", errEventTooLarge, len(b), p.cfg.MaxEventBytes)
+	}
+	return nil
+}
+
+// maxEncoded bounds the length of ev's JSON encoding: fixed fields and
+// scores in 2 KiB, and at most six bytes per byte of text (\u escapes).
+func maxEncoded(ev *Event) int {
+	const fixed, perMatch = 2048, 512
+	n := fixed + 6*(len(ev.ID)+len(ev.DuplicateOf)+len(ev.Cluster)+len(ev.Method)+len(ev.Source.URL)+
+		len(ev.Source.File)+len(ev.Source.Topic)+len(ev.Source.Meta)+len(ev.Params.Profile)+len(ev.Params.Index)+
+		len(ev.Params.Version)+len(ev.Params.Method))
+	for _, m := range ev.Matches {
+		n += perMatch + 6*(len(m.ID)+len(m.Kind)+len(m.Method))
+	}
+	return n
+}
+
+func reasonOf(err error) Reason {
+	if errors.Is(err, errEventTooLarge) {
+		return ReasonEventTooLarge
+	}
+	return ReasonUnencodable
+}
+
+// reject makes j's output a dead letter after it reached the index.
+func (p *Pipeline) reject(j *job, o Output, r Reason, err error) (Output, error) {
+	j.dead = p.deadLetter(j.item, &InvalidError{Reason: r, ID: j.item.Doc.ID, Detail: err.Error()})
+	o.Dead = j.dead
 	return o, nil
 }
 
@@ -111,14 +292,13 @@ func (p *Pipeline) clusterOf(ctx context.Context, id string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if len(recs) == 1 && len(recs[0]) > 0 {
-		var ev struct {
-			Cluster string `json:"cluster"`
+	if len(recs) == 1 && recs[0] != nil {
+		c := decodeRecord(recs[0]).Cluster
+		if c == "" {
+			c = id
 		}
-		if json.Unmarshal(recs[0], &ev) == nil && ev.Cluster != "" {
-			p.clusters.put(id, ev.Cluster)
-			return ev.Cluster, nil
-		}
+		p.clusters.put(id, c)
+		return c, nil
 	}
 	return id, nil
 }

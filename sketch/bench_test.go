@@ -47,7 +47,7 @@ func BenchmarkTokenize(b *testing.B) {
 		{"unicode", append(benchDoc(), "caf\u00e9"...)},
 	} {
 		b.Run(tt.name, func(b *testing.B) {
-			n := NewNormalizer(DefaultNormalization)
+			n := NewNormalizer(DefaultNormalization())
 			var tok Tokens
 			b.SetBytes(int64(len(tt.doc)))
 			b.ReportAllocs()
@@ -117,7 +117,7 @@ func BenchmarkEncode(b *testing.B) {
 	var g Features
 	b.ReportAllocs()
 	for b.Loop() {
-		buf = f.AppendBinary(buf[:0], DefaultLimits)
+		buf = f.AppendBinary(buf[:0], DefaultLimits())
 		_ = g.UnmarshalBinary(buf)
 	}
 }

@@ -4,119 +4,235 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
+	"slices"
 )
 
 // ErrCorrupt marks bytes that are not a valid features encoding.
 var ErrCorrupt = errors.New("sketch: corrupt features encoding")
 
-// Limits bounds what [Features.AppendBinary] stores for one document.
+// Limits selects and bounds what [Features.AppendBinary] stores for one
+// document. A zero field stores nothing of that kind, so a profile stores
+// only what its checks read (verify.Profile.Limits).
 type Limits struct {
-	// MaxShingles caps the stored shingle set (default 4096). Larger sets
+	// MaxShingles caps the stored shingle set; 0 stores none. Larger sets
 	// are sampled consistently: a shingle is kept when bits 32 … 32+s−1 of
 	// its hash are zero, with the smallest s that fits the cap, so two
 	// documents sampled at rates 2^-s and 2^-t still compare exactly on the
 	// shingles both would keep at the coarser rate (see [AlignSamples]).
+	// The stored sample holds between MaxShingles/2 and MaxShingles
+	// shingles of a large document (in expectation).
 	MaxShingles int
-	// MaxUnique caps the stored unique-word sequence (default 8192), with
-	// the same sampling rule; order is preserved.
+	// MaxUnique caps the stored unique-word sequence, with the same
+	// sampling rule; order is preserved. 0 stores none.
 	MaxUnique int
+	// IMatch and SimHash store the I-Match digest and the SimHash
+	// fingerprint.
+	IMatch, SimHash bool
 }
 
-// DefaultLimits are the storage caps used unless configured otherwise.
-var DefaultLimits = Limits{MaxShingles: 4096, MaxUnique: 8192}
+// DefaultLimits returns storage limits that keep every feature, with the
+// caps of the books profile.
+func DefaultLimits() Limits {
+	return Limits{MaxShingles: 4096, MaxUnique: 8192, IMatch: true, SimHash: true}
+}
 
-// The storage encoding, version 1, all integers unsigned varints unless said:
+// The storage encoding, version 2; integers are unsigned varints unless
+// said otherwise:
 //
-//	byte    version (1)
-//	byte    flags: 1 = has I-Match digest, 2 = has text
-//	varint  token count
-//	8 bytes SimHash, little-endian
+//	byte     version (2)
+//	byte     flags: 1 I-Match digest, 2 text, 4 SimHash, 8 shingles,
+//	         16 unique words
+//	varint   token count
+//	16 bytes content digest
+//	8 bytes  SimHash, little-endian (flag 4)
 //	20 bytes I-Match digest (flag 1)
-//	byte    shingle sample shift s; varint count; count deltas of the sorted
-//	        top 32 bits of the kept shingle hashes (first delta from 0)
-//	byte    unique sample shift; varint count; per word: 4 bytes top 32 bits
-//	        of the hash (little-endian) and varint position delta
-//	varint  text length and the text (flag 2)
+//	shingles (flag 8):
+//	  byte   sample shift s
+//	  varint distinct shingles of the whole document
+//	  varint n, the shingles kept
+//	  byte   Rice parameter k
+//	  Rice codes of the n gaps between the sorted kept values v>>s, where v
+//	  is the top 32 bits of a kept shingle hash (first gap from 0): q = gap>>k
+//	  in unary (q one bits, a zero bit), then the k low bits, most
+//	  significant first; the bit stream is padded to a whole byte
+//	unique words (flag 16):
+//	  byte   sample shift; varint count; per word: 4 bytes top 32 bits of
+//	  the hash (little-endian) and varint position delta
+//	varint text length and the text (flag 2)
 //
 // Stored hashes keep their top 32 bits: two distinct shingles of documents
-// with n shingles collide with probability about n²/2^33 per pair of
-// documents (0.0001 at n = 1000), far below verification thresholds. A
-// decoded Features holds those 32-bit values in its uint64 slices, so
+// with n stored shingles collide with probability about n²/2^33 per pair
+// of documents (0.000008 at n = 256), far below verification thresholds. A
+// kept value has its low s bits zero, so v>>s loses nothing. Rice coding
+// with k ≈ log2 of the mean gap costs about k + 1.6 bits per shingle: 24
+// to 26 bits for 128–256 sampled shingles, against 32 for varint deltas.
+// A decoded Features holds the 32-bit values in its uint64 slices, so
 // decoded features compare only with decoded features: encode the incoming
 // document too before verifying it against stored ones.
-const encodingVersion = 1
+const encodingVersion = 2
 
-// Bytes per stored item: a shingle costs its delta varint, about 3–4 bytes
-// (32-bit values, gaps ≈ 2^32/n); a unique word 4 bytes plus a 1–2 byte
-// position delta; fixed overhead is about 32 bytes.
+const (
+	flagIMatch  = 1
+	flagText    = 2
+	flagSimHash = 4
+	flagShingle = 8
+	flagUnique  = 16
+)
 
 // AppendBinary appends the storage encoding of f to dst.
 func (f *Features) AppendBinary(dst []byte, lim Limits) []byte {
-	if lim.MaxShingles <= 0 {
-		lim.MaxShingles = DefaultLimits.MaxShingles
-	}
-	if lim.MaxUnique <= 0 {
-		lim.MaxUnique = DefaultLimits.MaxUnique
-	}
 	var flags byte
-	if f.HasIMatch {
-		flags |= 1
+	if lim.IMatch && f.HasIMatch {
+		flags |= flagIMatch
 	}
 	if len(f.Text) > 0 {
-		flags |= 2
+		flags |= flagText
+	}
+	if lim.SimHash {
+		flags |= flagSimHash
+	}
+	if lim.MaxShingles > 0 {
+		flags |= flagShingle
+	}
+	if lim.MaxUnique > 0 {
+		flags |= flagUnique
 	}
 	dst = append(dst, encodingVersion, flags)
 	dst = binary.AppendUvarint(dst, uint64(f.Tokens))
-	dst = binary.LittleEndian.AppendUint64(dst, f.SimHash)
-	if f.HasIMatch {
+	dst = append(dst, f.Content[:]...)
+	if flags&flagSimHash != 0 {
+		dst = binary.LittleEndian.AppendUint64(dst, f.SimHash)
+	}
+	if flags&flagIMatch != 0 {
 		dst = append(dst, f.IMatch[:]...)
 	}
-
-	shift := sampleShift(len(f.Shingles), lim.MaxShingles)
-	dst = append(dst, byte(shift))
-	n := 0
-	for _, h := range f.Shingles {
-		if keep(h, shift) {
-			n++
+	if flags&flagShingle != 0 {
+		dst = f.appendShingles(dst, lim.MaxShingles)
+	}
+	if flags&flagUnique != 0 {
+		shift := sampleShift(len(f.Unique), lim.MaxUnique)
+		dst = append(dst, byte(shift))
+		n := 0
+		for _, u := range f.Unique {
+			if keep(u.Hash, shift) {
+				n++
+			}
+		}
+		dst = binary.AppendUvarint(dst, uint64(n))
+		var prevPos uint32
+		for _, u := range f.Unique {
+			if !keep(u.Hash, shift) {
+				continue
+			}
+			dst = binary.LittleEndian.AppendUint32(dst, uint32(u.Hash>>32))
+			dst = binary.AppendUvarint(dst, uint64(u.Pos-prevPos))
+			prevPos = u.Pos
 		}
 	}
-	dst = binary.AppendUvarint(dst, uint64(n))
-	// Sorting by the full hash also sorts the top 32 bits; equal tops
-	// (a 32-bit collision) encode as a zero delta and decode as duplicates,
-	// which the decoder drops.
-	var prev uint64
-	for _, h := range f.Shingles {
-		if !keep(h, shift) {
-			continue
-		}
-		top := h >> 32
-		dst = binary.AppendUvarint(dst, top-prev)
-		prev = top
-	}
-
-	shift = sampleShift(len(f.Unique), lim.MaxUnique)
-	dst = append(dst, byte(shift))
-	n = 0
-	for _, u := range f.Unique {
-		if keep(u.Hash, shift) {
-			n++
-		}
-	}
-	dst = binary.AppendUvarint(dst, uint64(n))
-	var prevPos uint32
-	for _, u := range f.Unique {
-		if !keep(u.Hash, shift) {
-			continue
-		}
-		dst = binary.LittleEndian.AppendUint32(dst, uint32(u.Hash>>32))
-		dst = binary.AppendUvarint(dst, uint64(u.Pos-prevPos))
-		prevPos = u.Pos
-	}
-	if len(f.Text) > 0 {
+	if flags&flagText != 0 {
 		dst = binary.AppendUvarint(dst, uint64(len(f.Text)))
 		dst = append(dst, f.Text...)
 	}
 	return dst
+}
+
+// appendShingles appends the shingle section: the kept top-32-bit values,
+// distinct and sorted, Rice-coded.
+func (f *Features) appendShingles(dst []byte, limit int) []byte {
+	count := f.ShingleCount
+	if count < len(f.Shingles) {
+		count = len(f.Shingles) // features built by hand
+	}
+	shift := sampleShift(len(f.Shingles), limit)
+	// Sorting by the full hash also sorts the top 32 bits; equal tops (a
+	// 32-bit collision) are stored once.
+	n, span := 0, uint64(0)
+	prev := ^uint64(0)
+	for _, h := range f.Shingles {
+		if top := h >> 32; keep(h, shift) && top != prev {
+			n++
+			span, prev = top>>shift, top
+		}
+	}
+	k := riceParam(span, n)
+	dst = append(dst, byte(shift))
+	dst = binary.AppendUvarint(dst, uint64(count))
+	dst = binary.AppendUvarint(dst, uint64(n))
+	dst = append(dst, byte(k))
+	w := bitWriter{b: dst}
+	w.reserve(n*(k+2)/8 + 8)
+	var last uint64
+	prev = ^uint64(0)
+	for _, h := range f.Shingles {
+		top := h >> 32
+		if !keep(h, shift) || top == prev {
+			continue
+		}
+		v := top >> shift
+		w.rice(v-last, k)
+		last, prev = v, top
+	}
+	return w.flush()
+}
+
+// riceParam returns the Rice parameter for n gaps summing to span: the
+// floor of log2 of the mean gap, which is within a few percent of the
+// optimum for geometric gaps.
+func riceParam(span uint64, n int) int {
+	if n == 0 || span < uint64(n) {
+		return 0
+	}
+	return bits.Len64(span/uint64(n)) - 1
+}
+
+// bitWriter appends bits to a byte slice, most significant bit first.
+type bitWriter struct {
+	b    []byte
+	acc  uint64 // pending bits, right-aligned
+	nacc uint   // number of pending bits (< 8 between calls)
+}
+
+func (w *bitWriter) bits(v uint64, n uint) {
+	for n > 0 {
+		take := min(n, 56-w.nacc)
+		w.acc = w.acc<<take | (v>>(n-take))&(1<<take-1)
+		w.nacc += take
+		n -= take
+		for w.nacc >= 8 {
+			w.nacc -= 8
+			w.b = append(w.b, byte(w.acc>>w.nacc))
+		}
+	}
+}
+
+// reserve grows b for about n more bytes.
+func (w *bitWriter) reserve(n int) { w.b = slices.Grow(w.b, n) }
+
+// rice writes v with parameter k: v>>k one bits, a zero, the k low bits.
+func (w *bitWriter) rice(v uint64, k int) {
+	q := v >> k
+	if n := q + 1 + uint64(k); n <= 48 {
+		// The usual case, one write: q ones, a zero, k bits of v.
+		w.bits((1<<q-1)<<(k+1)|v&(1<<k-1), uint(n))
+		return
+	}
+	for q > 0 {
+		run := min(q, 48)
+		w.bits(1<<run-1, uint(run))
+		q -= run
+	}
+	w.bits(0, 1)
+	w.bits(v, uint(k))
+}
+
+// flush pads the last byte with zero bits and returns the bytes.
+func (w *bitWriter) flush() []byte {
+	if w.nacc > 0 {
+		w.b = append(w.b, byte(w.acc<<(8-w.nacc)))
+		w.acc, w.nacc = 0, 0
+	}
+	return w.b
 }
 
 // sampleShift returns the smallest s such that about n/2^s ≤ limit.
@@ -137,52 +253,52 @@ func keep(h uint64, shift int) bool { return keepTop(h>>32, shift) }
 func keepTop(v uint64, shift int) bool { return v&(1<<shift-1) == 0 }
 
 // UnmarshalBinary decodes a storage encoding into f, reusing f's slices.
-// Signature is not stored and comes back empty. Malformed input gives an
-// error wrapping [ErrCorrupt], never a panic; counts are checked against
-// the remaining bytes before anything is allocated.
+// Signature is not stored and comes back empty; sections the encoding
+// does not hold come back empty. Malformed input gives an error wrapping
+// [ErrCorrupt], never a panic; counts are checked against the remaining
+// bytes before anything is allocated.
 func (f *Features) UnmarshalBinary(data []byte) error {
 	d := decoder{b: data}
 	if v := d.byte(); v != encodingVersion {
-		return fmt.Errorf("%w: version %d", ErrCorrupt, v)
+		return fmt.Errorf("%w: version %d, want %d", ErrCorrupt, v, encodingVersion)
 	}
 	flags := d.byte()
+	if flags&^(flagIMatch|flagText|flagSimHash|flagShingle|flagUnique) != 0 {
+		d.fail(fmt.Sprintf("unknown flags %#x", flags))
+	}
 	f.Tokens = int(d.uvarint(1 << 31))
-	f.SimHash = d.uint64()
-	f.HasIMatch = flags&1 != 0
+	copy(f.Content[:], d.bytes(len(f.Content)))
+	f.SimHash = 0
+	if flags&flagSimHash != 0 {
+		f.SimHash = d.uint64()
+	}
+	f.HasIMatch = flags&flagIMatch != 0
 	f.IMatch = Digest{}
 	if f.HasIMatch {
 		copy(f.IMatch[:], d.bytes(len(f.IMatch)))
 	}
 	f.Signature = f.Signature[:0]
 
-	f.ShingleShift = d.byte()
-	n := int(d.uvarint(uint64(d.remaining())))
-	f.Shingles = f.Shingles[:0]
-	var v uint64
-	for range n {
-		v += d.uvarint(1 << 32)
-		if len(f.Shingles) == 0 || f.Shingles[len(f.Shingles)-1] != v {
-			f.Shingles = append(f.Shingles, v)
+	f.Shingles, f.ShingleShift, f.ShingleCount = f.Shingles[:0], 0, 0
+	if flags&flagShingle != 0 {
+		f.decodeShingles(&d)
+	}
+	f.Unique, f.UniqueShift = f.Unique[:0], 0
+	if flags&flagUnique != 0 {
+		f.UniqueShift = d.byte()
+		n := int(d.uvarint(uint64(d.remaining() / 5)))
+		var pos uint64
+		for range n {
+			h := uint64(d.uint32())
+			pos += d.uvarint(1 << 32)
+			f.Unique = append(f.Unique, UniqueWord{Hash: h, Pos: uint32(pos)})
+		}
+		if pos >= 1<<32 {
+			d.fail("position overflows 32 bits")
 		}
 	}
-	if v >= 1<<32 {
-		d.fail("shingle value overflows 32 bits")
-	}
-
-	f.UniqueShift = d.byte()
-	n = int(d.uvarint(uint64(d.remaining() / 5)))
-	f.Unique = f.Unique[:0]
-	var pos uint64
-	for range n {
-		h := uint64(d.uint32())
-		pos += d.uvarint(1 << 32)
-		f.Unique = append(f.Unique, UniqueWord{Hash: h, Pos: uint32(pos)})
-	}
-	if pos >= 1<<32 {
-		d.fail("position overflows 32 bits")
-	}
 	f.Text = f.Text[:0]
-	if flags&2 != 0 {
+	if flags&flagText != 0 {
 		f.Text = append(f.Text, d.bytes(int(d.uvarint(uint64(d.remaining()))))...)
 	}
 	if len(f.Text) == 0 {
@@ -193,6 +309,100 @@ func (f *Features) UnmarshalBinary(data []byte) error {
 	}
 	return d.err
 }
+
+func (f *Features) decodeShingles(d *decoder) {
+	shift := d.byte()
+	count := d.uvarint(1 << 40)
+	n := d.uvarint(uint64(d.remaining()) * 8) // each code takes at least one bit
+	k := d.byte()
+	switch {
+	case d.err != nil:
+		return
+	case shift > 31 || k > 31:
+		d.fail("shingle shift or Rice parameter over 31")
+		return
+	case n > count:
+		d.fail("more shingles kept than the document has")
+		return
+	}
+	f.ShingleShift, f.ShingleCount = shift, int(count)
+	r := bitReader{b: d.b}
+	limit := uint64(1) << (32 - shift)
+	var v uint64
+	for i := range int(n) {
+		gap, ok := r.rice(int(k), limit)
+		if !ok || (i > 0 && gap == 0) {
+			d.fail("bad shingle code")
+			return
+		}
+		v += gap
+		if v >= limit {
+			d.fail("shingle value overflows 32 bits")
+			return
+		}
+		f.Shingles = append(f.Shingles, v<<shift)
+	}
+	d.b = d.b[r.used():]
+}
+
+// bitReader reads what bitWriter wrote, a 64-bit window at a time.
+type bitReader struct {
+	b   []byte
+	i   int    // bytes loaded into acc
+	acc uint64 // unread bits, most significant first
+	n   uint   // number of unread bits in acc
+}
+
+func (r *bitReader) refill() {
+	for r.n <= 56 && r.i < len(r.b) {
+		r.acc |= uint64(r.b[r.i]) << (56 - r.n)
+		r.i++
+		r.n += 8
+	}
+}
+
+// rice reads one Rice code with parameter k; values of limit or more are
+// rejected without reading on.
+func (r *bitReader) rice(k int, limit uint64) (uint64, bool) {
+	var q uint64
+	for {
+		r.refill()
+		if r.n == 0 {
+			return 0, false
+		}
+		// Bits past n are zero, so a run of ones ends by n at the latest.
+		ones := uint(bits.LeadingZeros64(^r.acc))
+		if ones >= r.n { // every unread bit is a one: the run goes on
+			q += uint64(r.n)
+			r.acc, r.n = 0, 0
+			if q >= limit>>k {
+				return 0, false
+			}
+			continue
+		}
+		q += uint64(ones)
+		r.acc <<= ones + 1
+		r.n -= ones + 1
+		break
+	}
+	if q >= limit>>k {
+		return 0, false
+	}
+	v := q << k
+	if k > 0 {
+		r.refill()
+		if r.n < uint(k) {
+			return 0, false
+		}
+		v |= r.acc >> (64 - uint(k))
+		r.acc <<= uint(k)
+		r.n -= uint(k)
+	}
+	return v, true
+}
+
+// used returns the bytes consumed, the last one padded.
+func (r *bitReader) used() int { return r.i - int(r.n/8) }
 
 type decoder struct {
 	b   []byte
@@ -302,34 +512,41 @@ func filterUnique(seq []UniqueWord, have, want byte) []UniqueWord {
 }
 
 // Stored writes into dst the features that decoding f's storage encoding
-// would give (32-bit hashes, sampled to the limits, no signature), without
-// encoding: what an incoming document is verified as against stored ones.
+// would give (32-bit hashes, sampled to the limits, only the sections lim
+// selects, no signature), without encoding: what an incoming document is
+// verified as against stored ones.
 func (f *Features) Stored(dst *Features, lim Limits) {
-	if lim.MaxShingles <= 0 {
-		lim.MaxShingles = DefaultLimits.MaxShingles
+	dst.Tokens, dst.Content = f.Tokens, f.Content
+	dst.SimHash, dst.IMatch, dst.HasIMatch = 0, Digest{}, false
+	if lim.SimHash {
+		dst.SimHash = f.SimHash
 	}
-	if lim.MaxUnique <= 0 {
-		lim.MaxUnique = DefaultLimits.MaxUnique
+	if lim.IMatch && f.HasIMatch {
+		dst.IMatch, dst.HasIMatch = f.IMatch, true
 	}
-	dst.Tokens, dst.SimHash, dst.IMatch, dst.HasIMatch = f.Tokens, f.SimHash, f.IMatch, f.HasIMatch
 	dst.Signature = dst.Signature[:0]
-	shift := sampleShift(len(f.Shingles), lim.MaxShingles)
-	dst.ShingleShift = byte(shift)
-	dst.Shingles = dst.Shingles[:0]
-	for _, h := range f.Shingles {
-		if !keep(h, shift) {
-			continue
-		}
-		if top := h >> 32; len(dst.Shingles) == 0 || dst.Shingles[len(dst.Shingles)-1] != top {
-			dst.Shingles = append(dst.Shingles, top)
+	dst.Shingles, dst.ShingleShift, dst.ShingleCount = dst.Shingles[:0], 0, 0
+	if lim.MaxShingles > 0 {
+		shift := sampleShift(len(f.Shingles), lim.MaxShingles)
+		dst.ShingleShift = byte(shift)
+		dst.ShingleCount = max(f.ShingleCount, len(f.Shingles))
+		for _, h := range f.Shingles {
+			if !keep(h, shift) {
+				continue
+			}
+			if top := h >> 32; len(dst.Shingles) == 0 || dst.Shingles[len(dst.Shingles)-1] != top {
+				dst.Shingles = append(dst.Shingles, top)
+			}
 		}
 	}
-	shift = sampleShift(len(f.Unique), lim.MaxUnique)
-	dst.UniqueShift = byte(shift)
-	dst.Unique = dst.Unique[:0]
-	for _, u := range f.Unique {
-		if keep(u.Hash, shift) {
-			dst.Unique = append(dst.Unique, UniqueWord{Hash: u.Hash >> 32, Pos: u.Pos})
+	dst.Unique, dst.UniqueShift = dst.Unique[:0], 0
+	if lim.MaxUnique > 0 {
+		shift := sampleShift(len(f.Unique), lim.MaxUnique)
+		dst.UniqueShift = byte(shift)
+		for _, u := range f.Unique {
+			if keep(u.Hash, shift) {
+				dst.Unique = append(dst.Unique, UniqueWord{Hash: u.Hash >> 32, Pos: u.Pos})
+			}
 		}
 	}
 	dst.Text = append(dst.Text[:0], f.Text...)

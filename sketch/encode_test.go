@@ -12,12 +12,13 @@ func TestEncodeRoundTrip(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.KeepText = 1 << 20
 	f := mustSketch(t, cfg, syntheticDoc(r, 20000))
-	b := f.AppendBinary(nil, Limits{MaxShingles: 1 << 20, MaxUnique: 1 << 20})
+	b := f.AppendBinary(nil, Limits{MaxShingles: 1 << 20, MaxUnique: 1 << 20, IMatch: true, SimHash: true})
 	var g Features
 	if err := g.UnmarshalBinary(b); err != nil {
 		t.Fatal(err)
 	}
-	if g.Tokens != f.Tokens || g.SimHash != f.SimHash || g.IMatch != f.IMatch || g.HasIMatch != f.HasIMatch || string(g.Text) != string(f.Text) {
+	if g.Tokens != f.Tokens || g.Content != f.Content || g.ShingleCount != len(f.Shingles) || g.SimHash != f.SimHash ||
+		g.IMatch != f.IMatch || g.HasIMatch != f.HasIMatch || string(g.Text) != string(f.Text) {
 		t.Fatalf("scalar fields differ after round trip")
 	}
 	want := make([]uint64, 0, len(f.Shingles))
@@ -36,8 +37,40 @@ func TestEncodeRoundTrip(t *testing.T) {
 			t.Fatalf("unique %d: %+v, want %+v", i, g.Unique[i], u)
 		}
 	}
-	perShingle := float64(len(b)-len(f.Text)-len(f.Unique)*5) / float64(len(f.Shingles))
-	t.Logf("%d shingles, %d unique words, %d text bytes → %d bytes (≈ %.2f B per shingle)", len(f.Shingles), len(f.Unique), len(f.Text), len(b), perShingle)
+	only := f.AppendBinary(nil, Limits{MaxShingles: 1 << 20})
+	perShingle := float64(len(only)-len(f.Text)-30) / float64(len(f.Shingles))
+	t.Logf("%d shingles, %d unique words, %d text bytes → %d bytes; shingles alone %d bytes (≈ %.2f B per shingle)",
+		len(f.Shingles), len(f.Unique), len(f.Text), len(b), len(only), perShingle)
+	if perShingle > 3.5 {
+		t.Errorf("%.2f bytes per stored 32-bit shingle: Rice coding should stay under 3.5", perShingle)
+	}
+}
+
+// Limits select what is stored: a zero field stores nothing of its kind,
+// and the content digest and token count are always there.
+func TestEncodeSections(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.KeepText = 1 << 10
+	f := mustSketch(t, cfg, syntheticDoc(rand.New(rand.NewPCG(4, 4)), 3000))
+	f.Text = nil
+	for _, lim := range []Limits{{}, {MaxShingles: 256}, {MaxUnique: 300}, {IMatch: true}, {SimHash: true}, DefaultLimits()} {
+		var g Features
+		b := f.AppendBinary(nil, lim)
+		if err := g.UnmarshalBinary(b); err != nil {
+			t.Fatalf("%+v: %v", lim, err)
+		}
+		if g.Content != f.Content || g.Tokens != f.Tokens {
+			t.Errorf("%+v: content or token count lost", lim)
+		}
+		if (len(g.Shingles) > 0) != (lim.MaxShingles > 0) || (len(g.Unique) > 0) != (lim.MaxUnique > 0) ||
+			g.HasIMatch != (lim.IMatch && f.HasIMatch) || (g.SimHash != 0) != lim.SimHash {
+			t.Errorf("%+v: decoded %d shingles, %d unique words, imatch %v, simhash %x", lim, len(g.Shingles), len(g.Unique), g.HasIMatch, g.SimHash)
+		}
+		if lim.MaxShingles > 0 && (len(g.Shingles) > lim.MaxShingles || g.ShingleCount != len(f.Shingles)) {
+			t.Errorf("%+v: %d shingles kept (of %d, recorded %d)", lim, len(g.Shingles), len(f.Shingles), g.ShingleCount)
+		}
+		t.Logf("%+v: %d bytes", lim, len(b))
+	}
 }
 
 // Sampling keeps sets under the cap, and two documents stored at different
@@ -51,6 +84,9 @@ func TestEncodeSampling(t *testing.T) {
 	slices.Sort(big)
 	small := slices.Clone(big[:3000]) // a subset stored unsampled
 	lim := Limits{MaxShingles: 4096, MaxUnique: 4096}
+	if n := len((&Features{Shingles: big}).AppendBinary(nil, lim)); n > 4096*4 {
+		t.Errorf("%d bytes for at most 4096 sampled shingles", n)
+	}
 	var a, b Features
 	if err := a.UnmarshalBinary((&Features{Shingles: big}).AppendBinary(nil, lim)); err != nil {
 		t.Fatal(err)
@@ -78,7 +114,7 @@ func TestEncodeSampling(t *testing.T) {
 
 func TestDecodeCorrupt(t *testing.T) {
 	f := mustSketch(t, DefaultConfig(), []byte("a short document with some words in it, enough for a digest maybe"))
-	good := f.AppendBinary(nil, DefaultLimits)
+	good := f.AppendBinary(nil, DefaultLimits())
 	var g Features
 	for n := range len(good) {
 		if err := g.UnmarshalBinary(good[:n]); !errors.Is(err, ErrCorrupt) {
@@ -88,16 +124,36 @@ func TestDecodeCorrupt(t *testing.T) {
 	if err := g.UnmarshalBinary(append(slices.Clone(good), 0)); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("trailing byte: %v", err)
 	}
-	huge := []byte{1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0x0f}
-	if err := g.UnmarshalBinary(huge); !errors.Is(err, ErrCorrupt) {
-		t.Errorf("huge count: %v", err)
+	head := append([]byte{encodingVersion, flagShingle, 0}, make([]byte, 16)...)
+	for name, tail := range map[string][]byte{
+		"huge count":            {0, 0xff, 0xff, 0xff, 0xff, 0x0f, 0xff, 0xff, 0x0f, 3, 0xff},
+		"kept more than count":  {0, 2, 3, 0, 0},
+		"shift over 31":         {40, 1, 1, 0, 0},
+		"value over 32 bits":    {0, 1, 1, 0, 0xff, 0xff, 0xff, 0xff, 0xff},
+		"repeated value":        {0, 2, 2, 1, 0b10_00_0000},
+		"unknown flag":          {},
+		"long unary, no end":    {0, 1, 1, 0, 0xff, 0xff},
+		"unique count too high": {},
+	} {
+		b := append(slices.Clone(head), tail...)
+		switch name {
+		case "unknown flag":
+			b[1] = 0x80
+		case "unique count too high":
+			b = append([]byte{encodingVersion, flagUnique, 0}, make([]byte, 16)...)
+			b = append(b, 0, 0xff, 0x01, 1, 2, 3)
+		}
+		if err := g.UnmarshalBinary(b); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s: err = %v", name, err)
+		}
 	}
 }
 
 func FuzzDecode(f *testing.F) {
 	doc := mustSketch(f, DefaultConfig(), []byte("the quick brown fox jumps over the lazy dog again and again"))
-	f.Add(doc.AppendBinary(nil, DefaultLimits))
+	f.Add(doc.AppendBinary(nil, DefaultLimits()))
 	f.Add([]byte{1, 3, 0})
+	f.Add(doc.AppendBinary(nil, Limits{MaxShingles: 4}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var g Features
 		if err := g.UnmarshalBinary(b); err != nil {
@@ -122,7 +178,7 @@ func TestStoredMatchesDecode(t *testing.T) {
 	r := rand.New(rand.NewPCG(8, 8))
 	cfg := DefaultConfig()
 	cfg.KeepText = 1 << 20
-	for _, lim := range []Limits{DefaultLimits, {MaxShingles: 100, MaxUnique: 50}} {
+	for _, lim := range []Limits{DefaultLimits(), {MaxShingles: 100, MaxUnique: 50}, {MaxShingles: 256}, {}} {
 		for _, size := range []int{0, 50, 5000, 40000} {
 			f := mustSketch(t, cfg, syntheticDoc(r, size))
 			var dec, st Features
@@ -131,7 +187,8 @@ func TestStoredMatchesDecode(t *testing.T) {
 			}
 			f.Stored(&st, lim)
 			if !slices.Equal(dec.Shingles, st.Shingles) || !slices.Equal(dec.Unique, st.Unique) || dec.ShingleShift != st.ShingleShift ||
-				dec.UniqueShift != st.UniqueShift || string(dec.Text) != string(st.Text) || dec.Tokens != st.Tokens || dec.SimHash != st.SimHash || dec.IMatch != st.IMatch {
+				dec.UniqueShift != st.UniqueShift || string(dec.Text) != string(st.Text) || dec.Tokens != st.Tokens || dec.SimHash != st.SimHash ||
+				dec.IMatch != st.IMatch || dec.HasIMatch != st.HasIMatch || dec.Content != st.Content || dec.ShingleCount != st.ShingleCount {
 				t.Errorf("size %d, limits %+v: Stored differs from the decoded encoding", size, lim)
 			}
 		}

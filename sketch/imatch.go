@@ -194,8 +194,9 @@ type IMatch struct {
 	MinTerms int
 }
 
-// DefaultIMatch is IDF-L-10 with at least 8 retained terms.
-var DefaultIMatch = IMatch{Mode: IMatchIDF, Cutoff: 0.1, Keep: 0.1, MinTerms: 8}
+// DefaultIMatch returns the default I-Match filter: IDF-L-10 with at least
+// 8 retained terms.
+func DefaultIMatch() IMatch { return IMatch{Mode: IMatchIDF, Cutoff: 0.1, Keep: 0.1, MinTerms: 8} }
 
 // imatchScratch holds reusable buffers for digest computation.
 type imatchScratch struct {

@@ -1,6 +1,7 @@
 package sketch
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"slices"
@@ -71,7 +72,7 @@ func (c Config) WithDefaults() Config {
 		c.Seed = 1
 	}
 	if c.IMatch == (IMatch{}) {
-		c.IMatch = DefaultIMatch
+		c.IMatch = DefaultIMatch()
 	}
 	if c.MaxBytes == 0 {
 		c.MaxBytes = DefaultMaxBytes
@@ -80,7 +81,7 @@ func (c Config) WithDefaults() Config {
 }
 
 // DefaultConfig returns the default sketch configuration.
-func DefaultConfig() Config { return Config{Normalize: DefaultNormalization}.WithDefaults() }
+func DefaultConfig() Config { return Config{Normalize: DefaultNormalization()}.WithDefaults() }
 
 // Validate reports the first invalid field.
 func (c Config) Validate() error {
@@ -112,12 +113,26 @@ type UniqueWord struct {
 	Pos  uint32
 }
 
+// ContentDigest identifies a document's whole normalized token stream:
+// the first 16 bytes of the SHA-256 of its tokens joined by single spaces
+// (the text [Features].Text would hold). Two documents have equal digests
+// exactly when their normalized texts are equal, up to a 2^-64 birthday
+// bound: the only test neardup uses to call a document an exact copy.
+type ContentDigest [16]byte
+
 // Features is everything neardup derives from one document.
 type Features struct {
 	// Tokens is the number of tokens after normalization.
 	Tokens int
+	// Content is the digest of the whole normalized token stream (not of a
+	// sample): equal digests mean equal normalized texts.
+	Content ContentDigest
 	// Shingles is the sorted set of distinct shingle hashes.
 	Shingles []uint64
+	// ShingleCount is the number of distinct shingles of the whole
+	// document; decoded features may hold only a sample of them in
+	// Shingles (see [Limits]).
+	ShingleCount int
 	// Signature is the MinHash signature of Shingles.
 	Signature Signature
 	// SimHash is the 64-bit SimHash of the token sequence.
@@ -167,6 +182,7 @@ type Sketcher struct {
 	dist []uint64
 	im   imatchScratch
 	gram []byte
+	text []byte // the joined normalized text, for the content digest
 }
 
 // New returns a Sketcher for cfg (defaults applied). lex may be nil, in
@@ -212,7 +228,11 @@ func (s *Sketcher) Sketch(text []byte, f *Features) error {
 	}
 	s.norm.Tokenize(text, &s.tok)
 	f.Tokens = s.tok.Len()
+	s.text = s.joinedText(s.text[:0])
+	sum := sha256.Sum256(s.text)
+	f.Content = ContentDigest(sum[:len(f.Content)])
 	f.Shingles = s.ShingleSet(f.Shingles[:0])
+	f.ShingleCount = len(f.Shingles)
 	f.Signature = s.signer.Sign(f.Signature, f.Shingles)
 
 	if s.cfg.SimHashIDF {
@@ -229,8 +249,8 @@ func (s *Sketcher) Sketch(text []byte, f *Features) error {
 		}
 	}
 	f.Text = f.Text[:0]
-	if s.cfg.KeepText > 0 && len(s.tok.Text)+s.tok.Len() <= s.cfg.KeepText+1 {
-		f.Text = s.joinedText(f.Text)
+	if s.cfg.KeepText > 0 && len(s.text) <= s.cfg.KeepText {
+		f.Text = append(f.Text, s.text...)
 	}
 	if len(f.Text) == 0 {
 		f.Text = nil

@@ -102,7 +102,7 @@ func TestGutenbergSketches(t *testing.T) {
 func TestUniqueWords(t *testing.T) {
 	f := mustSketch(t, DefaultConfig(), []byte("the cat saw the dog and 42 cats saw a bird"))
 	var got []string
-	n := NewNormalizer(DefaultNormalization)
+	n := NewNormalizer(DefaultNormalization())
 	var tok Tokens
 	n.Tokenize([]byte("the cat saw the dog and 42 cats saw a bird"), &tok)
 	for _, u := range f.Unique {
@@ -151,7 +151,7 @@ func TestDefaultLexicon(t *testing.T) {
 		t.Errorf("nidf(the) = %v (want ≈ 0), nidf(unknown) = %v (want 1)", the, rare)
 	}
 	var buf bytes.Buffer
-	lb := NewLexiconBuilder(DefaultNormalization)
+	lb := NewLexiconBuilder(DefaultNormalization())
 	lb.Add([]byte("a b c"))
 	lb.Add([]byte("a b"))
 	lb.Add([]byte("a"))

@@ -31,10 +31,10 @@ type Normalization struct {
 	KeepPunct bool
 }
 
-// DefaultNormalization is the normalization neardup uses unless configured
-// otherwise: quotes folded, accents, digits and punctuation kept as the
-// segmentation leaves them (punctuation separates words).
-var DefaultNormalization = Normalization{FoldQuotes: true}
+// DefaultNormalization() returns the normalization neardup uses unless
+// configured otherwise: quotes folded, accents, digits and punctuation kept
+// as the segmentation leaves them (punctuation separates words).
+func DefaultNormalization() Normalization { return Normalization{FoldQuotes: true} }
 
 // Tokens is a tokenized document. Token i has hash Hash[i], normalized text
 // Text[End[i-1]:End[i]] (End[-1] = 0), spans bytes [Off[i], SrcEnd[i]) of

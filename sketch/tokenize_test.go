@@ -20,7 +20,7 @@ func words(n *Normalizer, text string) []string {
 }
 
 func TestTokenize(t *testing.T) {
-	def := NewNormalizer(DefaultNormalization)
+	def := NewNormalizer(DefaultNormalization())
 	tests := []struct {
 		name string
 		n    *Normalizer
@@ -55,7 +55,7 @@ func TestTokenize(t *testing.T) {
 // The ASCII fast path and the Unicode path must agree on ASCII text: force
 // the Unicode path with a trailing non-ASCII separator.
 func TestASCIIPathMatchesUnicodePath(t *testing.T) {
-	n := NewNormalizer(DefaultNormalization)
+	n := NewNormalizer(DefaultNormalization())
 	texts := []string{
 		"Hello, World! It's 2024 and we're testing a-b c_d e'f 'g' h'",
 		"MiXeD CaSe\twith\ttabs\nand\r\nlines 42x x42",
@@ -81,7 +81,7 @@ func TestASCIIPathMatchesUnicodePath(t *testing.T) {
 // Windows-1252 bytes (as in the Clough & Stevenson corpus) are decoded, not
 // dropped: 0x92 is a right single quote, 0xe9 is é.
 func TestWindows1252(t *testing.T) {
-	n := NewNormalizer(DefaultNormalization)
+	n := NewNormalizer(DefaultNormalization())
 	got := strings.Join(words(n, "It\x92s a caf\xe9\r\n"), "|")
 	if got != "its|a|café" {
 		t.Errorf("got %q", got)
@@ -94,7 +94,7 @@ func TestTokenizeClough(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := NewNormalizer(DefaultNormalization)
+	n := NewNormalizer(DefaultNormalization())
 	invalid := 0
 	for _, e := range entries {
 		b, err := os.ReadFile(dir + "/texts/" + e.Name())
@@ -123,7 +123,7 @@ func FuzzTokenize(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	opts := []*Normalizer{
-		NewNormalizer(DefaultNormalization),
+		NewNormalizer(DefaultNormalization()),
 		NewNormalizer(Normalization{StripAccents: true, DropDigits: true, KeepPunct: true}),
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {

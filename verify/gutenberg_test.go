@@ -9,24 +9,15 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/neardup/neardup/internal/dataset"
 	"github.com/neardup/neardup/sketch"
 )
 
-// gutenbergDir returns the gutenberg-editions data set: under
-// $NEARDUP_DATA when set, else ../../shared/data from this package (the
-// repository sits beside shared/ in development and in CI). It skips the
-// test when the set is absent.
+// gutenbergDir returns the gutenberg-editions data set (internal/dataset:
+// skipped when absent, failed under CI).
 func gutenbergDir(t testing.TB) string {
 	t.Helper()
-	root := os.Getenv("NEARDUP_DATA")
-	if root == "" {
-		root = filepath.Join("..", "..", "shared", "data")
-	}
-	dir := filepath.Join(root, "gutenberg-editions")
-	if _, err := os.Stat(filepath.Join(dir, "pairs.tsv")); err != nil {
-		t.Skipf("gutenberg-editions not found (set NEARDUP_DATA): %v", err)
-	}
-	return dir
+	return dataset.Dir(t, "gutenberg-editions")
 }
 
 type gutenbergPair struct {

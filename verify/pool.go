@@ -2,6 +2,8 @@ package verify
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -26,7 +28,14 @@ type Result struct {
 	Tag any
 	// Verdicts holds one verdict per candidate, in candidate order.
 	Verdicts []Verdict
+	// Err is set when verifying one of the job's candidates panicked (a
+	// bug, or features no check can handle): the verdicts are then
+	// incomplete and must not be used. Other jobs are not affected.
+	Err error
 }
+
+// ErrPanic is wrapped by Result.Err when a verification panicked.
+var ErrPanic = errors.New("verify: verification panicked")
 
 // Pool verifies the candidates of a stream of jobs on a bounded set of
 // goroutines. It holds only its configuration: the goroutines live inside
@@ -34,6 +43,9 @@ type Result struct {
 type Pool struct {
 	v       *Verifier
 	workers int
+	// check verifies one pair: v.verify, replaced by tests that need a
+	// verification to fail.
+	check func(a, b *sketch.Features, s *scratch, vals *scoreVals) Verdict
 }
 
 // NewPool returns a pool of workers goroutines running v; workers ≤ 0
@@ -42,7 +54,7 @@ func NewPool(v *Verifier, workers int) *Pool {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	return &Pool{v: v, workers: workers}
+	return &Pool{v: v, workers: workers, check: v.verify}
 }
 
 // Workers returns the number of verifying goroutines Run starts.
@@ -99,6 +111,8 @@ func (p *Pool) Run(ctx context.Context, in <-chan Job, out chan<- Result) error 
 type batch struct {
 	jobs     []Job
 	verdicts [][]Verdict
+	errs     []error // per job; written by the worker that failed, read after done
+	errMu    sync.Mutex
 	left     atomic.Int32 // tasks not yet finished
 	done     chan struct{}
 }
@@ -159,6 +173,7 @@ func (p *Pool) dispatch(ctx context.Context, in <-chan Job, order chan<- *batch,
 func (p *Pool) send(ctx context.Context, b *batch, cands int, order chan<- *batch, tasks chan<- task) error {
 	chunk := min(maxChunk, max(1, (cands+p.workers-1)/p.workers))
 	b.verdicts = make([][]Verdict, len(b.jobs))
+	b.errs = make([]error, len(b.jobs))
 	all := make([]Verdict, cands)
 	vals := make([]scoreVals, cands)
 	ntasks, off := 0, 0
@@ -196,19 +211,36 @@ func (p *Pool) send(ctx context.Context, b *batch, cands int, order chan<- *batc
 // work verifies tasks until tasks is closed. After cancellation it only
 // drains them: nobody will read the results.
 func (p *Pool) work(ctx context.Context, tasks <-chan task) {
-	var s scratch
+	s := new(scratch)
 	for t := range tasks {
 		if ctx.Err() == nil {
-			j := t.b.jobs[t.job]
-			dst := t.b.verdicts[t.job]
-			for i := t.lo; i < t.hi; i++ {
-				dst[i] = p.v.verify(j.Doc, j.Candidates[i], &s, &t.vals[i-t.lo])
+			if err := p.runTask(t, s); err != nil {
+				t.b.errMu.Lock()
+				t.b.errs[t.job] = err
+				t.b.errMu.Unlock()
+				s = new(scratch) // the panic may have left it inconsistent
 			}
 		}
 		if t.b.left.Add(-1) == 0 {
 			close(t.b.done)
 		}
 	}
+}
+
+// runTask verifies one task's candidates. A panic fails the task's job
+// only: it comes back as an error wrapping ErrPanic.
+func (p *Pool) runTask(t task, s *scratch) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: %v", ErrPanic, r)
+		}
+	}()
+	j := t.b.jobs[t.job]
+	dst := t.b.verdicts[t.job]
+	for i := t.lo; i < t.hi; i++ {
+		dst[i] = p.check(j.Doc, j.Candidates[i], s, &t.vals[i-t.lo])
+	}
+	return nil
 }
 
 // emit sends results in queue order as each batch completes.
@@ -221,7 +253,7 @@ func emit(ctx context.Context, order <-chan *batch, out chan<- Result) error {
 		}
 		for i, j := range b.jobs {
 			select {
-			case out <- Result{Tag: j.Tag, Verdicts: b.verdicts[i]}:
+			case out <- Result{Tag: j.Tag, Verdicts: b.verdicts[i], Err: b.errs[i]}:
 			case <-ctx.Done():
 				return ctx.Err()
 			}

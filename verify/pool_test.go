@@ -248,3 +248,47 @@ func BenchmarkPool(b *testing.B) {
 		}
 	}
 }
+
+// A verification that panics fails its own job (Result.Err wraps
+// ErrPanic) and no other; the pool goes on.
+func TestPoolPanic(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	r := rand.New(rand.NewPCG(61, 62))
+	docs := poolCorpus(t, r, 20)
+	bad := docs[3]
+	v := mustNew(t, WebProfile())
+	p := NewPool(v, 3)
+	p.check = func(a, b *sketch.Features, s *scratch, vals *scoreVals) Verdict {
+		if a != nil && b == bad {
+			panic("broken features")
+		}
+		return v.verify(a, b, s, vals)
+	}
+	jobs := randomJobs(r, docs, 200)
+	in := make(chan Job)
+	out := make(chan Result, len(jobs))
+	go func() {
+		defer close(in)
+		for _, j := range jobs {
+			in <- j
+		}
+	}()
+	if err := p.Run(context.Background(), in, out); err != nil {
+		t.Fatal(err)
+	}
+	close(out)
+	failed := 0
+	for res := range out {
+		j := jobs[res.Tag.(int)]
+		want := j.Doc != nil && slices.Contains(j.Candidates, bad)
+		if (res.Err != nil) != want || (res.Err != nil && !errors.Is(res.Err, ErrPanic)) {
+			t.Errorf("job %d: err %v, want failed %v", res.Tag, res.Err, want)
+		}
+		if res.Err != nil {
+			failed++
+		}
+	}
+	if failed == 0 {
+		t.Fatal("no job had the panicking candidate")
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/neardup/neardup/sketch"
 )
 
 // Kind is a verdict: how a candidate duplicates the document.
@@ -26,10 +28,10 @@ const (
 type Method string
 
 const (
-	// MethodExact fires on identical features: equal token counts, SimHash,
-	// shingle sets and unique-word counts (and texts, when both are kept).
-	// It costs a slice comparison and catches republished copies before
-	// any scoring.
+	// MethodExact fires on equal normalized texts: equal content digests of
+	// the whole token stream ([sketch.Features].Content), never on a
+	// sample. It costs one comparison and catches republished copies
+	// before any scoring.
 	MethodExact Method = "exact"
 	// MethodIMatch fires on equal I-Match digests (Chowdhury et al.); it
 	// does not apply when either document has none.
@@ -65,10 +67,13 @@ const (
 	// while a quoted page keeps it after light edits.
 	DefaultContainment = 0.8
 	// BooksJaccard is the resemblance of two editions of a book: well below
-	// the 0.89 of the least similar Gutenberg edition pair in shared/data
-	// and the ≈ 0.75 of a copy with 3% of its words edited, above the
-	// ≈ 0.5–0.6 of a book with a fifth of its text replaced.
-	BooksJaccard = 0.7
+	// the 0.89 of the least similar Gutenberg edition pair in shared/data,
+	// and in the middle of the gap between a copy with 3% of its words
+	// edited (0.67–0.84) and a book with a fifth of its text replaced and
+	// 1% character noise (0.44–0.56), measured on 1,600 generated pairs of
+	// 1,500–3,000 words (internal/synth seeds 1–4; 0.7, the earlier value,
+	// called 9% of such copies partial).
+	BooksJaccard = 0.6
 	// DefaultHamming is the SimHash distance of a near duplicate: k = 3,
 	// the optimum both for web pages (Manku et al.) and for CiteSeerX
 	// papers (F 0.91, precision 0.94).
@@ -155,11 +160,8 @@ func ProfileByName(name string) (Profile, error) {
 
 // WebProfile is for crawled pages:
 //
-//  1. exact — identical features, the republished copy.
-//  2. imatch → near — equal I-Match digests (Chowdhury et al.), one
-//     comparison; pages that share their mid-idf vocabulary are near
-//     duplicates far more often than not.
-//  3. containment ≥ [DefaultContainment] one way only → partial, when the
+//  1. exact — the same normalized text, the republished copy.
+//  2. containment ≥ [DefaultContainment] one way only → partial, when the
 //     smaller page has at least 50 shingles — a page carried inside a
 //     longer one (a story inside a digest, a post inside an archive page),
 //     the crawler's common partial duplicate. Asymmetric: the smaller page
@@ -167,15 +169,20 @@ func ProfileByName(name string) (Profile, error) {
 //     near-identical pages of about the same length go on to the next
 //     check. Below about 50 shingles (55 words) a page is mostly
 //     navigation and boilerplate that many unrelated pages contain.
-//  4. jaccard ≥ [DefaultJaccard] → near — exact 5-word shingle
-//     resemblance, the CiteSeerX optimum (precision 1.0, recall 0.98).
-//     SimHash is not used: at its best k = 3 it reached only 0.94
-//     precision there, and the exact resemblance costs about 1.5 µs at
-//     800 shingles.
+//  3. jaccard ≥ [DefaultJaccard] → near — 5-word shingle resemblance
+//     (exact on the stored sample, see [sketch.Limits]), the CiteSeerX
+//     optimum (precision 1.0, recall 0.98). SimHash is not used: at its
+//     best k = 3 it reached only 0.94 precision there, and the resemblance
+//     costs about 1.5 µs at 800 shingles.
+//
+// An equal I-Match digest does not decide: a text with its sentences
+// shuffled, or a news item with two names swapped, keeps its digest (the
+// digest is over the set of mid-idf words). The index still returns the
+// first document with the same digest as a candidate, which the checks
+// above verify like any other (docs/design.md, "I-Match").
 func WebProfile() Profile {
 	return Profile{Name: "web", Checks: []Check{
 		{Method: MethodExact},
-		{Method: MethodIMatch},
 		{Method: MethodContainment, Threshold: DefaultContainment, MinSize: 50, Asymmetric: true},
 		{Method: MethodJaccard, Threshold: DefaultJaccard},
 	}}
@@ -187,9 +194,9 @@ func WebProfile() Profile {
 //  1. exact.
 //  2. jaccard ≥ [BooksJaccard] → near — clean editions of one work
 //     share most 5-word shingles (the five Gutenberg edition pairs in
-//     shared/data: 0.89–0.97; a copy with 3% of its words edited, about
-//     0.75), while a book with a fifth of it replaced still shares about
-//     half and is a partial duplicate, not an edition.
+//     shared/data: 0.89–0.97; a copy with 3% of its words edited, 0.67–0.84),
+//     while a book with a fifth of it replaced still shares about half
+//     (0.44–0.56) and is a partial duplicate, not an edition.
 //  3. lcs its ≥ [DefaultITS] → partial, when the smaller book has at
 //     least 100 unique words — DUPNIQ-its, the paper's best score on its
 //     training, 1K, 3K and partial-duplicate sets; it survives OCR noise
@@ -200,7 +207,9 @@ func WebProfile() Profile {
 //     reported too; a cascade may add {lcs, cs, [DefaultCS]}.
 //
 // I-Match and SimHash are left out: the DUPNIQ study found I-Match poor
-// on books, whose OCR errors land at every idf.
+// on books, whose OCR errors land at every idf, and on the data here an
+// equal digest never marked an edition or a planted duplicate that was
+// not an exact copy (docs/design.md, "I-Match").
 func BooksProfile() Profile {
 	return Profile{Name: "books", Checks: []Check{
 		{Method: MethodExact},
@@ -312,4 +321,27 @@ func (p Profile) validate() error {
 		}
 	}
 	return nil
+}
+
+// Limits returns the storage limits that keep what the profile's checks
+// read, with the caps of lim: shingles for Jaccard and containment, unique
+// words for LCS, the I-Match digest and the SimHash fingerprint only when
+// a check compares them. The content digest is always stored; texts are
+// stored when the sketch keeps them. Storing less is most of a stored
+// document's size: the web profile keeps no unique words.
+func (p Profile) Limits(lim sketch.Limits) sketch.Limits {
+	var out sketch.Limits
+	for _, c := range p.Checks {
+		switch c.Method {
+		case MethodJaccard, MethodContainment:
+			out.MaxShingles = lim.MaxShingles
+		case MethodLCS:
+			out.MaxUnique = lim.MaxUnique
+		case MethodIMatch:
+			out.IMatch = true
+		case MethodSimHash:
+			out.SimHash = true
+		}
+	}
+	return out
 }

@@ -1,7 +1,6 @@
 package verify
 
 import (
-	"bytes"
 	"slices"
 	"sync"
 
@@ -187,7 +186,9 @@ func (p *pair) run(c Check) (applies, fires bool) {
 
 	case MethodJaccard, MethodContainment:
 		na, nb := len(p.sa), len(p.sb)
-		if na == 0 || nb == 0 || min(na, nb)<<max(a.ShingleShift, b.ShingleShift) < c.MinSize {
+		// Sizes of the whole documents: the stored sets may be samples.
+		fa, fb := max(a.ShingleCount, len(a.Shingles)), max(b.ShingleCount, len(b.Shingles))
+		if na == 0 || nb == 0 || min(fa, fb) < c.MinSize {
 			return false, false
 		}
 		var need int
@@ -210,9 +211,9 @@ func (p *pair) run(c Check) (applies, fires bool) {
 		p.sc.ContainmentAB, p.sc.ContainmentBA = &v.cab, &v.cba
 		fires := max(v.cab, v.cba) >= c.Threshold
 		if c.Asymmetric {
-			// Sampling keeps one shingle in 2^shift on both sides, so the
-			// stored sizes compare like the full ones.
-			fires = fires && float64(min(na, nb)) < c.Threshold*float64(max(na, nb))
+			// The whole documents' sizes, not the samples' (whose ratio
+			// varies by a few percent around it).
+			fires = fires && float64(min(fa, fb)) < c.Threshold*float64(max(fa, fb))
 		}
 		return true, fires
 
@@ -284,17 +285,9 @@ func (p *pair) align(need int) bool {
 	return p.lcsOK
 }
 
-// identical reports whether a and b have the same features: the same
-// normalized text up to 64-bit hash collisions (and reorderings that keep
-// every shingle). Empty documents are never identical.
+// identical reports whether a and b have the same normalized text: equal
+// content digests of the whole token stream ([sketch.ContentDigest]), not
+// of a sample. Empty documents are never identical.
 func identical(a, b *sketch.Features) bool {
-	if a.Tokens == 0 || a.Tokens != b.Tokens || a.SimHash != b.SimHash ||
-		a.ShingleShift != b.ShingleShift || a.UniqueShift != b.UniqueShift ||
-		len(a.Unique) != len(b.Unique) || a.HasIMatch != b.HasIMatch || a.IMatch != b.IMatch {
-		return false
-	}
-	if a.Text != nil && b.Text != nil && !bytes.Equal(a.Text, b.Text) {
-		return false
-	}
-	return slices.Equal(a.Shingles, b.Shingles)
+	return a.Tokens > 0 && a.Tokens == b.Tokens && a.Content == b.Content
 }

@@ -135,7 +135,7 @@ func TestWithThresholds(t *testing.T) {
 	if cs == nil || cs.Threshold != 0.2 || cs != &p.Checks[len(p.Checks)-1] {
 		t.Errorf("cs check %+v, want one appended at the end with 0.2", cs)
 	}
-	if w := WebProfile(); w.Checks[3].Threshold != DefaultJaccard || len(w.Checks) != 4 {
+	if w := WebProfile(); w.Checks[len(w.Checks)-1].Threshold != DefaultJaccard || len(w.Checks) != 3 {
 		t.Error("WithThresholds changed the original profile")
 	}
 	if _, err := New(p); err != nil {
@@ -198,6 +198,62 @@ func TestCascade(t *testing.T) {
 				t.Errorf("decided by %q, want %q", got.Check, tt.method)
 			}
 		})
+	}
+}
+
+// Exact means the same normalized text, decided on the whole token stream:
+// two long texts one word apart are not exact even when their stored
+// shingle samples are identical, and a text is exact with itself at any
+// sampling rate.
+func TestExactIsWholeText(t *testing.T) {
+	r := rand.New(rand.NewPCG(43, 44))
+	ws := words(r, 20000, 1<<20)
+	changed := slices.Clone(ws)
+	cfg := sketch.DefaultConfig()
+	// Change one word whose five shingles the coarse sample drops, so the
+	// samples cannot tell the texts apart.
+	stored := func(f *sketch.Features) *sketch.Features {
+		var d sketch.Features
+		if err := d.UnmarshalBinary(f.AppendBinary(nil, sketch.Limits{MaxShingles: 256})); err != nil {
+			t.Fatal(err)
+		}
+		return &d
+	}
+	a := stored(features(t, cfg, ws))
+	var b *sketch.Features
+	for i := 10; ; i++ {
+		changed[i] = "nowx"
+		b = stored(features(t, cfg, changed))
+		if slices.Equal(a.Shingles, b.Shingles) {
+			break
+		}
+		changed[i] = ws[i]
+	}
+	v := mustNew(t, WebProfile())
+	if got := v.Verify(b, a); got.Kind == Exact {
+		t.Errorf("one word apart, identical samples: %s by %s, want not exact", got.Kind, got.Check)
+	} else if got.Kind != Near {
+		t.Errorf("one word apart: %s by %s, want near", got.Kind, got.Check)
+	}
+	if got := v.Verify(stored(features(t, cfg, ws)), a); got.Kind != Exact {
+		t.Errorf("same text: %s, want exact", got.Kind)
+	}
+}
+
+func TestProfileLimits(t *testing.T) {
+	caps := sketch.Limits{MaxShingles: 256, MaxUnique: 8192, IMatch: true, SimHash: true}
+	for _, tc := range []struct {
+		p    Profile
+		want sketch.Limits
+	}{
+		{WebProfile(), sketch.Limits{MaxShingles: 256}},
+		{BooksProfile(), sketch.Limits{MaxShingles: 256, MaxUnique: 8192}},
+		{SentenceProfile(), sketch.Limits{}},
+		{Profile{Checks: []Check{{Method: MethodIMatch}, {Method: MethodSimHash, Threshold: 3}}}, sketch.Limits{IMatch: true, SimHash: true}},
+	} {
+		if got := tc.p.Limits(caps); got != tc.want {
+			t.Errorf("%s: %+v, want %+v", tc.p.Name, got, tc.want)
+		}
 	}
 }
 
@@ -292,8 +348,10 @@ func TestSampledFeatures(t *testing.T) {
 	if coarse.ShingleShift == 0 || coarse.UniqueShift == 0 {
 		t.Fatalf("limits did not sample: shifts %d/%d", coarse.ShingleShift, coarse.UniqueShift)
 	}
+	if got := mustNew(t, WebProfile()).Verify(fine, coarse); got.Kind != Exact {
+		t.Errorf("the same text stored at two rates: %s by %s, want exact", got.Kind, got.Check)
+	}
 	v := mustNew(t, Profile{Checks: []Check{
-		{Method: MethodExact},
 		{Method: MethodJaccard, Threshold: 0.99},
 		{Method: MethodLCS, Threshold: 0.99, Kind: Near},
 	}})

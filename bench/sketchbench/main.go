@@ -139,7 +139,7 @@ func main() {
 		}, d)
 	}
 	throughput := func(in [][]byte, sorted bool) float64 {
-		n := sketch.NewNormalizer(sketch.DefaultNormalization)
+		n := sketch.NewNormalizer(sketch.DefaultNormalization())
 		var tok sketch.Tokens
 		var set []uint64
 		total := 0

@@ -30,7 +30,14 @@ type comparison struct {
 	LCS           int     `json:"lcs"`
 	LCSCS         float64 `json:"lcs_cs"`
 	LCSITS        float64 `json:"lcs_its"`
-	Verdict       string  `json:"verdict"`
+	// Candidate reports whether scan would compare the pair at all: they
+	// share an LSH band (or a SimHash block within k, an I-Match digest, or
+	// their normalized text).
+	Candidate bool `json:"candidate"`
+	// Checks is the profile's verdict of B against A on the stored
+	// features; Verdict is scan's: Checks for a candidate, else distinct.
+	Checks  string `json:"checks"`
+	Verdict string `json:"verdict"`
 }
 
 // runCompare implements "neardup compare A B".
@@ -98,11 +105,15 @@ func runCompare(_ context.Context, args []string, stdout, stderr io.Writer) erro
 		LCSCS:         verify.CS(aln.Len, len(a.Unique), len(b.Unique)),
 		LCSITS:        verify.ITS(aln.Len, len(a.Unique), len(b.Unique)),
 	}
-	v, err := verdict(&cfg, b, a)
+	v, stored, err := verdict(&cfg, b, a)
 	if err != nil {
 		return err
 	}
-	res.Verdict = v
+	res.Checks, res.Candidate = v, candidate(&cfg, a, b)
+	res.Verdict = res.Checks
+	if !res.Candidate {
+		res.Verdict = string(verify.Distinct)
+	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		return enc.Encode(res)
@@ -125,22 +136,55 @@ func runCompare(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	fmt.Fprintf(tw, "lcs\t%d\tof %d common unique words\n", res.LCS, aln.Common)
 	fmt.Fprintf(tw, "lcs cs\t%.4f\tDUPNIQ-cs (threshold %.2f)\n", res.LCSCS, verify.DefaultCS)
 	fmt.Fprintf(tw, "lcs its\t%.4f\tDUPNIQ-its (threshold %.2f)\n", res.LCSITS, verify.DefaultITS)
-	fmt.Fprintf(tw, "verdict\t%s\tB against A, %s profile\n", res.Verdict, cfg.Profile)
+	fmt.Fprintf(tw, "checks\t%s\tB against A, %s profile, on the features scan stores (%s)\n", res.Checks, cfg.Profile, stored)
+	why := "a candidate: they share a bucket, a digest or the text"
+	if !res.Candidate {
+		why = "not a candidate: no shared LSH band, SimHash block or digest"
+	}
+	fmt.Fprintf(tw, "verdict\t%s\tas scan decides it: %s\n", res.Verdict, why)
 	return tw.Flush()
 }
 
+// candidate reports whether the index would hand a to b as a candidate:
+// an LSH band key in common, a SimHash fingerprint within k (when the lane
+// is on), an equal I-Match digest or equal content.
+func candidate(c *config.Config, a, b *sketch.Features) bool {
+	bands, rows := c.BandsRows()
+	ka := sketch.BandKeys(nil, a.Signature, bands, rows)
+	kb := sketch.BandKeys(nil, b.Signature, bands, rows)
+	for i := range ka {
+		if ka[i] == kb[i] {
+			return true
+		}
+	}
+	return a.Content == b.Content ||
+		(c.Sketch.SimHashK >= 0 && sketch.Hamming(a.SimHash, b.SimHash) <= c.Sketch.SimHashK) ||
+		(a.HasIMatch && b.HasIMatch && a.IMatch == b.IMatch)
+}
+
 // verdict verifies b (the later document) against a (the earlier) under
-// the configured profile.
-func verdict(c *config.Config, b, a *sketch.Features) (string, error) {
+// the configured profile, on the features scan stores and compares (a
+// sample of the shingles of long documents, only what the profile reads),
+// so that compare and scan give the same verdict for every pair. It also
+// describes the stored shingle samples.
+func verdict(c *config.Config, b, a *sketch.Features) (string, string, error) {
 	prof, err := pipeline.VerifyProfile(c)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	v, err := verify.New(prof)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
-	return string(v.Verify(b, a).Kind), nil
+	lim := prof.Limits(c.Limits())
+	var sa, sb sketch.Features
+	a.Stored(&sa, lim)
+	b.Stored(&sb, lim)
+	desc := fmt.Sprintf("stored shingles %d of %d and %d of %d", len(sa.Shingles), len(a.Shingles), len(sb.Shingles), len(b.Shingles))
+	if lim.MaxShingles == 0 {
+		desc = "no shingles stored"
+	}
+	return string(v.Verify(&sb, &sa).Kind), desc, nil
 }
 
 func digest(f *sketch.Features) string {

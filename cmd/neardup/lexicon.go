@@ -31,7 +31,7 @@ func runLexicon(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if fs.NArg() == 0 {
 		return fmt.Errorf("%w: no input files", errUsage)
 	}
-	lb := sketch.NewLexiconBuilder(sketch.DefaultNormalization)
+	lb := sketch.NewLexiconBuilder(sketch.DefaultNormalization())
 	for _, path := range fs.Args() {
 		if err := ctx.Err(); err != nil {
 			return err

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/neardup/neardup/internal/dataset"
 )
 
 // SkipHint is the message of tests skipped for a missing binary.
@@ -223,13 +225,15 @@ func waitClusterOK(ctx context.Context, addr string) error {
 	}
 }
 
+// requireBinary skips the test when name is not installed, or fails it
+// when the environment variable CI is set.
 func requireBinary(t testing.TB, name string) {
 	t.Helper()
 	if _, err := exec.LookPath(name); err != nil {
 		if name == "redis-server" {
-			t.Skip(SkipHint)
+			dataset.Missing(t, SkipHint)
 		}
-		t.Skip(name + " not installed: apt-get install -y redis-server (it brings redis-tools)")
+		dataset.Missing(t, name+" not installed: apt-get install -y redis-server (it brings redis-tools)")
 	}
 }
 

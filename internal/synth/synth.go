@@ -178,14 +178,22 @@ func (g *Generator) Noise(s string, p float64) string {
 // original and each original has at most one duplicate, so every planted
 // pair is unambiguous.
 func Corpus(cfg Config) []Doc {
+	docs := make([]Doc, 0, cfg.Docs)
+	Stream(cfg, 0, func(d Doc) { docs = append(docs, d) })
+	return docs
+}
+
+// Stream generates the documents of Corpus one at a time, for corpora too
+// large to hold: duplicates are planted only from the window most recent
+// originals without one (0: all of them, which gives exactly Corpus).
+func Stream(cfg Config, window int, emit func(Doc)) {
 	cfg = cfg.withDefaults()
 	g := NewGenerator(cfg.Seed, cfg.Vocabulary)
 	r := g.r
-	docs := make([]Doc, 0, cfg.Docs)
 	words := map[string][]string{}
 	texts := map[string]string{}
 	var free []string // originals without a duplicate yet
-	for len(docs) < cfg.Docs {
+	for n := 0; n < cfg.Docs; n++ {
 		x := r.Float64()
 		kind := Original
 		switch {
@@ -197,13 +205,18 @@ func Corpus(cfg Config) []Doc {
 		case x < cfg.ExactRate+cfg.NearRate+cfg.PartialRate:
 			kind = Partial
 		}
-		id := fmt.Sprintf("doc-%06d", len(docs))
+		id := fmt.Sprintf("doc-%06d", n)
 		if kind == Original {
 			w := g.Words(cfg.MinWords + r.IntN(cfg.MaxWords-cfg.MinWords+1))
 			words[id] = w
 			texts[id] = g.Text(w)
 			free = append(free, id)
-			docs = append(docs, Doc{ID: id, Text: texts[id], Kind: Original})
+			emit(Doc{ID: id, Text: texts[id], Kind: Original})
+			if window > 0 && len(free) > window {
+				delete(words, free[0])
+				delete(texts, free[0])
+				free = free[1:]
+			}
 			continue
 		}
 		k := r.IntN(len(free))
@@ -231,9 +244,12 @@ func Corpus(cfg Config) []Doc {
 			copy(w[at:at+span], g.Words(span))
 			text = g.Noise(g.Text(w), cfg.PartialNoise)
 		}
-		docs = append(docs, Doc{ID: id, Text: text, Kind: kind, Source: src})
+		if window > 0 {
+			delete(words, src)
+			delete(texts, src)
+		}
+		emit(Doc{ID: id, Text: text, Kind: kind, Source: src})
 	}
-	return docs
 }
 
 // edit replaces, deletes or inserts a fraction rate of the words, and adds

@@ -40,3 +40,31 @@ func TestCorpus(t *testing.T) {
 		}
 	}
 }
+
+// A stream with a window plants duplicates of recent originals only and
+// keeps no more than the window in memory; without one it is the corpus.
+func TestStream(t *testing.T) {
+	cfg := Config{Docs: 3000, Seed: 4}
+	var all []Doc
+	Stream(cfg, 0, func(d Doc) { all = append(all, d) })
+	corpus := Corpus(cfg)
+	for i := range corpus {
+		if all[i] != corpus[i] {
+			t.Fatal("Stream without a window differs from Corpus")
+		}
+	}
+	pos := map[string]int{}
+	n := 0
+	Stream(cfg, 50, func(d Doc) {
+		pos[d.ID] = n
+		n++
+		if d.Kind != Original {
+			if _, ok := pos[d.Source]; !ok {
+				t.Fatalf("%s: source %s not emitted before", d.ID, d.Source)
+			}
+		}
+	})
+	if n != cfg.Docs {
+		t.Fatalf("%d documents, want %d", n, cfg.Docs)
+	}
+}
