@@ -178,17 +178,17 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	p("AUC is the probability that a positive pair scores above a negative one, AP the area under the precision–recall curve, best F1 the best any threshold reaches. ")
 	p("Scores are computed as `neardup compare` computes them, on the whole documents. When a set has more than %d negative pairs, a seeded uniform sample of %d is scored, each standing for its share of the rest.\n", MaxNegatives, MaxNegatives)
 	p("- The **LSH plot** draws the probability that a pair becomes a candidate, 1 − (1 − J^%d)^%d, over the Jaccard histograms of positive and negative pairs: what the bands miss is never verified. ", rows, bands)
-	p("The web profile's index also finds exact copies by digest; the S-curve is the bands alone.\n\n")
+	p("The index may also return candidates outside the bands (equal digests); the S-curve is the bands alone.\n\n")
 
 	p("## Summary\n\n")
-	p("| set | documents | expected links | found | recall | judged links | precision | F1 |\n|---|--:|--:|--:|--:|--:|--:|--:|\n")
+	p("| set | documents | expected links | found | recall | judged links | precision | F1 | best score over all pairs (AUC, AP) |\n|---|--:|--:|--:|--:|--:|--:|--:|---|\n")
 	for _, res := range r.Results {
 		l := res.Links
-		p("| [%s](#%s) | %d | %d | %d | %s | %d | %s | %s |\n", res.Set.Name, res.Set.Short(), len(res.Events), l.Expected, l.All.Found,
-			num(l.All.Recall(l.Expected)), l.All.TP+l.All.FP, num(l.All.Precision()), num(l.All.F1(l.Expected)))
+		p("| [%s](#%s) | %d | %d | %d | %s | %d | %s | %s | %s |\n", res.Set.Name, res.Set.Short(), len(res.Events), l.Expected, l.All.Found,
+			num(l.All.Recall(l.Expected)), l.All.TP+l.All.FP, num(l.All.Precision()), num(l.All.F1(l.Expected)), bestScore(res.Curves))
 	}
 	for _, m := range r.Missing {
-		p("| %s | skipped: %s | | | | | | |\n", m.Name, m.Why)
+		p("| %s | skipped: %s | | | | | | | |\n", m.Name, m.Why)
 	}
 	p("\n")
 	for _, res := range r.Results {
@@ -213,6 +213,39 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		r.writeSet(w, res, names, bands, rows)
 	}
 	return nil
+}
+
+// bestScore names the scores with the highest AUC, ties broken by AP, as
+// the report prints them (three decimals), among the scores computed on
+// every pair (edit is computed on short texts only).
+func bestScore(cs []Curve) string {
+	all := 0.0
+	for _, c := range cs {
+		all = max(all, c.Pairs)
+	}
+	key := func(c Curve) string { return num(c.AUC) + " " + num(c.AP) }
+	var best []Curve
+	for _, c := range cs {
+		switch {
+		case math.IsNaN(c.AUC) || c.Pairs < all:
+		case len(best) == 0 || num(c.AUC) > num(best[0].AUC) || num(c.AUC) == num(best[0].AUC) && num(c.AP) > num(best[0].AP):
+			best = []Curve{c}
+		case key(c) == key(best[0]):
+			best = append(best, c)
+		}
+	}
+	if len(best) == 0 {
+		return "–"
+	}
+	var names []string
+	for _, c := range best {
+		names = append(names, c.Score.String())
+	}
+	who := strings.Join(names, ", ")
+	if len(names) > 3 {
+		who = fmt.Sprintf("%d scores tie", len(names))
+	}
+	return fmt.Sprintf("%s (%s, %s)", who, num(best[0].AUC), num(best[0].AP))
 }
 
 // sortedKeys returns the keys of m in order.
