@@ -4,7 +4,7 @@
 GO ?= go
 BENCH_MODULES := bench/sketchbench bench/indexbench bench/scanbench
 
-.PHONY: test deps vet unit race bench fuzz build
+.PHONY: test deps vet unit race bench fuzz build eval
 
 build:
 	$(GO) build -o bin/neardup ./cmd/neardup
@@ -43,6 +43,12 @@ bench:
 	cd bench/indexbench && $(GO) run . -docs 100000 -rounds 3
 	cd bench/scanbench && $(GO) run . -docs 20000
 	cd bench/scanbench && $(GO) run . -docs 20000 -profile books
+
+# The accuracy report on the labelled sets in ../shared/data and the
+# synthetic sweep, written to docs/eval (README "Evaluation on labelled data").
+eval:
+	$(GO) run ./cmd/neardup eval
+	$(GO) run ./cmd/neardup eval synth
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzTokenize -fuzztime 60s ./sketch/
