@@ -86,23 +86,14 @@ skipped with what they need; the sets (folders of --data):
 	start := time.Now()
 	rep := &eval.Report{Command: reproduce("eval", args), Config: cfg, Missing: missing}
 	for _, s := range sets {
-		bar := evalBar(stderr, *quiet, s.Name)
-		res, err := eval.Evaluate(ctx, cfg, s, func(_ string, done, total int) {
-			if bar != nil {
-				bar.ChangeMax(total)
-				_ = bar.Set(done)
-			}
+		err := withBar(ctx, stderr, *quiet, s.Name, func(progress func(done, total int)) error {
+			res, err := eval.Evaluate(ctx, cfg, s, func(_ string, done, total int) { progress(done, total) })
+			rep.Results = append(rep.Results, res)
+			return err
 		})
-		if bar != nil {
-			_ = bar.Finish()
-		}
 		if err != nil {
-			if ctx.Err() != nil {
-				return errInterrupted
-			}
 			return err
 		}
-		rep.Results = append(rep.Results, res)
 	}
 	rep.Elapsed = time.Since(start)
 	if err := rep.Write(*out); err != nil {
@@ -139,15 +130,29 @@ func evalSets(list string) ([]string, error) {
 	return out, nil
 }
 
-// evalBar returns a progress bar on a terminal, nil otherwise.
-func evalBar(stderr io.Writer, quiet bool, name string) *progressbar.ProgressBar {
-	f, ok := stderr.(*os.File)
-	if quiet || !ok || !term.IsTerminal(int(f.Fd())) {
-		return nil
+// withBar runs work with a progress callback that drives a bar on a
+// terminal (nothing elsewhere, or with quiet), and turns an error caused
+// by an interrupt into errInterrupted.
+func withBar(ctx context.Context, stderr io.Writer, quiet bool, name string, work func(progress func(done, total int)) error) error {
+	var bar *progressbar.ProgressBar
+	if f, ok := stderr.(*os.File); ok && !quiet && term.IsTerminal(int(f.Fd())) {
+		bar = progressbar.NewOptions(1, progressbar.OptionSetWriter(stderr), progressbar.OptionSetDescription(name),
+			progressbar.OptionShowCount(), progressbar.OptionThrottle(100*time.Millisecond),
+			progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish())
 	}
-	return progressbar.NewOptions(1, progressbar.OptionSetWriter(stderr), progressbar.OptionSetDescription(name),
-		progressbar.OptionShowCount(), progressbar.OptionThrottle(100*time.Millisecond),
-		progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish())
+	err := work(func(done, total int) {
+		if bar != nil {
+			bar.ChangeMax(total)
+			_ = bar.Set(done)
+		}
+	})
+	if bar != nil {
+		_ = bar.Finish()
+	}
+	if err != nil && ctx.Err() != nil {
+		return errInterrupted
+	}
+	return err
 }
 
 // reproduce returns the command line that reproduces a run: the
@@ -229,20 +234,12 @@ Flags:
 			sc.Source = "excerpts of Pride and Prejudice (gutenberg-editions pg1342.txt) as references, replaced spans from Moby-Dick (pg2701.txt): different authors and topics, DUPNIQ's first scenario"
 		}
 	}
-	bar := evalBar(stderr, *quiet, "synth")
-	res, err := eval.RunSynth(ctx, sc, func(done, total int) {
-		if bar != nil {
-			bar.ChangeMax(total)
-			_ = bar.Set(done)
-		}
+	var res *eval.SynthResult
+	err = withBar(ctx, stderr, *quiet, "synth", func(progress func(done, total int)) error {
+		res, err = eval.RunSynth(ctx, sc, progress)
+		return err
 	})
-	if bar != nil {
-		_ = bar.Finish()
-	}
 	if err != nil {
-		if ctx.Err() != nil {
-			return errInterrupted
-		}
 		return err
 	}
 	if err := res.Write(*out, reproduce("eval synth", args)); err != nil {
