@@ -184,10 +184,12 @@ func sortedUnique(pairs [][2]string, side int) []string {
 
 // LicenseMatch is one license google/licensecheck expects to find in a
 // test file: its name (an SPDX id for most) and the byte range it covers
-// in the file's text; End is len(Text) when the header says "$".
+// in the file's text; End is len(Text) when the header says "$". IsURL
+// marks a match of the license's URL rather than of its text.
 type LicenseMatch struct {
 	Name       string
 	Start, End int
+	IsURL      bool
 }
 
 // LicenseVariant is one test file of google/licensecheck: a license text
@@ -303,7 +305,7 @@ func parseLicenseTest(b []byte) (LicenseVariant, error) {
 		if !ok || err1 != nil || err2 != nil {
 			return v, fmt.Errorf("header: match range in %q", l)
 		}
-		v.Matches = append(v.Matches, LicenseMatch{Name: fs[0], Start: start, End: end})
+		v.Matches = append(v.Matches, LicenseMatch{Name: fs[0], Start: start, End: end, IsURL: len(fs) > 2 && fs[2] == "URL"})
 	}
 	return v, nil
 }

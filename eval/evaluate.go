@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/neardup/neardup/config"
+	"github.com/neardup/neardup/verify"
 )
 
 // Result is the evaluation of one set.
@@ -350,6 +351,9 @@ func licenseResult(s *Set, events []Event) *LicenseResult {
 			row.Expected++
 		}
 		ev := byID[d.ID]
+		if ev == nil {
+			ev = &Event{ID: d.ID} // no event, no links
+		}
 		same := linkedTo(ev, func(id string) bool { return s.Label(d.ID, id) == Positive })
 		if same != nil {
 			row.Linked++
@@ -362,6 +366,13 @@ func licenseResult(s *Set, events []Event) *LicenseResult {
 			e := EmbeddedRow{File: l.variant.File, Coverage: l.variant.Coverage}
 			for _, m := range l.variant.Matches {
 				e.Licenses = appendUnique(e.Licenses, m.Name)
+			}
+			// A partial link to its license, if there is one, else the first.
+			for i := range ev.Matches {
+				if m := &ev.Matches[i]; m.Kind == string(verify.Partial) && s.Label(d.ID, m.ID) == Positive {
+					same = m
+					break
+				}
 			}
 			if same != nil {
 				e.Kind, e.Method, e.To = same.Kind, same.Method, same.ID

@@ -22,8 +22,9 @@ const (
 	// duplicate.
 	ClassEmbedded = "embedded"
 	// ClassNotice is a short notice that points to a license (kinds
-	// *-Header, *-Short, *-Notice): not a copy of the license text, so no
-	// link is expected; a link to its license is still right.
+	// *-Header, *-Short, *-Notice, or a file in which licensecheck expects
+	// only license URLs): not a copy of the license text, so no link is
+	// expected; a link to its license is still right.
 	ClassNotice = "notice"
 	// ClassNone is a file in which licensecheck expects no license (a
 	// modified or broken text): unlabelled.
@@ -116,14 +117,15 @@ func spdxKeys(spdx []SPDXLicense) map[string]string {
 	return out
 }
 
-// classify returns the class of a licensecheck test file.
-func classify(v *LicenseVariant, keys []string) string {
+// classify returns the class of a licensecheck test file; textKeys are
+// the license texts of its matches that are not URLs.
+func classify(v *LicenseVariant, textKeys []string) string {
 	switch {
 	case len(v.Matches) == 0:
 		return ClassNone
-	case strings.Contains(v.Kind, "-Header") || strings.Contains(v.Kind, "-Short") || strings.Contains(v.Kind, "Notice"):
+	case len(textKeys) == 0 || strings.Contains(v.Kind, "-Header") || strings.Contains(v.Kind, "-Short") || strings.Contains(v.Kind, "Notice"):
 		return ClassNotice
-	case v.Coverage < embeddedCoverage || len(keys) > 1:
+	case v.Coverage < embeddedCoverage || len(textKeys) > 1:
 		return ClassEmbedded
 	}
 	return ClassFull
@@ -249,6 +251,7 @@ func buildLicensecheck(dir string, spdx []SPDXLicense) (*Set, error) {
 	for i := range lc.Variants {
 		v := &lc.Variants[i]
 		var l licenseLabel
+		var textKeys []string
 		for _, m := range v.Matches {
 			k, ok := keyOf[m.Name]
 			if !ok {
@@ -256,8 +259,11 @@ func buildLicensecheck(dir string, spdx []SPDXLicense) (*Set, error) {
 			}
 			l.keys = appendUnique(l.keys, k)
 			l.families = appendUnique(l.families, licenseFamily(m.Name))
+			if !m.IsURL {
+				textKeys = appendUnique(textKeys, k)
+			}
 		}
-		l.class, l.variant = classify(v, l.keys), v
+		l.class, l.variant = classify(v, textKeys), v
 		id := "licensecheck/" + v.File
 		s.licenses[id] = l
 		s.Docs = append(s.Docs, Doc{ID: id, Text: v.Text})

@@ -31,10 +31,10 @@ func TestParseLicenseTest(t *testing.T) {
 		cov      float64
 		matches  []LicenseMatch
 	}{
-		{"plain", "100%\nMIT 0,$\n\nCopyright\n", 100, []LicenseMatch{{"MIT", 0, 10}}},
-		{"comments and percent", "# reflowed\n# Example: x\n96.3%\nApache-2.0 96.3% 5,7\nMS-PL 8,$\n\n0123456789", 96.3, []LicenseMatch{{"Apache-2.0", 5, 7}, {"MS-PL", 8, 10}}},
-		{"scan stanza ignored", "100%\nBSD 0,$\nscan\n100%\nBSD 0,$\n\nabc", 100, []LicenseMatch{{"BSD", 0, 3}}},
-		{"cover+scan", "cover+scan\n100%\nISC 0,$ URL\n\nabcd", 100, []LicenseMatch{{"ISC", 0, 4}}},
+		{"plain", "100%\nMIT 0,$\n\nCopyright\n", 100, []LicenseMatch{{"MIT", 0, 10, false}}},
+		{"comments and percent", "# reflowed\n# Example: x\n96.3%\nApache-2.0 96.3% 5,7\nMS-PL 8,$\n\n0123456789", 96.3, []LicenseMatch{{"Apache-2.0", 5, 7, false}, {"MS-PL", 8, 10, false}}},
+		{"scan stanza ignored", "100%\nBSD 0,$\nscan\n100%\nBSD 0,$\n\nabc", 100, []LicenseMatch{{"BSD", 0, 3, false}}},
+		{"cover+scan", "cover+scan\n100%\nISC 0,$ URL\n\nabcd", 100, []LicenseMatch{{"ISC", 0, 4, true}}},
 		{"no license", "0%\n\nabc", 0, nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -152,8 +152,8 @@ func TestLicensecheck(t *testing.T) {
 			partial++
 		}
 	}
-	if partial < 5 {
-		t.Errorf("embedded licenses found as partial duplicates: %d of %d, want at least 5", partial, len(r.Licenses.Embedded))
+	if partial < 9 {
+		t.Errorf("embedded licenses found as partial duplicates: %d of %d, want at least 9", partial, len(r.Licenses.Embedded))
 	}
 }
 

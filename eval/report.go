@@ -428,7 +428,7 @@ func writeLicenses(p printf, r *LicenseResult) {
 		ClassReference: "*reference* an SPDX license text",
 		ClassFull:      fmt.Sprintf("*full* a test file that is one license (licensecheck expects it over ≥ %d%% of the file; some are short notices the license text contains)", embeddedCoverage),
 		ClassEmbedded:  fmt.Sprintf("*embedded* a license in a longer file (expected over < %d%% of it, or two licenses)", embeddedCoverage),
-		ClassNotice:    "*notice* a short pointer to a license (kinds *-Header, *-Short, *-Notice), not a copy of its text, so no link is expected",
+		ClassNotice:    "*notice* a short pointer to a license (kinds *-Header, *-Short, *-Notice, or only the license's URL expected), not a copy of its text, so no link is expected",
 		ClassNone:      "*none* a file licensecheck finds no license in (unlabelled)",
 	}
 	var docs []string
