@@ -48,6 +48,9 @@ func TestSynthSweep(t *testing.T) {
 		t.Errorf("noise 0.2: jaccard %.3f, its %.3f; want shingles broken and unique words surviving better",
 			noisy.Scores[ScoreJaccard], noisy.Scores[ScoreITS])
 	}
+	if r.WordErrors[0] != 0 || r.WordErrors[1] < 0.3 {
+		t.Errorf("words changed by noise 0 and 0.2: %v", r.WordErrors)
+	}
 	again, err := RunSynth(context.Background(), sc, nil)
 	if err != nil {
 		t.Fatal(err)
