@@ -152,8 +152,10 @@ func TestLicensecheck(t *testing.T) {
 			partial++
 		}
 	}
-	if partial < 9 {
-		t.Errorf("embedded licenses found as partial duplicates: %d of %d, want at least 9", partial, len(r.Licenses.Embedded))
+	// 9 of 12 with every shingle stored, 8 with the web profile's stored
+	// sample of 256 shingles.
+	if partial < 8 {
+		t.Errorf("embedded licenses found as partial duplicates: %d of %d, want at least 8", partial, len(r.Licenses.Embedded))
 	}
 }
 
