@@ -283,8 +283,9 @@ type LicenseResult struct {
 }
 
 // ClassRow counts the documents of one class: those linked to a document
-// of their own license text, by the kind of that link, and those linked
-// to a license of another family.
+// of their own license text, by the kind of that link (the first such
+// link; for an embedded license a partial one when there is one), and
+// those linked to a license of another family.
 type ClassRow struct {
 	Class       string
 	Docs        int
@@ -355,6 +356,15 @@ func licenseResult(s *Set, events []Event) *LicenseResult {
 			ev = &Event{ID: d.ID} // no event, no links
 		}
 		same := linkedTo(ev, func(id string) bool { return s.Label(d.ID, id) == Positive })
+		if l.class == ClassEmbedded {
+			// A partial link to its license, if there is one, else the first.
+			for i := range ev.Matches {
+				if m := &ev.Matches[i]; m.Kind == string(verify.Partial) && s.Label(d.ID, m.ID) == Positive {
+					same = m
+					break
+				}
+			}
+		}
 		if same != nil {
 			row.Linked++
 			row.ByKind[same.Kind]++
@@ -366,13 +376,6 @@ func licenseResult(s *Set, events []Event) *LicenseResult {
 			e := EmbeddedRow{File: l.variant.File, Coverage: l.variant.Coverage}
 			for _, m := range l.variant.Matches {
 				e.Licenses = appendUnique(e.Licenses, m.Name)
-			}
-			// A partial link to its license, if there is one, else the first.
-			for i := range ev.Matches {
-				if m := &ev.Matches[i]; m.Kind == string(verify.Partial) && s.Label(d.ID, m.ID) == Positive {
-					same = m
-					break
-				}
 			}
 			if same != nil {
 				e.Kind, e.Method, e.To = same.Kind, same.Method, same.ID
