@@ -236,12 +236,17 @@ func cloughResult(s *Set, events []Event) *CloughResult {
 
 // Row returns the row of a category.
 func (c *CloughResult) Row(category string) CloughRow {
-	for _, r := range c.Rows {
-		if r.Category == category {
-			return r
-		}
+	return find(c.Rows, func(r CloughRow) bool { return r.Category == category })
+}
+
+// find returns the first element of rows that ok accepts, or the zero
+// value.
+func find[T any](rows []T, ok func(T) bool) T {
+	if i := slices.IndexFunc(rows, ok); i >= 0 {
+		return rows[i]
 	}
-	return CloughRow{}
+	var zero T
+	return zero
 }
 
 // GutenbergRow is one pair of e-texts and what the stream reported.
@@ -394,12 +399,7 @@ func licenseResult(s *Set, events []Event) *LicenseResult {
 
 // Class returns the row of a class.
 func (l *LicenseResult) Class(class string) ClassRow {
-	for _, r := range l.Classes {
-		if r.Class == class {
-			return r
-		}
-	}
-	return ClassRow{}
+	return find(l.Classes, func(r ClassRow) bool { return r.Class == class })
 }
 
 func clusterStats(s *Set, events []Event) ClusterStats {
