@@ -4,7 +4,7 @@
 GO ?= go
 BENCH_MODULES := bench/sketchbench bench/indexbench bench/scanbench
 
-.PHONY: test deps vet unit race bench bytes fuzz build
+.PHONY: test deps vet unit race bench bytes fuzz build eval
 
 build:
 	$(GO) build -o bin/neardup ./cmd/neardup
@@ -57,6 +57,12 @@ bytes:
 	$(GO) run ./bench/bytesbench -profile sentence -docs 1000000 -index $(REDIS)
 	$(GO) run ./bench/bytesbench -profile books -docs 100000
 	$(GO) run ./bench/bytesbench -profile books -docs 100000 -index $(REDIS)
+
+# The accuracy report on the labelled sets in ../shared/data and the
+# synthetic sweep, written to docs/eval (README "Evaluation on labelled data").
+eval:
+	$(GO) run ./cmd/neardup eval
+	$(GO) run ./cmd/neardup eval synth
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzTokenize -fuzztime 60s ./sketch/

@@ -2,11 +2,15 @@ package eval
 
 import (
 	"bufio"
+	"bytes"
+	"cmp"
 	"encoding/csv"
+	"encoding/json"
 	"encoding/xml"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -157,4 +161,181 @@ func LoadGutenberg(dir string) (*Gutenberg, error) {
 		}
 	}
 	return g, sc.Err()
+}
+
+// Sources returns the source documents named in the pairs, sorted.
+func (p *PAN13) Sources() []string { return sortedUnique(p.Pairs, 1) }
+
+// Suspicious returns the suspicious documents named in the pairs, sorted.
+func (p *PAN13) Suspicious() []string { return sortedUnique(p.Pairs, 0) }
+
+func sortedUnique(pairs [][2]string, side int) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range pairs {
+		if !seen[p[side]] {
+			seen[p[side]] = true
+			out = append(out, p[side])
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// LicenseMatch is one license google/licensecheck expects to find in a
+// test file: its name (an SPDX id for most) and the byte range it covers
+// in the file's text; End is len(Text) when the header says "$". IsURL
+// marks a match of the license's URL rather than of its text.
+type LicenseMatch struct {
+	Name       string
+	Start, End int
+	IsURL      bool
+}
+
+// LicenseVariant is one test file of google/licensecheck: a license text
+// as found in the wild (reflowed, with copyright lines, cut short, or
+// embedded in a longer file) and what licensecheck expects to match in it.
+type LicenseVariant struct {
+	File string // e.g. MIT.t12
+	Kind string // the file name before .tN, e.g. MIT, Apache-2.0-Header
+	// Coverage is the expected percentage of the text the matches cover.
+	Coverage float64
+	Matches  []LicenseMatch
+	Text     []byte // the test input, after the header
+}
+
+// Licensecheck is the google/licensecheck test data.
+type Licensecheck struct {
+	Dir      string
+	Variants []LicenseVariant // sorted by kind, then by test number
+}
+
+// LoadLicensecheck reads every Kind.tN file of dir/testdata and parses its
+// header (testdata/README): comment lines, the expected coverage ("91.2%"),
+// one "Name [Percent] Start,End [URL]" line per match, then optionally a
+// "scan" stanza of the same form (ignored here), and a blank line.
+func LoadLicensecheck(dir string) (*Licensecheck, error) {
+	td := filepath.Join(dir, "testdata")
+	ents, err := os.ReadDir(td)
+	if err != nil {
+		return nil, fmt.Errorf("eval: licensecheck: %w", err)
+	}
+	lc := &Licensecheck{Dir: dir}
+	for _, e := range ents {
+		kind, _, ok := splitTestName(e.Name())
+		if !ok || e.IsDir() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(td, e.Name()))
+		if err != nil {
+			return nil, fmt.Errorf("eval: licensecheck: %w", err)
+		}
+		v, err := parseLicenseTest(b)
+		if err != nil {
+			return nil, fmt.Errorf("eval: licensecheck %s: %w", e.Name(), err)
+		}
+		v.File, v.Kind = e.Name(), kind
+		lc.Variants = append(lc.Variants, v)
+	}
+	slices.SortFunc(lc.Variants, func(a, b LicenseVariant) int {
+		ka, na, _ := splitTestName(a.File)
+		kb, nb, _ := splitTestName(b.File)
+		return cmp.Or(cmp.Compare(ka, kb), cmp.Compare(na, nb))
+	})
+	if len(lc.Variants) == 0 {
+		return nil, fmt.Errorf("eval: licensecheck: no Kind.tN files in %s", td)
+	}
+	return lc, nil
+}
+
+// splitTestName splits "MIT.t12" into "MIT" and 12.
+func splitTestName(name string) (string, int, bool) {
+	i := strings.LastIndex(name, ".t")
+	if i <= 0 {
+		return "", 0, false
+	}
+	n, err := strconv.Atoi(name[i+2:])
+	if err != nil {
+		return "", 0, false
+	}
+	return name[:i], n, true
+}
+
+func parseLicenseTest(b []byte) (LicenseVariant, error) {
+	var v LicenseVariant
+	head, text, ok := bytes.Cut(b, []byte("\n\n"))
+	if !ok {
+		return v, fmt.Errorf("no blank line after the header")
+	}
+	v.Text = text
+	var lines []string
+	for _, l := range strings.Split(string(head), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) > 0 && lines[0] == "cover+scan" {
+		lines = lines[1:]
+	}
+	if len(lines) == 0 || !strings.HasSuffix(lines[0], "%") {
+		return v, fmt.Errorf("header: want a coverage percentage first, got %q", lines)
+	}
+	cov, err := strconv.ParseFloat(strings.TrimSuffix(lines[0], "%"), 64)
+	if err != nil {
+		return v, fmt.Errorf("header: coverage %q: %w", lines[0], err)
+	}
+	v.Coverage = cov
+	for _, l := range lines[1:] {
+		if l == "scan" {
+			break
+		}
+		fs := strings.Fields(l)
+		if len(fs) > 1 && strings.HasSuffix(fs[1], "%") {
+			fs = append(fs[:1], fs[2:]...) // the optional Percent field
+		}
+		if len(fs) < 2 {
+			return v, fmt.Errorf("header: match line %q", l)
+		}
+		lo, hi, ok := strings.Cut(fs[1], ",")
+		start, err1 := strconv.Atoi(lo)
+		end, err2 := len(text), error(nil)
+		if hi != "$" {
+			end, err2 = strconv.Atoi(hi)
+		}
+		if !ok || err1 != nil || err2 != nil {
+			return v, fmt.Errorf("header: match range in %q", l)
+		}
+		v.Matches = append(v.Matches, LicenseMatch{Name: fs[0], Start: start, End: end, IsURL: len(fs) > 2 && fs[2] == "URL"})
+	}
+	return v, nil
+}
+
+// SPDXLicense is one entry of the SPDX license list.
+type SPDXLicense struct {
+	ID, Name string
+	Text     string
+}
+
+// LoadSPDX reads spdx-full.json (npm spdx-license-list) in dir; the
+// licenses come back sorted by id.
+func LoadSPDX(dir string) ([]SPDXLicense, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "spdx-full.json"))
+	if err != nil {
+		return nil, fmt.Errorf("eval: spdx: %w", err)
+	}
+	var m map[string]struct {
+		Name string `json:"name"`
+		Text string `json:"licenseText"`
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("eval: spdx: %w", err)
+	}
+	out := make([]SPDXLicense, 0, len(m))
+	for id, l := range m {
+		if strings.TrimSpace(l.Text) != "" {
+			out = append(out, SPDXLicense{ID: id, Name: l.Name, Text: l.Text})
+		}
+	}
+	slices.SortFunc(out, func(a, b SPDXLicense) int { return cmp.Compare(a.ID, b.ID) })
+	return out, nil
 }

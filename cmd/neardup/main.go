@@ -7,6 +7,7 @@
 //	neardup scan [flags] [PATH...]  duplicates among local files
 //	neardup compare [flags] A B     every similarity score for two files
 //	neardup lexicon build [flags] FILE...   build an I-Match idf lexicon
+//	neardup eval [flags]            accuracy on labelled data: report and plots
 //
 // Run "neardup help" for the full list.
 package main
@@ -46,6 +47,7 @@ func commands() []command {
 		{"lexicon", "build an I-Match idf lexicon from text files", runLexicon},
 		{"config", "print a commented example configuration, or check one", runConfig},
 		{"bench", "measure the service end to end: throughput, CPU per document, latency (bench serve)", runBench},
+		{"eval", "accuracy on the labelled sets in shared/data, with plots (eval synth: the overlap × noise sweep)", runEval},
 		{"version", "print the version", runVersion},
 	}
 }
