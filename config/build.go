@@ -21,9 +21,10 @@ func (c *Config) SketchConfig() sketch.Config {
 		IMatch: sketch.IMatch{
 			Mode: sketch.IMatchMode(s.IMatch), Cutoff: s.IMatchCutoff, Keep: s.IMatchKeep, MinTerms: s.IMatchMin,
 		},
-		KeepText:   s.KeepText,
-		SimHashIDF: s.SimHashIDF,
-		MaxBytes:   s.MaxBytes,
+		KeepText:     s.KeepText,
+		SimHashIDF:   s.SimHashIDF,
+		MaxBytes:     s.MaxBytes,
+		PassageWords: s.PassageWords,
 	}
 	if s.IMatch == "off" {
 		// No digest: a minimum no document reaches.
@@ -35,7 +36,7 @@ func (c *Config) SketchConfig() sketch.Config {
 
 // Limits returns the storage limits of sketched features.
 func (c *Config) Limits() sketch.Limits {
-	return sketch.Limits{MaxShingles: c.Sketch.MaxShingles, MaxUnique: c.Sketch.MaxUnique}
+	return sketch.Limits{MaxShingles: c.Sketch.MaxShingles, MaxUnique: c.Sketch.MaxUnique, Passages: c.Sketch.PassageWords > 0}
 }
 
 // BandsRows returns the LSH bands and rows: the configured ones, or those

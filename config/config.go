@@ -47,6 +47,7 @@ type Sketch struct {
 	IMatchMin    int     `yaml:"imatch_min_terms" doc:"fewest retained terms that make a digest"`
 	MaxShingles  int     `yaml:"max_shingles" doc:"stored shingles per document (profiles that compare shingles); larger sets are sampled consistently, keeping between half this and this many"`
 	MaxUnique    int     `yaml:"max_unique" doc:"stored unique words per document; longer sequences are sampled consistently"`
+	PassageWords int     `yaml:"passage_words" doc:"passage lane: two documents sharing a passage of at least this many words find each other (winnowing anchors in the index) and the copied ranges are reported; 0 turns the lane off (word shingles only)"`
 }
 
 // Index configures the band store.
@@ -75,6 +76,7 @@ type Verify struct {
 	ITS           float64 `yaml:"its" doc:"DUPNIQ information-theoretic score threshold over unique words (paper: 0.72)"`
 	CS            float64 `yaml:"cs" doc:"DUPNIQ correlation score threshold (paper: 0.12)"`
 	Edit          float64 `yaml:"edit" doc:"edit similarity threshold for short texts"`
+	PassageShared int     `yaml:"passage_shared" doc:"aligned shingles a passage needs to count as copied (partial duplicates by passage alignment); 0 is the profile's 20"`
 }
 
 // Pipeline configures what is emitted.
@@ -91,14 +93,14 @@ func Default() Config {
 		Sketch: Sketch{
 			Shingle: 5, K: 128, Method: "oph", Seed: 1, Threshold: 0.5, RecallWeight: 0.8, SimHashK: -1,
 			FoldQuotes: true, MaxBytes: 16 << 20, IMatch: "idf", IMatchCutoff: 0.1, IMatchKeep: 0.1, IMatchMin: 8,
-			MaxShingles: 256, MaxUnique: 8192,
+			MaxShingles: 256, MaxUnique: 8192, PassageWords: 40,
 		},
 		Index: Index{
 			URL: "memory", Namespace: "neardup", Retention: 30 * 24 * time.Hour, Capacity: 1 << 20,
 			MaxBucket: 1000, Batch: 64, Timeout: 5 * time.Second,
 		},
 		Verify:   Verify{MaxCandidates: 32},
-		Pipeline: Pipeline{Emit: "duplicates", MaxMatches: 5, MaxEventBytes: 1 << 20},
+		Pipeline: Pipeline{Emit: "duplicates", MaxMatches: 25, MaxEventBytes: 1 << 20},
 		Kafka:    defaultKafka(),
 		HTTP:     HTTP{Addr: ":8080"},
 		Log:      Log{Format: "json", Level: "info"},
@@ -128,12 +130,16 @@ func applyProfile(c *Config, profile string) error {
 		c.Sketch.K = 256
 		c.Sketch.Threshold = 0.3
 		c.Sketch.RecallWeight = 0.9
+		// Partial duplicates of books are DUPNIQ's LCS over unique words;
+		// the passage lane would store ~2 bytes per word of a book.
+		c.Sketch.PassageWords = 0
 	case "sentence":
 		// Short texts: character n-grams (the Wikipedia study's shingles),
 		// stored text for edit similarity, no I-Match (too few terms).
 		c.Sketch.CharGram = 5
 		c.Sketch.KeepText = 4096
 		c.Sketch.IMatch = "off"
+		c.Sketch.PassageWords = 0
 	default:
 		return fmt.Errorf("%w: profile %q: want web, books or sentence", ErrInvalid, profile)
 	}
@@ -188,6 +194,8 @@ func (c *Config) Validate() error {
 		return bad("sketch.imatch_keep", s.IMatchKeep, "a number in (0, 1]")
 	case s.IMatchMin < 1:
 		return bad("sketch.imatch_min_terms", s.IMatchMin, ">= 1")
+	case s.PassageWords != 0 && (s.PassageWords < s.Shingle || s.PassageWords > 10000):
+		return bad("sketch.passage_words", s.PassageWords, "0 (off) or shingle..10000")
 	case s.MaxShingles < 16:
 		return bad("sketch.max_shingles", s.MaxShingles, ">= 16")
 	case s.MaxUnique < 16:
@@ -217,6 +225,9 @@ func (c *Config) Validate() error {
 		return bad("index.retry", ix.Retry, ">= 0 (0: the command's default)")
 	}
 	v := c.Verify
+	if v.PassageShared < 0 {
+		return bad("verify.passage_shared", v.PassageShared, "0 (profile default) or a number of shingles")
+	}
 	for _, f := range []struct {
 		key string
 		v   float64

@@ -52,6 +52,21 @@ type Match struct {
 	Kind   string        `json:"kind"`
 	Method string        `json:"method"`
 	Scores verify.Scores `json:"scores"`
+	// Passages are the copied ranges of a near or partial match (passage
+	// lane on): maximal aligned passages, in order of the document's
+	// offsets, at most verify.MaxPassages (the longest).
+	Passages []Passage `json:"passages,omitempty"`
+}
+
+// Passage is one copied range: [Offset, Offset+Length) of the document's
+// text against [MatchOffset, MatchOffset+MatchLength) of the match's, in
+// Unicode code points of the text as received (for html input, of the
+// extracted main text).
+type Passage struct {
+	Offset      int `json:"offset"`
+	Length      int `json:"length"`
+	MatchOffset int `json:"match_offset"`
+	MatchLength int `json:"match_length"`
 }
 
 // EventSource is where the document came from.

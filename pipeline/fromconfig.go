@@ -65,7 +65,11 @@ func VerifyProfile(c *config.Config) (verify.Profile, error) {
 		return verify.Profile{}, err
 	}
 	v := c.Verify
-	return p.WithThresholds(verify.Thresholds{Jaccard: v.Jaccard, Containment: v.Containment, ITS: v.ITS, CS: v.CS, Edit: v.Edit}), nil
+	p = p.WithThresholds(verify.Thresholds{Jaccard: v.Jaccard, Containment: v.Containment, ITS: v.ITS, CS: v.CS, Edit: v.Edit})
+	if c.Sketch.PassageWords > 0 && c.Sketch.CharGram == 0 {
+		p = p.WithPassages(v.PassageShared)
+	}
+	return p, nil
 }
 
 // OpenStore returns the pipeline configuration of c and opens the index

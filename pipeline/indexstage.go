@@ -131,6 +131,7 @@ func (p *Pipeline) processBatch(ctx context.Context, batch []*job, verifyIn chan
 		for _, c := range j.cands {
 			vj.Candidates = append(vj.Candidates, feats[c.ID])
 		}
+		j.candFeats = vj.Candidates
 		select {
 		case verifyIn <- vj:
 		case <-ctx.Done():

@@ -47,7 +47,8 @@ type Config struct {
 	Batch int
 	// EmitUnique emits an event for unique documents too.
 	EmitUnique bool
-	// MaxMatches bounds Event.Matches (default 5).
+	// MaxMatches bounds Event.Matches (default 25: a document that copies
+	// from 20 sources lists them all).
 	MaxMatches int
 	// MaxCandidates bounds the candidates verified per document (default
 	// index.DefaultMaxCandidates), best ranked first (most shared buckets,
@@ -89,7 +90,7 @@ func (c Config) WithDefaults() Config {
 		c.Batch = 64
 	}
 	if c.MaxMatches <= 0 {
-		c.MaxMatches = 5
+		c.MaxMatches = 25
 	}
 	if c.MaxCandidates <= 0 {
 		c.MaxCandidates = index.DefaultMaxCandidates
@@ -172,11 +173,19 @@ func (p *Pipeline) IndexParams() index.Params {
 		// stored without what a check reads could never match it. The
 		// caps are not: documents stored at different sampling rates are
 		// aligned (sketch.AlignSamples).
-		Extra: fmt.Sprintf("method=%s chargram=%d fold=%v accents=%v digits=%v punct=%v imatch=%s/%v/%v/%d simhash=%v features=%s",
+		Extra: fmt.Sprintf("method=%s chargram=%d fold=%v accents=%v digits=%v punct=%v imatch=%s/%v/%v/%d simhash=%v features=%s passage=%d",
 			c.Sketch.Method, c.Sketch.CharGram, n.FoldQuotes, n.StripAccents, n.DropDigits, n.KeepPunct,
 			c.Sketch.IMatch.Mode, c.Sketch.IMatch.Cutoff, c.Sketch.IMatch.Keep, c.Sketch.IMatch.MinTerms, c.SimHashK >= 0,
-			featureSections(p.limits)),
+			featureSections(p.limits), p.passageWords()),
 	}
+}
+
+// passageWords is the passage lane's passage length, 0 when it is off.
+func (p *Pipeline) passageWords() int {
+	if p.cfg.Sketch.CharGram > 0 {
+		return 0
+	}
+	return p.cfg.Sketch.PassageWords
 }
 
 // featureSections names the stored feature sections limits select.
@@ -185,7 +194,7 @@ func featureSections(l sketch.Limits) string {
 	for _, f := range []struct {
 		on   bool
 		name string
-	}{{l.MaxShingles > 0, "shingles"}, {l.MaxUnique > 0, "unique"}, {l.IMatch, "imatch"}, {l.SimHash, "simhash"}} {
+	}{{l.MaxShingles > 0, "shingles"}, {l.MaxUnique > 0, "unique"}, {l.IMatch, "imatch"}, {l.SimHash, "simhash"}, {l.Passages, "passages"}} {
 		if f.on {
 			s += "+" + f.name
 		}
@@ -208,6 +217,8 @@ type job struct {
 	earlier int
 	// verifyAt is when the job was handed to the verifier pool.
 	verifyAt time.Time
+	// candFeats are the candidates' stored features, in cands order.
+	candFeats []*sketch.Features
 	// unverified counts candidates found but not verified.
 	unverified int
 	// first is the earlier job of this run with the same id, still in

@@ -67,13 +67,11 @@ func TestPlantedDuplicates(t *testing.T) {
 		profile string
 		corpus  synth.Config
 	}{
-		// Web: partial duplicates are pages carried whole inside clearly
-		// longer ones, 30–50% longer. The web profile calls a page with
-		// less around it (under 25% more shingles) the same page, near;
-		// and its bands are tuned for resemblance 0.5–0.6 and up (a page
-		// inside one 50% longer has 0.67; inside one twice as long, 0.5,
-		// found with probability 0.86).
-		{"web", synth.Config{Docs: docs, Seed: 42, Contain: true, ContainExtra: [2]float64{0.3, 0.5}}},
+		// Web: partial duplicates are passages of an original (3–20% of
+		// the new text's length, 45 to 500 words) inside an unrelated text
+		// of the original's length: resemblance near 0, found only by the
+		// passage lane, and partial (not near) by passage alignment.
+		{"web", synth.Config{Docs: docs, Seed: 42, MinWords: 1500, MaxWords: 2500, Embed: [2]float64{0.03, 0.2}}},
 		// Books: a fifth of the text replaced plus 1% character noise
 		// (the DUPNIQ paper's synthetic partial duplicates), in texts of
 		// 1,500–3,000 words: shorter ones are pages, not books, and their

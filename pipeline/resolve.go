@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/sketch"
 	"github.com/neardup/neardup/verify"
 )
 
@@ -141,6 +142,9 @@ func (p *Pipeline) resolve(ctx context.Context, r verify.Result, fl *inflight) (
 			continue
 		}
 		m := Match{ID: j.cands[i].ID, Kind: string(v.Kind), Method: v.Check, Scores: v.Scores}
+		if i < len(j.candFeats) {
+			m.Passages = p.passages(j.feats, j.candFeats[i], v.Passages)
+		}
 		if i < j.earlier {
 			ev.Matches = append(ev.Matches, m)
 		} else {
@@ -187,6 +191,24 @@ func (p *Pipeline) resolve(ctx context.Context, r verify.Result, fl *inflight) (
 		o.Corrections = append(o.Corrections, p.correction(ev, m))
 	}
 	return o, nil
+}
+
+// passages maps aligned shingle positions of doc against cand to code
+// point ranges of their texts.
+func (p *Pipeline) passages(doc, cand *sketch.Features, al []verify.AlignPassage) []Passage {
+	if len(al) == 0 || doc == nil || cand == nil {
+		return nil
+	}
+	k := p.cfg.Sketch.Shingle
+	out := make([]Passage, 0, len(al))
+	for _, a := range al {
+		off, n, ok := doc.Passage.Range(a.A0, a.A1, k)
+		moff, mn, mok := cand.Passage.Range(a.B0, a.B1, k)
+		if ok && mok {
+			out = append(out, Passage{Offset: off, Length: n, MatchOffset: moff, MatchLength: mn})
+		}
+	}
+	return out
 }
 
 // recorded returns the verdict that answers j when it repeats an id: the

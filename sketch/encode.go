@@ -29,12 +29,15 @@ type Limits struct {
 	// IMatch and SimHash store the I-Match digest and the SimHash
 	// fingerprint.
 	IMatch, SimHash bool
+	// Passages stores [Features.Passage] (when computed): about 2.3 bytes
+	// per token.
+	Passages bool
 }
 
 // DefaultLimits returns storage limits that keep every feature, with the
 // caps of the books profile.
 func DefaultLimits() Limits {
-	return Limits{MaxShingles: 4096, MaxUnique: 8192, IMatch: true, SimHash: true}
+	return Limits{MaxShingles: 4096, MaxUnique: 8192, IMatch: true, SimHash: true, Passages: true}
 }
 
 // The storage encoding, version 2; integers are unsigned varints unless
@@ -42,7 +45,7 @@ func DefaultLimits() Limits {
 //
 //	byte     version (2)
 //	byte     flags: 1 I-Match digest, 2 text, 4 SimHash, 8 shingles,
-//	         16 unique words
+//	         16 unique words, 32 passages
 //	varint   token count
 //	16 bytes content digest
 //	8 bytes  SimHash, little-endian (flag 4)
@@ -60,6 +63,7 @@ func DefaultLimits() Limits {
 //	  byte   sample shift; varint count; per word: 4 bytes top 32 bits of
 //	  the hash (little-endian) and varint position delta
 //	varint text length and the text (flag 2)
+//	passage section (flag 32, see Passage.appendPassage)
 //
 // Stored hashes keep their top 32 bits: two distinct shingles of documents
 // with n stored shingles collide with probability about n²/2^33 per pair
@@ -78,6 +82,7 @@ const (
 	flagSimHash = 4
 	flagShingle = 8
 	flagUnique  = 16
+	flagPassage = 32
 )
 
 // AppendBinary appends the storage encoding of f to dst.
@@ -97,6 +102,9 @@ func (f *Features) AppendBinary(dst []byte, lim Limits) []byte {
 	}
 	if lim.MaxUnique > 0 {
 		flags |= flagUnique
+	}
+	if lim.Passages && len(f.Passage.Fp) > 0 {
+		flags |= flagPassage
 	}
 	dst = append(dst, encodingVersion, flags)
 	dst = binary.AppendUvarint(dst, uint64(f.Tokens))
@@ -133,6 +141,9 @@ func (f *Features) AppendBinary(dst []byte, lim Limits) []byte {
 	if flags&flagText != 0 {
 		dst = binary.AppendUvarint(dst, uint64(len(f.Text)))
 		dst = append(dst, f.Text...)
+	}
+	if flags&flagPassage != 0 {
+		dst = f.Passage.appendPassage(dst)
 	}
 	return dst
 }
@@ -263,7 +274,7 @@ func (f *Features) UnmarshalBinary(data []byte) error {
 		return fmt.Errorf("%w: version %d, want %d", ErrCorrupt, v, encodingVersion)
 	}
 	flags := d.byte()
-	if flags&^(flagIMatch|flagText|flagSimHash|flagShingle|flagUnique) != 0 {
+	if flags&^(flagIMatch|flagText|flagSimHash|flagShingle|flagUnique|flagPassage) != 0 {
 		d.fail(fmt.Sprintf("unknown flags %#x", flags))
 	}
 	f.Tokens = int(d.uvarint(1 << 31))
@@ -303,6 +314,10 @@ func (f *Features) UnmarshalBinary(data []byte) error {
 	}
 	if len(f.Text) == 0 {
 		f.Text = nil
+	}
+	f.Passage.reset()
+	if flags&flagPassage != 0 {
+		f.Passage.decodePassage(&d)
 	}
 	if d.err == nil && d.remaining() != 0 {
 		d.fail("trailing bytes")
@@ -552,5 +567,9 @@ func (f *Features) Stored(dst *Features, lim Limits) {
 	dst.Text = append(dst.Text[:0], f.Text...)
 	if len(dst.Text) == 0 {
 		dst.Text = nil
+	}
+	dst.Passage.reset()
+	if lim.Passages && len(f.Passage.Fp) > 0 {
+		f.Passage.stored(&dst.Passage)
 	}
 }

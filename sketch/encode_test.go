@@ -154,6 +154,10 @@ func FuzzDecode(f *testing.F) {
 	f.Add(doc.AppendBinary(nil, DefaultLimits()))
 	f.Add([]byte{1, 3, 0})
 	f.Add(doc.AppendBinary(nil, Limits{MaxShingles: 4}))
+	pcfg := DefaultConfig()
+	pcfg.PassageWords = 6
+	pdoc := mustSketch(f, pcfg, []byte("the quick brown fox jumps over the lazy dog again and again"))
+	f.Add(pdoc.AppendBinary(nil, Limits{Passages: true}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var g Features
 		if err := g.UnmarshalBinary(b); err != nil {
@@ -170,6 +174,17 @@ func FuzzDecode(f *testing.F) {
 				t.Fatalf("unique sequence out of order: %+v", g.Unique)
 			}
 		}
+		p := g.Passage
+		for _, a := range p.Anchors {
+			if a.Hash >= 1<<32 || int(a.Pos) >= len(p.Fp) {
+				t.Fatalf("anchor %+v outside %d positions", a, len(p.Fp))
+			}
+		}
+		for i := range p.Starts {
+			if p.Ends[i] < p.Starts[i] || (i > 0 && p.Starts[i] < p.Ends[i-1]) {
+				t.Fatalf("token offsets out of order at %d", i)
+			}
+		}
 	})
 }
 
@@ -178,7 +193,8 @@ func TestStoredMatchesDecode(t *testing.T) {
 	r := rand.New(rand.NewPCG(8, 8))
 	cfg := DefaultConfig()
 	cfg.KeepText = 1 << 20
-	for _, lim := range []Limits{DefaultLimits(), {MaxShingles: 100, MaxUnique: 50}, {MaxShingles: 256}, {}} {
+	cfg.PassageWords = 40
+	for _, lim := range []Limits{DefaultLimits(), {MaxShingles: 100, MaxUnique: 50}, {MaxShingles: 256}, {}, {Passages: true}} {
 		for _, size := range []int{0, 50, 5000, 40000} {
 			f := mustSketch(t, cfg, syntheticDoc(r, size))
 			var dec, st Features
@@ -188,7 +204,9 @@ func TestStoredMatchesDecode(t *testing.T) {
 			f.Stored(&st, lim)
 			if !slices.Equal(dec.Shingles, st.Shingles) || !slices.Equal(dec.Unique, st.Unique) || dec.ShingleShift != st.ShingleShift ||
 				dec.UniqueShift != st.UniqueShift || string(dec.Text) != string(st.Text) || dec.Tokens != st.Tokens || dec.SimHash != st.SimHash ||
-				dec.IMatch != st.IMatch || dec.HasIMatch != st.HasIMatch || dec.Content != st.Content || dec.ShingleCount != st.ShingleCount {
+				dec.IMatch != st.IMatch || dec.HasIMatch != st.HasIMatch || dec.Content != st.Content || dec.ShingleCount != st.ShingleCount ||
+				!slices.Equal(dec.Passage.Fp, st.Passage.Fp) || !slices.Equal(dec.Passage.Anchors, st.Passage.Anchors) ||
+				!slices.Equal(dec.Passage.Starts, st.Passage.Starts) || !slices.Equal(dec.Passage.Ends, st.Passage.Ends) {
 				t.Errorf("size %d, limits %+v: Stored differs from the decoded encoding", size, lim)
 			}
 		}

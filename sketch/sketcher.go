@@ -52,6 +52,11 @@ type Config struct {
 	// MaxBytes bounds the input size (default 16 MiB); larger documents
 	// fail with [ErrTooLarge].
 	MaxBytes int
+	// PassageWords, when > 0, computes [Features.Passage]: winnowing
+	// anchors such that two documents sharing a passage of at least this
+	// many words share an anchor, and what aligning the passages needs.
+	// Word shingles only (ignored with CharGram). 0: no passage lane.
+	PassageWords int
 }
 
 // DefaultMaxBytes is the default document size limit.
@@ -96,6 +101,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("sketch: method %q: want %q or %q", c.Method, OnePerm, Classic)
 	case c.KeepText < 0:
 		return fmt.Errorf("sketch: keep text %d: want >= 0", c.KeepText)
+	case c.PassageWords != 0 && (c.PassageWords < c.Shingle || c.PassageWords > 10000):
+		return fmt.Errorf("sketch: passage words %d: want 0 or %d..10000", c.PassageWords, c.Shingle)
 	case c.MaxBytes < 1:
 		return fmt.Errorf("sketch: max bytes %d: want > 0", c.MaxBytes)
 	case c.IMatch.Mode != IMatchIDF && c.IMatch.Mode != IMatchDoc:
@@ -152,6 +159,9 @@ type Features struct {
 	// features (see [Limits]): Shingles and Unique hold only the entries
 	// whose hash has that many low zero bits. Zero for fresh features.
 	ShingleShift, UniqueShift byte
+	// Passage is what passage alignment reads; empty unless
+	// [Config.PassageWords] is set (and, decoded, unless stored).
+	Passage Passage
 }
 
 // Clone returns a deep copy of f that does not share buffers with it.
@@ -161,6 +171,10 @@ func (f *Features) Clone() *Features {
 	c.Signature = slices.Clone(f.Signature)
 	c.Unique = slices.Clone(f.Unique)
 	c.Text = slices.Clone(f.Text)
+	c.Passage = Passage{
+		Fp: slices.Clone(f.Passage.Fp), Anchors: slices.Clone(f.Passage.Anchors),
+		Starts: slices.Clone(f.Passage.Starts), Ends: slices.Clone(f.Passage.Ends),
+	}
 	return &c
 }
 
@@ -183,6 +197,8 @@ type Sketcher struct {
 	im   imatchScratch
 	gram []byte
 	text []byte // the joined normalized text, for the content digest
+	seq   []uint64 // shingle hashes in document order (passage lane)
+	deque []uint32 // winnowing scratch
 }
 
 // New returns a Sketcher for cfg (defaults applied). lex may be nil, in
@@ -231,7 +247,18 @@ func (s *Sketcher) Sketch(text []byte, f *Features) error {
 	s.text = s.joinedText(s.text[:0])
 	sum := sha256.Sum256(s.text)
 	f.Content = ContentDigest(sum[:len(f.Content)])
-	f.Shingles = s.ShingleSet(f.Shingles[:0])
+	f.Passage.reset()
+	if s.cfg.PassageWords > 0 && s.cfg.CharGram == 0 && f.Tokens > 0 {
+		s.passage(text, f)
+	}
+	if len(f.Passage.Fp) > 0 && f.Tokens <= MaxPassageTokens {
+		// The passage lane has the shingles in document order already.
+		f.Shingles = append(f.Shingles[:0], s.seq...)
+		s.sort.sort(f.Shingles, nil)
+		f.Shingles = slices.Compact(f.Shingles)
+	} else {
+		f.Shingles = s.ShingleSet(f.Shingles[:0])
+	}
 	f.ShingleCount = len(f.Shingles)
 	f.Signature = s.signer.Sign(f.Signature, f.Shingles)
 

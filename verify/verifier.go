@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"cmp"
 	"slices"
 	"sync"
 
@@ -29,6 +30,13 @@ type Scores struct {
 	ITS *float64 `json:"lcs_its,omitempty"`
 	// Edit is the normalized edit similarity of the texts.
 	Edit *float64 `json:"edit,omitempty"`
+	// Aligned is the number of the document's shingle positions inside
+	// passages aligned with the candidate; AlignedAB is their share of the
+	// document's positions, AlignedBA the candidate's share inside the
+	// same passages (two-way containment of the copied text).
+	Aligned   *int     `json:"aligned,omitempty"`
+	AlignedAB *float64 `json:"aligned_ab,omitempty"`
+	AlignedBA *float64 `json:"aligned_ba,omitempty"`
 }
 
 // Verdict is the outcome of verifying one candidate.
@@ -38,20 +46,28 @@ type Verdict struct {
 	// check that applied to the pair, or empty when none did.
 	Check  string `json:"method"`
 	Scores Scores `json:"scores"`
+	// Passages are the aligned passages of a near or partial verdict, in
+	// order of the document's positions, when both documents have passage
+	// sections (shingle positions; [sketch.Passage.Range] maps them to
+	// text).
+	Passages []AlignPassage `json:"-"`
 }
 
 // scoreVals backs the pointers of one [Scores], so that a verdict costs
 // one allocation however many scores it carries.
 type scoreVals struct {
-	jaccard, cab, cba, cs, its, edit float64
-	hamming, lcs                     int
-	imatch                           bool
+	jaccard, cab, cba, cs, its, edit, alab, alba float64
+	hamming, lcs, aligned                        int
+	imatch                                       bool
 }
 
 // scratch is the reusable memory of one verifying goroutine.
 type scratch struct {
-	al Aligner
-	ed Editor
+	al       Aligner
+	ed       Editor
+	pa       PassageAligner
+	sa, sb   []AlignAnchor
+	passages []AlignPassage
 }
 
 // Verifier runs a [Profile]'s cascade on pairs of features. It is safe for
@@ -59,6 +75,9 @@ type scratch struct {
 type Verifier struct {
 	p       Profile
 	scratch sync.Pool
+	// passageFloor is the per-passage floor of the profile's passage
+	// check, used for the passages of near and partial verdicts.
+	passageFloor int
 }
 
 // New returns a Verifier for p, or an error naming the first invalid
@@ -68,7 +87,12 @@ func New(p Profile) (*Verifier, error) {
 		return nil, err
 	}
 	p.Checks = slices.Clone(p.Checks)
-	v := &Verifier{p: p}
+	v := &Verifier{p: p, passageFloor: DefaultPassageShared}
+	for _, c := range p.Checks {
+		if c.Method == MethodPassage && c.MinShared > 0 {
+			v.passageFloor = c.MinShared
+		}
+	}
 	v.scratch.New = func() any { return new(scratch) }
 	return v, nil
 }
@@ -117,6 +141,10 @@ type pair struct {
 	lcsNeed  int  // minimum length the LCS was run with, −1 if not yet
 	lcsLen   int  //
 	lcsOK    bool // the alignment ran (common words ≥ lcsNeed)
+	psgDone  bool // passages aligned (p.s.passages, p.psgA, p.psgB)
+	psgMin   int  // the per-passage floor they were aligned with
+	psgA     int  // aligned positions of a
+	psgB     int  // aligned positions of b (bounded by each passage's extent)
 }
 
 func (p *pair) scores() *scoreVals {
@@ -148,8 +176,50 @@ func (v *Verifier) verify(a, b *sketch.Features, s *scratch, vals *scoreVals) Ve
 			break
 		}
 	}
+	if (out.Kind == Near || out.Kind == Partial) && p.passages(v.passageFloor) {
+		out.Passages = slices.Clone(p.s.passages)
+	}
 	out.Scores = p.sc
 	return out
+}
+
+// passages aligns the documents' passages with the per-passage floor
+// minShared unless done, and reports whether both documents have passage
+// sections. The aligned scores are set.
+func (p *pair) passages(minShared int) bool {
+	a, b := &p.a.Passage, &p.b.Passage
+	if len(a.Fp) == 0 || len(b.Fp) == 0 || len(a.Anchors) == 0 || len(b.Anchors) == 0 {
+		return false
+	}
+	if p.psgDone && p.psgMin == minShared {
+		return true
+	}
+	s := p.s
+	s.sa, s.sb = alignAnchors(s.sa[:0], a.Anchors), alignAnchors(s.sb[:0], b.Anchors)
+	s.passages, p.psgA = s.pa.Align(s.passages[:0], AlignSide{Fp: a.Fp, Anchors: s.sa}, AlignSide{Fp: b.Fp, Anchors: s.sb},
+		AlignOptions{MinMatched: minShared, MaxPassages: MaxPassages})
+	p.psgB = 0
+	for _, x := range s.passages {
+		p.psgB += min(x.Matched, x.B1-x.B0)
+	}
+	p.psgDone, p.psgMin = true, minShared
+	v := p.scores()
+	v.aligned = p.psgA
+	v.alab, v.alba = float64(p.psgA)/float64(len(a.Fp)), float64(p.psgB)/float64(len(b.Fp))
+	p.sc.Aligned, p.sc.AlignedAB, p.sc.AlignedBA = &v.aligned, &v.alab, &v.alba
+	return true
+}
+
+// MaxPassages bounds the passages of one verdict: the longest are kept.
+const MaxPassages = 32
+
+// alignAnchors converts stored anchors (their hash's top 32 bits in the
+// low half) for the aligner.
+func alignAnchors(dst []AlignAnchor, as []sketch.Anchor) []AlignAnchor {
+	for _, x := range as {
+		dst = append(dst, AlignAnchor{Hash: uint32(x.Hash), Pos: x.Pos})
+	}
+	return dst
 }
 
 // run evaluates one check; applies is false when the check does not apply
@@ -235,6 +305,13 @@ func (p *pair) run(c Check) (applies, fires bool) {
 		v.lcs, v.cs, v.its = p.lcsLen, CS(l, sx, sy), ITS(l, sx, sy)
 		p.sc.LCS, p.sc.CS, p.sc.ITS = &v.lcs, &v.cs, &v.its
 		return true, score(c.score(), l, sx, sy) >= c.Threshold
+
+	case MethodPassage:
+		if !p.passages(cmp.Or(c.MinShared, DefaultPassageShared)) {
+			return false, false
+		}
+		v := p.scores()
+		return true, v.aligned > 0 && max(v.alab, v.alba) >= c.Threshold
 
 	case MethodEdit:
 		if a.Text == nil || b.Text == nil {

@@ -3,6 +3,7 @@ package verify
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -37,10 +38,16 @@ func words(r *rand.Rand, n, vocab int) []string {
 // edit changes about frac of the words of ws to other words.
 func edit(r *rand.Rand, ws []string, frac float64) []string {
 	out := slices.Clone(ws)
+	changed := false
 	for i := range out {
 		if r.Float64() < frac {
 			out[i] = words(r, 1, 1<<20)[0]
+			changed = true
 		}
+	}
+	if !changed && len(out) > 0 {
+		// At least one word, so that an edited copy is never the same text.
+		out[r.IntN(len(out))] = words(r, 1, 1<<20)[0]
 	}
 	return out
 }
@@ -135,7 +142,7 @@ func TestWithThresholds(t *testing.T) {
 	if cs == nil || cs.Threshold != 0.2 || cs != &p.Checks[len(p.Checks)-1] {
 		t.Errorf("cs check %+v, want one appended at the end with 0.2", cs)
 	}
-	if w := WebProfile(); w.Checks[len(w.Checks)-1].Threshold != DefaultJaccard || len(w.Checks) != 3 {
+	if w := WebProfile(); w.Checks[1].Threshold != DefaultJaccard || len(w.Checks) != 4 {
 		t.Error("WithThresholds changed the original profile")
 	}
 	if _, err := New(p); err != nil {
@@ -152,10 +159,18 @@ func TestWithThresholds(t *testing.T) {
 func TestCascade(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 32))
 	cfg := sketch.DefaultConfig()
+	cfg.PassageWords = 40
 	base := words(r, 600, 20000)
 	other := words(r, 600, 20000)
 	page := words(r, 120, 20000)
 	long := slices.Concat(words(r, 400, 20000), page, words(r, 400, 20000))
+	// A 60-word passage shared by two unrelated documents, and a 200-word
+	// answer of which 60 words come from a 2,000-word article.
+	quote := words(r, 60, 20000)
+	withQuoteA := slices.Concat(words(r, 700, 20000), quote, words(r, 300, 20000))
+	withQuoteB := slices.Concat(words(r, 100, 20000), quote, words(r, 900, 20000))
+	answer := slices.Concat(words(r, 70, 20000), quote, words(r, 70, 20000))
+	article := slices.Concat(words(r, 1200, 20000), quote, words(r, 740, 20000))
 
 	sentCfg := cfg
 	sentCfg.CharGram, sentCfg.KeepText = 5, 1024
@@ -174,10 +189,12 @@ func TestCascade(t *testing.T) {
 		{"web near", WebProfile(), features(t, cfg, base), features(t, cfg, edit(r, base, 0.02)), Near, ""},
 		{"web page inside a longer one", WebProfile(), features(t, cfg, page), features(t, cfg, long), Partial, MethodContainment},
 		{"web longer one holding the page", WebProfile(), features(t, cfg, long), features(t, cfg, page), Partial, MethodContainment},
-		{"web unrelated", WebProfile(), features(t, cfg, base), features(t, cfg, other), Distinct, MethodJaccard},
+		{"web unrelated", WebProfile(), features(t, cfg, base), features(t, cfg, other), Distinct, MethodPassage},
+		{"web shared passage", WebProfile(), features(t, cfg, withQuoteA), features(t, cfg, withQuoteB), Partial, MethodPassage},
+		{"web answer inside an article", WebProfile(), features(t, cfg, answer), features(t, cfg, article), Partial, MethodPassage},
 		// Both containments are high: near, not partial.
 		{"web near is not partial", WebProfile(), features(t, cfg, base), features(t, cfg, edit(r, base, 0.01)), Near, MethodJaccard},
-		{"web tiny page inside", WebProfile(), features(t, cfg, page[:20]), features(t, cfg, long), Distinct, MethodJaccard},
+		{"web tiny page inside", WebProfile(), features(t, cfg, page[:20]), features(t, cfg, long), Distinct, MethodPassage},
 		{"books noisy copy", BooksProfile(), features(t, cfg, base), features(t, cfg, edit(r, base, 0.3)), Partial, MethodLCS},
 		{"books unrelated", BooksProfile(), features(t, cfg, base), features(t, cfg, other), Distinct, MethodLCS},
 		{"sentence edited", SentenceProfile(), features(t, sentCfg, sentence), features(t, sentCfg, sentenceEdited), Near, MethodEdit},
@@ -427,5 +444,43 @@ func TestHugeFeatures(t *testing.T) {
 	}
 	if elapsed > time.Second && !raceEnabled {
 		t.Errorf("one huge pair took %v", elapsed)
+	}
+}
+
+// A near or partial verdict carries the aligned passages: here the one
+// 60-word passage two unrelated documents share, at its positions on both
+// sides, with two-way aligned shares.
+func TestVerdictPassages(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 42))
+	cfg := sketch.DefaultConfig()
+	cfg.PassageWords = 40
+	quote := words(r, 60, 20000)
+	a := features(t, cfg, slices.Concat(words(r, 700, 20000), quote, words(r, 300, 20000)))
+	b := features(t, cfg, slices.Concat(words(r, 100, 20000), quote, words(r, 900, 20000)))
+	var sa, sb sketch.Features
+	lim := WebProfile().Limits(sketch.DefaultLimits())
+	a.Stored(&sa, lim)
+	b.Stored(&sb, lim)
+	got := mustNew(t, WebProfile()).Verify(&sa, &sb)
+	if got.Kind != Partial || len(got.Passages) != 1 {
+		t.Fatalf("%s by %s with passages %+v, want one partial passage", got.Kind, got.Check, got.Passages)
+	}
+	p := got.Passages[0]
+	// 60 words are 56 shingles: positions 700…755 and 100…155.
+	if p.A0 != 700 || p.A1 != 756 || p.B0 != 100 || p.B1 != 156 || p.Matched != 56 {
+		t.Errorf("passage %+v, want [700,756) against [100,156) with 56 matched", p)
+	}
+	if got.Scores.Aligned == nil || *got.Scores.Aligned != 56 || got.Scores.AlignedAB == nil || got.Scores.AlignedBA == nil {
+		t.Fatalf("aligned scores %s", scoresString(got.Scores))
+	}
+	if ab, ba := *got.Scores.AlignedAB, *got.Scores.AlignedBA; math.Abs(ab-56.0/1056) > 1e-9 || math.Abs(ba-56.0/1056) > 1e-9 {
+		t.Errorf("aligned shares %v, %v, want 56/1056 both", ab, ba)
+	}
+	// Unrelated documents: no passages, distinct.
+	c := features(t, cfg, words(r, 1000, 20000))
+	var sc sketch.Features
+	c.Stored(&sc, lim)
+	if v := mustNew(t, WebProfile()).Verify(&sa, &sc); v.Kind != Distinct || len(v.Passages) != 0 {
+		t.Errorf("unrelated: %s with %d passages", v.Kind, len(v.Passages))
 	}
 }

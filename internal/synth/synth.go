@@ -9,6 +9,7 @@ package synth
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 )
 
@@ -55,6 +56,12 @@ type Config struct {
 	// after adding ContainExtra (default 0.1..0.4) of its length.
 	Contain      bool
 	ContainExtra [2]float64
+	// Embed, when set, makes partial duplicates passage copies instead: a
+	// new text of about the original's length with one contiguous span of
+	// the original inserted at a random word, the span making up a
+	// fraction in [Embed[0], Embed[1]] of the new text (a source quoted in
+	// an essay, an article syndicated inside a larger page).
+	Embed [2]float64
 }
 
 func (c Config) withDefaults() Config {
@@ -231,6 +238,17 @@ func Stream(cfg Config, window int, emit func(Doc)) {
 		case Near:
 			text = g.Text(g.edit(orig, cfg.NearEdits))
 		case Partial:
+			if cfg.Embed != [2]float64{} {
+				f := cfg.Embed[0] + r.Float64()*(cfg.Embed[1]-cfg.Embed[0])
+				total := len(orig)
+				span := min(max(int(f*float64(total)), 1), len(orig))
+				from := r.IntN(len(orig) - span + 1)
+				rest := g.Words(total - span)
+				at := r.IntN(len(rest) + 1)
+				w := slices.Concat(rest[:at], orig[from:from+span], rest[at:])
+				text = g.Text(w)
+				break
+			}
 			if cfg.Contain {
 				extra := cfg.ContainExtra[0] + r.Float64()*(cfg.ContainExtra[1]-cfg.ContainExtra[0])
 				n := int(extra * float64(len(orig)))

@@ -1,0 +1,197 @@
+package sketch
+
+import (
+	"encoding/binary"
+)
+
+// Passage is what passage alignment reads of a document (word shingles
+// with [Config.PassageWords] > 0): a 4-bit fingerprint of every shingle
+// position, the winnowing anchors, and where each token lies in the text
+// as received, so that aligned shingle ranges become character ranges.
+//
+// It covers the first [MaxPassageTokens] tokens of a document.
+type Passage struct {
+	// Fp holds, per shingle position in document order, the top
+	// [PassageFpBits] bits of the shingle hash (in the low bits of the
+	// byte).
+	Fp []byte
+	// Anchors are the positions robust winnowing selects ([Winnow]), with
+	// their shingle hash: all 64 bits in fresh features, the top 32 bits
+	// (in the low half) in decoded ones, as for Shingles.
+	Anchors []Anchor
+	// Starts and Ends are each token's range [Starts[i], Ends[i]) in
+	// Unicode code points of the text as received ([Normalizer.CodePoints]).
+	Starts, Ends []uint32
+}
+
+// PassageFpBits is the width of the per-position fingerprints.
+const PassageFpBits = 4
+
+// MaxPassageTokens bounds the tokens a passage section covers: fingerprints,
+// anchors and offsets of a longer document stop there (about 2 bytes per
+// token are stored).
+const MaxPassageTokens = 1 << 17
+
+// MaxAnchors bounds the anchors of one document. At the default window a
+// document of about 19,000 words has this many; a longer one is winnowed
+// with a wider window (see [PassageWindow]), which keeps the guarantee for
+// passages of proportionally more words.
+const MaxAnchors = 1024
+
+// PassageWindow returns the winnowing window for n shingle positions so
+// that the expected anchor count 2n/(w+1) stays within [MaxAnchors]: the
+// window [WinnowWindow](t, k) for passages of t words, widened for long
+// documents. Any two documents share an anchor in every common run of at
+// least the larger of their two windows (the minimum of the run is
+// selected by both).
+func PassageWindow(n, t, k int) int {
+	w := WinnowWindow(t, k)
+	if need := (2*n + MaxAnchors - 1) / MaxAnchors; need-1 > w {
+		w = need - 1
+	}
+	return w
+}
+
+// passage fills f.Passage for the last tokenized text (word shingles).
+func (s *Sketcher) passage(text []byte, f *Features) {
+	p := &f.Passage
+	p.Fp, p.Anchors = p.Fp[:0], p.Anchors[:0]
+	p.Starts, p.Ends = p.Starts[:0], p.Ends[:0]
+	toks := s.tok.Hash
+	if len(toks) > MaxPassageTokens {
+		toks = toks[:MaxPassageTokens]
+	}
+	s.seq = wordShingles(s.seq[:0], toks, s.cfg.Shingle, s.powW)
+	for _, h := range s.seq {
+		p.Fp = append(p.Fp, byte(h>>(64-PassageFpBits)))
+	}
+	w := PassageWindow(len(s.seq), s.cfg.PassageWords, s.cfg.Shingle)
+	for {
+		p.Anchors, s.deque = Winnow(p.Anchors[:0], s.seq, w, s.deque)
+		if len(p.Anchors) <= MaxAnchors {
+			break
+		}
+		w = w*len(p.Anchors)/MaxAnchors + 1
+	}
+	p.Starts, p.Ends = s.norm.CodePoints(text, &s.tok, p.Starts, p.Ends)
+	if len(p.Starts) > len(toks) {
+		p.Starts, p.Ends = p.Starts[:len(toks)], p.Ends[:len(toks)]
+	}
+}
+
+// appendPassage appends the passage section:
+//
+//	varint n positions; ⌈n/2⌉ bytes of 4-bit fingerprints, two per byte
+//	(the even position in the low half)
+//	varint anchors; per anchor 4 bytes top 32 bits of the hash
+//	(little-endian) and a varint position delta
+//	varint tokens; per token, in code points, its gap g from the previous
+//	token's end and its length l: one byte g<<4 | l when g < 8 and
+//	1 ≤ l ≤ 15 (most words), else the byte 0x80 and two varints g, l
+func (p *Passage) appendPassage(dst []byte) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(p.Fp)))
+	for i := 0; i < len(p.Fp); i += 2 {
+		b := p.Fp[i] & 0xF
+		if i+1 < len(p.Fp) {
+			b |= p.Fp[i+1] << 4
+		}
+		dst = append(dst, b)
+	}
+	dst = binary.AppendUvarint(dst, uint64(len(p.Anchors)))
+	var prev uint32
+	for _, a := range p.Anchors {
+		dst = binary.LittleEndian.AppendUint32(dst, uint32(a.Hash>>32))
+		dst = binary.AppendUvarint(dst, uint64(a.Pos-prev))
+		prev = a.Pos
+	}
+	dst = binary.AppendUvarint(dst, uint64(len(p.Starts)))
+	var end uint32
+	for i, s := range p.Starts {
+		g, l := s-end, p.Ends[i]-s
+		if g < 8 && l >= 1 && l <= 15 {
+			dst = append(dst, byte(g<<4|l))
+		} else {
+			dst = append(dst, 0x80)
+			dst = binary.AppendUvarint(dst, uint64(g))
+			dst = binary.AppendUvarint(dst, uint64(l))
+		}
+		end = p.Ends[i]
+	}
+	return dst
+}
+
+// decodePassage reads the section appendPassage writes.
+func (p *Passage) decodePassage(d *decoder) {
+	n := int(d.uvarint(uint64(2 * d.remaining())))
+	packed := d.bytes((n + 1) / 2)
+	p.Fp = p.Fp[:0]
+	for i := range n {
+		if packed == nil {
+			break
+		}
+		p.Fp = append(p.Fp, packed[i/2]>>(4*(i%2))&0xF)
+	}
+	na := int(d.uvarint(uint64(d.remaining() / 5)))
+	p.Anchors = p.Anchors[:0]
+	var pos uint64
+	for range na {
+		h := uint64(d.uint32())
+		pos += d.uvarint(uint64(n))
+		if pos >= uint64(max(n, 1)) {
+			d.fail("anchor position past the last shingle")
+			return
+		}
+		p.Anchors = append(p.Anchors, Anchor{Hash: h, Pos: uint32(pos)})
+	}
+	nt := int(d.uvarint(uint64(d.remaining())))
+	p.Starts, p.Ends = p.Starts[:0], p.Ends[:0]
+	var end uint64
+	for range nt {
+		var g, l uint64
+		switch b := d.byte(); {
+		case b < 0x80 && b&15 != 0:
+			g, l = uint64(b>>4), uint64(b&15)
+		case b == 0x80:
+			g, l = d.uvarint(1<<32), d.uvarint(1<<32)
+		default:
+			d.fail("bad token offset")
+			return
+		}
+		s := end + g
+		e := s + l
+		if e >= 1<<32 {
+			d.fail("token offset overflows 32 bits")
+			return
+		}
+		p.Starts, p.Ends = append(p.Starts, uint32(s)), append(p.Ends, uint32(e))
+		end = e
+	}
+}
+
+// stored writes into dst what decoding p's section gives.
+func (p *Passage) stored(dst *Passage) {
+	dst.Fp = append(dst.Fp[:0], p.Fp...)
+	dst.Anchors = dst.Anchors[:0]
+	for _, a := range p.Anchors {
+		dst.Anchors = append(dst.Anchors, Anchor{Hash: a.Hash >> 32, Pos: a.Pos})
+	}
+	dst.Starts = append(dst.Starts[:0], p.Starts...)
+	dst.Ends = append(dst.Ends[:0], p.Ends...)
+}
+
+// reset empties p, keeping its buffers.
+func (p *Passage) reset() {
+	p.Fp, p.Anchors, p.Starts, p.Ends = p.Fp[:0], p.Anchors[:0], p.Starts[:0], p.Ends[:0]
+}
+
+// Range returns the code-point range [off, off+length) of the shingle
+// positions [p0, p1) for shingles of k tokens: from the start of token p0
+// to the end of token p1+k−2 (clamped to the tokens held). ok is false
+// when the positions lie outside the offsets held.
+func (p *Passage) Range(p0, p1, k int) (off, length int, ok bool) {
+	last := min(p1+k-2, len(p.Ends)-1)
+	if p0 < 0 || p0 >= len(p.Starts) || last < p0 {
+		return 0, 0, false
+	}
+	return int(p.Starts[p0]), int(p.Ends[last] - p.Starts[p0]), true
+}
