@@ -293,7 +293,7 @@ func BenchmarkRedisMemory(b *testing.B) {
 			b.ReportMetric(perDoc, "B/doc")
 			b.Logf("%d documents: used_memory %d → %d bytes (%.1f MB), %.1f B/doc, %.1f B per (band, doc); last chunk %.0f docs/s",
 				n, before, after, float64(after-before)/1e6, perDoc, perDoc/float64(benchParams.Bands), rate)
-			for kind, v := range memoryByKind(b, admin, "mem:v2:{0}") {
+			for kind, v := range memoryByKind(b, admin, "mem:v3:{0}") {
 				b.Logf("  keys %-2s %8d keys  %6.1f B/doc (sampled MEMORY USAGE)", kind, v.keys, v.bytes/float64(n))
 			}
 		})
