@@ -61,6 +61,106 @@ func BenchmarkMemoryLookupInsert(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "docs/s")
 }
 
+// withRandomAnchors gives each document n distinct random anchors, as a
+// stream of mostly unrelated pages has.
+func withRandomAnchors(docs []Entry, n int, seed uint64) []Entry {
+	rng := rand.New(rand.NewPCG(seed, 5))
+	for i := range docs {
+		docs[i].Anchors = make([]uint64, n)
+		for j := range docs[i].Anchors {
+			docs[i].Anchors[j] = rng.Uint64()
+		}
+	}
+	return docs
+}
+
+// BenchmarkAnchors measures the added cost of the passage lane: documents
+// with 9 bands, without anchors (the peer) and with 50 random anchors (a
+// 1,000-word page at 40 passage words), on the memory store and on one
+// Redis node (batch 64, one caller; also with two live generations). It
+// reports µs per document and, on Redis, the commands the scripts run and
+// the server's script time per document (INFO commandstats).
+func BenchmarkAnchors(b *testing.B) {
+	for _, n := range []int{0, 50} {
+		b.Run(fmt.Sprintf("memory/anchors=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			m, err := NewMemory(MemoryConfig{Params: benchParams})
+			if err != nil {
+				b.Fatal(err)
+			}
+			docs := withRandomAnchors(benchDocs(b.N, 1, false), n, 1)
+			ctx := context.Background()
+			b.ResetTimer()
+			for lo := 0; lo < len(docs); lo += 64 {
+				if _, err := m.LookupInsert(ctx, docs[lo:min(lo+64, len(docs))]); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/doc")
+		})
+	}
+	addr := redistest.StartServer(b)
+	admin := redis.NewClient(&redis.Options{Addr: addr})
+	defer admin.Close()
+	ctx := context.Background()
+	for _, retention := range []time.Duration{0, 7 * 24 * time.Hour} {
+		for _, n := range []int{0, 50} {
+			name := fmt.Sprintf("redis/anchors=%d", n)
+			if retention > 0 {
+				name = fmt.Sprintf("redis/generations=2/anchors=%d", n)
+			}
+			b.Run(name, func(b *testing.B) {
+				b.ReportAllocs()
+				s := openRedis(b, RedisConfig{Addrs: []string{addr}, Params: benchParams, Namespace: fmt.Sprint("a", rand.Uint64()),
+					Retention: retention})
+				docs := withRandomAnchors(benchDocs(b.N, rand.Uint64(), false), n, rand.Uint64())
+				admin.ConfigResetStat(ctx)
+				b.ResetTimer()
+				parallelInsert(b, s, docs, 1, 64)
+				b.StopTimer()
+				calls, usec := scriptStats(b, admin)
+				b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/doc")
+				b.ReportMetric(float64(calls)/float64(b.N), "cmds/doc")
+				b.ReportMetric(float64(usec)/float64(b.N), "server-µs/doc")
+			})
+		}
+	}
+}
+
+// scriptStats returns, from INFO commandstats, the commands run inside
+// scripts (every command but EVALSHA/EVAL and the client's own) and the
+// microseconds spent in EVALSHA/EVAL.
+func scriptStats(tb testing.TB, c *redis.Client) (calls, usec int64) {
+	info, err := c.Info(context.Background(), "commandstats").Result()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, line := range strings.Split(info, "\r\n") {
+		name, rest, ok := strings.Cut(strings.TrimPrefix(line, "cmdstat_"), ":")
+		if !ok || !strings.HasPrefix(line, "cmdstat_") {
+			continue
+		}
+		var n, us int64
+		for _, kv := range strings.Split(rest, ",") {
+			k, v, _ := strings.Cut(kv, "=")
+			switch k {
+			case "calls":
+				n, _ = strconv.ParseInt(v, 10, 64)
+			case "usec":
+				us, _ = strconv.ParseInt(v, 10, 64)
+			}
+		}
+		switch name {
+		case "evalsha", "eval":
+			usec += us
+		case "info", "config|resetstat", "script|load", "ping", "hello", "client|setinfo", "select":
+		default:
+			calls += n
+		}
+	}
+	return calls, usec
+}
+
 // parallelInsert runs docs through LookupInsert with workers goroutines,
 // batch documents per call, and returns documents per second.
 func parallelInsert(tb testing.TB, s Store, docs []Entry, workers, batch int) float64 {
@@ -262,21 +362,22 @@ func ceilingRate(tb testing.TB, s *Redis, srv *redistest.Server, docs, batch int
 // BenchmarkRedisMemory inserts NEARDUP_MEM_DOCS documents (default
 // 1,000,000) and reports Redis memory per (band, document) entry: the
 // growth of INFO used_memory divided by documents × 9, with 9-band
-// documents only (ids of 16 bytes, no SimHash, digest or features), and
-// again with SimHash, I-Match and 100-byte features. Run with
-// -benchtime=1x -timeout=30m.
+// documents only (ids of 16 bytes, no SimHash, digest or features), again
+// with SimHash, I-Match and 100-byte features, and with 50 random anchors
+// (B/anchor: the passage table's sampled MEMORY USAGE per anchor entry).
+// Run with -benchtime=1x -timeout=30m.
 func BenchmarkRedisMemory(b *testing.B) {
 	n := envInt("NEARDUP_MEM_DOCS", 1000000)
 	srv := redistest.Start(b, redistest.Options{})
 	admin := redis.NewClient(&redis.Options{Addr: srv.Addr})
 	defer admin.Close()
 	ctx := context.Background()
-	for _, full := range []bool{false, true} {
-		name := "bands"
-		if full {
-			name = "bands+simhash+imatch+features100"
-		}
-		b.Run(name, func(b *testing.B) {
+	for _, sh := range []struct {
+		name    string
+		full    bool
+		anchors int
+	}{{"bands", false, 0}, {"bands+simhash+imatch+features100", true, 0}, {"bands+anchors50", false, 50}} {
+		b.Run(sh.name, func(b *testing.B) {
 			b.ReportAllocs()
 			admin.FlushAll(ctx)
 			before := usedMemory(b, admin)
@@ -284,8 +385,8 @@ func BenchmarkRedisMemory(b *testing.B) {
 			const chunk = 100000
 			rate := 0.0
 			for lo := 0; lo < n; lo += chunk {
-				docs := benchDocs(min(chunk, n-lo), uint64(lo/chunk+1), full)
-				rate = parallelInsert(b, s, docs, 4, 64)
+				docs := benchDocs(min(chunk, n-lo), uint64(lo/chunk+1), sh.full)
+				rate = parallelInsert(b, s, withRandomAnchors(docs, sh.anchors, uint64(lo)), 4, 64)
 			}
 			after := usedMemory(b, admin)
 			perDoc := float64(after-before) / float64(n)
@@ -293,8 +394,11 @@ func BenchmarkRedisMemory(b *testing.B) {
 			b.ReportMetric(perDoc, "B/doc")
 			b.Logf("%d documents: used_memory %d → %d bytes (%.1f MB), %.1f B/doc, %.1f B per (band, doc); last chunk %.0f docs/s",
 				n, before, after, float64(after-before)/1e6, perDoc, perDoc/float64(benchParams.Bands), rate)
-			for kind, v := range memoryByKind(b, admin, "mem:v2:{0}") {
+			for kind, v := range memoryByKind(b, admin, "mem:v3:{0}") {
 				b.Logf("  keys %-2s %8d keys  %6.1f B/doc (sampled MEMORY USAGE)", kind, v.keys, v.bytes/float64(n))
+				if kind == "p" && sh.anchors > 0 {
+					b.ReportMetric(v.bytes/float64(n*sh.anchors), "B/anchor")
+				}
 			}
 		})
 	}
@@ -320,8 +424,9 @@ type kindUsage struct {
 	bytes float64
 }
 
-// memoryByKind estimates the memory of each key kind (b, i, m, f, x) by
-// MEMORY USAGE over a sample of keys, scaled to the kind's key count.
+// memoryByKind estimates the memory of each key kind (b, i, m, f, x; p for
+// the passage table's bucket hashes) by MEMORY USAGE over a sample of
+// keys, scaled to the kind's key count.
 func memoryByKind(tb testing.TB, c *redis.Client, prefix string) map[string]kindUsage {
 	ctx := context.Background()
 	counts := map[string]int{}
@@ -330,6 +435,9 @@ func memoryByKind(tb testing.TB, c *redis.Client, prefix string) map[string]kind
 	for iter.Next(ctx) {
 		k := iter.Val()
 		kind := k[len(prefix):][:1]
+		if kind == "b" && strings.Contains(k, fmt.Sprintf(":%d:", benchParams.passageTable())) {
+			kind = "p"
+		}
 		counts[kind]++
 		if len(sample[kind]) < 2000 {
 			sample[kind] = append(sample[kind], k)

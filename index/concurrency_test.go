@@ -14,17 +14,19 @@ import (
 // pairParams are the production-shaped parameters: 9 bands of 13 rows.
 var pairParams = Params{Hash: "fnv1a64+splitmix64/v1", K: 128, Bands: 9, Rows: 13, Shingle: 5, Seed: 1, SimHashK: 3}
 
-// pairDocs returns 2n documents: pair i is docs 2i and 2i+1, near
-// duplicates through LSH bands (most pairs), through SimHash only, through
-// the I-Match digest only, or exact copies through the content digest only.
-// No two pairs share anything.
+// pairDocs returns 2n documents, each with passage anchors of its own:
+// pair i is docs 2i and 2i+1, near duplicates through LSH bands (most
+// pairs), through SimHash only, through the I-Match digest only, through
+// shared passage anchors only, or exact copies through the content digest
+// only (with the same anchors). No two pairs share anything.
 func pairDocs(n int, seed uint64) []Entry {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	docs := make([]Entry, 0, 2*n)
 	for i := range n {
 		a := entry(pairParams, fmt.Sprintf("p%d-a", i), nil)
 		b := entry(pairParams, fmt.Sprintf("p%d-b", i), nil)
-		switch i % 6 {
+		a.Anchors, b.Anchors = anchors(a.ID, 5), anchors(b.ID, 5)
+		switch i % 7 {
 		case 3: // SimHash only: 2 bits apart
 			fp := rng.Uint64()
 			a.SimHash, a.HasSimHash = fp, true
@@ -43,6 +45,11 @@ func pairDocs(n int, seed uint64) []Entry {
 			}
 			a.Content, a.HasContent = c, true
 			b.Content, b.HasContent = c, true
+			b.Anchors = a.Anchors
+		case 6: // passage anchors only: 1–3 shared
+			for j := range 1 + rng.IntN(3) {
+				b.Anchors[j] = a.Anchors[rng.IntN(len(a.Anchors))]
+			}
 		default: // 1–3 shared bands
 			for range 1 + rng.IntN(3) {
 				j := rng.IntN(pairParams.Bands)

@@ -65,6 +65,37 @@ func entry(p Params, id string, shared map[int]uint64) Entry {
 	return e
 }
 
+// anchors returns n distinct pseudo-random anchors of id.
+func anchors(id string, n int) []uint64 {
+	a := make([]uint64, n)
+	for i := range a {
+		a[i] = key(id+"/anchor", i)
+	}
+	return a
+}
+
+// withAnchors returns e with anchors a.
+func withAnchors(e Entry, a ...uint64) Entry {
+	e.Anchors = a
+	return e
+}
+
+// hits returns the candidates' hits, in order.
+func hits(c []Candidate) []int {
+	out := []int{}
+	for _, x := range c {
+		out = append(out, x.Hits)
+	}
+	return out
+}
+
+func wantHits(t *testing.T, what string, r Result, want ...int) {
+	t.Helper()
+	if got := hits(r.Candidates); !slices.Equal(got, want) {
+		t.Errorf("%s: hits %v, want %v", what, got, want)
+	}
+}
+
 func ids(c []Candidate) []string {
 	out := []string{}
 	for _, x := range c {
@@ -418,13 +449,199 @@ func runConformance(t *testing.T, b backend) {
 		wantCands(t, "d7", insert(t, s, entry(p, "d7", map[int]uint64{0: hot}))[0], "d6/lsh", "d2/lsh", "d0/lsh")
 	})
 
-	t.Run("invalid", func(t *testing.T) {
+	t.Run("passage", func(t *testing.T) {
 		s := open(t, storeOpts{})
-		for _, e := range []Entry{{ID: "", Bands: make([]uint64, p.Bands)}, {ID: "x", Bands: make([]uint64, p.Bands-1)}} {
-			if _, err := s.LookupInsert(ctx, []Entry{e}); !errors.Is(err, ErrInvalid) {
-				t.Errorf("LookupInsert(%+v) = %v, want ErrInvalid", e, err)
+		st, hasStats := s.(interface{ Stats() Stats })
+		const fp = 0x0123456789abcdef
+		a := withAnchors(entry(p, "a", nil), anchors("a", 6)...)
+		a.SimHash, a.HasSimHash = fp, true
+		A := a.Anchors
+		B := anchors("b", 3)
+		for _, tt := range []struct {
+			e     Entry
+			cands []string
+			hits  []int
+		}{
+			{a, nil, nil},
+			// Two of a's anchors and nothing else.
+			{withAnchors(entry(p, "b", nil), B[0], A[1], B[1], A[4], B[2]), []string{"a/passage"}, []int{2}},
+			// A band and an anchor (given three times) of a: the band wins
+			// the via and the hits add up; one anchor of b.
+			{withAnchors(entry(p, "c", map[int]uint64{0: a.Bands[0]}), A[0], A[0], B[0], A[0]), []string{"a/lsh", "b/passage"}, []int{2, 1}},
+			// Duplicate anchors count once: two of b's (both in one entry
+			// many times) outrank one of a's.
+			{withAnchors(entry(p, "d", nil), A[2], B[1], B[2], B[1], A[2], B[2]), []string{"b/passage", "a/passage"}, []int{2, 1}},
+			// No anchors: the passage table is not read.
+			{entry(p, "e", map[int]uint64{1: a.Bands[1]}), []string{"a/lsh"}, []int{1}},
+			// Three equal SimHash blocks (distance 1) and an anchor: via
+			// SimHash, four hits.
+			{func() Entry {
+				e := withAnchors(entry(p, "f", nil), A[3])
+				e.SimHash, e.HasSimHash = fp^1, true
+				return e
+			}(), []string{"a/simhash"}, []int{4}},
+		} {
+			var before Stats
+			if hasStats {
+				before = st.Stats()
+			}
+			r := insert(t, s, tt.e)[0]
+			wantCands(t, tt.e.ID, r, tt.cands...)
+			wantHits(t, tt.e.ID, r, tt.hits...)
+			if hasStats {
+				want := uint64(passageCands(r.Candidates))
+				if got := st.Stats().Passage - before.Passage; got != want {
+					t.Errorf("%s: stats count %d passage candidates, want %d", tt.e.ID, got, want)
+				}
 			}
 		}
+	})
+
+	t.Run("passage-copies", func(t *testing.T) {
+		// An exact copy stops at the content lane: none of its anchors is
+		// read or written.
+		s := open(t, storeOpts{})
+		z := anchors("z", 2)
+		mk := func(id string) Entry {
+			e := withAnchors(entry(p, id, nil), z...)
+			e.Content, e.HasContent = sketch.ContentDigest{5}, true
+			return e
+		}
+		insert(t, s, mk("x"))
+		if r := insert(t, s, mk("y"))[0]; r.Copy != "x" || len(r.Candidates) != 0 {
+			t.Errorf("y: %+v, want a copy of x and nothing else", r)
+		}
+		r := insert(t, s, withAnchors(entry(p, "w", nil), z[1]))[0]
+		wantCands(t, "w", r, "x/passage")
+		wantHits(t, "w", r, 1)
+	})
+
+	t.Run("passage-hot", func(t *testing.T) {
+		s := open(t, storeOpts{maxBucket: 3})
+		hot := key("hot", 1)
+		var rs []Result
+		for i := range 6 {
+			id := fmt.Sprint("d", i)
+			rs = append(rs, insert(t, s, withAnchors(entry(p, id, nil), append(anchors(id, 2), hot)...))[0])
+		}
+		for i, want := range []int{0, 1, 2, 3, 3, 3} {
+			if len(rs[i].Candidates) != want {
+				t.Errorf("d%d: %d candidates, want %d", i, len(rs[i].Candidates), want)
+			}
+		}
+		for i, want := range []int{0, 0, 0, 0, 1, 2} {
+			if rs[i].Truncated != want {
+				t.Errorf("d%d: truncated %d, want %d", i, rs[i].Truncated, want)
+			}
+		}
+		wantCands(t, "d5", rs[5], "d2/passage", "d1/passage", "d0/passage")
+		if st, ok := s.(interface{ Stats() Stats }); ok {
+			if got := st.Stats(); got.HotBuckets != 3 || got.Withheld != 3 || got.Passage != 12 {
+				t.Errorf("stats %+v, want 3 hot-bucket hits, 3 withheld, 12 passage candidates", got)
+			}
+		}
+	})
+
+	t.Run("passage-replay", func(t *testing.T) {
+		s := open(t, storeOpts{})
+		a := withAnchors(entry(p, "a", nil), anchors("a", 4)...)
+		ra := insert(t, s, a)[0]
+		bb := withAnchors(entry(p, "b", nil), a.Anchors[0], a.Anchors[1], key("b", 7))
+		rb := insert(t, s, bb)[0]
+		r := insert(t, s, a)[0]
+		if !r.Replay || r.Seq != ra.Seq {
+			t.Fatalf("replay of a: %+v", r)
+		}
+		if !b.cluster {
+			wantCands(t, "replay of a", r) // b came later
+		}
+		r = insert(t, s, bb)[0]
+		if !r.Replay || r.Seq != rb.Seq {
+			t.Fatalf("replay of b: %+v", r)
+		}
+		wantCands(t, "replay of b", r, "a/passage")
+		wantHits(t, "replay of b", r, 2)
+		// The replays stored nothing: c meets a and b once per anchor.
+		rc := insert(t, s, withAnchors(entry(p, "c", nil), a.Anchors[0], a.Anchors[2]))[0]
+		wantCands(t, "c", rc, "a/passage", "b/passage")
+		wantHits(t, "c", rc, 2, 1)
+		if !b.cluster && rc.Seq != rb.Seq+1 {
+			t.Errorf("c has seq %d, want %d: a replay took a seq", rc.Seq, rb.Seq+1)
+		}
+		if err := s.RecordVerdict(ctx, "b", []byte("v")); err != nil {
+			t.Fatal(err)
+		}
+		if r := insert(t, s, bb)[0]; string(r.Verdict) != "v" || len(r.Candidates) != 0 {
+			t.Errorf("replay of b after its verdict: %+v", r)
+		}
+	})
+
+	t.Run("passage-delete", func(t *testing.T) {
+		s := open(t, storeOpts{})
+		x := key("x", 0)
+		a := withAnchors(entry(p, "a", nil), x, key("a", 9))
+		insert(t, s, a, withAnchors(entry(p, "b", nil), x))
+		if err := s.Delete(ctx, "a"); err != nil {
+			t.Fatal(err)
+		}
+		wantCands(t, "c", insert(t, s, withAnchors(entry(p, "c", nil), x, key("a", 9)))[0], "b/passage")
+		r := insert(t, s, a)[0]
+		if r.Replay {
+			t.Errorf("re-insert after delete: %+v", r)
+		}
+		wantCands(t, "a again", r, "c/passage", "b/passage")
+		wantHits(t, "a again", r, 2, 1)
+	})
+
+	t.Run("passage-retention", func(t *testing.T) {
+		clk := newFakeClock()
+		s := open(t, storeOpts{retention: 10 * time.Second, generation: 5 * time.Second, clock: clk.Now})
+		A := anchors("a", 3)
+		insert(t, s, withAnchors(entry(p, "a", nil), A...))
+		clk.Advance(9 * time.Second)
+		r := insert(t, s, withAnchors(entry(p, "b", nil), A[0], A[1]))[0]
+		wantCands(t, "b at +9s", r, "a/passage")
+		wantHits(t, "b at +9s", r, 2)
+		clk.Advance(7 * time.Second) // +16 s: a's generation is gone
+		r = insert(t, s, withAnchors(entry(p, "c", nil), A...))[0]
+		wantCands(t, "c at +16s", r, "b/passage")
+		wantHits(t, "c at +16s", r, 2)
+	})
+
+	t.Run("passage-refresh", func(t *testing.T) {
+		clk := newFakeClock()
+		s := open(t, storeOpts{retention: 10 * time.Second, generation: 5 * time.Second, refresh: true, clock: clk.Now})
+		A := anchors("a", 3)
+		insert(t, s, withAnchors(entry(p, "a", nil), A...))
+		clk.Advance(6 * time.Second)
+		// a is carried into the current generation, with its entry in the
+		// bucket of A[0].
+		wantCands(t, "b at +6s", insert(t, s, withAnchors(entry(p, "b", nil), A[0]))[0], "a/passage")
+		clk.Advance(time.Second)
+		// A[0] holds a in two generations: it counts once.
+		r := insert(t, s, withAnchors(entry(p, "c", nil), A[0], A[1]))[0]
+		wantCands(t, "c at +7s", r, "a/passage", "b/passage")
+		wantHits(t, "c at +7s", r, 2, 1)
+		clk.Advance(10 * time.Second) // +17 s: the first generation is gone
+		// a lives on in the buckets it shared with b and c, not in that
+		// of A[2].
+		r = insert(t, s, withAnchors(entry(p, "d", nil), A...))[0]
+		wantCands(t, "d at +17s", r, "c/passage", "a/passage", "b/passage")
+		wantHits(t, "d at +17s", r, 2, 2, 1)
+	})
+
+	t.Run("invalid", func(t *testing.T) {
+		s := open(t, storeOpts{})
+		for _, e := range []Entry{
+			{ID: "", Bands: make([]uint64, p.Bands)},
+			{ID: "x", Bands: make([]uint64, p.Bands-1)},
+			{ID: "x", Bands: make([]uint64, p.Bands), Anchors: anchors("x", MaxAnchors+1)},
+		} {
+			if _, err := s.LookupInsert(ctx, []Entry{e}); !errors.Is(err, ErrInvalid) {
+				t.Errorf("LookupInsert(%.60v…) = %v, want ErrInvalid", e, err)
+			}
+		}
+		insert(t, s, withAnchors(entry(p, "max", nil), anchors("max", MaxAnchors)...))
 		if r, err := s.LookupInsert(ctx, nil); err != nil || len(r) != 0 {
 			t.Errorf("LookupInsert(nil) = %v, %v", r, err)
 		}

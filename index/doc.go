@@ -3,15 +3,28 @@
 // document, atomically, in one step ([Store.LookupInsert]).
 //
 // A document brings its LSH band keys (sketch.BandKeys), optionally a
-// 64-bit SimHash fingerprint, an I-Match digest and the digest of its whole
-// normalized text, and opaque feature bytes for verification. The store
-// returns, per document, its sequence number (Seq, first-seen order); the
-// first earlier document with the same content (an exact copy, found
-// through the content lane without reading a single bucket); otherwise the
-// candidates that share an LSH bucket or a SimHash block within Hamming
-// distance k, ranked (most shared tables, then the most recent) and cut at
-// MaxCandidates; the first document with the same I-Match digest; and
-// whether the document is a replay of one already stored.
+// 64-bit SimHash fingerprint, an I-Match digest, the digest of its whole
+// normalized text and its passage anchors, and opaque feature bytes for
+// verification. The store returns, per document, its sequence number (Seq,
+// first-seen order); the first earlier document with the same content (an
+// exact copy, found through the content lane without reading a single
+// bucket); otherwise the candidates that share an LSH bucket, a SimHash
+// block within Hamming distance k or a passage anchor, ranked (most shared
+// tables and anchors, then the most recent) and cut at MaxCandidates; the
+// first document with the same I-Match digest; and whether the document is
+// a replay of one already stored.
+//
+// # Passage lane
+//
+// Documents that share a passage but are not similar as wholes (a quoted
+// article, a page embedding a license) share no band. Their anchors
+// (winnowed shingle hashes: a shared passage of at least the sketch's
+// passage width yields at least one shared anchor) find them. Each distinct
+// anchor is one bucket of the passage table, looked up and inserted in the
+// same step as the bands, with the same hot-bucket guard (MaxBucket),
+// generations, refresh, replay and deletion rules. A candidate's Hits count
+// its shared band and SimHash tables plus its shared distinct anchors; Via
+// is "passage" when it shares nothing else.
 //
 // There are two implementations of [Store], which pass the same conformance
 // suite and are checked against each other on random operations:
@@ -28,7 +41,7 @@
 // # Atomicity
 //
 // On a single Redis node one script call looks up and inserts every band,
-// SimHash block and digest of a batch of documents (at most
+// SimHash block, anchor and digest of a batch of documents (at most
 // RedisConfig.Batch per call; larger batches travel as several calls in one
 // round trip). A script runs alone on the server, so LookupInsert is
 // serializable in Seq order: of two near-duplicates processed at the same
@@ -72,9 +85,11 @@
 //	                         layout), g current generation, s/u expiry sweep
 //	                         position, q Seq counter
 //	P b<gen>:<t>:<group>     bucket group of table t (0…Bands-1 LSH bands,
-//	                         then the k+1 SimHash block tables)
-//	                           field  bucket key's low 31 bits
-//	                           value  LSH: members as 6-byte big-endian Seqs
+//	                         then the k+1 SimHash block tables, then the
+//	                         passage table t = Bands+k+1)
+//	                           field  bucket key's low 31 bits (passage: 25)
+//	                           value  LSH, passage: members as 6-byte
+//	                                  big-endian Seqs
 //	                                  SimHash: 6-byte Seq + 8-byte fingerprint
 //	                           o<field>  documents turned away by the guard
 //	P i<gen>:<group>         ids: external id → Seq (group: FNV-1a 32 of the id)
@@ -86,26 +101,39 @@
 //	                         field Seq mod 64: m external id, f the feature
 //	                         bytes exactly as given, v the verdict bytes
 //
+// The passage table receives about 64 anchors per document where a band
+// table receives one key, so it has 64 times the groups: the top 6 bits
+// of a passage bucket's 31-bit field join its group (group' = the 6 bits ·
+// GN + group, in the same shard), and its groups stay listpacks of about
+// 64 buckets at Capacity documents per generation. Anchor keys are the
+// anchors mixed once more (sketch.Mix64 of the anchor xor a salt), so
+// winnowing's preference for small hashes does not crowd the low groups.
+//
 // Bytes per stored item, before Redis's per-key and allocator overhead: an
-// LSH (band, document) entry is 14 bytes of listpack (6 field + 8 value); a
-// SimHash entry 22; an id 7 + its length; a lane entry (I-Match, content)
-// about 24; a meta record 4 + the id's length; features and verdicts their
-// length plus a few bytes. Measured on 1,000,000 documents of the web
-// profile (30 bands, 5 KB pages; bench/bytesbench, docs/performance.md):
-// 1,409 bytes of used_memory per document in all: band hashes 459 (15.3
-// per (band, document) entry), features 724, verdicts 111, I-Match lane 25,
-// content lane 21, ids 20, meta records 17.
+// LSH (band, document) entry or a passage (anchor, document) entry is 14
+// bytes of listpack (6 field + 8 value); a SimHash entry 22; an id 7 + its
+// length; a lane entry (I-Match, content) about 24; a meta record 4 + the
+// id's length; features and verdicts their length plus a few bytes.
+// Measured on 1,000,000 documents of the web profile (30 bands, 5 KB
+// pages; bench/bytesbench, docs/performance.md): 1,409 bytes of
+// used_memory per document in all: band hashes 459 (15.3 per (band,
+// document) entry), features 724, verdicts 111, I-Match lane 25, content
+// lane 21, ids 20, meta records 17. A passage (anchor, document) entry
+// measured 17.3 bytes (100,000 documents of 9 bands and 50 anchors,
+// BenchmarkRedisMemory): about 870 bytes per document at 50 anchors.
 //
 // # Generations and memory over time
 //
 // With RedisConfig.Retention > 0, time is cut into generations of
 // RedisConfig.Generation. Writes go to the current generation; lookups read
 // every live generation (⌈Retention/Generation⌉+1 of them: one more read
-// per band each, so keep the ratio small, e.g. Generation = Retention or
-// Retention/2). The generation is computed from the caller's clock and kept
-// monotonic per shard on the server. When a generation closes, a sweep
-// (a few hundred key names per LookupInsert call, or [Redis.Maintain])
-// gives each of its keys EXPIREAT (gen+1)·Generation + Retention; records
+// per band and anchor each, so keep the ratio small, e.g. Generation =
+// Retention or Retention/2). The generation is computed from the caller's
+// clock and kept monotonic per shard on the server. When a generation
+// closes, a sweep (a few hundred key names per LookupInsert call, or
+// [Redis.Maintain]) walks every key name it can have, the passage table's
+// 64 parts included, and gives each of its keys EXPIREAT
+// (gen+1)·Generation + Retention; records
 // get that expiry when written. A document is thus findable for at least
 // Retention and at most Retention+Generation. RefreshOnMatch carries a
 // document found in an older generation into the current one (bucket
@@ -121,8 +149,9 @@
 //
 // # Hot buckets
 //
-// A bucket that reaches RedisConfig.MaxBucket live members (MaxSimHashBucket
-// for SimHash tables), as boilerplate pages do, stops growing: later
+// A bucket that reaches RedisConfig.MaxBucket live members (LSH and passage
+// tables; MaxSimHashBucket for SimHash tables), as boilerplate pages and
+// boilerplate passages do, stops growing: later
 // documents get the stored members but are not added, and the number of
 // documents turned away is reported (Result.Truncated, Stats.HotBuckets,
 // Stats.Withheld).
@@ -158,13 +187,15 @@
 //
 // # Ranking and bounded work
 //
-// Every distinct bucket member is counted once per table it shares with
-// the entry (Candidate.Hits). Candidates are resolved to ids best first,
-// most hits then the most recent, until MaxCandidates live ones are found;
-// the rest are counted (Result.Dropped) and cost nothing more. A lookup
-// therefore reads at most (Bands + SimHash tables) × live generations
-// buckets of at most MaxBucket members each, resolves about MaxCandidates
-// ids, and returns at most MaxCandidates candidates.
+// Every distinct bucket member is counted once per table, and once per
+// distinct anchor, it shares with the entry (Candidate.Hits), however many
+// generations hold it. Candidates are resolved to ids best first, most
+// hits then the most recent, until MaxCandidates live ones are found; the
+// rest are counted (Result.Dropped) and cost nothing more. A lookup
+// therefore reads at most (Bands + SimHash tables + distinct anchors) ×
+// live generations buckets of at most MaxBucket members each (at most
+// MaxAnchors anchors), resolves about MaxCandidates ids, and returns at
+// most MaxCandidates candidates.
 //
 // # Errors
 //

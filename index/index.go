@@ -13,9 +13,10 @@ import (
 )
 
 // SchemaVersion is the version of the stored layout. It is part of every
-// key ("<namespace>:v2:…"), so a layout change never reads old data.
-// Version 2 added the content lane (exact copies).
-const SchemaVersion = 2
+// key ("<namespace>:v3:…"), so a layout change never reads old data.
+// Version 2 added the content lane (exact copies), version 3 the passage
+// table.
+const SchemaVersion = 3
 
 // Sentinel errors. Callers branch on them with [errors.Is].
 var (
@@ -82,13 +83,21 @@ func (p Params) validate() error {
 	return nil
 }
 
-// tables is the number of bucket tables: the LSH bands, then the k+1
-// SimHash block tables.
-func (p Params) tables() int { return p.Bands + p.SimHashK + 1 }
+// passageTable is the index of the passage table, right after the LSH
+// bands and the k+1 SimHash block tables.
+func (p Params) passageTable() int { return p.Bands + p.SimHashK + 1 }
+
+// tables is the number of bucket tables: the LSH bands, the k+1 SimHash
+// block tables and the passage table.
+func (p Params) tables() int { return p.passageTable() + 1 }
 
 // MaxIDLen bounds external ids. Ids up to 62 bytes keep the Redis id and
 // meta hashes in their compact listpack encoding.
 const MaxIDLen = 1024
+
+// MaxAnchors bounds Entry.Anchors: each distinct anchor is one bucket
+// lookup-and-insert.
+const MaxAnchors = 4096
 
 // DefaultMaxCandidates is the default of MaxCandidates: the candidates a
 // lookup returns at most, best ranked first.
@@ -115,6 +124,13 @@ type Entry struct {
 	// looking up a single bucket (Result.Copy).
 	Content    sketch.ContentDigest
 	HasContent bool
+	// Anchors are the document's passage anchors: winnowed shingle hashes
+	// such that two documents sharing a long enough passage share at
+	// least one. Each distinct value is one bucket of the passage table
+	// (duplicates count once); a document sharing anchors with the entry
+	// is a candidate even when no band matches. At most MaxAnchors; may be
+	// empty.
+	Anchors []uint64
 	// Features are opaque bytes stored with the document and returned by
 	// Features. The index neither reads nor changes them.
 	Features []byte
@@ -128,6 +144,8 @@ func (e *Entry) validate(p Params) error {
 		return fmt.Errorf("%w: entry %.40q…: id longer than %d bytes", ErrInvalid, e.ID, MaxIDLen)
 	case len(e.Bands) != p.Bands:
 		return fmt.Errorf("%w: entry %q: %d band keys, want %d", ErrInvalid, e.ID, len(e.Bands), p.Bands)
+	case len(e.Anchors) > MaxAnchors:
+		return fmt.Errorf("%w: entry %q: %d anchors, want ≤ %d", ErrInvalid, e.ID, len(e.Anchors), MaxAnchors)
 	}
 	return nil
 }
@@ -136,6 +154,7 @@ func (e *Entry) validate(p Params) error {
 const (
 	ViaLSH     = "lsh"
 	ViaSimHash = "simhash"
+	ViaPassage = "passage"
 )
 
 // Candidate is a stored document that shares a bucket with the query.
@@ -143,12 +162,14 @@ type Candidate struct {
 	ID  string
 	Seq uint64
 	// Via is ViaLSH when the candidate shares at least one LSH band bucket
-	// (whatever else it shares), ViaSimHash when it was found only through
+	// (whatever else it shares), else ViaSimHash when it was found through
 	// a SimHash block table and its fingerprint is within Hamming distance
-	// Params.SimHashK of the query's.
+	// Params.SimHashK of the query's, else ViaPassage: it shares only
+	// passage anchors.
 	Via string
 	// Hits is the number of the entry's tables (LSH bands, SimHash blocks)
-	// in which the candidate shares the bucket: the first ranking key.
+	// in which the candidate shares the bucket, plus the number of the
+	// entry's distinct anchors it shares: the first ranking key.
 	Hits int
 }
 
@@ -237,6 +258,7 @@ type Stats struct {
 	Candidates uint64 // candidates returned
 	Copies     uint64 // entries that were exact copies (Result.Copy set)
 	IMatch     uint64 // I-Match lane hits
+	Passage    uint64 // candidates returned with Via ViaPassage
 	// HotBuckets counts bucket lookups that hit a full bucket; Withheld
 	// sums Result.Truncated and Dropped Result.Dropped.
 	HotBuckets uint64
@@ -264,10 +286,38 @@ func simBlockKeys(dst []uint64, fp uint64, k int) []uint64 {
 	return dst
 }
 
+// passageSalt separates anchor keys from every other bucket key.
+const passageSalt = 0x70617373616765 // "passage"
+
+// anchorKeys writes into dst the bucket keys of the distinct anchors of a,
+// in increasing anchor order. Anchors are mixed once more (a bijection) so
+// that winnowing's bias towards small hashes does not crowd the low Redis
+// groups.
+func anchorKeys(dst, a []uint64) []uint64 {
+	dst = append(dst[:0], a...)
+	slices.Sort(dst)
+	dst = slices.Compact(dst)
+	for i, x := range dst {
+		dst[i] = sketch.Mix64(x ^ passageSalt)
+	}
+	return dst
+}
+
 // rankCandidates orders distinct candidates best first: most hits, then
 // the most recent (highest Seq). Seqs are distinct, so the order is total.
 func rankCandidates(c []Candidate) {
 	slices.SortFunc(c, func(a, b Candidate) int { return cmp.Or(cmp.Compare(b.Hits, a.Hits), cmp.Compare(b.Seq, a.Seq)) })
+}
+
+// passageCands counts the candidates found only through passage anchors.
+func passageCands(c []Candidate) int {
+	n := 0
+	for i := range c {
+		if c[i].Via == ViaPassage {
+			n++
+		}
+	}
+	return n
 }
 
 // validNamespace reports whether ns is usable inside Redis keys: no braces

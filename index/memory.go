@@ -36,9 +36,10 @@ type MemoryConfig struct {
 	// RefreshOnMatch carries a document found as a candidate or lane hit
 	// in an older generation into the current one.
 	RefreshOnMatch bool
-	// MaxBucket is the hot-bucket guard of the LSH tables (default 64): a
-	// bucket holds and returns at most this many documents per generation;
-	// later ones are turned away and counted in Result.Truncated.
+	// MaxBucket is the hot-bucket guard of the LSH and passage tables
+	// (default 64): a bucket holds and returns at most this many documents
+	// per generation; later ones are turned away and counted in
+	// Result.Truncated.
 	MaxBucket int
 	// MaxSimHashBucket is the guard of the SimHash tables (default 4096).
 	// Their buckets are keyed by 64/(k+1) bits only, so they are naturally
@@ -102,7 +103,7 @@ type Memory struct {
 	clock        func() time.Time
 	simK         int
 	nbands       int
-	tables       int
+	passage      int // the passage table
 	closed       atomic.Bool
 	stats        counters
 	seq          atomic.Uint64
@@ -121,13 +122,13 @@ type stripeLock struct {
 }
 
 type counters struct {
-	docs, replays, candidates, copies, imatch, hot, withheld, dropped atomic.Uint64
+	docs, replays, candidates, copies, imatch, passage, hot, withheld, dropped atomic.Uint64
 }
 
 func (c *counters) snapshot() Stats {
 	return Stats{
 		Docs: c.docs.Load(), Replays: c.replays.Load(), Candidates: c.candidates.Load(), Copies: c.copies.Load(),
-		IMatch: c.imatch.Load(), HotBuckets: c.hot.Load(), Withheld: c.withheld.Load(), Dropped: c.dropped.Load(),
+		IMatch: c.imatch.Load(), Passage: c.passage.Load(), HotBuckets: c.hot.Load(), Withheld: c.withheld.Load(), Dropped: c.dropped.Load(),
 	}
 }
 
@@ -240,7 +241,7 @@ func NewMemory(cfg MemoryConfig) (*Memory, error) {
 		clock:        cfg.Clock,
 		simK:         cfg.Params.SimHashK,
 		nbands:       cfg.Params.Bands,
-		tables:       cfg.Params.tables(),
+		passage:      cfg.Params.passageTable(),
 		nlive:        1,
 	}
 	if cfg.Retention > 0 {
@@ -391,8 +392,8 @@ type memCand struct {
 	h      uint32
 	seq    uint64
 	hits   int
-	lastT  int
-	via    byte // 1 LSH, 2 SimHash only
+	lastT  int  // hit key of the last bucket op that met it
+	via    byte // the best met: 1 LSH, 2 SimHash, 3 passage
 	oldGen bool // found in an older generation while collecting for refresh
 }
 
@@ -412,8 +413,9 @@ type memPend struct {
 
 type memScratch struct {
 	stripes []int
-	keys    []uint64
+	keys    []uint64 // salted bucket keys: bands, SimHash blocks, then anchors
 	sim     []uint64
+	anchors []uint64
 	cands   map[uint32]int // handle → index in list
 	list    []memCand
 	pend    []memPend
@@ -471,6 +473,10 @@ func (m *Memory) lookupInsert(e *Entry, now int64, sc *memScratch, r *Result) er
 			sc.keys = append(sc.keys, salt(m.nbands+i, k))
 		}
 	}
+	sc.anchors = anchorKeys(sc.anchors, e.Anchors)
+	for _, k := range sc.anchors {
+		sc.keys = append(sc.keys, salt(m.passage, k))
+	}
 	sc.stripes = append(sc.stripes[:0], idStripe(e.ID))
 	for _, k := range sc.keys {
 		sc.stripes = append(sc.stripes, bucketStripe(k))
@@ -496,6 +502,7 @@ func (m *Memory) lookupInsert(e *Entry, now int64, sc *memScratch, r *Result) er
 	m.stats.docs.Add(1)
 	m.stats.hot.Add(uint64(st.hot))
 	m.stats.candidates.Add(uint64(len(r.Candidates)))
+	m.stats.passage.Add(uint64(passageCands(r.Candidates)))
 	m.stats.withheld.Add(uint64(r.Truncated))
 	m.stats.dropped.Add(uint64(r.Dropped))
 	if r.Replay {
@@ -591,8 +598,15 @@ func (m *Memory) lookupInsertLocked(e *Entry, st *entryState) error {
 			return nil
 		}
 	}
-	for t, key := range sc.keys {
-		m.tableOp(t, key, cur, older, st)
+	// Each bucket op has a hit key of its own: a band or SimHash table's
+	// index, or for anchor j the passage table's index + j.
+	tabled := len(sc.keys) - len(sc.anchors)
+	for i, key := range sc.keys {
+		t, hk := i, i
+		if i >= tabled {
+			t, hk = m.passage, m.passage+i-tabled
+		}
+		m.tableOp(t, hk, key, cur, older, st)
 	}
 	imH, imOld := uint32(bigTag), false
 	if e.HasIMatch {
@@ -620,11 +634,7 @@ func (m *Memory) lookupInsertLocked(e *Entry, st *entryState) error {
 			sc.dead[c.h], anyDead = true, true
 			continue
 		}
-		via := ViaLSH
-		if c.via == 2 {
-			via = ViaSimHash
-		}
-		sc.out = append(sc.out, Candidate{ID: m.docs.get(c.h).id, Seq: c.seq, Via: via, Hits: c.hits})
+		sc.out = append(sc.out, Candidate{ID: m.docs.get(c.h).id, Seq: c.seq, Via: via(c.via), Hits: c.hits})
 		if c.oldGen {
 			m.refreshRecords(c.h, cur, st)
 			if st.live == nil {
@@ -758,12 +768,18 @@ func (m *Memory) imatchOp(d *sketch.Digest, cur *memGen, older []*memGen, st *en
 }
 
 // tableOp looks up (and unless looking only, inserts into) the bucket of
-// table t in every readable generation (Redis: tableOp).
-func (m *Memory) tableOp(t int, key uint64, cur *memGen, older []*memGen, st *entryState) {
-	sim := t >= m.nbands
+// table t in every readable generation (Redis: tableOp). hk is the op's
+// hit key: a member counts once per hit key, however many generations
+// hold it.
+func (m *Memory) tableOp(t, hk int, key uint64, cur *memGen, older []*memGen, st *entryState) {
+	sim := t >= m.nbands && t < m.passage
 	limit := m.maxBucket
-	if sim {
-		limit = m.maxSimBucket
+	kind := byte(1) // memCand.via
+	switch {
+	case sim:
+		limit, kind = m.maxSimBucket, 2
+	case t == m.passage:
+		kind = 3
 	}
 	s, f := bucketStripe(key), bucketField(key)
 	collect := m.refresh && !st.lookOnly
@@ -776,13 +792,13 @@ func (m *Memory) tableOp(t int, key uint64, cur *memGen, older []*memGen, st *en
 		if collect && old == nil {
 			old = &memPend{}
 		}
-		m.scan(t, b, one, sim, st, old)
+		m.scan(hk, kind, b, one, sim, st, old)
 	}
 	gs := &cur.stripes[s]
 	b, one, ok := lookupBucket(gs, f, sim)
 	if st.lookOnly {
 		if ok {
-			m.scan(t, b, one, sim, st, nil)
+			m.scan(hk, kind, b, one, sim, st, nil)
 			if bucketLen(b, one) >= limit {
 				st.sc.rfull = append(st.sc.rfull, memPend{gs: gs, field: f, sim: sim, limit: limit, b: b, one: one})
 			}
@@ -795,7 +811,7 @@ func (m *Memory) tableOp(t int, key uint64, cur *memGen, older []*memGen, st *en
 	}
 	p := memPend{gs: gs, field: f, sim: sim, limit: limit, b: b, one: one}
 	if ok {
-		p.present = m.scan(t, b, one, sim, st, nil)
+		p.present = m.scan(hk, kind, b, one, sim, st, nil)
 	}
 	if old != nil {
 		p.old, p.oldFps = old.old, old.oldFps
@@ -843,11 +859,11 @@ func insertNew(gs *memGenStripe, f uint32, sim bool, h uint32, fp uint64) {
 	gs.big[f] = &memBucket{members: []uint32{h}, fps: []uint64{fp}}
 }
 
-// scan adds a bucket's members as candidates and reports whether the
-// entry itself is among them. Members of SimHash tables count only within
-// Hamming distance k, and only earlier documents count. old, when set,
-// collects the members for refresh.
-func (m *Memory) scan(t int, b *memBucket, one uint32, sim bool, st *entryState, old *memPend) bool {
+// scan adds a bucket's members as candidates (hit key hk, via) and
+// reports whether the entry itself is among them. Members of SimHash
+// tables count only within Hamming distance k, and only earlier documents
+// count. old, when set, collects the members for refresh.
+func (m *Memory) scan(hk int, via byte, b *memBucket, one uint32, sim bool, st *entryState, old *memPend) bool {
 	present := false
 	visit := func(h uint32, fp uint64) {
 		if h == st.self {
@@ -861,7 +877,7 @@ func (m *Memory) scan(t int, b *memBucket, one uint32, sim bool, st *entryState,
 		if seq >= st.selfSeq {
 			return // a replay's later documents
 		}
-		m.addCandidate(h, seq, t, sim, st.sc, old != nil)
+		m.addCandidate(h, seq, hk, via, st.sc, old != nil)
 		if old != nil {
 			old.old = append(old.old, h)
 			old.oldFps = append(old.oldFps, fp)
@@ -881,27 +897,22 @@ func (m *Memory) scan(t int, b *memBucket, one uint32, sim bool, st *entryState,
 	return present
 }
 
-// addCandidate counts one table's hit on document h: a document met in
-// several generations of one table counts once.
-func (m *Memory) addCandidate(h uint32, seq uint64, t int, sim bool, sc *memScratch, oldGen bool) {
-	via := byte(1)
-	if sim {
-		via = 2
-	}
+// addCandidate counts one bucket op's hit (hit key hk) on document h: a
+// document met in several generations of one table, or of one anchor's
+// bucket, counts once. The best via wins: LSH, then SimHash, then passage.
+func (m *Memory) addCandidate(h uint32, seq uint64, hk int, via byte, sc *memScratch, oldGen bool) {
 	i, ok := sc.cands[h]
 	if !ok {
 		sc.cands[h] = len(sc.list)
-		sc.list = append(sc.list, memCand{h: h, seq: seq, hits: 1, lastT: t, via: via, oldGen: oldGen})
+		sc.list = append(sc.list, memCand{h: h, seq: seq, hits: 1, lastT: hk, via: via, oldGen: oldGen})
 		return
 	}
 	c := &sc.list[i]
-	if c.lastT != t {
+	if c.lastT != hk {
 		c.hits++
-		c.lastT = t
+		c.lastT = hk
 	}
-	if via == 1 {
-		c.via = 1
-	}
+	c.via = min(c.via, via)
 	c.oldGen = c.oldGen || oldGen
 }
 

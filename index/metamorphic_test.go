@@ -16,8 +16,9 @@ import (
 
 // TestMetamorphicMemoryRedis drives the memory store and a single Redis
 // node with the same random operations (inserts with shared bands, SimHash
-// neighbours and repeated digests, replays, deletes, verdicts, feature
-// reads, small hot-bucket limits) and requires identical answers.
+// neighbours, shared and repeated passage anchors and repeated digests,
+// replays, deletes, verdicts, feature reads, small hot-bucket limits) and
+// requires identical answers.
 func TestMetamorphicMemoryRedis(t *testing.T) {
 	addr := redistest.StartServer(t)
 	for _, tc := range []struct {
@@ -57,6 +58,7 @@ func metamorphic(t *testing.T, rng *rand.Rand, p Params, a, b Store, steps int, 
 	ctx := context.Background()
 	id := func() string { return fmt.Sprint("d", rng.IntN(300)) }
 	band := func(i int) uint64 { return key("pool", i*100+rng.IntN(12)) }
+	anchor := func() uint64 { return key("anchors", rng.IntN(40)) }
 	fps := []uint64{0x0123456789abcdef, 0xfedcba9876543210, 0x5555aaaa5555aaaa, 0x1111222233334444, 0x9999888877776666, 0x0f0f0f0ff0f0f0f0}
 	var ops [5]int
 	for step := range steps {
@@ -85,6 +87,14 @@ func metamorphic(t *testing.T, rng *rand.Rand, p Params, a, b Store, steps int, 
 				}
 				if rng.IntN(2) == 0 {
 					e.Features = []byte(fmt.Sprint("f", step, i))
+				}
+				if rng.IntN(3) > 0 {
+					for range rng.IntN(8) {
+						e.Anchors = append(e.Anchors, anchor()) // repeats included
+					}
+					for range rng.IntN(4) {
+						e.Anchors = append(e.Anchors, rng.Uint64())
+					}
 				}
 				docs[i] = e
 			}
@@ -130,7 +140,7 @@ func metamorphic(t *testing.T, rng *rand.Rand, p Params, a, b Store, steps int, 
 	if sa != sb {
 		t.Errorf("stats differ:\nmemory %+v\nredis  %+v", sa, sb)
 	}
-	if sa.Replays == 0 || sa.IMatch == 0 || sa.Candidates == 0 || sa.Copies == 0 || sa.Dropped == 0 || (sa.HotBuckets == 0 && !timed) {
+	if sa.Replays == 0 || sa.IMatch == 0 || sa.Candidates == 0 || sa.Passage == 0 || sa.Copies == 0 || sa.Dropped == 0 || (sa.HotBuckets == 0 && !timed) {
 		t.Errorf("the run did not exercise everything: %+v", sa)
 	}
 	t.Logf("ops %v, stats %+v", ops, sa)
@@ -154,4 +164,68 @@ func diffResult(x, y Result) string {
 		return "candidates"
 	}
 	return ""
+}
+
+// TestMetamorphicMemoryCluster drives the memory store and a Redis Cluster
+// with the same random inserts, one document at a time (a serial run:
+// the ordering rule never applies), and requires the same candidates (ids,
+// via and hits, in rank order), lane hits, withheld and dropped counts.
+// Seqs differ (the cluster's have gaps), and without deletes and replays
+// the cluster's known differences (unrepaired buckets, replays that see
+// later documents) do not arise.
+func TestMetamorphicMemoryCluster(t *testing.T) {
+	addrs := redistest.StartCluster(t)
+	p := testParams
+	mem, err := NewMemory(MemoryConfig{Params: p, MaxBucket: 4, MaxSimHashBucket: 5, MaxCandidates: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := openRedis(t, RedisConfig{Addrs: addrs, Cluster: true, Params: p, MaxBucket: 4, MaxSimHashBucket: 5,
+		MaxCandidates: 3, Namespace: "metacl", Capacity: 256})
+	rng := rand.New(rand.NewPCG(7, 99))
+	ctx := context.Background()
+	fps := []uint64{0x0123456789abcdef, 0xfedcba9876543210, 0x5555aaaa5555aaaa}
+	for i := range 400 {
+		e := Entry{ID: fmt.Sprint("d", i), Bands: make([]uint64, p.Bands)}
+		for j := range e.Bands {
+			if rng.IntN(4) == 0 {
+				e.Bands[j] = key("pool", j*100+rng.IntN(20))
+			} else {
+				e.Bands[j] = rng.Uint64()
+			}
+		}
+		if rng.IntN(3) == 0 {
+			e.SimHash, e.HasSimHash = fps[rng.IntN(len(fps))]^(1<<rng.IntN(64))^(1<<rng.IntN(64)), true
+		}
+		if rng.IntN(4) == 0 {
+			e.IMatch, e.HasIMatch = sketch.Digest{byte(rng.IntN(8))}, true
+		}
+		if rng.IntN(4) == 0 {
+			e.Content, e.HasContent = sketch.ContentDigest{byte(rng.IntN(20)), 2}, true
+		}
+		for range rng.IntN(10) {
+			e.Anchors = append(e.Anchors, key("anchors", rng.IntN(60)))
+		}
+		ra, errA := mem.LookupInsert(ctx, []Entry{e})
+		rb, errB := cl.LookupInsert(ctx, []Entry{e})
+		if errA != nil || errB != nil {
+			t.Fatalf("%s: %v / %v", e.ID, errA, errB)
+		}
+		x, y := ra[0], rb[0]
+		same := x.Copy == y.Copy && x.IMatch == y.IMatch && x.Truncated == y.Truncated && x.Dropped == y.Dropped &&
+			slices.EqualFunc(x.Candidates, y.Candidates, func(a, b Candidate) bool {
+				return a.ID == b.ID && a.Via == b.Via && a.Hits == b.Hits
+			})
+		if !same {
+			t.Fatalf("%s:\nmemory  %+v\ncluster %+v", e.ID, x, y)
+		}
+	}
+	sa, sb := mem.Stats(), cl.Stats()
+	if sa != sb {
+		t.Errorf("stats differ:\nmemory  %+v\ncluster %+v", sa, sb)
+	}
+	if sa.Passage == 0 || sa.HotBuckets == 0 || sa.Dropped == 0 || sa.Copies == 0 || sa.IMatch == 0 {
+		t.Errorf("the run did not exercise everything: %+v", sa)
+	}
+	t.Logf("stats %+v", sa)
 }

@@ -32,7 +32,7 @@ type RedisConfig struct {
 	// DB selects the logical database (single node only).
 	DB int
 	// Namespace prefixes every key (default "neardup"); keys are
-	// "<Namespace>:v2:{tag}…". No braces or spaces.
+	// "<Namespace>:v3:{tag}…". No braces or spaces.
 	Namespace string
 	// Params are the sketch parameters (required; stored).
 	Params Params
@@ -49,10 +49,10 @@ type RedisConfig struct {
 	// candidate or exact hit in an older generation: its bucket entries,
 	// id and records are carried into the current generation.
 	RefreshOnMatch bool
-	// MaxBucket (default 64) and MaxSimHashBucket (default 4096) are the
-	// hot-bucket guards: a bucket stores and returns at most that many
-	// documents per generation; later documents are turned away and
-	// counted (Result.Truncated, Stats).
+	// MaxBucket (default 64; LSH and passage tables) and MaxSimHashBucket
+	// (default 4096) are the hot-bucket guards: a bucket stores and
+	// returns at most that many documents per generation; later documents
+	// are turned away and counted (Result.Truncated, Stats).
 	MaxBucket, MaxSimHashBucket int
 	// MaxCandidates bounds the candidates returned per entry (default
 	// DefaultMaxCandidates), best ranked first; the rest are counted
@@ -61,8 +61,9 @@ type RedisConfig struct {
 	// Capacity is the number of documents per generation the bucket
 	// groups are sized for (layout; default 1<<20): each table gets
 	// Capacity/64 groups, rounded up to a power of two, so a group holds
-	// about 64 buckets and stays a compact listpack. Exceeding it costs
-	// memory, not correctness.
+	// about 64 buckets and stays a compact listpack; the passage table gets
+	// 64 times as many, for about 64 anchors per document. Exceeding it
+	// costs memory, not correctness.
 	Capacity int
 	// Shards is the number of hash tags the keys are spread over in
 	// cluster mode (layout; default 48, i.e. 16 per master on 3 masters;
@@ -93,6 +94,10 @@ const (
 	metaGroup            = 64   // documents per record hash
 	fieldBits            = 31   // bits of a bucket key kept in its hash field
 	maxGroupBits         = 22   // field·2^22 + group < 2^53
+	// passageSplitBits of a passage bucket's field move into its group:
+	// the passage table has 2^6 times the groups of a band table (see
+	// tableOp in redis_lua.go).
+	passageSplitBits = 6
 )
 
 // Redis is the Redis [Store]. It is safe for concurrent use; it starts no
@@ -109,7 +114,7 @@ type Redis struct {
 	gn      uint64 // groups per table
 	gbits   uint
 	shards  int
-	prefix  []string // per shard: "<ns>:v2:{tag}"
+	prefix  []string // per shard: "<ns>:v3:{tag}"
 	clock   []string // per shard clock hash
 	maxb    int
 	maxs    int
@@ -149,8 +154,9 @@ func (r *Redis) scriptConstants() string {
 	if r.refresh {
 		refresh = 1
 	}
-	return fmt.Sprintf("local FP = %s\nlocal L, R, NLIVE, GN, B, T, MAXB, MAXS, SIMK, S, REFRESH, MAXC = %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d\n",
-		luaQuote(r.fp), r.genSec, r.retSec, r.nlive, r.gn, r.p.Bands, r.p.tables(), r.maxb, r.maxs, r.p.SimHashK, r.shards, refresh, r.maxc)
+	return fmt.Sprintf("local FP = %s\nlocal L, R, NLIVE, GN, B, PT, MAXB, MAXS, SIMK, S, REFRESH, MAXC, PSPLIT = %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d\n",
+		luaQuote(r.fp), r.genSec, r.retSec, r.nlive, r.gn, r.p.Bands, r.p.passageTable(), r.maxb, r.maxs, r.p.SimHashK, r.shards, refresh, r.maxc,
+		1<<passageSplitBits)
 }
 
 // luaQuote returns s as a Lua 5.1 string literal.
@@ -475,7 +481,7 @@ func (r *Redis) LookupInsert(ctx context.Context, docs []Entry) ([]Result, error
 }
 
 func (r *Redis) count(out []Result) {
-	var replays, cands, copies, imatch, withheld, dropped uint64
+	var replays, cands, copies, imatch, passage, withheld, dropped uint64
 	for i := range out {
 		if out[i].Replay {
 			replays++
@@ -487,6 +493,7 @@ func (r *Redis) count(out []Result) {
 			imatch++
 		}
 		cands += uint64(len(out[i].Candidates))
+		passage += uint64(passageCands(out[i].Candidates))
 		withheld += uint64(out[i].Truncated)
 		dropped += uint64(out[i].Dropped)
 	}
@@ -495,13 +502,14 @@ func (r *Redis) count(out []Result) {
 	r.stats.candidates.Add(cands)
 	r.stats.copies.Add(copies)
 	r.stats.imatch.Add(imatch)
+	r.stats.passage.Add(passage)
 	r.stats.withheld.Add(withheld)
 	r.stats.dropped.Add(dropped)
 }
 
 func (r *Redis) lookupInsertSingle(ctx context.Context, docs []Entry) ([]Result, error) {
 	var calls []*call
-	var sim []uint64
+	var sim, anchors []uint64
 	for lo := 0; lo < len(docs); lo += r.batch {
 		chunk := docs[lo:min(lo+r.batch, len(docs))]
 		args := r.header(0, sweepBudget)
@@ -517,6 +525,9 @@ func (r *Redis) lookupInsertSingle(ctx context.Context, docs []Entry) ([]Result,
 			}
 			if e.HasContent {
 				flags |= 4
+			}
+			if len(e.Anchors) > 0 {
+				flags |= 8
 			}
 			args = append(args, e.ID, uint64(fnv32(e.ID)), flags, e.Features)
 			for _, k := range e.Bands {
@@ -534,6 +545,13 @@ func (r *Redis) lookupInsertSingle(ctx context.Context, docs []Entry) ([]Result,
 			}
 			if e.HasContent {
 				args = append(args, e.Content[:])
+			}
+			if len(e.Anchors) > 0 {
+				anchors = anchorKeys(anchors, e.Anchors)
+				args = append(args, len(anchors))
+				for _, k := range anchors {
+					args = append(args, r.bucketValue(k))
+				}
 			}
 		}
 		calls = append(calls, &call{s: r.scripts.lookupInsert, keys: []string{r.clock[0]}, args: args})
@@ -579,9 +597,14 @@ func (r *Redis) lookupInsertSingle(ctx context.Context, docs []Entry) ([]Result,
 	return out, nil
 }
 
+// via names a candidate's via code: 1 LSH, 2 SimHash, 3 passage (the
+// lowest code met wins).
 func via(b byte) string {
-	if b&3 == 2 {
+	switch b & 3 {
+	case 2:
 		return ViaSimHash
+	case 3:
+		return ViaPassage
 	}
 	return ViaLSH
 }

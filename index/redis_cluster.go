@@ -20,7 +20,8 @@ import (
 //     a live earlier representative makes the document an exact copy,
 //     which skips step 4.
 //  4. buckets, per bucket shard: every bucket lookup-and-insert of the
-//     shard, each one atomic; the I-Match lane likewise.
+//     shard (bands, SimHash blocks, anchors), each one atomic; the I-Match
+//     lane likewise.
 //  5. resolve, per record shard: the ranked candidates → external ids
 //     until MaxCandidates live ones are found (rarely more than one round
 //     trip); deleted and expired documents drop out.
@@ -87,7 +88,7 @@ func (r *Redis) lookupInsertCluster(ctx context.Context, docs []Entry) ([]Result
 		args []any
 	}
 	perShard := make([][]part, r.shards)
-	var sim []uint64
+	var sim, anchors []uint64
 	for i := range docs {
 		e, res := &docs[i], &out[i]
 		if (res.Replay && res.Verdict != nil) || skip[i] {
@@ -111,6 +112,10 @@ func (r *Redis) lookupInsertCluster(ctx context.Context, docs []Entry) ([]Result
 			for j, k := range sim {
 				add(r.p.Bands+j, k)
 			}
+		}
+		anchors = anchorKeys(anchors, e.Anchors)
+		for _, k := range anchors {
+			add(r.p.passageTable(), k)
 		}
 		dsh := -1
 		if e.HasIMatch {
@@ -174,8 +179,8 @@ func (r *Redis) lookupInsertCluster(ctx context.Context, docs []Entry) ([]Result
 				}
 				prev, ok := cands[i][s]
 				cur := cand{via: v & 3, hits: prev.hits + h, old: v&4 != 0 || prev.old}
-				if ok && prev.via == 1 {
-					cur.via = 1
+				if ok {
+					cur.via = min(cur.via, prev.via)
 				}
 				cands[i][s] = cur
 			}

@@ -8,7 +8,7 @@ package index
 // Calling convention, shared by every script:
 //
 //	KEYS[1]  the shard's clock hash  <P>c
-//	ARGV[1]  the shard's key prefix P = "<namespace>:v2:{<tag>}"
+//	ARGV[1]  the shard's key prefix P = "<namespace>:v3:{<tag>}"
 //	ARGV[2]  now, unix seconds (the caller's clock)
 //	ARGV[3]  ARGV[4]  the shard's group range [glo, ghi) (for the sweep)
 //	ARGV[5]  sweep budget: key names to give an expiry in this call
@@ -16,8 +16,9 @@ package index
 //
 // The store's constants (the namespace fingerprint FP, generation length
 // L and retention R in seconds, NLIVE live generations, GN groups per
-// table, B bands, T tables, the guards MAXB and MAXS, SIMK, S shards,
-// REFRESH, MAXC candidates returned) are compiled into the source by
+// table, B bands, PT the passage table, the guards MAXB and MAXS,
+// SIMK, S shards, REFRESH, MAXC candidates returned, PSPLIT the passage
+// table's groups per band table group) are compiled into the source by
 // [scriptConstants], so a call
 // parses no configuration. The key layout is described in doc.go. Numbers
 // travel as decimal text so that redis-benchmark can send the same EVALSHA
@@ -63,12 +64,13 @@ local function ckey(h, g) return P .. 'e' .. h .. ':' .. g end
 
 -- Generation keys get their expiry when their generation has closed: the
 -- sweep walks every key name a closed generation can have in this shard
--- (T tables, ids, digests, contents × the shard's groups) and sets EXPIREAT
--- (gen+1)·L + R, BUDGET names per call. A key in the past is deleted.
+-- (the band and SimHash tables, the PSPLIT parts of the passage table, ids,
+-- digests, contents × the shard's groups) and sets EXPIREAT (gen+1)·L + R,
+-- BUDGET names per call. A key in the past is deleted.
 local SWEPT = true
 local function sweep(sw, u, budget)
   local n = GHI - GLO
-  local total = (T + 3) * n
+  local total = (PT + PSPLIT + 3) * n
   while budget > 0 and sw < GEN do
     local exp = (sw + 1) * L + R
     local stop = u + budget
@@ -77,9 +79,10 @@ local function sweep(sw, u, budget)
       local tt = math.floor(k / n)
       local g = GLO + k % n
       local key
-      if tt < T then key = tkey(sw, tt, g)
-      elseif tt == T then key = ikey(sw, g)
-      elseif tt == T + 1 then key = xkey(sw, g)
+      if tt < PT then key = tkey(sw, tt, g)
+      elseif tt < PT + PSPLIT then key = tkey(sw, PT, (tt - PT) * GN + g)
+      elseif tt == PT + PSPLIT then key = ikey(sw, g)
+      elseif tt == PT + PSPLIT + 1 then key = xkey(sw, g)
       else key = ckey(sw, g) end
       redis.call('EXPIREAT', key, exp)
     end
@@ -182,14 +185,15 @@ local function begin(self, mode)
   SELF, MODE = self, mode
   CAND, HITS, LASTT, CORDER, OLDC, LIVEC, PEND, RFULL, TRUNC, HOT = {}, {}, {}, {}, {}, {}, {}, {}, 0, 0
 end
--- addc counts table t's hit on candidate s: a member met in several
--- generations of one table counts once.
-local function addc(s, via, t)
+-- addc counts a bucket op's hit (hit key hk) on candidate s: a member met
+-- in several generations of one table, or of one anchor's bucket, counts
+-- once. via: 1 LSH, 2 SimHash, 3 passage; the lowest met wins.
+local function addc(s, via, hk)
   local v = CAND[s]
-  if not v then CAND[s] = via; HITS[s] = 1; LASTT[s] = t; CORDER[#CORDER + 1] = s
+  if not v then CAND[s] = via; HITS[s] = 1; LASTT[s] = hk; CORDER[#CORDER + 1] = s
   else
-    if via == 1 then CAND[s] = 1 end
-    if LASTT[s] ~= t then HITS[s] = HITS[s] + 1; LASTT[s] = t end
+    if via < v then CAND[s] = via end
+    if LASTT[s] ~= hk then HITS[s] = HITS[s] + 1; LASTT[s] = hk end
   end
 end
 -- rank orders the candidates best first: most hits, then the most recent.
@@ -200,10 +204,11 @@ local function rank()
   end)
 end
 
--- scan adds the members of a bucket value as candidates and returns
--- whether SELF is among them. LSH members are 6-byte seqs; SimHash members
--- are a 6-byte seq and the 8-byte fingerprint, kept only within SIMK bits.
-local function scan(val, w, old, t)
+-- scan adds the members of a bucket value as candidates (hit key hk, via)
+-- and returns whether SELF is among them. LSH and passage members are
+-- 6-byte seqs; SimHash members are a 6-byte seq and the 8-byte
+-- fingerprint, kept only within SIMK bits.
+local function scan(val, w, old, hk, via)
   local present = false
   for p = 1, #val, w do
     local s, hi, lo
@@ -216,7 +221,7 @@ local function scan(val, w, old, t)
     end
     if s == SELF then present = true
     elseif near and (not LOWER or s < SELF) then
-      addc(s, w == 6 and 1 or 2, t)
+      addc(s, via, hk)
       if old then old[#old + 1] = s; old[#old + 1] = string.sub(val, p, p + w - 1); OLDC[s] = true end
     end
   end
@@ -230,18 +235,28 @@ local function overflow(k, f, add)
 end
 
 -- tableOp looks up (and unless MODE 1 inserts into) the bucket with value
--- v = field·GN + group of table t in every live generation. A new bucket
--- costs one HSETNX; an existing one is rewritten after resolution (PEND).
-local function tableOp(t, v, sim, me)
+-- v = field·GN + group of table t in every live generation; its members
+-- count under hit key hk (the table, or one per anchor of the passage
+-- table). The passage table holds about 64 anchors per document, so it has
+-- PSPLIT times the groups: the top bits of the 31-bit field join the group
+-- (which keeps the shard). A new bucket costs one HSETNX; an existing one
+-- is rewritten after resolution (PEND).
+local PFIELD = 2147483648 / PSPLIT
+local function tableOp(t, v, sim, me, hk)
   local g = v % GN
   local f = (v - g) / GN
+  local via = sim and 2 or 1
+  if t == PT then
+    local part = math.floor(f / PFIELD)
+    f, g, via = f - part * PFIELD, part * GN + g, 3
+  end
   local w = sim and 14 or 6
   local old
   for h = GLIVE, GEN - 1 do
     local val = redis.call('HGET', tkey(h, t, g), f)
     if val then
       if REFRESH == 1 and MODE ~= 1 then old = old or {} end
-      scan(val, w, old, t)
+      scan(val, w, old, hk, via)
     end
   end
   local k = tkey(GEN, t, g)
@@ -249,14 +264,14 @@ local function tableOp(t, v, sim, me)
   if MODE == 1 then
     local val = redis.call('HGET', k, f)
     if val then
-      scan(val, w, nil, t)
+      scan(val, w, nil, hk, via)
       if #val >= w * lim then RFULL[#RFULL + 1] = {k, f, val, w, lim} end
     end
     return
   end
   if not old and MODE == 0 and redis.call('HSETNX', k, f, me) == 1 then return end
   local val = redis.call('HGET', k, f) or ''
-  local present = scan(val, w, nil, t)
+  local present = scan(val, w, nil, hk, via)
   PEND[#PEND + 1] = {k, f, val, w, lim, old, present, me}
 end
 
@@ -400,10 +415,10 @@ end
 // ranking, resolution and writes, in one atomic call. ARGV[6…], per
 // document:
 //
-//	id idg flags features v_1 … v_B [fphi fplo sv_1 … sv_k+1] [digest] [content]
+//	id idg flags features v_1 … v_B [fphi fplo sv_1 … sv_k+1] [digest] [content] [na av_1 … av_na]
 //
 // flags: 1 SimHash present, 2 I-Match digest present, 4 content digest
-// present. Reply: one string, per document (big-endian):
+// present, 8 anchors present (na distinct anchors' bucket values). Reply: one string, per document (big-endian):
 //
 //	status u8 (0 new, 1 replay) · seq u48 · withheld u32 · hot u16 ·
 //	verdict (i32 length, −1 = none) · copy seq u48 · copy id (i32 length) ·
@@ -429,15 +444,18 @@ while a <= #ARGV do
     if #feat > 0 then defer(WF, 'f', self, feat) end
   end
   begin(self, replay and 1 or 0)
-  local hasSim, hasIM, hasC = flags % 2 == 1, math.floor(flags / 2) % 2 == 1, math.floor(flags / 4) % 2 == 1
+  local hasSim, hasIM = flags % 2 == 1, math.floor(flags / 2) % 2 == 1
+  local hasC, hasA = math.floor(flags / 4) % 2 == 1, math.floor(flags / 8) % 2 == 1
   local va = a
   a = a + B
   local sa = a
-  if hasSim then a = a + (T - B) + 2 end
+  if hasSim then a = a + (PT - B) + 2 end
   local da = a
   if hasIM then a = a + 1 end
   local ca = a
   if hasC then a = a + 1 end
+  local aa, na = a, 0
+  if hasA then na = tonumber(ARGV[a]); a = a + 1 + na end
   local skip = replay and vd
   local cp, cpold = 0, false
   if not skip and hasC then
@@ -448,12 +466,13 @@ while a <= #ARGV do
   local ex, exold = 0, false
   if not skip then
     local me = struct.pack('>I6', self)
-    for t = 0, B - 1 do tableOp(t, tonumber(ARGV[va + t]), false, me) end
+    for t = 0, B - 1 do tableOp(t, tonumber(ARGV[va + t]), false, me, t) end
     if hasSim then
       QHI, QLO = tonumber(ARGV[sa]), tonumber(ARGV[sa + 1])
       local sme = me .. struct.pack('>I4I4', QHI, QLO)
-      for t = B, T - 1 do tableOp(t, tonumber(ARGV[sa + 2 + t - B]), true, sme) end
+      for t = B, PT - 1 do tableOp(t, tonumber(ARGV[sa + 2 + t - B]), true, sme, t) end
     end
+    for j = 1, na do tableOp(PT, tonumber(ARGV[aa + j]), false, me, PT + j) end
     if hasIM then ex, exold = exactOp(ARGV[da], true) end
   end
   -- Resolve in rank order until MAXC live candidates; the dead ones met
@@ -516,11 +535,12 @@ return table.concat(out)
 `
 
 // luaBuckets is cluster phase 3, per bucket shard. ARGV[6…], per document:
-// seq mode fphi fplo nops (t v)×nops digest-or-"". Reply per document:
-// withheld u32 · hot u16 · imatch seq u48 · imatch-in-older-generation u8 ·
-// ncand u16 · (seq u48 · via u8 · hits u16)×ncand, via bit 4 marking a
-// candidate found in an older generation. Every table lives in one shard,
-// so a document's hits are the sum over shards.
+// seq mode fphi fplo nops (t v)×nops digest-or-"", t = PT for an anchor.
+// Reply per document: withheld u32 · hot u16 · imatch seq u48 ·
+// imatch-in-older-generation u8 · ncand u16 · (seq u48 · via u8 · hits
+// u16)×ncand, via bit 4 marking a candidate found in an older generation.
+// Every table and every anchor's bucket lives in one shard, so a
+// document's hits are the sum over shards.
 const luaBuckets = luaPrelude + `
 LOWER = false
 local out = {}
@@ -535,8 +555,10 @@ while a <= #ARGV do
   local sme = me .. struct.pack('>I4I4', QHI, QLO)
   for i = 0, nops - 1 do
     local t = tonumber(ARGV[a + 2 * i])
-    local sim = t >= B
-    tableOp(t, tonumber(ARGV[a + 2 * i + 1]), sim, sim and sme or me)
+    local sim = t >= B and t < PT
+    local hk = t
+    if t == PT then hk = PT + 1 + i end
+    tableOp(t, tonumber(ARGV[a + 2 * i + 1]), sim, sim and sme or me, hk)
   end
   a = a + 2 * nops
   local ex, exold = 0, false

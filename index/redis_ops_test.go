@@ -58,7 +58,7 @@ func TestRedisParamsMismatch(t *testing.T) {
 	s := openRedis(t, RedisConfig{Addrs: []string{addr}, Namespace: "pm3", Params: testParams})
 	c := redis.NewClient(&redis.Options{Addr: addr})
 	defer c.Close()
-	if err := c.HSet(context.Background(), "pm3:v2:{0}c", "f", "something else").Err(); err != nil {
+	if err := c.HSet(context.Background(), "pm3:v3:{0}c", "f", "something else").Err(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.LookupInsert(context.Background(), []Entry{entry(testParams, "a", nil)}); !errors.Is(err, ErrParamsMismatch) {
@@ -241,14 +241,31 @@ func TestRedisTimeout(t *testing.T) {
 	}
 }
 
+// passageGroups returns the distinct groups of the passage table that the
+// anchors a fall in (tableOp in redis_lua.go: the field's top bits join
+// the group).
+func (r *Redis) passageGroups(a []uint64) map[uint64]bool {
+	m := map[uint64]bool{}
+	for _, k := range anchorKeys(nil, a) {
+		v := r.bucketValue(k)
+		g, f := v%r.gn, v/r.gn
+		m[f>>(fieldBits-passageSplitBits)*r.gn+g] = true
+	}
+	return m
+}
+
 // TestRedisLayout checks the key names and that the hashes stay in Redis's
-// compact listpack encoding.
+// compact listpack encoding, the passage table's too with 50 anchors per
+// document.
 func TestRedisLayout(t *testing.T) {
 	addr := redistest.StartServer(t)
 	s := openRedis(t, RedisConfig{Addrs: []string{addr}, Namespace: "lay", Capacity: 1 << 12})
 	docs := make([]Entry, 0, 2000)
+	var all []uint64
 	for i := range cap(docs) {
 		e := entry(testParams, fmt.Sprint("document-", i), nil)
+		e.Anchors = anchors(e.ID, 50)
+		all = append(all, e.Anchors...)
 		e.Features = []byte("f")
 		binary.BigEndian.PutUint64(e.Content[:], key(e.ID, 99))
 		binary.BigEndian.PutUint64(e.Content[8:], key(e.ID, 98))
@@ -266,11 +283,17 @@ func TestRedisLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	kinds := map[string]int{}
+	pt := fmt.Sprintf("lay:v3:{0}b0:%d:", testParams.passageTable())
 	for _, k := range keys {
-		if !strings.HasPrefix(k, "lay:v2:{0}") {
+		if g, ok := strings.CutPrefix(k, pt); ok {
+			if n, err := strconv.Atoi(g); err != nil || n >= 64<<passageSplitBits {
+				t.Errorf("%s: passage group out of range", k)
+			}
+		}
+		if !strings.HasPrefix(k, "lay:v3:{0}") {
 			t.Fatalf("key %q outside the namespace", k)
 		}
-		kind := k[len("lay:v2:{0}"):][:1]
+		kind := k[len("lay:v3:{0}"):][:1]
 		kinds[kind]++
 		enc, err := c.ObjectEncoding(ctx, k).Result()
 		if err != nil {
@@ -280,9 +303,9 @@ func TestRedisLayout(t *testing.T) {
 			t.Errorf("%s: encoding %s, want listpack", k, enc)
 		}
 	}
-	// 4 tables × 64 groups, ids and contents in 64 groups each, 2000/64
-	// record hashes.
-	want := map[string]int{"b": 4 * 64, "i": 64, "e": 64, "m": 32, "f": 32, "c": 1}
+	// 4 tables × 64 groups and the passage table's groups (about 4,000 of
+	// 64 × 64), ids and contents in 64 groups each, 2000/64 record hashes.
+	want := map[string]int{"b": 4*64 + len(s.passageGroups(all)), "i": 64, "e": 64, "m": 32, "f": 32, "c": 1}
 	for k, n := range want {
 		if kinds[k] != n {
 			t.Errorf("%d keys of kind %q, want %d (all: %v)", kinds[k], k, n, kinds)
@@ -303,7 +326,8 @@ func TestRedisGenerationExpiry(t *testing.T) {
 	s := openRedis(t, RedisConfig{Addrs: []string{addr}, Namespace: "exp", Capacity: 64,
 		Retention: 10 * time.Second, Generation: 5 * time.Second, Clock: clk.Now})
 	g0 := clk.Now().Unix() / 5
-	insert(t, s, entry(testParams, "a", nil))
+	a := withAnchors(entry(testParams, "a", nil), anchors("a", 3)...)
+	insert(t, s, a)
 	expiry := func(pattern string) map[string]int64 {
 		keys, err := c.Keys(ctx, pattern).Result()
 		if err != nil || len(keys) == 0 {
@@ -315,12 +339,12 @@ func TestRedisGenerationExpiry(t *testing.T) {
 		}
 		return m
 	}
-	for k, e := range expiry(fmt.Sprintf("exp:v2:{0}b%d:*", g0)) {
+	for k, e := range expiry(fmt.Sprintf("exp:v3:{0}b%d:*", g0)) {
 		if e != -1 {
 			t.Errorf("%s in the current generation has expiry %d", k, e)
 		}
 	}
-	for k, e := range expiry("exp:v2:{0}m*") {
+	for k, e := range expiry("exp:v3:{0}m*") {
 		if e != (g0+1)*5+10 {
 			t.Errorf("record hash %s expires at %d, want %d", k, e, (g0+1)*5+10)
 		}
@@ -329,8 +353,12 @@ func TestRedisGenerationExpiry(t *testing.T) {
 	if err := s.Maintain(ctx); err != nil {
 		t.Fatal(err)
 	}
-	for _, pat := range []string{"b%d:*", "i%d:*"} {
-		for k, e := range expiry(fmt.Sprintf("exp:v2:{0}"+pat, g0)) {
+	pt := fmt.Sprintf("b%%d:%d:*", testParams.passageTable())
+	if n := len(expiry(fmt.Sprintf("exp:v3:{0}"+pt, g0))); n != len(s.passageGroups(a.Anchors)) {
+		t.Errorf("%d passage keys, want %d", n, len(s.passageGroups(a.Anchors)))
+	}
+	for _, pat := range []string{"b%d:*", pt, "i%d:*"} {
+		for k, e := range expiry(fmt.Sprintf("exp:v3:{0}"+pat, g0)) {
 			if e != (g0+1)*5+10 {
 				t.Errorf("%s of the closed generation expires at %d, want %d", k, e, (g0+1)*5+10)
 			}
@@ -341,15 +369,15 @@ func TestRedisGenerationExpiry(t *testing.T) {
 	past := &fakeClock{now: time.Now().Add(-time.Hour).Truncate(time.Minute)}
 	old := openRedis(t, RedisConfig{Addrs: []string{addr}, Namespace: "old", Capacity: 64,
 		Retention: 10 * time.Second, Generation: 5 * time.Second, Clock: past.Now})
-	insert(t, old, entry(testParams, "a", nil))
-	if n := len(c.Keys(ctx, "old:v2:{0}b*").Val()); n != 4 {
-		t.Fatalf("%d band keys, want 4", n)
+	insert(t, old, a)
+	if n, want := len(c.Keys(ctx, "old:v3:{0}b*").Val()), 4+len(old.passageGroups(a.Anchors)); n != want {
+		t.Fatalf("%d band and passage keys, want %d", n, want)
 	}
 	past.Advance(5 * time.Second)
 	if err := old.Maintain(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if k := c.Keys(ctx, "old:v2:{0}[bimfxe]*").Val(); len(k) != 0 {
+	if k := c.Keys(ctx, "old:v3:{0}[bimfxe]*").Val(); len(k) != 0 {
 		t.Errorf("keys left after retention: %v", k)
 	}
 }
