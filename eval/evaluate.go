@@ -109,10 +109,19 @@ func eventsByID(events []Event) map[string]*Event {
 // PANResult is what the passage lane reported on PAN13, judged with the
 // PAN 2013 text-alignment measures.
 type PANResult struct {
-	// Passages counts the passages reported on (suspicious, source)
-	// links; PAN scores them (zero scores when there are none).
+	// Passages counts the passages reported on the labelled (suspicious,
+	// source) pairs; PAN scores them (zero scores when there are none).
+	// PAN 2013's text-alignment task hands the detector the pairs to
+	// compare and scores the detections of those pairs, so passages on
+	// other pairs are left out of the measures and counted below.
 	Passages int
 	PAN      PANScores
+	// OffPair counts the passages reported between a suspicious document
+	// and a source it is not labelled with, OffPairChars their characters
+	// in the suspicious documents, and OffPairCopied those whose words
+	// are at least 90% the source passage's (2·LCS/(|a|+|b|) over words):
+	// copies the labels of this subset do not list.
+	OffPair, OffPairChars, OffPairCopied int
 	// LinkedPairs counts labelled pairs linked by any match.
 	LinkedPairs int
 	// ByLength splits the labelled cases by copied length.
@@ -135,6 +144,14 @@ func panResult(s *Set, events []Event) *PANResult {
 	res := &PANResult{}
 	isSusp := func(id string) bool { return strings.HasPrefix(id, "suspicious-") }
 	var dets []Case
+	labelled := map[[2]string]bool{}
+	for _, pr := range s.pan.Pairs {
+		labelled[pr] = true
+	}
+	texts := map[string][]byte{}
+	for _, d := range s.Docs {
+		texts[d.ID] = d.Text
+	}
 	linked := map[[2]string]bool{}
 	for _, ev := range events {
 		if !isSusp(ev.ID) {
@@ -146,7 +163,16 @@ func panResult(s *Set, events []Event) *PANResult {
 			}
 			linked[[2]string{ev.ID, m.ID}] = true
 			for _, p := range m.Passages {
-				dets = append(dets, Case{Susp: ev.ID, Src: m.ID, SuspOff: p.Offset, SuspLn: p.Length, SrcOff: p.MatchOffset, SrcLn: p.MatchLength})
+				c := Case{Susp: ev.ID, Src: m.ID, SuspOff: p.Offset, SuspLn: p.Length, SrcOff: p.MatchOffset, SrcLn: p.MatchLength}
+				if labelled[[2]string{ev.ID, m.ID}] {
+					dets = append(dets, c)
+					continue
+				}
+				res.OffPair++
+				res.OffPairChars += p.Length
+				if copied(texts[ev.ID], texts[m.ID], c) {
+					res.OffPairCopied++
+				}
 			}
 		}
 	}
@@ -490,4 +516,34 @@ func lockedStep(step func()) func() {
 		step()
 		mu.Unlock()
 	}
+}
+
+// copied reports whether the passage c of susp is, word for word, at
+// least 90% the passage of src: 2·LCS/(|a|+|b|) over whitespace-separated
+// words, offsets in code points.
+func copied(susp, src []byte, c Case) bool {
+	a := strings.Fields(runeSlice(susp, c.SuspOff, c.SuspLn))
+	b := strings.Fields(runeSlice(src, c.SrcOff, c.SrcLn))
+	if len(a)+len(b) == 0 {
+		return false
+	}
+	prev, cur := make([]int, len(b)+1), make([]int, len(b)+1)
+	for i := range a {
+		for j := range b {
+			if a[i] == b[j] {
+				cur[j+1] = prev[j] + 1
+			} else {
+				cur[j+1] = max(prev[j+1], cur[j])
+			}
+		}
+		prev, cur = cur, prev
+	}
+	return 2*prev[len(b)] >= 9*(len(a)+len(b))/10
+}
+
+// runeSlice returns n code points of text from code point off (clamped).
+func runeSlice(text []byte, off, n int) string {
+	r := []rune(string(text))
+	off = min(max(off, 0), len(r))
+	return string(r[off:min(off+max(n, 0), len(r))])
 }

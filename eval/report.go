@@ -2,6 +2,7 @@ package eval
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
 	"maps"
@@ -97,7 +98,7 @@ func describeCheck(c verify.Check) string {
 		switch c.Method {
 		case verify.MethodExact:
 			kind = verify.Exact
-		case verify.MethodContainment, verify.MethodLCS:
+		case verify.MethodContainment, verify.MethodLCS, verify.MethodPassage:
 			kind = verify.Partial
 		default:
 			kind = verify.Near
@@ -116,6 +117,8 @@ func describeCheck(c verify.Check) string {
 			score = verify.ScoreITS
 		}
 		fmt.Fprintf(&b, " %s ≥ %g", score, c.Threshold)
+	case verify.MethodPassage:
+		fmt.Fprintf(&b, " (passages of ≥ %d aligned shingles)", cmp.Or(c.MinShared, verify.DefaultPassageShared))
 	}
 	var notes []string
 	if c.Asymmetric {
@@ -365,8 +368,12 @@ func writePAN(p printf, r *PANResult, pairs int) {
 		p("no passages reported. The events of this build carry no `passages`, so the PAN 2013 text-alignment measures have nothing to score (precision 0, recall 0 over %d cases).\n\n", r.PAN.Cases)
 	} else {
 		s := r.PAN
-		p("%d passages reported on (suspicious, source) links, scored with the PAN 2013 text-alignment measures against the %d labelled cases:\n\n", r.Passages, s.Cases)
+		p("%d passages reported on the labelled (suspicious, source) pairs, scored with the PAN 2013 text-alignment measures against the %d labelled cases (as in PAN 2013, where the detector is given the pairs to compare):\n\n", r.Passages, s.Cases)
 		p("| precision | recall | granularity | plagdet | cases detected |\n|--:|--:|--:|--:|--:|\n| %.3f | %.3f | %.3f | %.3f | %d of %d |\n\n", s.Precision, s.Recall, s.Granularity, s.PlagDet, s.Detected, s.Cases)
+		if r.OffPair > 0 {
+			p("The stream also reported %d passages (%d characters) between suspicious documents and sources they are not labelled with; %d of them are word-for-word copies (at least 90%% of their words in order, 2·LCS/(|a|+|b|)) that this subset's labels do not list. Scored against the labels as false detections, precision would be %.3f.\n\n",
+				r.OffPair, r.OffPairChars, r.OffPairCopied, s.Precision*float64(r.Passages)/float64(r.Passages+r.OffPair))
+		}
 	}
 	p("%d of the %d labelled (suspicious, source) pairs are linked. By copied length:\n\n", r.LinkedPairs, pairs)
 	p("| copied characters | cases | detected by a passage | pair linked |\n|---|--:|--:|--:|\n")

@@ -1,5 +1,3 @@
-//go:build issue12
-
 package eval
 
 import "testing"

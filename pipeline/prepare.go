@@ -74,6 +74,7 @@ func (p *Pipeline) prepareDoc(s *sketch.Sketcher, f *sketch.Features, j *job) {
 		HasIMatch:  f.HasIMatch,
 		Content:    f.Content,
 		HasContent: true,
+		Anchors:    anchorKeys(f.Passage.Anchors),
 		Features:   enc,
 	}
 }
@@ -101,4 +102,17 @@ func (p *Pipeline) deadLetter(it Item, err error) *DeadLetter {
 		dl.InputBase64 = raw
 	}
 	return dl
+}
+
+// anchorKeys returns the hashes of a document's passage anchors, the keys
+// of the index's passage table (nil when the lane is off).
+func anchorKeys(as []sketch.Anchor) []uint64 {
+	if len(as) == 0 {
+		return nil
+	}
+	out := make([]uint64, len(as))
+	for i, a := range as {
+		out[i] = a.Hash
+	}
+	return out
 }

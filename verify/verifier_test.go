@@ -263,7 +263,7 @@ func TestProfileLimits(t *testing.T) {
 		p    Profile
 		want sketch.Limits
 	}{
-		{WebProfile(), sketch.Limits{MaxShingles: 256}},
+		{WebProfile(), sketch.Limits{MaxShingles: 256, Passages: true}},
 		{BooksProfile(), sketch.Limits{MaxShingles: 256, MaxUnique: 8192}},
 		{SentenceProfile(), sketch.Limits{}},
 		{Profile{Checks: []Check{{Method: MethodIMatch}, {Method: MethodSimHash, Threshold: 3}}}, sketch.Limits{IMatch: true, SimHash: true}},

@@ -139,21 +139,31 @@ func runCompare(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	fmt.Fprintf(tw, "checks\t%s\tB against A, %s profile, on the features scan stores (%s)\n", res.Checks, cfg.Profile, stored)
 	why := "a candidate: they share a bucket, a digest or the text"
 	if !res.Candidate {
-		why = "not a candidate: no shared LSH band, SimHash block or digest"
+		why = "not a candidate: no shared LSH band, passage anchor, SimHash block or digest"
 	}
 	fmt.Fprintf(tw, "verdict\t%s\tas scan decides it: %s\n", res.Verdict, why)
 	return tw.Flush()
 }
 
 // candidate reports whether the index would hand a to b as a candidate:
-// an LSH band key in common, a SimHash fingerprint within k (when the lane
-// is on), an equal I-Match digest or equal content.
+// an LSH band key in common, a passage anchor in common (passage lane), a
+// SimHash fingerprint within k (when the lane is on), an equal I-Match
+// digest or equal content.
 func candidate(c *config.Config, a, b *sketch.Features) bool {
 	bands, rows := c.BandsRows()
 	ka := sketch.BandKeys(nil, a.Signature, bands, rows)
 	kb := sketch.BandKeys(nil, b.Signature, bands, rows)
 	for i := range ka {
 		if ka[i] == kb[i] {
+			return true
+		}
+	}
+	anchors := make(map[uint64]bool, len(a.Passage.Anchors))
+	for _, x := range a.Passage.Anchors {
+		anchors[x.Hash] = true
+	}
+	for _, x := range b.Passage.Anchors {
+		if anchors[x.Hash] {
 			return true
 		}
 	}
