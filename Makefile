@@ -4,7 +4,7 @@
 GO ?= go
 BENCH_MODULES := bench/sketchbench bench/indexbench bench/scanbench
 
-.PHONY: test deps vet unit race bench fuzz build deploy-test image
+.PHONY: test deps vet unit race bench fuzz build deploy-test image promtool
 
 build:
 	$(GO) build -o bin/neardup ./cmd/neardup
@@ -28,7 +28,8 @@ deps:
 
 vet:
 	$(GO) vet ./...
-	@for m in $(BENCH_MODULES) deploy; do (cd $$m && $(GO) vet ./...) || exit 1; done
+	@for m in $(BENCH_MODULES); do (cd $$m && $(GO) vet ./...) || exit 1; done
+	cd deploy && $(DEPLOY_GO) vet ./...
 
 unit:
 	$(GO) test -count=1 ./...
@@ -41,8 +42,35 @@ race:
 # The deployment kit (deploy/, a module of its own): the image built with
 # podman, the Kubernetes, compose, dashboard and alert files validated, and
 # the metrics they read checked against a running neardup serve.
-deploy-test:
-	cd deploy && $(GO) test -count=1 ./...
+#
+# CGO_ENABLED=0 for the whole module: its tests build the static neardup
+# binary the image needs, and with the same setting that build reuses the
+# packages compiled for the test binary (and vet's for both) instead of
+# compiling the standard library, Kafka and Redis clients a second time.
+# -vet=off: the vet target has already vetted the module with every check.
+DEPLOY_GO = CGO_ENABLED=0 PATH="$(PROMTOOL_DIR):$$PATH" $(GO)
+deploy-test: promtool
+	cd deploy && $(DEPLOY_GO) test -vet=off -count=1 ./...
+
+# promtool (Prometheus's config and rule checker, rule unit tests) for the
+# deploy tests: taken out of Debian's prometheus package into bin/tools
+# rather than installing the package, which would add a system user, the
+# web console's JavaScript libraries and, where init scripts may run, start
+# a Prometheus server. Skipped when a promtool is on PATH.
+PROMTOOL_DIR := $(CURDIR)/bin/tools
+promtool:
+	@if ! PATH="$(PROMTOOL_DIR):$$PATH" command -v promtool >/dev/null 2>&1; then \
+		echo "extracting promtool from Debian's prometheus package (needed by the deploy tests)"; \
+		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		tmp=$$(mktemp -d) && chmod 755 $$tmp && \
+		{ (cd $$tmp && apt-get download -qq -o APT::Sandbox::User=root prometheus 2>/dev/null) || \
+		  { $$SUDO apt-get update -qq && (cd $$tmp && apt-get download -qq -o APT::Sandbox::User=root prometheus); }; } && \
+		mkdir -p $(PROMTOOL_DIR) && \
+		dpkg-deb --fsys-tarfile $$tmp/prometheus_*.deb | tar -xO ./usr/bin/promtool > $(PROMTOOL_DIR)/promtool.new && \
+		chmod 755 $(PROMTOOL_DIR)/promtool.new && mv $(PROMTOOL_DIR)/promtool.new $(PROMTOOL_DIR)/promtool; \
+		rc=$$?; rm -rf $$tmp; exit $$rc; \
+	fi
+	@PATH="$(PROMTOOL_DIR):$$PATH" promtool --version 2>&1 | head -1
 
 test: deps vet unit race deploy-test
 

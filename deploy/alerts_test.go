@@ -1,121 +1,127 @@
 package deploy
 
 import (
-	"context"
-	"fmt"
-	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/prometheus/prometheus/model/labels"
-	"github.com/prometheus/prometheus/promql/promqltest"
-	"github.com/prometheus/prometheus/rules"
+	"sigs.k8s.io/yaml"
 )
 
-// scenario is one block of testdata/alerts.txt.
-type scenario struct {
-	line  int
-	alert string
-	fires bool
-	at    time.Duration
-	load  string
+// rulesTestFile holds the alerts' unit tests in promtool's format, runnable
+// by hand with promtool test rules.
+const rulesTestFile = "prometheus/alerts_test.yml"
+
+// promtool runs Prometheus's promtool (Debian's prometheus package; make
+// deploy-test extracts it into bin/tools and puts that on PATH) with args.
+// A non-zero exit fails the test with promtool's output, and promtool
+// returns false.
+func promtool(t *testing.T, args ...string) bool {
+	t.Helper()
+	bin := requireTool(t, "promtool", "make promtool extracts it from Debian's prometheus package into bin/tools (make deploy-test puts that on PATH)")
+	out, err := exec.Command(bin, args...).CombinedOutput()
+	if err != nil {
+		t.Errorf("promtool %s: %v\n%s", strings.Join(args, " "), err, out)
+		return false
+	}
+	return true
 }
 
-func readScenarios(t *testing.T) []scenario {
-	t.Helper()
-	var out []scenario
-	for i, l := range strings.Split(string(readFile(t, "testdata/alerts.txt")), "\n") {
-		switch {
-		case strings.HasPrefix(l, "alert "):
-			var s scenario
-			var verdict, at string
-			if _, err := fmt.Sscanf(l, "alert %s %s at %s", &s.alert, &verdict, &at); err != nil || (verdict != "fires" && verdict != "quiet") {
-				t.Fatalf("alerts.txt:%d: %q: want 'alert NAME fires|quiet at DURATION'", i+1, l)
-			}
-			d, err := time.ParseDuration(at)
-			if err != nil {
-				t.Fatalf("alerts.txt:%d: %v", i+1, err)
-			}
-			s.line, s.fires, s.at = i+1, verdict == "fires", d
-			out = append(out, s)
-		case strings.HasPrefix(l, "#"), len(out) == 0:
-		default:
-			out[len(out)-1].load += l + "\n"
-		}
-	}
-	return out
+// alertRuleTest is one alert_rule_test case of a promtool test file.
+type alertRuleTest struct {
+	EvalTime  string `json:"eval_time"`
+	Alertname string `json:"alertname"`
+	ExpAlerts []struct {
+		ExpLabels      map[string]string `json:"exp_labels"`
+		ExpAnnotations map[string]string `json:"exp_annotations"`
+	} `json:"exp_alerts"`
 }
 
 // Each alert fires in the situation it is meant for and stays quiet in a
-// similar one that is not, evaluated by Prometheus's rule engine on the
-// series of testdata/alerts.txt (like promtool test rules), with its for
-// duration and its annotations expanded without error.
+// similar one that is not: prometheus/alerts_test.yml, run by promtool's
+// rule engine, states the labels and expanded annotations of every firing
+// case. promtool only compares firing alerts, so for each quiet case the
+// test adds a check that the alert's expression returns nothing at that
+// time: the alert is not pending either.
 func TestAlertScenarios(t *testing.T) {
-	rgs := loadRules(t)
-	type ruleDef struct {
-		expr, name string
-		hold       time.Duration
-		labels     labels.Labels
-		ann        labels.Labels
-	}
-	defs := map[string]ruleDef{}
-	for _, g := range rgs.Groups {
+	rules := map[string]string{} // alert → expression
+	for _, g := range loadRules(t).Groups {
 		for _, r := range g.Rules {
-			defs[r.Alert] = ruleDef{r.Expr, r.Alert, time.Duration(r.For), labels.FromMap(r.Labels), labels.FromMap(r.Annotations)}
+			rules[r.Alert] = r.Expr
 		}
 	}
-	covered := map[string][2]bool{}
-	for _, s := range readScenarios(t) {
-		t.Run(fmt.Sprintf("line%d_%s", s.line, s.alert), func(t *testing.T) {
-			def, ok := defs[s.alert]
+	src := readFile(t, rulesTestFile)
+	var typed struct {
+		RuleFiles []string `json:"rule_files"`
+		Tests     []struct {
+			Name          string          `json:"name"`
+			AlertRuleTest []alertRuleTest `json:"alert_rule_test"`
+		} `json:"tests"`
+	}
+	if err := yaml.Unmarshal(src, &typed); err != nil {
+		t.Fatalf("%s: %v", rulesTestFile, err)
+	}
+	if !slices.Equal(typed.RuleFiles, []string{filepath.Base(rulesFile)}) {
+		t.Errorf("%s tests rule files %v, want the kit's %s", rulesTestFile, typed.RuleFiles, filepath.Base(rulesFile))
+	}
+	// The same file as generic YAML, to add the quiet checks and point
+	// rule_files at the kit's rules from a temporary directory.
+	var file map[string]any
+	if err := yaml.Unmarshal(src, &file); err != nil {
+		t.Fatal(err)
+	}
+	abs, err := filepath.Abs(rulesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file["rule_files"] = []string{abs}
+	groups, _ := file["tests"].([]any)
+	if len(groups) != len(typed.Tests) {
+		t.Fatalf("%s: %d test groups read two ways as %d", rulesTestFile, len(groups), len(typed.Tests))
+	}
+	covered := map[string][2]bool{} // alert → {fires, quiet}
+	for i, g := range typed.Tests {
+		group := groups[i].(map[string]any)
+		exprTests, _ := group["promql_expr_test"].([]any)
+		for _, c := range g.AlertRuleTest {
+			expr, ok := rules[c.Alertname]
 			if !ok {
-				t.Fatalf("alerts.txt:%d: no alert %s in %s", s.line, s.alert, rulesFile)
+				t.Errorf("%s, test %q: no alert %s in %s", rulesTestFile, g.Name, c.Alertname, rulesFile)
+				continue
 			}
-			c := covered[s.alert]
-			if s.fires {
-				c[0] = true
+			cov := covered[c.Alertname]
+			if len(c.ExpAlerts) == 0 {
+				cov[1] = true
+				exprTests = append(exprTests, map[string]any{"expr": expr, "eval_time": c.EvalTime, "exp_samples": []any{}})
 			} else {
-				c[1] = true
+				cov[0] = true
 			}
-			covered[s.alert] = c
-			store := promqltest.LoadedStorage(t, s.load)
-			t.Cleanup(func() { store.Close() })
-			engine := promqltest.NewTestEngine(t, false, 5*time.Minute, 1e6)
-			expr, err := promql.ParseExpr(def.expr)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rule := rules.NewAlertingRule(def.name, expr, def.hold, 0, def.labels, def.ann, labels.EmptyLabels(), "", false, slog.New(slog.DiscardHandler))
-			query := rules.EngineQueryFunc(engine, store)
-			for ts := time.Duration(0); ts <= s.at; ts += time.Minute {
-				if _, err := rule.Eval(context.Background(), 0, time.Unix(0, 0).UTC().Add(ts), query, nil, 0); err != nil {
-					t.Fatalf("eval at %v: %v", ts, err)
-				}
-			}
-			active := rule.ActiveAlerts()
-			firing := 0
-			for _, a := range active {
-				if a.State == rules.StateFiring {
-					firing++
-				}
-				a.Annotations.Range(func(l labels.Label) {
-					if strings.Contains(l.Value, "error expanding") || strings.Contains(l.Value, "<no value>") {
-						t.Errorf("annotation %s: %q", l.Name, l.Value)
+			covered[c.Alertname] = cov
+			for _, a := range c.ExpAlerts {
+				for name, v := range a.ExpAnnotations {
+					if strings.Contains(v, "<no value>") || strings.Contains(v, "error expanding") {
+						t.Errorf("%s, test %q: annotation %s expects a broken template: %q", rulesTestFile, g.Name, name, v)
 					}
-				})
+				}
 			}
-			switch {
-			case s.fires && firing == 0:
-				t.Errorf("alerts.txt:%d: %s is not firing at %v (%d pending)", s.line, s.alert, s.at, len(active))
-			case !s.fires && len(active) > 0:
-				t.Errorf("alerts.txt:%d: %s is %v at %v, want quiet", s.line, s.alert, active[0].State, s.at)
-			}
-		})
+		}
+		group["promql_expr_test"] = exprTests
 	}
-	for name := range defs {
+	for name := range rules {
 		if c := covered[name]; !c[0] || !c[1] {
-			t.Errorf("alert %s needs a firing and a quiet scenario in testdata/alerts.txt (have %v)", name, c)
+			t.Errorf("alert %s needs a firing and a quiet case in %s (have fires %v, quiet %v)", name, rulesTestFile, c[0], c[1])
 		}
 	}
+	y, err := yaml.Marshal(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	derived := filepath.Join(t.TempDir(), "alerts_test.yml")
+	if err := os.WriteFile(derived, y, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	promtool(t, "test", "rules", derived)
 }

@@ -3,7 +3,8 @@
 // Kubernetes manifests (kubernetes/), the compose file (compose/), the
 // Grafana dashboard (grafana/) and the Prometheus alerting rules
 // (prometheus/). Each artifact is checked with its upstream parser or API
-// types, and the metrics the dashboard and rules read are checked against a
-// running neardup. It is a module of its own so that the product's
-// dependency graph stays free of Kubernetes, Prometheus and BuildKit.
+// types, Prometheus's files with promtool, and the metrics the dashboard
+// and rules read are checked against a running neardup. It is a module of
+// its own so that the product's dependency graph stays free of Kubernetes,
+// Prometheus and BuildKit.
 package deploy

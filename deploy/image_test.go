@@ -238,7 +238,7 @@ func TestContainerfileIgnore(t *testing.T) {
 // expected files, user, port and entrypoint, and its binary, run from the
 // exported file system, is the one built and works.
 func TestImageBuild(t *testing.T) {
-	podman := requireTool(t, "podman", "podman")
+	podman := requireTool(t, "podman", "apt-get install podman (make deps installs it)")
 	ctxDir := t.TempDir()
 	for src, dst := range map[string]string{
 		neardupBin: "neardup", "/etc/ssl/certs/ca-certificates.crt": "ca-certificates.crt",

@@ -83,7 +83,7 @@ func scrapeInto(t *testing.T, addr string, e exported) {
 // what the service exports.
 func liveMetrics(t *testing.T) exported {
 	t.Helper()
-	requireTool(t, "redis-server", "redis-server")
+	requireTool(t, "redis-server", "apt-get install redis-server (make deps installs it)")
 	var cm corev1.ConfigMap
 	strict(t, "configmap.yaml", readFile(t, "kubernetes/configmap.yaml"), &cm)
 	input, events, dead := cm.Data["NEARDUP_KAFKA_INPUT_TOPIC"], cm.Data["NEARDUP_KAFKA_OUTPUT_TOPIC"], cm.Data["NEARDUP_KAFKA_DEAD_LETTER_TOPIC"]

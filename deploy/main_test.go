@@ -33,8 +33,11 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	neardupBin = filepath.Join(dir, "neardup")
-	// The same command as Containerfile's build stage, on the host.
-	build := exec.Command("go", "build", "-trimpath", "-ldflags", "-X main.version="+testVersion, "-o", neardupBin, "./cmd/neardup")
+	// Containerfile's build stage on the host, without -trimpath (it only
+	// changes the file paths recorded in the binary): built with this test
+	// binary's own settings, it reuses the packages just compiled for the
+	// tests, and make test runs them with CGO_ENABLED=0 as well.
+	build := exec.Command("go", "build", "-ldflags", "-X main.version="+testVersion, "-o", neardupBin, "./cmd/neardup")
 	build.Dir = repoRoot
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
@@ -49,14 +52,14 @@ func TestMain(m *testing.M) {
 
 // requireTool returns the path of an external program a test needs. When
 // it is missing the test fails under CI (the CI variable is set; make test
-// installs it) and is skipped elsewhere, with the install hint.
-func requireTool(t *testing.T, name, debianPackage string) string {
+// installs it) and is skipped elsewhere, with how to install it.
+func requireTool(t *testing.T, name, install string) string {
 	t.Helper()
 	p, err := exec.LookPath(name)
 	if err == nil {
 		return p
 	}
-	msg := fmt.Sprintf("%s not found: apt-get install %s (make deps installs it)", name, debianPackage)
+	msg := fmt.Sprintf("%s not found on PATH: %s", name, install)
 	if os.Getenv("CI") != "" {
 		t.Fatal(msg)
 	}

@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"maps"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -13,9 +14,6 @@ import (
 	"time"
 
 	"github.com/prometheus/common/model"
-	"github.com/prometheus/prometheus/model/labels"
-	"github.com/prometheus/prometheus/model/rulefmt"
-	"github.com/prometheus/prometheus/promql/parser"
 	"sigs.k8s.io/yaml"
 )
 
@@ -28,26 +26,24 @@ const (
 // targetLabels are added by Prometheus to every scraped series.
 var targetLabels = []string{"job", "instance"}
 
-var promql = parser.NewParser(parser.Options{})
-
 // dashboard is the part of Grafana's dashboard model the kit uses; it is
 // decoded with unknown fields rejected, so a misspelt field fails.
 type dashboard struct {
-	UID           string          `json:"uid"`
-	Title         string          `json:"title"`
-	Description   string          `json:"description"`
-	Tags          []string        `json:"tags"`
-	Timezone      string          `json:"timezone"`
-	Editable      bool            `json:"editable"`
-	GraphTooltip  int             `json:"graphTooltip"`
-	SchemaVersion int             `json:"schemaVersion"`
-	Version       int             `json:"version"`
-	Refresh       string          `json:"refresh"`
+	UID           string   `json:"uid"`
+	Title         string   `json:"title"`
+	Description   string   `json:"description"`
+	Tags          []string `json:"tags"`
+	Timezone      string   `json:"timezone"`
+	Editable      bool     `json:"editable"`
+	GraphTooltip  int      `json:"graphTooltip"`
+	SchemaVersion int      `json:"schemaVersion"`
+	Version       int      `json:"version"`
+	Refresh       string   `json:"refresh"`
 	Time          struct{ From, To string }
 	Annotations   struct{ List []any }
-	Links         []any           `json:"links"`
+	Links         []any `json:"links"`
 	Templating    struct{ List []variable }
-	Panels        []panel         `json:"panels"`
+	Panels        []panel `json:"panels"`
 }
 
 type datasource struct {
@@ -168,19 +164,35 @@ func dashboardQueries(t *testing.T, d dashboard) []query {
 	return qs
 }
 
-func loadRules(t *testing.T) *rulefmt.RuleGroups {
+// ruleGroups is a Prometheus rule file, decoded with unknown fields
+// rejected; promtool check rules validates it in full (TestAlertRules).
+type ruleGroups struct {
+	Groups []struct {
+		Name        string            `json:"name"`
+		Interval    string            `json:"interval"`
+		QueryOffset string            `json:"query_offset"`
+		Limit       int               `json:"limit"`
+		Labels      map[string]string `json:"labels"`
+		Rules       []struct {
+			Record        string            `json:"record"`
+			Alert         string            `json:"alert"`
+			Expr          string            `json:"expr"`
+			For           string            `json:"for"`
+			KeepFiringFor string            `json:"keep_firing_for"`
+			Labels        map[string]string `json:"labels"`
+			Annotations   map[string]string `json:"annotations"`
+		} `json:"rules"`
+	} `json:"groups"`
+}
+
+func loadRules(t *testing.T) ruleGroups {
 	t.Helper()
-	rgs, errs := rulefmt.ParseFile(rulesFile, false, model.UTF8Validation, promql, slog.New(slog.DiscardHandler))
-	for _, err := range errs {
-		t.Error(err)
-	}
-	if rgs == nil || len(errs) > 0 {
-		t.FailNow()
-	}
+	var rgs ruleGroups
+	strict(t, rulesFile, readFile(t, rulesFile), &rgs)
 	return rgs
 }
 
-func ruleQueries(rgs *rulefmt.RuleGroups) []query {
+func ruleQueries(rgs ruleGroups) []query {
 	var qs []query
 	for _, g := range rgs.Groups {
 		for _, r := range g.Rules {
@@ -198,9 +210,11 @@ func ruleQueries(rgs *rulefmt.RuleGroups) []query {
 
 // The dashboard is well formed: unique panel ids, panels inside the 24
 // columns and not overlapping, every query panel on the datasource
-// variable, every target with an expression, titles and descriptions.
+// variable, every target with an expression, titles and descriptions, and
+// every query, its variables expanded, valid PromQL.
 func TestDashboardModel(t *testing.T) {
 	d := loadDashboard(t)
+	t.Run("promtool", func(t *testing.T) { checkPromQL(t, dashboardQueries(t, d)) })
 	if d.UID == "" || d.Title == "" || d.SchemaVersion < 36 {
 		t.Errorf("uid %q title %q schemaVersion %d", d.UID, d.Title, d.SchemaVersion)
 	}
@@ -274,12 +288,40 @@ func TestDashboardModel(t *testing.T) {
 	}
 }
 
-// The rules parse with Prometheus's own rule loader (PromQL included);
-// every alert has a severity, a summary, a description, a for duration and
-// a runbook in the operations guide; prometheusrule.yaml carries the same
-// groups for the Prometheus Operator.
+// checkPromQL has promtool check rules parse each query, as the
+// expression of a recording rule in a file of its own making.
+func checkPromQL(t *testing.T, qs []query) {
+	t.Helper()
+	type rule struct {
+		Record string `json:"record"`
+		Expr   string `json:"expr"`
+	}
+	var rules []rule
+	var index strings.Builder
+	for i, q := range qs {
+		rules = append(rules, rule{fmt.Sprintf("query_%d", i), q.expr})
+		fmt.Fprintf(&index, "query_%d: %s\n", i, q.where)
+	}
+	y, err := yaml.Marshal(map[string]any{"groups": []any{map[string]any{"name": "queries", "rules": rules}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "queries.yml")
+	if err := os.WriteFile(file, y, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if !promtool(t, "check", "rules", file) {
+		t.Logf("the rules are the queries of\n%s", index.String())
+	}
+}
+
+// The rules pass promtool check rules (Prometheus's rule loader: fields,
+// PromQL, templates); every alert has a severity, a summary, a
+// description, a for duration and a runbook in the operations guide;
+// prometheusrule.yaml carries the same groups for the Prometheus Operator.
 func TestAlertRules(t *testing.T) {
 	rgs := loadRules(t)
+	t.Run("promtool", func(t *testing.T) { promtool(t, "check", "rules", rulesFile) })
 	guide := string(readFile(t, guideFile))
 	anchors := map[string]bool{}
 	for _, m := range regexp.MustCompile(`(?m)^#{2,4} (.+)$`).FindAllStringSubmatch(guide, -1) {
@@ -299,8 +341,8 @@ func TestAlertRules(t *testing.T) {
 			if !slices.Contains([]string{"critical", "warning", "info"}, r.Labels["severity"]) {
 				t.Errorf("%s: severity %q", r.Alert, r.Labels["severity"])
 			}
-			if time.Duration(r.For) < time.Minute {
-				t.Errorf("%s: for %v: alerts on a single bad scrape page people for nothing", r.Alert, time.Duration(r.For))
+			if hold, err := model.ParseDuration(r.For); err != nil || time.Duration(hold) < time.Minute {
+				t.Errorf("%s: for %q (%v): alerts on a single bad scrape page people for nothing", r.Alert, r.For, err)
 			}
 			for _, a := range []string{"summary", "description", "runbook_url"} {
 				if r.Annotations[a] == "" {
@@ -345,48 +387,13 @@ func githubAnchor(heading string) string {
 	return b.String()
 }
 
-// selected is what a query reads: each selected series name with the
-// matchers on it, and the labels the query groups by.
-type selected struct {
-	names    map[string][]*labels.Matcher
-	grouping []string
-}
-
+// analyze is promqlReads for a query of the kit, failing the test with
+// where the query comes from when it cannot be read.
 func analyze(t *testing.T, q query) selected {
 	t.Helper()
-	expr, err := promql.ParseExpr(q.expr)
+	s, err := promqlReads(q.expr)
 	if err != nil {
 		t.Errorf("%s: %v\n%s", q.where, err, q.expr)
-		return selected{}
-	}
-	s := selected{names: map[string][]*labels.Matcher{}}
-	parser.Inspect(expr, func(n parser.Node, _ []parser.Node) error {
-		switch n := n.(type) {
-		case *parser.VectorSelector:
-			name := n.Name
-			var ms []*labels.Matcher
-			for _, m := range n.LabelMatchers {
-				if m.Name == model.MetricNameLabel {
-					if m.Type != labels.MatchEqual {
-						t.Errorf("%s: a regular expression on the metric name cannot be checked", q.where)
-					}
-					name = m.Value
-					continue
-				}
-				ms = append(ms, m)
-			}
-			s.names[name] = append(s.names[name], ms...)
-		case *parser.AggregateExpr:
-			s.grouping = append(s.grouping, n.Grouping...)
-		case *parser.BinaryExpr:
-			if n.VectorMatching != nil {
-				s.grouping = append(s.grouping, n.VectorMatching.MatchingLabels...)
-			}
-		}
-		return nil
-	})
-	if len(s.names) == 0 {
-		t.Errorf("%s reads no metric", q.where)
 	}
 	return s
 }
@@ -413,14 +420,14 @@ func checkQueries(t *testing.T, e exported, qs []query) {
 				have[l] = true
 			}
 			for _, m := range ms {
-				if slices.Contains(targetLabels, m.Name) {
+				if slices.Contains(targetLabels, m.name) {
 					continue
 				}
-				values, ok := series[m.Name]
+				values, ok := series[m.name]
 				if !ok {
-					t.Errorf("%s: %s has no label %s (labels: %v)", q.where, name, m.Name, slices.Sorted(maps.Keys(series)))
-				} else if m.Type == labels.MatchEqual && !values[m.Value] {
-					t.Errorf("%s: %s{%s=%q} never seen (values: %v)", q.where, name, m.Name, m.Value, slices.Sorted(maps.Keys(values)))
+					t.Errorf("%s: %s has no label %s (labels: %v)", q.where, name, m.name, slices.Sorted(maps.Keys(series)))
+				} else if m.op == "=" && !values[m.value] {
+					t.Errorf("%s: %s{%s=%q} never seen (values: %v)", q.where, name, m.name, m.value, slices.Sorted(maps.Keys(values)))
 				}
 			}
 		}
