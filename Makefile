@@ -4,14 +4,14 @@
 GO ?= go
 BENCH_MODULES := bench/sketchbench bench/indexbench bench/scanbench
 
-.PHONY: test deps vet unit race bench bytes fuzz build eval
+.PHONY: test deps vet unit race bench bytes fuzz build eval deploy-test image promtool
 
 build:
 	$(GO) build -o bin/neardup ./cmd/neardup
 
 # Install the servers the integration tests start (redis-server for the
-# index and pipeline tests). Needs root or sudo when missing; skipped when
-# present.
+# index and pipeline tests) and podman (deploy/'s image build test). Needs
+# root or sudo when missing; skipped when present.
 deps:
 	@if ! command -v redis-server >/dev/null 2>&1; then \
 		echo "installing redis-server (needed by the index tests)"; \
@@ -19,10 +19,17 @@ deps:
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq redis-server redis-tools >/dev/null; \
 	fi
 	@redis-server --version
+	@if ! command -v podman >/dev/null 2>&1; then \
+		echo "installing podman (needed by the deploy image test)"; \
+		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq podman >/dev/null; \
+	fi
+	@podman --version
 
 vet:
 	$(GO) vet ./...
 	@for m in $(BENCH_MODULES); do (cd $$m && $(GO) vet ./...) || exit 1; done
+	cd deploy && $(DEPLOY_GO) vet ./...
 
 unit:
 	$(GO) test -count=1 ./...
@@ -33,7 +40,48 @@ unit:
 race:
 	$(GO) test -count=1 -race -short ./verify/ ./pipeline/ ./consumer/ ./sink/ ./index/ ./service/ ./cmd/neardup/
 
-test: deps vet unit race
+# The deployment kit (deploy/, a module of its own): the image built with
+# podman, the Kubernetes, compose, dashboard and alert files validated, and
+# the metrics they read checked against a running neardup serve.
+#
+# CGO_ENABLED=0 for the whole module: its tests build the static neardup
+# binary the image needs, and with the same setting that build reuses the
+# packages compiled for the test binary (and vet's for both) instead of
+# compiling the standard library, Kafka and Redis clients a second time.
+# -vet=off: the vet target has already vetted the module with every check.
+DEPLOY_GO = CGO_ENABLED=0 PATH="$(PROMTOOL_DIR):$$PATH" $(GO)
+deploy-test: promtool
+	cd deploy && $(DEPLOY_GO) test -vet=off -count=1 ./...
+
+# promtool (Prometheus's config and rule checker, rule unit tests) for the
+# deploy tests: taken out of Debian's prometheus package into bin/tools
+# rather than installing the package, which would add a system user, the
+# web console's JavaScript libraries and, where init scripts may run, start
+# a Prometheus server. Skipped when a promtool is on PATH.
+PROMTOOL_DIR := $(CURDIR)/bin/tools
+promtool:
+	@if ! PATH="$(PROMTOOL_DIR):$$PATH" command -v promtool >/dev/null 2>&1; then \
+		echo "extracting promtool from Debian's prometheus package (needed by the deploy tests)"; \
+		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		tmp=$$(mktemp -d) && chmod 755 $$tmp && \
+		{ (cd $$tmp && apt-get download -qq -o APT::Sandbox::User=root prometheus 2>/dev/null) || \
+		  { $$SUDO apt-get update -qq && (cd $$tmp && apt-get download -qq -o APT::Sandbox::User=root prometheus); }; } && \
+		mkdir -p $(PROMTOOL_DIR) && \
+		dpkg-deb --fsys-tarfile $$tmp/prometheus_*.deb | tar -xO ./usr/bin/promtool > $(PROMTOOL_DIR)/promtool.new && \
+		chmod 755 $(PROMTOOL_DIR)/promtool.new && mv $(PROMTOOL_DIR)/promtool.new $(PROMTOOL_DIR)/promtool; \
+		rc=$$?; rm -rf $$tmp; exit $$rc; \
+	fi
+	@PATH="$(PROMTOOL_DIR):$$PATH" promtool --version 2>&1 | head -1
+
+test: deps vet unit race deploy-test
+
+# The image without a registry: deploy/Containerfile.prebuilt (FROM scratch)
+# around a static binary built here. VERSION=... to stamp another version.
+VERSION ?= dev
+image:
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-X main.version=$(VERSION)" -o bin/image/neardup ./cmd/neardup
+	cp /etc/ssl/certs/ca-certificates.crt deploy/image/passwd deploy/image/group bin/image/
+	podman build -f deploy/Containerfile.prebuilt -t localhost/neardup:$(VERSION) bin/image
 
 # Long runs, not part of CI: see README "Performance" and docs/performance.md
 # (the Redis ceiling and 1M-document memory runs are in index/BENCHMARKS.md).
