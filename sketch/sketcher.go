@@ -188,15 +188,15 @@ type Sketcher struct {
 	lex    *Lexicon
 	powW   uint64 // P^w for the rolling shingle hash
 
-	tok  Tokens
-	keys []uint64 // token hashes, sorted with their positions
-	pos  []uint32
-	sort hashSorter
-	once []bool // once[i]: token i occurs exactly once
-	dist []uint64
-	im   imatchScratch
-	gram []byte
-	text []byte // the joined normalized text, for the content digest
+	tok   Tokens
+	keys  []uint64 // token hashes, sorted with their positions
+	pos   []uint32
+	sort  hashSorter
+	once  []bool // once[i]: token i occurs exactly once
+	dist  []uint64
+	im    imatchScratch
+	gram  []byte
+	text  []byte   // the joined normalized text, for the content digest
 	seq   []uint64 // shingle hashes in document order (passage lane)
 	deque []uint32 // winnowing scratch
 }
