@@ -79,9 +79,10 @@ Flags:
 	brokers := kc.ListenAddrs()[0]
 	fmt.Fprintf(stdout, "embedded Kafka broker (kfake) on %s\n", brokers)
 
-	// The crawl: web-style duplicates, keyed by site (an original and its
+	// The crawl: exact and near copies, and partial ones (a passage of an
+	// original making 3–20% of another text), keyed by site (an original and its
 	// copies share a key, hence a partition and its order).
-	crawl := synth.Corpus(synth.Config{Docs: *docs, Seed: *seed, Contain: true})
+	crawl := synth.Corpus(synth.Config{Docs: *docs, Seed: *seed, MinWords: 1400, MaxWords: 2000, Embed: [2]float64{0.03, 0.2}})
 	malformed := demoMalformed()
 	if err := demoProduce(ctx, brokers, crawl, malformed); err != nil {
 		return err
