@@ -82,8 +82,9 @@
 // generation number (0 without retention).
 //
 //	P c                      clock hash: f namespace fingerprint (Params and
-//	                         layout), g current generation, s/u expiry sweep
-//	                         position, q Seq counter
+//	                         layout), g current generation, w the older live
+//	                         generations in which the shard was used, s/u
+//	                         expiry sweep position, q Seq counter
 //	P b<gen>:<t>:<group>     bucket group of table t (0…Bands-1 LSH bands,
 //	                         then the k+1 SimHash block tables, then the
 //	                         passage table t = Bands+k+1)
@@ -126,9 +127,11 @@
 //
 // With RedisConfig.Retention > 0, time is cut into generations of
 // RedisConfig.Generation. Writes go to the current generation; lookups read
-// every live generation (⌈Retention/Generation⌉+1 of them: one more read
-// per band and anchor each, so keep the ratio small, e.g. Generation =
-// Retention or Retention/2). The generation is computed from the caller's
+// every live generation that can hold data (at most ⌈Retention/Generation⌉+1
+// of them: one more read per band and anchor each, so keep the ratio small,
+// e.g. Generation = Retention or Retention/2). Each shard's clock lists the
+// older generations in which it was used, so a store younger than its
+// retention, or one left idle for a generation, reads no empty one. The generation is computed from the caller's
 // clock and kept monotonic per shard on the server. When a generation
 // closes, a sweep (a few hundred key names per LookupInsert call, or
 // [Redis.Maintain]) walks every key name it can have, the passage table's

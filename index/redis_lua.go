@@ -28,8 +28,9 @@ package index
 const luaPrelude = `
 local P, NOW, GLO, GHI, BUDGET = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local CLOCK = KEYS[1]
-local ST = redis.call('HMGET', CLOCK, 'f', 'g', 's', 'u', 'q')
-if not ST[1] then
+local ST = redis.call('HMGET', CLOCK, 'f', 'g', 's', 'u', 'q', 'w')
+local FRESH = not ST[1]
+if FRESH then
   redis.call('HSET', CLOCK, 'f', FP)
 elseif ST[1] ~= FP then
   return redis.error_reply('NDPARAMS namespace was created with: ' .. ST[1])
@@ -38,15 +39,38 @@ end
 -- The generation is monotonic per shard: the largest of the stored one and
 -- the caller's clock, so a caller with a slow clock never writes into, or
 -- reads relative to, a generation that others have closed.
+--
+-- OLD lists the older live generations that can hold data, oldest first:
+-- those in which this shard was used (clock field w, kept when the
+-- generation changes), so a store younger than its retention, or one that
+-- was idle for a generation, reads no empty generation. DESC is the
+-- current generation followed by OLD, newest first.
 local GEN = 0
+local OLD, DESC = {}, {0}
 if L > 0 then
   GEN = math.floor(NOW / L)
   local sg = tonumber(ST[2])
   if sg and sg > GEN then GEN = sg end
-  if sg ~= GEN then redis.call('HSET', CLOCK, 'g', GEN) end
+  local glive = GEN - NLIVE + 1
+  local w = ST[6]
+  if not w and not FRESH then
+    -- A namespace written before w was kept: any live generation may
+    -- hold data.
+    local all = {}
+    for h = glive, GEN - 1 do all[#all + 1] = h end
+    w = table.concat(all, ',')
+  end
+  for h in string.gmatch(w or '', '%d+') do
+    h = tonumber(h)
+    if h >= glive and h < GEN then OLD[#OLD + 1] = h end
+  end
+  if sg and sg ~= GEN and sg >= glive then OLD[#OLD + 1] = sg end
+  local nw = table.concat(OLD, ',')
+  if sg ~= GEN then redis.call('HSET', CLOCK, 'g', GEN, 'w', nw)
+  elseif nw ~= ST[6] then redis.call('HSET', CLOCK, 'w', nw) end
+  DESC[1] = GEN
+  for i = #OLD, 1, -1 do DESC[#DESC + 1] = OLD[i] end
 end
-local GLIVE = GEN - NLIVE + 1
-if GLIVE < 0 then GLIVE = 0 end
 local EXP = (GEN + 1) * L + R
 
 -- Table key prefixes are built once per call and generation.
@@ -162,7 +186,7 @@ end
 -- register returns the stored seq of id and whether it was already stored;
 -- otherwise it stores id → seq in the current generation.
 local function register(id, ig, seq)
-  for h = GLIVE, GEN - 1 do
+  for _, h in ipairs(OLD) do
     local s = redis.call('HGET', ikey(h, ig), id)
     if s then return tonumber(s), true end
   end
@@ -252,7 +276,7 @@ local function tableOp(t, v, sim, me, hk)
   end
   local w = sim and 14 or 6
   local old
-  for h = GLIVE, GEN - 1 do
+  for _, h in ipairs(OLD) do
     local val = redis.call('HGET', tkey(h, t, g), f)
     if val then
       if REFRESH == 1 and MODE ~= 1 then old = old or {} end
@@ -344,7 +368,7 @@ local function exactOp(d, check)
   local g = struct.unpack('>I4', d, 17) % GN
   local f = string.sub(d, 1, 16)
   local found
-  for h = GLIVE, GEN - 1 do
+  for _, h in ipairs(OLD) do
     local s = tonumber(redis.call('HGET', xkey(h, g), f))
     if s and s ~= SELF and (not LOWER or s < SELF) and (not check or resolve(s)) then found = s; break end
   end
@@ -382,7 +406,7 @@ local function copyOp(c, check)
     return s and s ~= SELF and (not LOWER or s < SELF) and (not check or resolve(s))
   end
   local found, old = 0, false
-  for h = GLIVE, GEN - 1 do
+  for _, h in ipairs(OLD) do
     local s = tonumber(redis.call('HGET', ckey(h, g), f))
     if usable(s) then found, old = s, true; break end
   end
@@ -621,7 +645,7 @@ local out = {}
 for a = 6, #ARGV, 2 do
   local id, ig = ARGV[a], tonumber(ARGV[a + 1]) % GN
   local s
-  for h = GEN, GLIVE, -1 do
+  for _, h in ipairs(DESC) do
     s = redis.call('HGET', ikey(h, ig), id)
     if s then break end
   end
@@ -644,7 +668,7 @@ return table.concat(out)
 const luaVerdict = luaPrelude + `
 local id, ig = ARGV[6], tonumber(ARGV[7]) % GN
 local s
-for h = GEN, GLIVE, -1 do
+for _, h in ipairs(DESC) do
   s = redis.call('HGET', ikey(h, ig), id)
   if s then break end
 end
@@ -670,7 +694,7 @@ local n = 0
 for a = 6, #ARGV, 2 do
   local id, ig = ARGV[a], tonumber(ARGV[a + 1]) % GN
   local s
-  for h = GEN, GLIVE, -1 do
+  for _, h in ipairs(DESC) do
     local v = redis.call('HGET', ikey(h, ig), id)
     if v then
       s = tonumber(v)

@@ -507,3 +507,81 @@ return out
 		}
 	}
 }
+
+// TestRedisReadsLiveGenerations checks that a lookup reads only the older
+// generations that can hold data: none in a store younger than one
+// generation, one after a generation has passed, still one after an idle
+// generation, and every live one for a namespace written before the clock
+// kept the list (its w field absent).
+func TestRedisReadsLiveGenerations(t *testing.T) {
+	addr := redistest.StartServer(t)
+	c := redis.NewClient(&redis.Options{Addr: addr})
+	defer c.Close()
+	ctx := context.Background()
+	clk := newFakeClock()
+	// Retention 10 s in generations of 5 s: three live generations.
+	s := openRedis(t, RedisConfig{Addrs: []string{addr}, Namespace: "gens", Capacity: 64,
+		Retention: 10 * time.Second, Generation: 5 * time.Second, Clock: clk.Now})
+	hgets := func(id string) int64 {
+		t.Helper()
+		before := commandCalls(t, c, "hget")
+		insert(t, s, withAnchors(entry(testParams, id, nil), anchors(id, 3)...))
+		return commandCalls(t, c, "hget") - before
+	}
+	// Per older generation, a new document without SimHash reads its id,
+	// every band's bucket and each anchor's bucket once.
+	perGen := int64(1 + testParams.Bands + 3)
+	fresh := hgets("a")
+	hgets("b") // a second document in the same, only, generation
+	if got := hgets("c"); got != fresh {
+		t.Errorf("fresh store: %d HGETs for a new document, want %d as for the first", got, fresh)
+	}
+	clk.Advance(5 * time.Second)
+	if got := hgets("d"); got != fresh+perGen {
+		t.Errorf("one older generation: %d HGETs, want %d", got, fresh+perGen)
+	}
+	clk.Advance(10 * time.Second) // the generation in between stays unused
+	if got := hgets("e"); got != fresh+perGen {
+		t.Errorf("after an idle generation: %d HGETs, want %d (one older generation holds data)", got, fresh+perGen)
+	}
+	if err := c.HDel(ctx, "gens:v3:{0}c", "w").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if got := hgets("f"); got != fresh+2*perGen {
+		t.Errorf("namespace without the list: %d HGETs, want %d (every live generation)", got, fresh+2*perGen)
+	}
+	if got := hgets("g"); got != fresh+2*perGen {
+		t.Errorf("after the list was rebuilt: %d HGETs, want %d", got, fresh+2*perGen)
+	}
+	// Documents of older live generations are still found.
+	for _, id := range []string{"d", "e"} {
+		res, err := s.LookupInsert(ctx, []Entry{withAnchors(entry(testParams, id+"'", map[int]uint64{0: key(id, 0)}))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res[0].Candidates) != 1 || res[0].Candidates[0].ID != id {
+			t.Errorf("near copy of %s: candidates %v", id, res[0].Candidates)
+		}
+	}
+}
+
+// commandCalls returns how many times Redis ran cmd (INFO commandstats).
+func commandCalls(tb testing.TB, c *redis.Client, cmd string) int64 {
+	tb.Helper()
+	info, err := c.Info(context.Background(), "commandstats").Result()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, line := range strings.Split(info, "\r\n") {
+		rest, ok := strings.CutPrefix(line, "cmdstat_"+cmd+":calls=")
+		if !ok {
+			continue
+		}
+		n, err := strconv.ParseInt(rest[:strings.IndexByte(rest, ',')], 10, 64)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return n
+	}
+	return 0
+}
