@@ -376,6 +376,39 @@ func runConformance(t *testing.T, b backend) {
 		}
 	})
 
+	t.Run("verdicts in one call", func(t *testing.T) {
+		s := open(t, storeOpts{})
+		var docs []Entry
+		for i := range 40 { // more ids than one call's shard batch in cluster mode
+			docs = append(docs, entry(p, fmt.Sprintf("v%d", i), nil))
+		}
+		insert(t, s, docs...)
+		ids := []string{"v0", "nope", "v1", "v0"}
+		vs := [][]byte{[]byte("first"), []byte("x"), nil, []byte("second")}
+		for i := 2; i < 40; i++ {
+			ids, vs = append(ids, fmt.Sprintf("v%d", i)), append(vs, []byte(fmt.Sprint(i)))
+		}
+		stored, err := s.RecordVerdicts(ctx, ids, vs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, ok := range stored {
+			if ok != (ids[i] != "nope") {
+				t.Errorf("stored[%d] (%s) = %v", i, ids[i], ok)
+			}
+		}
+		got, err := s.Verdicts(ctx, []string{"v0", "v1", "v2", "v39", "nope"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got[0]) != "first" || got[1] == nil || len(got[1]) != 0 || string(got[2]) != "2" || string(got[3]) != "39" || got[4] != nil {
+			t.Errorf("Verdicts = %q, want [first \"\" 2 39 nil] (the first of two writes wins)", got)
+		}
+		if _, err := s.RecordVerdicts(ctx, []string{"v0"}, nil); !errors.Is(err, ErrInvalid) {
+			t.Errorf("RecordVerdicts with 1 id and 0 verdicts = %v, want ErrInvalid", err)
+		}
+	})
+
 	t.Run("features", func(t *testing.T) {
 		s := open(t, storeOpts{})
 		a := entry(p, "a", nil)

@@ -243,6 +243,10 @@ type Store interface {
 	// The first write wins; later writes are ignored without error. It
 	// returns ErrNotFound when id is not stored.
 	RecordVerdict(ctx context.Context, id string, verdict []byte) error
+	// RecordVerdicts records verdicts[i] for ids[i] as RecordVerdict does
+	// each, in order, in one round trip on a single node; stored[i] is
+	// false when ids[i] is not stored (nothing was recorded for it).
+	RecordVerdicts(ctx context.Context, ids []string, verdicts [][]byte) (stored []bool, err error)
 	// Delete removes documents: they are no longer candidates, their
 	// features are gone and their ids can be inserted again. Unknown ids
 	// are ignored. The batch is one round trip on a single node.
@@ -271,6 +275,18 @@ func validateEntries(p Params, docs []Entry) error {
 		if err := docs[i].validate(p); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// recordOne is RecordVerdict on top of RecordVerdicts.
+func recordOne(ctx context.Context, s Store, id string, verdict []byte) error {
+	stored, err := s.RecordVerdicts(ctx, []string{id}, [][]byte{verdict})
+	if err != nil {
+		return err
+	}
+	if !stored[0] {
+		return fmt.Errorf("index: record verdict %q: %w", id, ErrNotFound)
 	}
 	return nil
 }

@@ -1150,20 +1150,28 @@ func (m *Memory) withDoc(id string, now int64, f func(*memDoc)) bool {
 
 // RecordVerdict implements [Store].
 func (m *Memory) RecordVerdict(ctx context.Context, id string, verdict []byte) error {
+	return recordOne(ctx, m, id, verdict)
+}
+
+// RecordVerdicts implements [Store].
+func (m *Memory) RecordVerdicts(ctx context.Context, ids []string, verdicts [][]byte) ([]bool, error) {
+	if len(ids) != len(verdicts) {
+		return nil, fmt.Errorf("%w: %d ids, %d verdicts", ErrInvalid, len(ids), len(verdicts))
+	}
 	now := m.clock().UnixNano()
 	if err := m.begin(ctx, now); err != nil {
-		return err
+		return nil, err
 	}
 	defer m.genMu.RUnlock()
-	found := m.withDoc(id, now, func(d *memDoc) {
-		if !d.hasVerdict {
-			d.verdict, d.hasVerdict = append([]byte{}, verdict...), true
-		}
-	})
-	if !found {
-		return fmt.Errorf("index: record verdict %q: %w", id, ErrNotFound)
+	stored := make([]bool, len(ids))
+	for i, id := range ids {
+		stored[i] = m.withDoc(id, now, func(d *memDoc) {
+			if !d.hasVerdict {
+				d.verdict, d.hasVerdict = append([]byte{}, verdicts[i]...), true
+			}
+		})
 	}
-	return nil
+	return stored, nil
 }
 
 // Delete implements [Store]. The documents' ids go from every generation

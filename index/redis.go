@@ -673,8 +673,8 @@ func (r *Redis) records(ctx context.Context, what string, s *redis.Script, ids [
 		return nil, err
 	}
 	out := make([][]byte, len(ids))
-	calls, idx := r.byIDShard(ids, s, func(args []any, id string) []any {
-		return append(args, id, uint64(fnv32(id)))
+	calls, idx := r.byIDShard(ids, s, func(args []any, i int) []any {
+		return append(args, ids[i], uint64(fnv32(ids[i])))
 	})
 	if err := r.run(ctx, calls); err != nil {
 		return nil, r.wrap(ctx, what, err)
@@ -698,7 +698,7 @@ func (r *Redis) records(ctx context.Context, what string, s *redis.Script, ids [
 // byIDShard builds calls of script s grouping ids by the shard of their id
 // group, at most Batch ids per call; idx[c] lists the positions in ids of
 // call c's ids.
-func (r *Redis) byIDShard(ids []string, s *redis.Script, add func([]any, string) []any) ([]*call, [][]int) {
+func (r *Redis) byIDShard(ids []string, s *redis.Script, add func(args []any, i int) []any) ([]*call, [][]int) {
 	byShard := map[int][]int{}
 	for i, id := range ids {
 		sh := r.shardOfGroup(r.idGroup(id))
@@ -713,7 +713,7 @@ func (r *Redis) byIDShard(ids []string, s *redis.Script, add func([]any, string)
 			args := r.header(sh, sweepBudget)
 			if add != nil {
 				for _, i := range part {
-					args = add(args, ids[i])
+					args = add(args, i)
 				}
 			}
 			calls = append(calls, &call{s: s, keys: []string{r.clock[sh]}, args: args})
@@ -725,22 +725,39 @@ func (r *Redis) byIDShard(ids []string, s *redis.Script, add func([]any, string)
 
 // RecordVerdict implements [Store].
 func (r *Redis) RecordVerdict(ctx context.Context, id string, verdict []byte) error {
+	return recordOne(ctx, r, id, verdict)
+}
+
+// RecordVerdicts implements [Store]: one script call per shard of the ids
+// (one on a single node), all in one round trip.
+func (r *Redis) RecordVerdicts(ctx context.Context, ids []string, verdicts [][]byte) ([]bool, error) {
 	if err := r.check(ctx); err != nil {
-		return err
+		return nil, err
 	}
-	if verdict == nil {
-		verdict = []byte{}
+	if len(ids) != len(verdicts) {
+		return nil, fmt.Errorf("%w: %d ids, %d verdicts", ErrInvalid, len(ids), len(verdicts))
 	}
-	calls, _ := r.byIDShard([]string{id}, r.scripts.verdict, func(args []any, id string) []any {
-		return append(args, id, uint64(fnv32(id)), verdict)
+	calls, idx := r.byIDShard(ids, r.scripts.verdict, func(args []any, i int) []any {
+		v := verdicts[i]
+		if v == nil {
+			v = []byte{}
+		}
+		return append(args, ids[i], uint64(fnv32(ids[i])), v)
 	})
 	if err := r.run(ctx, calls); err != nil {
-		return r.wrap(ctx, "record verdict", err)
+		return nil, r.wrap(ctx, "record verdicts", err)
 	}
-	if n, _ := calls[0].cmd.Int64(); n == 0 {
-		return fmt.Errorf("index: record verdict %q: %w", id, ErrNotFound)
+	stored := make([]bool, len(ids))
+	for ci, c := range calls {
+		reply, err := c.cmd.Text()
+		if err != nil || len(reply) != len(idx[ci]) {
+			return nil, r.wrap(ctx, "record verdicts", cmp.Or(err, errors.New("malformed script reply")))
+		}
+		for k, i := range idx[ci] {
+			stored[i] = reply[k] == '1'
+		}
 	}
-	return nil
+	return stored, nil
 }
 
 // Delete implements [Store]. The documents' id mappings and records are
@@ -753,8 +770,8 @@ func (r *Redis) Delete(ctx context.Context, ids ...string) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	calls, _ := r.byIDShard(ids, r.scripts.del, func(args []any, id string) []any {
-		return append(args, id, uint64(fnv32(id)))
+	calls, _ := r.byIDShard(ids, r.scripts.del, func(args []any, i int) []any {
+		return append(args, ids[i], uint64(fnv32(ids[i])))
 	})
 	return r.wrap(ctx, "delete", r.run(ctx, calls))
 }

@@ -663,26 +663,32 @@ return table.concat(out)
 `
 }
 
-// luaVerdict records a verdict: ARGV[6…] = id idg verdict. Reply: 1 when
-// stored or already set, 0 when id is unknown.
+// luaVerdict records verdicts: ARGV[6…] = (id idg verdict)×n. Reply: per
+// id one byte, 1 when stored or already set, 0 when the id is unknown.
 const luaVerdict = luaPrelude + `
-local id, ig = ARGV[6], tonumber(ARGV[7]) % GN
-local s
-for _, h in ipairs(DESC) do
-  s = redis.call('HGET', ikey(h, ig), id)
-  if s then break end
+local out, exps = {}, {}
+for a = 6, #ARGV, 3 do
+  local id, ig = ARGV[a], tonumber(ARGV[a + 1]) % GN
+  local s
+  for _, h in ipairs(DESC) do
+    s = redis.call('HGET', ikey(h, ig), id)
+    if s then break end
+  end
+  if s then s = tonumber(s) end
+  if s and resolve(s) then
+    local k, f = rkey('v', s)
+    redis.call('HSETNX', k, f, ARGV[a + 2])
+    if R > 0 and not exps[k] then
+      exps[k] = true
+      local exp = redis.call('EXPIRETIME', (rkey('m', s)))
+      if exp > 0 and redis.call('EXPIREAT', k, exp, 'NX') == 0 then redis.call('EXPIREAT', k, exp, 'GT') end
+    end
+    out[#out + 1] = '1'
+  else
+    out[#out + 1] = '0'
+  end
 end
-if not s then return 0 end
-s = tonumber(s)
-if not resolve(s) then return 0 end
-local k, f = rkey('v', s)
-redis.call('HSETNX', k, f, ARGV[8])
-if R > 0 then
-  local mk = rkey('m', s)
-  local exp = redis.call('EXPIRETIME', mk)
-  if exp > 0 and redis.call('EXPIREAT', k, exp, 'NX') == 0 then redis.call('EXPIREAT', k, exp, 'GT') end
-end
-return 1
+return table.concat(out)
 `
 
 // luaDelete deletes documents: ARGV[6…] = (id idg)×n. Their id mappings

@@ -22,7 +22,7 @@ type Index interface {
 	LookupInsert(ctx context.Context, docs []index.Entry) ([]index.Result, error)
 	Features(ctx context.Context, ids []string) ([][]byte, error)
 	Verdicts(ctx context.Context, ids []string) ([][]byte, error)
-	RecordVerdict(ctx context.Context, id string, verdict []byte) error
+	RecordVerdicts(ctx context.Context, ids []string, verdicts [][]byte) ([]bool, error)
 }
 
 // Config configures a Pipeline. Use [Config.WithDefaults] for zero fields.
@@ -343,19 +343,37 @@ func (p *Pipeline) Run(ctx context.Context, in <-chan Item, out chan<- Output) e
 		defer close(verifyOut)
 		return pool.Run(ctx, verifyIn, verifyOut)
 	})
-	// Resolve: verdicts in input order.
+	// Resolve: verdicts in input order, recorded a batch at a time (what
+	// has arrived, up to Batch).
 	g.Go(func() error {
+		rs := make([]verify.Result, 0, p.cfg.Batch)
+		var outs []Output
 		for r := range verifyOut {
+			rs = append(rs[:0], r)
+		fill:
+			for len(rs) < p.cfg.Batch {
+				select {
+				case r, ok := <-verifyOut:
+					if !ok {
+						break fill
+					}
+					rs = append(rs, r)
+				default:
+					break fill
+				}
+			}
 			t0 := time.Now()
-			o, err := p.resolve(ctx, r, fl)
-			if err != nil {
+			var err error
+			if outs, err = p.resolveBatch(ctx, rs, fl, outs[:0]); err != nil {
 				return err
 			}
-			p.observe(r, o, t0)
-			select {
-			case out <- o:
-			case <-ctx.Done():
-				return ctx.Err()
+			for i, o := range outs {
+				p.observe(rs[i], o, t0)
+				select {
+				case out <- o:
+				case <-ctx.Done():
+					return ctx.Err()
+				}
 			}
 		}
 		return nil

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/sketch"
 	"github.com/neardup/neardup/verify"
 )
@@ -71,26 +70,62 @@ func (p *Pipeline) eventSource(doc Document, src Source) EventSource {
 	return es
 }
 
-// resolve turns verification results into the document's output, records
-// the verdict in the index and remembers the cluster. A failure that is
+// resolveBatch turns consecutive verification results into their outputs,
+// in order, and records the verdicts they decided in the index in one call
+// (one round trip on a single Redis node), before any output leaves: an
+// output is never acknowledged before its verdict is recorded. Only the
+// index being unavailable (or misconfigured) returns an error.
+func (p *Pipeline) resolveBatch(ctx context.Context, rs []verify.Result, fl *inflight, outs []Output) ([]Output, error) {
+	var ids []string
+	var recs [][]byte
+	for _, r := range rs {
+		j := r.Tag.(*job)
+		if j.dead == nil {
+			// Registered in flight by the index stage: released once the
+			// verdict is recorded (or the run fails).
+			defer fl.release(j)
+		}
+		o, rec, err := p.resolve(ctx, r)
+		if err != nil {
+			return outs, err
+		}
+		if rec != nil {
+			ids, recs = append(ids, j.item.Doc.ID), append(recs, rec)
+		}
+		outs = append(outs, o)
+	}
+	if len(ids) == 0 {
+		return outs, nil
+	}
+	// An id that is no longer stored (deleted or expired since its lookup)
+	// records nothing; its verdict still stands.
+	err := p.retry(ctx, "record-verdict", func(ctx context.Context) error {
+		_, err := p.ix.RecordVerdicts(ctx, ids, recs)
+		return err
+	})
+	return outs, err
+}
+
+// resolve turns verification results into the document's output and
+// remembers the cluster; rec is the encoded verdict to record, nil when
+// nothing is to be recorded (a replay, a dead letter). A failure that is
 // the document's own (a panic, an event that cannot be encoded or is too
 // large) becomes its dead letter; only the index being unavailable (or
 // misconfigured) returns an error.
-func (p *Pipeline) resolve(ctx context.Context, r verify.Result, fl *inflight) (Output, error) {
+func (p *Pipeline) resolve(ctx context.Context, r verify.Result) (Output, []byte, error) {
 	j := r.Tag.(*job)
 	o := Output{Tag: j.item.Tag}
 	if j.dead != nil {
 		o.Dead = j.dead
-		return o, nil
+		return o, nil, nil
 	}
-	defer fl.release(j)
 	if r.Err != nil {
 		return p.reject(j, o, ReasonInternal, r.Err)
 	}
 	doc := j.item.Doc
 	rec, err := p.recorded(ctx, j)
 	if err != nil {
-		return o, err
+		return o, nil, err
 	}
 	if rec != nil {
 		j.rec = rec
@@ -102,7 +137,7 @@ func (p *Pipeline) resolve(ctx context.Context, r verify.Result, fl *inflight) (
 		if ev.Kind != KindUnique || p.cfg.EmitUnique {
 			o.Event = ev
 		}
-		return o, nil
+		return o, nil, nil
 	}
 	if j.first != nil {
 		// The first occurrence of this id in the run was rejected after
@@ -164,7 +199,7 @@ func (p *Pipeline) resolve(ctx context.Context, r verify.Result, fl *inflight) (
 	if ev.DuplicateOf != "" {
 		c, err := p.clusterOf(ctx, ev.DuplicateOf)
 		if err != nil {
-			return o, err
+			return o, nil, err
 		}
 		ev.Cluster = c
 	}
@@ -177,12 +212,7 @@ func (p *Pipeline) resolve(ctx context.Context, r verify.Result, fl *inflight) (
 	if err != nil {
 		return p.reject(j, o, ReasonUnencodable, err)
 	}
-	err = p.retry(ctx, "record-verdict", func(ctx context.Context) error {
-		return p.ix.RecordVerdict(ctx, doc.ID, b)
-	})
-	if err != nil && !errors.Is(err, index.ErrNotFound) {
-		return o, err
-	}
+	// Remembered now: a later document of the same batch may name it.
 	p.clusters.put(ev.ID, ev.Cluster)
 	if ev.Kind != KindUnique || p.cfg.EmitUnique {
 		o.Event = ev
@@ -190,7 +220,7 @@ func (p *Pipeline) resolve(ctx context.Context, r verify.Result, fl *inflight) (
 	for _, m := range later {
 		o.Corrections = append(o.Corrections, p.correction(ev, m))
 	}
-	return o, nil
+	return o, b, nil
 }
 
 // passages maps aligned shingle positions of doc against cand to code
@@ -291,10 +321,10 @@ func reasonOf(err error) Reason {
 }
 
 // reject makes j's output a dead letter after it reached the index.
-func (p *Pipeline) reject(j *job, o Output, r Reason, err error) (Output, error) {
+func (p *Pipeline) reject(j *job, o Output, r Reason, err error) (Output, []byte, error) {
 	j.dead = p.deadLetter(j.item, &InvalidError{Reason: r, ID: j.item.Doc.ID, Detail: err.Error()})
 	o.Dead = j.dead
-	return o, nil
+	return o, nil, nil
 }
 
 // clusterOf returns the cluster of an earlier document: from the cache of
