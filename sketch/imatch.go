@@ -169,6 +169,19 @@ func (l *Lexicon) NIDF(h uint64) float64 {
 	return l.IDF(h) / l.logN
 }
 
+// frequent returns, sorted, the hashes of the listed terms whose NIDF is
+// below cutoff: the terms the IDF filter drops (unlisted terms have NIDF 1).
+func (l *Lexicon) frequent(cutoff float64) []uint64 {
+	var out []uint64
+	for h := range l.idf {
+		if l.NIDF(h) < cutoff {
+			out = append(out, h)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // IMatchMode selects the I-Match term filter.
 type IMatchMode string
 
@@ -203,6 +216,22 @@ type imatchScratch struct {
 	terms  []uint64
 	ranked []rankedTerm
 	bytes  []byte
+	// frequent, when merge is set, are the sorted hashes of the terms the
+	// IDF filter drops (see [Lexicon.frequent]): the filter is then a merge
+	// of two sorted lists instead of a lexicon lookup per term.
+	frequent []uint64
+	merge    bool
+}
+
+// prepare readies s for digests of c over lex: for the IDF filter it lists
+// the terms the filter drops, once.
+func (s *imatchScratch) prepare(c IMatch, lex *Lexicon) {
+	s.frequent, s.merge = nil, false
+	// Unlisted terms have the largest normalized idf, 1: the merge needs
+	// them kept.
+	if c.Mode != IMatchDoc && c.Cutoff <= 1 {
+		s.frequent, s.merge = lex.frequent(c.Cutoff), true
+	}
 }
 
 type rankedTerm struct {
@@ -232,6 +261,18 @@ func (c IMatch) digest(distinct []uint64, lex *Lexicon, s *imatchScratch) (Diges
 			s.terms = append(s.terms, t.h)
 		}
 	default:
+		if s.merge {
+			fr, j := s.frequent, 0
+			for _, h := range distinct {
+				for j < len(fr) && fr[j] < h {
+					j++
+				}
+				if j == len(fr) || fr[j] != h {
+					s.terms = append(s.terms, h)
+				}
+			}
+			break
+		}
 		for _, h := range distinct {
 			if lex.NIDF(h) >= c.Cutoff {
 				s.terms = append(s.terms, h)

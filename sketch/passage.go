@@ -67,7 +67,7 @@ func (s *Sketcher) passage(text []byte, f *Features) {
 	}
 	w := PassageWindow(len(s.seq), s.cfg.PassageWords, s.cfg.Shingle)
 	for {
-		p.Anchors, s.deque = Winnow(p.Anchors[:0], s.seq, w, s.deque)
+		p.Anchors = Winnow(p.Anchors[:0], s.seq, w)
 		if len(p.Anchors) <= MaxAnchors {
 			break
 		}

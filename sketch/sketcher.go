@@ -188,17 +188,16 @@ type Sketcher struct {
 	lex    *Lexicon
 	powW   uint64 // P^w for the rolling shingle hash
 
-	tok   Tokens
-	keys  []uint64 // token hashes, sorted with their positions
-	pos   []uint32
-	sort  hashSorter
-	once  []bool // once[i]: token i occurs exactly once
-	dist  []uint64
-	im    imatchScratch
-	gram  []byte
-	text  []byte   // the joined normalized text, for the content digest
-	seq   []uint64 // shingle hashes in document order (passage lane)
-	deque []uint32 // winnowing scratch
+	tok  Tokens
+	keys []uint64 // token hashes, sorted with their positions
+	pos  []uint32
+	sort hashSorter
+	once []bool // once[i]: token i occurs exactly once
+	dist []uint64
+	im   imatchScratch
+	gram []byte
+	text []byte   // the joined normalized text, for the content digest
+	seq  []uint64 // shingle hashes in document order (passage lane)
 }
 
 // New returns a Sketcher for cfg (defaults applied). lex may be nil, in
@@ -212,6 +211,7 @@ func New(cfg Config, lex *Lexicon) (*Sketcher, error) {
 		lex = DefaultLexicon()
 	}
 	s := &Sketcher{cfg: cfg, norm: NewNormalizer(cfg.Normalize), lex: lex}
+	s.im.prepare(cfg.IMatch, lex)
 	if cfg.Method == Classic {
 		s.signer = NewMinHash(cfg.K, cfg.Seed)
 	} else {

@@ -141,6 +141,49 @@ func TestIMatch(t *testing.T) {
 	}
 }
 
+// TestIMatchMerge checks that the IDF filter's merge with the sorted list
+// of frequent terms keeps exactly the terms a lexicon lookup per term
+// keeps, for cutoffs from none to all of the listed terms.
+func TestIMatchMerge(t *testing.T) {
+	lex := DefaultLexicon()
+	r := rand.New(rand.NewPCG(5, 6))
+	var listed []uint64
+	for h := range lex.idf {
+		listed = append(listed, h)
+	}
+	slices.Sort(listed) // map order is random; the draws below must not be
+	for _, cutoff := range []float64{0, 0.05, 0.1, 0.3, 0.7, 1} {
+		c := IMatch{Mode: IMatchIDF, Cutoff: cutoff, MinTerms: 1}
+		var fast, slow imatchScratch
+		fast.prepare(c, lex)
+		if !fast.merge {
+			t.Fatalf("cutoff %v: no merge", cutoff)
+		}
+		kept := 0
+		for range 200 {
+			var terms []uint64
+			for range r.IntN(400) {
+				if r.IntN(2) == 0 {
+					terms = append(terms, listed[r.IntN(len(listed))])
+				} else {
+					terms = append(terms, r.Uint64()) // unlisted
+				}
+			}
+			slices.Sort(terms)
+			terms = slices.Compact(terms)
+			df, okf := c.digest(terms, lex, &fast)
+			ds, oks := c.digest(terms, lex, &slow)
+			if df != ds || okf != oks || !slices.Equal(fast.terms, slow.terms) {
+				t.Fatalf("cutoff %v: merge kept %d terms, lookups %d", cutoff, len(fast.terms), len(slow.terms))
+			}
+			kept += len(fast.terms)
+		}
+		if kept == 0 {
+			t.Errorf("cutoff %v: no term kept in 200 documents", cutoff)
+		}
+	}
+}
+
 func TestDefaultLexicon(t *testing.T) {
 	lex := DefaultLexicon()
 	if lex.Docs() < 100 || lex.Len() < 5000 {

@@ -39,15 +39,13 @@ func winnowBrute(hashes []uint64, w int) []Anchor {
 
 func TestWinnowMatchesDefinition(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
-	var scratch []uint32
 	for range 2000 {
 		n, w := r.IntN(300), 1+r.IntN(40)
 		h := make([]uint64, n)
 		for i := range h {
 			h[i] = r.Uint64N(uint64(1 + r.IntN(50))) // many ties
 		}
-		var got []Anchor
-		got, scratch = Winnow(nil, h, w, scratch)
+		got := Winnow(nil, h, w)
 		if want := winnowBrute(h, w); !slices.Equal(got, want) {
 			t.Fatalf("n %d w %d:\n got %v\nwant %v", n, w, got, want)
 		}
@@ -72,8 +70,8 @@ func TestWinnowGuarantee(t *testing.T) {
 		run := w + r.IntN(20)
 		pa, pb := r.IntN(len(a)-run), r.IntN(len(b)-run)
 		copy(b[pb:pb+run], a[pa:pa+run])
-		aa, _ := Winnow(nil, a, w, nil)
-		ab, _ := Winnow(nil, b, w, nil)
+		aa := Winnow(nil, a, w)
+		ab := Winnow(nil, b, w)
 		selected += len(aa)
 		total += len(a)
 		inA := map[uint64]bool{}
@@ -106,9 +104,8 @@ func BenchmarkWinnow(b *testing.B) {
 		h[i] = r.Uint64()
 	}
 	var dst []Anchor
-	var scratch []uint32
 	b.ReportAllocs()
 	for b.Loop() {
-		dst, scratch = Winnow(dst[:0], h, 26, scratch)
+		dst = Winnow(dst[:0], h, 26)
 	}
 }

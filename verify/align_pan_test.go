@@ -28,7 +28,7 @@ func prepare(t *testing.T, path string, w int) alignDoc {
 	var tok sketch.Tokens
 	n.Tokenize(b, &tok)
 	hs := sketch.AppendShingles(nil, tok.Hash, 5)
-	anchors, _ := sketch.Winnow(nil, hs, w, nil)
+	anchors := sketch.Winnow(nil, hs, w)
 	d := alignDoc{}
 	for _, h := range hs {
 		d.side.Fp = append(d.side.Fp, byte(h>>60))

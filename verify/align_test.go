@@ -13,7 +13,7 @@ func side(hs []uint64, w int) AlignSide {
 	for _, h := range hs {
 		s.Fp = append(s.Fp, byte(h>>60))
 	}
-	as, _ := sketch.Winnow(nil, hs, w, nil)
+	as := sketch.Winnow(nil, hs, w)
 	for _, a := range as {
 		s.Anchors = append(s.Anchors, AlignAnchor{Hash: uint32(a.Hash >> 32), Pos: a.Pos})
 	}
