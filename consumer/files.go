@@ -231,11 +231,9 @@ func (f *Files) jsonLines(ctx context.Context, r io.Reader, name string, send fu
 				it.Err = &pipeline.InvalidError{Reason: pipeline.ReasonTooLarge, Detail: fmt.Sprintf("line of %d bytes > limit %d", n, limit)}
 				it.Raw = pipeline.Raw(b)
 			default:
-				doc, derr := f.dec.DecodeJSON(b, "")
-				it.Doc, it.Err = doc, derr
-				if derr != nil {
-					it.Raw = pipeline.Raw(b)
-				}
+				// Decoded by the pipeline's workers; b is this line's own.
+				line := b
+				it.Raw, it.Lazy = line, func() (pipeline.Document, error) { return f.dec.DecodeJSON(line, "") }
 			}
 			if serr := send(it); serr != nil {
 				return serr

@@ -63,6 +63,7 @@ func TestFilesOrderAndRejects(t *testing.T) {
 	close(out)
 	var got []string
 	for it := range out {
+		it.Decode()
 		name := filepath.Base(it.Source.File)
 		var inv *pipeline.InvalidError
 		switch {

@@ -198,11 +198,12 @@ func (k *Kafka) feed(ctx context.Context, r *kgo.Record, out chan<- pipeline.Ite
 	}
 	rec := &Record{Record: r, k: k, e: e, size: size}
 	k.m.InFlight(k.inflight.load())
-	t0 := time.Now()
 	part, off := r.Partition, r.Offset
-	it := pipeline.Item{Source: pipeline.Source{Topic: r.Topic, Partition: &part, Offset: &off}, Tag: rec}
-	it.Doc, it.Err = k.dec.DecodeRecord(r.Key, r.Value, contentType(r))
-	k.m.Stage(metrics.StageDecode, time.Since(t0))
+	ct := contentType(r)
+	it := pipeline.Item{Source: pipeline.Source{Topic: r.Topic, Partition: &part, Offset: &off}, Tag: rec,
+		// Decoded by the pipeline's workers (the dead letter carries the
+		// record itself).
+		Lazy: func() (pipeline.Document, error) { return k.dec.DecodeRecord(r.Key, r.Value, ct) }}
 	select {
 	case out <- it:
 		return nil

@@ -20,7 +20,7 @@ import (
 // Stages of a document's way through the service, the label of
 // neardup_stage_duration_seconds.
 const (
-	StageDecode  = "decode"  // Kafka record → document
+	StageDecode  = "decode"  // input (Kafka record, JSON line) → document, in the pipeline's workers
 	StageSketch  = "sketch"  // extract, normalize, sketch, encode (per document)
 	StageIndex   = "index"   // one lookup-and-insert round trip (per batch)
 	StageFetch   = "fetch"   // reading candidates' stored features (per batch)

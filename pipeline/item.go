@@ -23,6 +23,25 @@ type Item struct {
 	// Tag is the caller's, returned untouched in the Output (a Kafka
 	// record to commit, a progress counter).
 	Tag any
+	// Lazy, when set, decodes the input later: Doc and Err are then unset
+	// until [Item.Decode]. The pipeline decodes in its parallel workers,
+	// so a consumer's reader goroutine only reads. Raw should hold the
+	// input, for the dead letter of an input that does not decode.
+	Lazy func() (Document, error)
+}
+
+// Decode runs a Lazy item's decoding (once; nothing for other items): Doc
+// and Err then hold its outcome, and Raw is kept only for a rejected
+// input.
+func (it *Item) Decode() {
+	if it.Lazy == nil {
+		return
+	}
+	it.Doc, it.Err = it.Lazy()
+	it.Lazy = nil
+	if it.Err == nil {
+		it.Raw = nil
+	}
 }
 
 // MaxRawBytes bounds the input copied into a dead letter; larger inputs

@@ -9,6 +9,7 @@ import (
 
 	"github.com/neardup/neardup/extract"
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/metrics"
 	"github.com/neardup/neardup/sketch"
 )
 
@@ -28,6 +29,11 @@ func (p *Pipeline) prepare(s *sketch.Sketcher, f *sketch.Features, j *job) (fres
 }
 
 func (p *Pipeline) prepareDoc(s *sketch.Sketcher, f *sketch.Features, j *job) {
+	if j.item.Lazy != nil {
+		t0 := time.Now()
+		j.item.Decode()
+		p.cfg.Metrics.Stage(metrics.StageDecode, time.Since(t0))
+	}
 	it := j.item
 	if it.Err != nil {
 		j.dead = p.deadLetter(it, it.Err)

@@ -19,6 +19,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -61,6 +62,14 @@ func main() {
 		len(docs), float64(bytes)/float64(len(docs)), kinds, runtime.GOMAXPROCS(0), runtime.Version())
 
 	cfg := loadConfig(*profile)
+	lines := make([][]byte, len(docs))
+	for i, d := range docs {
+		b, err := json.Marshal(map[string]string{"id": d.ID, "text": d.Text})
+		if err != nil {
+			panic(err)
+		}
+		lines[i] = b
+	}
 	all := runtime.GOMAXPROCS(0)
 	best := func(cur, d time.Duration) time.Duration {
 		if cur == 0 || d < cur {
@@ -72,11 +81,11 @@ func main() {
 	var ourPairs, onePairs, peerPairs map[[2]string]bool
 	for round := range *rounds {
 		var d time.Duration
-		d, ourPairs = runNeardup(docs, cfg)
+		d, ourPairs = runNeardup(lines, cfg)
 		ourAll = best(ourAll, d)
 		runtime.GOMAXPROCS(1)
 		stop := startProfile(*cpuprofile, round)
-		d, onePairs = runNeardup(docs, cfg)
+		d, onePairs = runNeardup(lines, cfg)
 		stop()
 		runtime.GOMAXPROCS(all)
 		ourOne = best(ourOne, d)
@@ -145,7 +154,7 @@ func loadConfig(profile string) *config.Config {
 
 // runNeardup runs the pipeline over the corpus and returns the reported
 // (duplicate, duplicate_of) pairs. Its workers follow GOMAXPROCS.
-func runNeardup(docs []synth.Doc, cfg *config.Config) (time.Duration, map[[2]string]bool) {
+func runNeardup(lines [][]byte, cfg *config.Config) (time.Duration, map[[2]string]bool) {
 	pc, err := pipeline.FromConfig(cfg, "bench")
 	if err != nil {
 		panic(err)
@@ -168,10 +177,14 @@ func runNeardup(docs []synth.Doc, cfg *config.Config) (time.Duration, map[[2]str
 	}
 	in := make(chan pipeline.Item, 256)
 	out := make(chan pipeline.Output, 256)
+	// neardup reads JSON lines, as scan does: decoding them is part of
+	// its cost (in the pipeline's workers, as for scan's and serve's
+	// inputs). The peer is handed the texts.
+	dec := pipeline.NewDecoder(cfg.Sketch.MaxBytes)
 	go func() {
 		defer close(in)
-		for _, d := range docs {
-			in <- pipeline.Item{Doc: pipeline.Document{ID: d.ID, Text: []byte(d.Text)}}
+		for _, line := range lines {
+			in <- pipeline.Item{Raw: line, Lazy: func() (pipeline.Document, error) { return dec.DecodeJSON(line, "") }}
 		}
 	}()
 	errc := make(chan error, 1)

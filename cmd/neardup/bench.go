@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -207,6 +208,9 @@ func benchIndex(ctx context.Context, kind string, docs []synth.Doc, bf benchFlag
 	}
 	res.rate, res.cpuUS, res.redisUS, res.redisCmds, res.profile = m.rate, m.cpuUS, m.redisUS, m.redisCmds, m.profile
 	fmt.Fprintf(log, "[%s] serve: %.0f docs/s, %.0f µs CPU/doc (+ redis-server %.0f)\n", kind, res.rate, res.cpuUS, res.redisUS)
+	if len(m.commands) > 0 {
+		fmt.Fprintf(log, "[%s] serve: Redis commands per document: %s\n", kind, formatCommands(m.commands))
+	}
 
 	// 2. The same documents through scan's path.
 	c, err = load("bench-scan", "docs-a", "events-a", "bench-scan", "duplicates")
@@ -382,7 +386,77 @@ func benchProduce(ctx context.Context, brokers, topic string, docs []synth.Doc, 
 // measured is one timed run.
 type measured struct {
 	rate, cpuUS, redisUS, redisCmds float64
-	profile                         []profileShare
+	// commands is Redis's INFO commandstats over the run, per document.
+	commands []commandStat
+	profile  []profileShare
+}
+
+// commandStat is one Redis command's calls and server time (µs).
+type commandStat struct {
+	name        string
+	calls, usec float64
+}
+
+// commandStats reads INFO commandstats; nil without a client.
+func commandStats(rdb *redis.Client) map[string]commandStat {
+	if rdb == nil {
+		return nil
+	}
+	info, err := rdb.Info(context.Background(), "commandstats").Result()
+	if err != nil {
+		return nil
+	}
+	out := map[string]commandStat{}
+	for _, line := range strings.Split(info, "\n") {
+		name, rest, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if name, ok = strings.CutPrefix(name, "cmdstat_"); !ok {
+			continue
+		}
+		cs := commandStat{name: name}
+		for _, kv := range strings.Split(rest, ",") {
+			k, v, _ := strings.Cut(kv, "=")
+			f, _ := strconv.ParseFloat(v, 64)
+			switch k {
+			case "calls":
+				cs.calls = f
+			case "usec":
+				cs.usec = f
+			}
+		}
+		out[name] = cs
+	}
+	return out
+}
+
+// perDoc returns the commands run between two commandstats readings, per
+// document, most calls first.
+func perDoc(before, after map[string]commandStat, docs int) []commandStat {
+	var out []commandStat
+	for name, a := range after {
+		b := before[name]
+		if d := a.calls - b.calls; d > 0 && name != "info" {
+			out = append(out, commandStat{name: name, calls: d / float64(docs), usec: (a.usec - b.usec) / float64(docs)})
+		}
+	}
+	slices.SortFunc(out, func(x, y commandStat) int {
+		return cmp.Or(cmp.Compare(y.calls, x.calls), strings.Compare(x.name, y.name))
+	})
+	return out
+}
+
+// formatCommands prints per-document command figures on one line.
+func formatCommands(cs []commandStat) string {
+	var b strings.Builder
+	for i, c := range cs {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s %.2f", c.name, c.calls)
+		if c.name == "evalsha" || c.name == "eval" {
+			fmt.Fprintf(&b, " (%.0f µs)", c.usec)
+		}
+	}
+	return b.String()
 }
 
 // cpuMeter measures process CPU (getrusage) and redis-server CPU and
@@ -392,6 +466,7 @@ type cpuMeter struct {
 	t0          time.Time
 	cpu0, rcpu0 time.Duration
 	cmds0       int64
+	stats0      map[string]commandStat
 	profPath    string
 	prof        *profiler
 }
@@ -406,6 +481,7 @@ func startMeter(rdb *redis.Client, profPath string, profile bool) (*cpuMeter, er
 		m.prof = p
 	}
 	m.rcpu0, m.cmds0 = redisCPU(rdb)
+	m.stats0 = commandStats(rdb)
 	m.cpu0, m.t0 = processCPU(), time.Now()
 	return m, nil
 }
@@ -418,6 +494,7 @@ func (m *cpuMeter) stop(docs int) (measured, error) {
 		cpuUS:     float64(cpu.Microseconds()) / float64(docs),
 		redisUS:   float64((rcpu - m.rcpu0).Microseconds()) / float64(docs),
 		redisCmds: float64(cmds-m.cmds0) / float64(docs),
+		commands:  perDoc(m.stats0, commandStats(m.rdb), docs),
 	}
 	if m.prof != nil {
 		shares, err := m.prof.stop()
