@@ -2,11 +2,14 @@ package sketch
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/clipperhouse/uax29/v2/sentences"
 )
 
 // splitStrings returns the sentences of text as strings.
@@ -341,4 +344,33 @@ func FuzzSentenceSplit(f *testing.F) {
 			t.Fatalf("second Split differs: %+v vs %+v", got, again)
 		}
 	})
+}
+
+// BenchmarkSentenceSplit compares Split with its peer, the bare UAX #29
+// iterator it builds on (no abbreviation rule, no offsets in code points).
+func BenchmarkSentenceSplit(b *testing.B) {
+	para := "Dr. Smith met J. R. R. Tolkien at 3.30 p.m. on Jan. 5 in the U.S. He said “Why?” and left. " +
+		"It was the best\nof times. Ça va? Très bien, merci. The colour cost $1.5 million, e.g. Paris. "
+	for _, size := range []int{1 << 10, 16 << 10} {
+		text := []byte(strings.Repeat(para, size/len(para)+1)[:size])
+		b.Run(fmt.Sprintf("neardup/%dKB", size>>10), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(text)))
+			var s SentenceSplitter
+			var dst []Sentence
+			for b.Loop() {
+				dst = s.Split(text, dst[:0])
+			}
+		})
+		b.Run(fmt.Sprintf("uax29/%dKB", size>>10), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(text)))
+			it := sentences.FromBytes(nil)
+			for b.Loop() {
+				it.SetText(text)
+				for it.Next() {
+				}
+			}
+		})
+	}
 }

@@ -274,3 +274,24 @@ func FuzzClassifyEdit(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkClassifyEdit compares the edit class with its peer, the edit
+// similarity that verifies every sentence pair before it is classified.
+func BenchmarkClassifyEdit(b *testing.B) {
+	a := []byte("Obama had an approval rating of 56% by the end of his term in 2012, the colour of the centre.")
+	c2 := []byte("Obama had an approval rating of 46% by the end of his term in 2012, the color of the center.")
+	b.Run("classify", func(b *testing.B) {
+		b.ReportAllocs()
+		var c EditClassifier
+		for b.Loop() {
+			c.Classify(a, c2)
+		}
+	})
+	b.Run("edit-similarity", func(b *testing.B) {
+		b.ReportAllocs()
+		var e Editor
+		for b.Loop() {
+			e.Similarity(a, c2)
+		}
+	})
+}
