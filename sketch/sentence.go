@@ -44,9 +44,10 @@ const (
 )
 
 // SentenceSplitter splits documents into sentences: Unicode sentence
-// boundaries (UAX #29, by github.com/clipperhouse/uax29), then one rule of
-// its own that UAX #29 lacks, merging a break after a known abbreviation
-// or an initial (see [SentenceSplitter.Split]).
+// boundaries (UAX #29, by github.com/clipperhouse/uax29), minus the breaks
+// UAX #29 makes after abbreviations and initials, after ? or ! before a
+// lower-case word, and at line breaks that [LineBreaks] joins (see
+// [SentenceSplitter.Split]).
 //
 // The zero value is ready to use with [LinesAuto]. A SentenceSplitter
 // keeps reusable buffers, so after warm-up Split allocates nothing; it is
@@ -89,11 +90,13 @@ func (s *SentenceSplitter) Split(text []byte, dst []Sentence) []Sentence {
 	if s.it == nil {
 		s.it = sentences.FromBytes(nil)
 	}
-	// seg is what the segmenter reads, with byte offsets equal to text's
-	// (valid UTF-8) or to code point offsets (invalid, decoded).
+	// seg is what the segmenter reads: text itself, or its Windows-1252
+	// decoding when it is not valid UTF-8 (then code point i of seg is
+	// byte i of text), with the joined line breaks blanked in a copy.
 	seg := text
+	ascii := isASCII(text)
 	decoded := false
-	if !isASCII(text) && !utf8.Valid(text) {
+	if !ascii && !utf8.Valid(text) {
 		seg = s.decode1252(text)
 		decoded = true
 	}
@@ -101,7 +104,6 @@ func (s *SentenceSplitter) Split(text []byte, dst []Sentence) []Sentence {
 		seg = s.joinLines(seg, decoded)
 	}
 	s.it.SetText(seg)
-	ascii := !decoded && isASCII(text)
 	// Code points before byte pos of seg, advanced monotonically.
 	pos, runes := 0, 0
 	cp := func(b int) int {
