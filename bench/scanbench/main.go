@@ -79,13 +79,14 @@ func main() {
 	}
 	var ourAll, ourOne, peerTime time.Duration
 	var ourPairs, onePairs, peerPairs map[[2]string]bool
+	var cands string
 	for round := range *rounds {
 		var d time.Duration
-		d, ourPairs = runNeardup(lines, cfg)
+		d, ourPairs, cands = runNeardup(lines, cfg)
 		ourAll = best(ourAll, d)
 		runtime.GOMAXPROCS(1)
 		stop := startProfile(*cpuprofile, round)
-		d, onePairs = runNeardup(lines, cfg)
+		d, onePairs, _ = runNeardup(lines, cfg)
 		stop()
 		runtime.GOMAXPROCS(all)
 		ourOne = best(ourOne, d)
@@ -113,6 +114,7 @@ func main() {
 	ours := report(fmt.Sprintf("neardup scan, %s profile, GOMAXPROCS=%d", *profile, all), ourAll, ourPairs)
 	one := report(fmt.Sprintf("neardup scan, %s profile, GOMAXPROCS=1", *profile), ourOne, onePairs)
 	peer := report("ekzhu/minhash-lsh batch (K=128, w=5, t=0.8, neardup's tokens), one core", peerTime, peerPairs)
+	fmt.Printf("\n%s\n", cands)
 	fmt.Printf("\nratio: neardup %.2fx the peer's documents/s on %d cores, %.2fx on one core\n", ours/peer, all, one/peer)
 }
 
@@ -154,7 +156,7 @@ func loadConfig(profile string) *config.Config {
 
 // runNeardup runs the pipeline over the corpus and returns the reported
 // (duplicate, duplicate_of) pairs. Its workers follow GOMAXPROCS.
-func runNeardup(lines [][]byte, cfg *config.Config) (time.Duration, map[[2]string]bool) {
+func runNeardup(lines [][]byte, cfg *config.Config) (el time.Duration, pairs map[[2]string]bool, cands string) {
 	pc, err := pipeline.FromConfig(cfg, "bench")
 	if err != nil {
 		panic(err)
@@ -189,7 +191,7 @@ func runNeardup(lines [][]byte, cfg *config.Config) (time.Duration, map[[2]strin
 	}()
 	errc := make(chan error, 1)
 	go func() { errc <- pl.Run(context.Background(), in, out); close(out) }()
-	pairs := map[[2]string]bool{}
+	pairs = map[[2]string]bool{}
 	for o := range out {
 		if o.Event != nil && o.Event.DuplicateOf != "" {
 			pairs[[2]string{o.Event.ID, o.Event.DuplicateOf}] = true
@@ -198,7 +200,14 @@ func runNeardup(lines [][]byte, cfg *config.Config) (time.Duration, map[[2]strin
 	if err := <-errc; err != nil {
 		panic(err)
 	}
-	return time.Since(start), pairs
+	el = time.Since(start)
+	if st, ok := ix.(interface{ Stats() index.Stats }); ok {
+		s := st.Stats()
+		n := float64(max(s.Docs, 1))
+		cands = fmt.Sprintf("index: %.2f candidates per document (%.2f found through passage anchors only), %.3f exact copies",
+			float64(s.Candidates)/n, float64(s.Passage)/n, float64(s.Copies)/n)
+	}
+	return el, pairs, cands
 }
 
 // runPeer is the usual way to deduplicate with the peer: sign every
