@@ -26,6 +26,11 @@ func (c *Config) SketchConfig() sketch.Config {
 		MaxBytes:     s.MaxBytes,
 		PassageWords: s.PassageWords,
 	}
+	if c.Pipeline.Granularity == "sentence" {
+		p := c.Pipeline
+		sc.Sentence = sketch.SentenceConfig{On: true, CharGram: s.SentenceCharGram, Bands: s.SentenceBands, Rows: s.SentenceRows,
+			MinChars: p.SentenceMinChars, MaxChars: p.SentenceMaxChars, MaxSentences: p.MaxSentences}
+	}
 	if s.IMatch == "off" {
 		// No digest: a minimum no document reaches.
 		sc.IMatch.Mode = sketch.IMatchIDF
@@ -36,7 +41,8 @@ func (c *Config) SketchConfig() sketch.Config {
 
 // Limits returns the storage limits of sketched features.
 func (c *Config) Limits() sketch.Limits {
-	return sketch.Limits{MaxShingles: c.Sketch.MaxShingles, MaxUnique: c.Sketch.MaxUnique, Passages: c.Sketch.PassageWords > 0}
+	return sketch.Limits{MaxShingles: c.Sketch.MaxShingles, MaxUnique: c.Sketch.MaxUnique, Passages: c.Sketch.PassageWords > 0,
+		Sentences: c.Pipeline.Granularity == "sentence"}
 }
 
 // BandsRows returns the LSH bands and rows: the configured ones, or those

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/neardup/neardup/sketch"
 )
 
 // ErrInvalid marks a configuration that failed validation.
@@ -48,6 +50,10 @@ type Sketch struct {
 	MaxShingles  int     `yaml:"max_shingles" doc:"stored shingles per document (profiles that compare shingles); larger sets are sampled consistently, keeping between half this and this many"`
 	MaxUnique    int     `yaml:"max_unique" doc:"stored unique words per document; longer sequences are sampled consistently"`
 	PassageWords int     `yaml:"passage_words" doc:"passage lane: two documents sharing a passage of at least this many words find each other (winnowing anchors in the index) and the copied ranges are reported; 0 turns the lane off (word shingles only)"`
+	// Sentence mode (pipeline.granularity: sentence).
+	SentenceCharGram int `yaml:"sentence_char_gram" doc:"sentence mode: character shingle length of a sentence (Ayhan et al.: 10 when edit similarity is the final filter)"`
+	SentenceBands    int `yaml:"sentence_bands" doc:"sentence mode: LSH bands per sentence (paper: 10)"`
+	SentenceRows     int `yaml:"sentence_rows" doc:"sentence mode: rows per band (paper: 8; P(candidate) 0.84 at shingle Jaccard 0.8, 0.45 at 0.7)"`
 }
 
 // Index configures the band store.
@@ -84,6 +90,12 @@ type Pipeline struct {
 	Emit          string `yaml:"emit" doc:"duplicates (one event per duplicate) or all (also one event per unique document)"`
 	MaxMatches    int    `yaml:"max_matches" doc:"verified matches listed in an event, best first"`
 	MaxEventBytes int    `yaml:"max_event_bytes" doc:"largest event, encoded; a larger one (a huge meta object) becomes a dead letter event_too_large"`
+	Granularity   string `yaml:"granularity" doc:"document, or sentence: also match each sentence against the sentences of earlier documents (edit similarity, edit class) and list them in the event's sentences"`
+	// Sentence mode bounds.
+	SentenceMinChars   int `yaml:"sentence_min_chars" doc:"sentence mode: shortest sentence matched, in characters"`
+	SentenceMaxChars   int `yaml:"sentence_max_chars" doc:"sentence mode: longest sentence matched, in characters"`
+	MaxSentences       int `yaml:"max_sentences" doc:"sentence mode: sentences matched per document (the rest are counted in the event's sentences_skipped)"`
+	MaxSentenceMatches int `yaml:"max_sentence_matches" doc:"sentence mode: matches listed per sentence, most similar first (the rest are counted in the event's sentence_matches_dropped)"`
 }
 
 // Default returns the built-in configuration for the web profile.
@@ -94,16 +106,18 @@ func Default() Config {
 			Shingle: 5, K: 128, Method: "oph", Seed: 1, Threshold: 0.5, RecallWeight: 0.8, SimHashK: -1,
 			FoldQuotes: true, MaxBytes: 16 << 20, IMatch: "idf", IMatchCutoff: 0.1, IMatchKeep: 0.1, IMatchMin: 8,
 			MaxShingles: 256, MaxUnique: 8192, PassageWords: 40,
+			SentenceCharGram: 10, SentenceBands: 10, SentenceRows: 8,
 		},
 		Index: Index{
 			URL: "memory", Namespace: "neardup", Retention: 30 * 24 * time.Hour, Capacity: 1 << 20,
 			MaxBucket: 1000, Batch: 64, Timeout: 5 * time.Second,
 		},
-		Verify:   Verify{MaxCandidates: 32},
-		Pipeline: Pipeline{Emit: "duplicates", MaxMatches: 25, MaxEventBytes: 1 << 20},
-		Kafka:    defaultKafka(),
-		HTTP:     HTTP{Addr: ":8080"},
-		Log:      Log{Format: "json", Level: "info"},
+		Verify: Verify{MaxCandidates: 32},
+		Pipeline: Pipeline{Emit: "duplicates", MaxMatches: 25, MaxEventBytes: 1 << 20, Granularity: "document",
+			SentenceMinChars: 40, SentenceMaxChars: 1000, MaxSentences: 256, MaxSentenceMatches: 5},
+		Kafka: defaultKafka(),
+		HTTP:  HTTP{Addr: ":8080"},
+		Log:   Log{Format: "json", Level: "info"},
 	}
 	return c
 }
@@ -250,6 +264,25 @@ func (c *Config) Validate() error {
 		return bad("pipeline.max_matches", p.MaxMatches, "1..100")
 	case p.MaxEventBytes < 4096:
 		return bad("pipeline.max_event_bytes", p.MaxEventBytes, ">= 4096")
+	case p.Granularity != "document" && p.Granularity != "sentence":
+		return bad("pipeline.granularity", p.Granularity, "document or sentence")
+	}
+	if p.Granularity == "sentence" {
+		s := c.Sketch
+		switch {
+		case s.SentenceCharGram < 1 || s.SentenceCharGram > 64:
+			return bad("sketch.sentence_char_gram", s.SentenceCharGram, "1..64")
+		case s.SentenceBands < 1 || s.SentenceRows < 1 || s.SentenceBands*s.SentenceRows > 4096:
+			return bad("sketch.sentence_bands", s.SentenceBands, fmt.Sprintf(">= 1, with sketch.sentence_rows (%d) at most 4096 values", s.SentenceRows))
+		case p.SentenceMinChars < 1:
+			return bad("pipeline.sentence_min_chars", p.SentenceMinChars, ">= 1")
+		case p.SentenceMaxChars < p.SentenceMinChars:
+			return bad("pipeline.sentence_max_chars", p.SentenceMaxChars, fmt.Sprintf(">= pipeline.sentence_min_chars (%d)", p.SentenceMinChars))
+		case p.MaxSentences < 1 || p.MaxSentences*s.SentenceBands > sketch.MaxSentenceKeys:
+			return bad("pipeline.max_sentences", p.MaxSentences, fmt.Sprintf("1..%d (with %d bands per sentence)", sketch.MaxSentenceKeys/s.SentenceBands, s.SentenceBands))
+		case p.MaxSentenceMatches < 1 || p.MaxSentenceMatches > 100:
+			return bad("pipeline.max_sentence_matches", p.MaxSentenceMatches, "1..100")
+		}
 	}
 	return c.validateService(bad)
 }

@@ -44,6 +44,37 @@ type Event struct {
 	// is the verdict a serial run would have given that document. Pair
 	// events are idempotent on (id, duplicate_of).
 	Correction bool `json:"correction,omitempty"`
+	// Sentences are the document's sentences that match sentences of
+	// earlier documents (pipeline.granularity: sentence), in order of
+	// the document's offsets, the most similar first for each sentence.
+	// In sentence mode a document with matching sentences has an event
+	// even when, as a whole, it is unique.
+	Sentences []SentenceMatch `json:"sentences,omitempty"`
+	// SentencesSkipped counts the document's sentences not matched:
+	// shorter or longer than the bounds, or beyond pipeline.max_sentences.
+	SentencesSkipped int `json:"sentences_skipped,omitempty"`
+	// SentenceMatchesDropped counts sentence matches beyond
+	// pipeline.max_sentence_matches for their sentence.
+	SentenceMatchesDropped int `json:"sentence_matches_dropped,omitempty"`
+}
+
+// SentenceMatch is one of the document's sentences and a near-duplicate
+// sentence of an earlier document: [Offset, Offset+Length) of this
+// document's text and [MatchOffset, MatchOffset+MatchLength) of the match's,
+// in Unicode code points of the texts as received (for html input, of the
+// extracted main text); their edit similarity (1 − normalized edit
+// distance) and the kind of edit that separates them.
+type SentenceMatch struct {
+	Offset      int     `json:"offset"`
+	Length      int     `json:"length"`
+	MatchID     string  `json:"match_id"`
+	MatchOffset int     `json:"match_offset"`
+	MatchLength int     `json:"match_length"`
+	Similarity  float64 `json:"similarity"`
+	// Edit is identical, copy_edit (case, punctuation, white space,
+	// spelling), number_or_date_changed (only numbers, dates or units
+	// differ) or reworded.
+	Edit string `json:"edit"`
 }
 
 // Match is one verified earlier document, with the check that decided.
@@ -91,6 +122,8 @@ type Params struct {
 	SimHashK int    `json:"simhash_k"`
 	Index    string `json:"index"`
 	Version  string `json:"version"`
+	// Granularity is "sentence" in sentence mode (absent otherwise).
+	Granularity string `json:"granularity,omitempty"`
 }
 
 // Output is what Run emits for each input, in input order: an event, a

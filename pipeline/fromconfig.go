@@ -47,6 +47,9 @@ func FromConfig(c *config.Config, version string) (Config, error) {
 		Method: c.Sketch.Method, Bands: b, Rows: r, Seed: c.Sketch.Seed, SimHashK: c.Sketch.SimHashK,
 		Index: indexKind(c.Index.URL), Version: version,
 	}
+	if c.Pipeline.Granularity == "sentence" {
+		pc.Params.Granularity = "sentence"
+	}
 	return pc, nil
 }
 
@@ -68,6 +71,9 @@ func VerifyProfile(c *config.Config) (verify.Profile, error) {
 	p = p.WithThresholds(verify.Thresholds{Jaccard: v.Jaccard, Containment: v.Containment, ITS: v.ITS, CS: v.CS, Edit: v.Edit})
 	if c.Sketch.PassageWords > 0 && c.Sketch.CharGram == 0 {
 		p = p.WithPassages(v.PassageShared)
+	}
+	if c.Pipeline.Granularity == "sentence" {
+		p.Sentences = &verify.SentenceCheck{Threshold: v.Edit, MaxMatches: c.Pipeline.MaxSentenceMatches}
 	}
 	return p, nil
 }

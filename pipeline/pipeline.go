@@ -133,6 +133,8 @@ type Pipeline struct {
 	// imatchDecides is true when the profile accepts equal I-Match
 	// digests as duplicates, so an I-Match hit needs no LSH candidates.
 	imatchDecides bool
+	// sentenceMax bounds the matches listed per sentence (sentence mode).
+	sentenceMax int
 }
 
 // New validates cfg and returns a Pipeline over ix.
@@ -158,6 +160,12 @@ func New(cfg Config, ix Index) (*Pipeline, error) {
 	for _, c := range cfg.Verify.Checks {
 		pl.imatchDecides = pl.imatchDecides || c.Method == verify.MethodIMatch
 	}
+	if sc := v.Profile().Sentences; sc != nil {
+		if !cfg.Sketch.Sentence.On {
+			return nil, fmt.Errorf("pipeline: the profile matches sentences but the sketch does not compute them (sketch.Config.Sentence)")
+		}
+		pl.sentenceMax = sc.MaxMatches
+	}
 	return pl, nil
 }
 
@@ -176,8 +184,18 @@ func (p *Pipeline) IndexParams() index.Params {
 		Extra: fmt.Sprintf("method=%s chargram=%d fold=%v accents=%v digits=%v punct=%v imatch=%s/%v/%v/%d simhash=%v features=%s passage=%d",
 			c.Sketch.Method, c.Sketch.CharGram, n.FoldQuotes, n.StripAccents, n.DropDigits, n.KeepPunct,
 			c.Sketch.IMatch.Mode, c.Sketch.IMatch.Cutoff, c.Sketch.IMatch.Keep, c.Sketch.IMatch.MinTerms, c.SimHashK >= 0,
-			featureSections(p.limits), p.passageWords()),
+			featureSections(p.limits), p.passageWords()) + p.sentenceParams(),
 	}
+}
+
+// sentenceParams describes sentence mode's band keys for the namespace
+// ("" in document mode, so document namespaces are unchanged).
+func (p *Pipeline) sentenceParams() string {
+	sc := p.cfg.Sketch.Sentence
+	if !sc.On {
+		return ""
+	}
+	return fmt.Sprintf(" sentences=%d/%dx%d", sc.CharGram, sc.Bands, sc.Rows)
 }
 
 // passageWords is the passage lane's passage length, 0 when it is off.

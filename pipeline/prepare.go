@@ -80,9 +80,26 @@ func (p *Pipeline) prepareDoc(s *sketch.Sketcher, f *sketch.Features, j *job) {
 		HasIMatch:  f.HasIMatch,
 		Content:    f.Content,
 		HasContent: true,
-		Anchors:    anchorKeys(f.Passage.Anchors),
+		Anchors:    appendSentenceKeys(anchorKeys(f.Passage.Anchors), &f.Sentences),
 		Features:   enc,
 	}
+}
+
+// sentenceSalt separates sentence band keys from passage anchors in the
+// index's passage table.
+const sentenceSalt = 0x73656e74656e6365 // "sentence"
+
+// appendSentenceKeys appends the band keys of a document's sketched
+// sentences (sentence mode) to its anchors: a later document with a
+// sentence in one of the same buckets finds it through the index's
+// passage table, in the same round trip, with the same hot-bucket guard.
+func appendSentenceKeys(dst []uint64, s *sketch.Sentences) []uint64 {
+	for _, it := range s.Items {
+		for _, k := range it.Keys {
+			dst = append(dst, sketch.Mix64(k^sentenceSalt))
+		}
+	}
+	return dst
 }
 
 // deadLetter describes a rejected input.

@@ -24,11 +24,16 @@ type verdictRecord struct {
 	Truncated  int     `json:"t,omitempty"`
 	Unverified int     `json:"u,omitempty"`
 	At         int64   `json:"a"` // unix milliseconds
+	// Sentence mode.
+	Sentences        []SentenceMatch `json:"s,omitempty"`
+	SentencesSkipped int             `json:"ss,omitempty"`
+	SentencesDropped int             `json:"sd,omitempty"`
 }
 
 // record returns the verdict record of ev.
 func record(ev *Event) *verdictRecord {
-	rec := &verdictRecord{Matches: ev.Matches, Truncated: ev.Truncated, Unverified: ev.Unverified, At: ev.At.UnixMilli()}
+	rec := &verdictRecord{Matches: ev.Matches, Truncated: ev.Truncated, Unverified: ev.Unverified, At: ev.At.UnixMilli(),
+		Sentences: ev.Sentences, SentencesSkipped: ev.SentencesSkipped, SentencesDropped: ev.SentenceMatchesDropped}
 	if ev.Cluster != ev.ID {
 		rec.Cluster = ev.Cluster
 	}
@@ -49,6 +54,10 @@ func (p *Pipeline) replayEvent(doc Document, src Source, rec *verdictRecord) *Ev
 		Replay:     true,
 		Truncated:  rec.Truncated,
 		Unverified: rec.Unverified,
+
+		Sentences:              rec.Sentences,
+		SentencesSkipped:       rec.SentencesSkipped,
+		SentenceMatchesDropped: rec.SentencesDropped,
 	}
 	if ev.Cluster == "" {
 		ev.Cluster = doc.ID
@@ -134,7 +143,7 @@ func (p *Pipeline) resolve(ctx context.Context, r verify.Result) (Output, []byte
 		if err := p.check(ev); err != nil {
 			return p.reject(j, o, reasonOf(err), err)
 		}
-		if ev.Kind != KindUnique || p.cfg.EmitUnique {
+		if p.emits(ev) {
 			o.Event = ev
 		}
 		return o, nil, nil
@@ -173,6 +182,9 @@ func (p *Pipeline) resolve(ctx context.Context, r verify.Result) (Output, []byte
 		}
 	}
 	for i, v := range r.Verdicts {
+		if i < j.earlier && i < len(j.candFeats) {
+			ev.Sentences = p.sentenceMatches(ev.Sentences, j.feats, j.candFeats[i], j.cands[i].ID, v.Sentences)
+		}
 		if v.Kind == verify.Distinct {
 			continue
 		}
@@ -196,6 +208,10 @@ func (p *Pipeline) resolve(ctx context.Context, r verify.Result) (Output, []byte
 	if len(ev.Matches) > p.cfg.MaxMatches {
 		ev.Matches = ev.Matches[:p.cfg.MaxMatches]
 	}
+	if j.feats != nil {
+		ev.SentencesSkipped = j.feats.Sentences.Skipped
+	}
+	ev.Sentences, ev.SentenceMatchesDropped = capSentences(ev.Sentences, p.sentenceMax)
 	if ev.DuplicateOf != "" {
 		c, err := p.clusterOf(ctx, ev.DuplicateOf)
 		if err != nil {
@@ -214,7 +230,7 @@ func (p *Pipeline) resolve(ctx context.Context, r verify.Result) (Output, []byte
 	}
 	// Remembered now: a later document of the same batch may name it.
 	p.clusters.put(ev.ID, ev.Cluster)
-	if ev.Kind != KindUnique || p.cfg.EmitUnique {
+	if p.emits(ev) {
 		o.Event = ev
 	}
 	for _, m := range later {
@@ -309,6 +325,10 @@ func maxEncoded(ev *Event) int {
 		len(ev.Params.Version)+len(ev.Params.Method))
 	for _, m := range ev.Matches {
 		n += perMatch + 6*(len(m.ID)+len(m.Kind)+len(m.Method))
+	}
+	const perSentence = 256
+	for _, s := range ev.Sentences {
+		n += perSentence + 6*(len(s.MatchID)+len(s.Edit))
 	}
 	return n
 }

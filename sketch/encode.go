@@ -32,12 +32,15 @@ type Limits struct {
 	// Passages stores [Features.Passage] (when computed): about 2.3 bytes
 	// per token.
 	Passages bool
+	// Sentences stores [Features.Sentences] (when computed): each
+	// sentence's text, place and band keys.
+	Sentences bool
 }
 
 // DefaultLimits returns storage limits that keep every feature, with the
 // caps of the books profile.
 func DefaultLimits() Limits {
-	return Limits{MaxShingles: 4096, MaxUnique: 8192, IMatch: true, SimHash: true, Passages: true}
+	return Limits{MaxShingles: 4096, MaxUnique: 8192, IMatch: true, SimHash: true, Passages: true, Sentences: true}
 }
 
 // The storage encoding, version 2; integers are unsigned varints unless
@@ -45,7 +48,7 @@ func DefaultLimits() Limits {
 //
 //	byte     version (2)
 //	byte     flags: 1 I-Match digest, 2 text, 4 SimHash, 8 shingles,
-//	         16 unique words, 32 passages
+//	         16 unique words, 32 passages, 64 sentences
 //	varint   token count
 //	16 bytes content digest
 //	8 bytes  SimHash, little-endian (flag 4)
@@ -64,6 +67,7 @@ func DefaultLimits() Limits {
 //	  the hash (little-endian) and varint position delta
 //	varint text length and the text (flag 2)
 //	passage section (flag 32, see Passage.appendPassage)
+//	sentence section (flag 64, see Sentences.appendSentences)
 //
 // Stored hashes keep their top 32 bits: two distinct shingles of documents
 // with n stored shingles collide with probability about n²/2^33 per pair
@@ -77,12 +81,13 @@ func DefaultLimits() Limits {
 const encodingVersion = 2
 
 const (
-	flagIMatch  = 1
-	flagText    = 2
-	flagSimHash = 4
-	flagShingle = 8
-	flagUnique  = 16
-	flagPassage = 32
+	flagIMatch   = 1
+	flagText     = 2
+	flagSimHash  = 4
+	flagShingle  = 8
+	flagUnique   = 16
+	flagPassage  = 32
+	flagSentence = 64
 )
 
 // AppendBinary appends the storage encoding of f to dst.
@@ -105,6 +110,9 @@ func (f *Features) AppendBinary(dst []byte, lim Limits) []byte {
 	}
 	if lim.Passages && len(f.Passage.Fp) > 0 {
 		flags |= flagPassage
+	}
+	if lim.Sentences && f.Sentences.Bands > 0 {
+		flags |= flagSentence
 	}
 	dst = append(dst, encodingVersion, flags)
 	dst = binary.AppendUvarint(dst, uint64(f.Tokens))
@@ -144,6 +152,9 @@ func (f *Features) AppendBinary(dst []byte, lim Limits) []byte {
 	}
 	if flags&flagPassage != 0 {
 		dst = f.Passage.appendPassage(dst)
+	}
+	if flags&flagSentence != 0 {
+		dst = f.Sentences.appendSentences(dst)
 	}
 	return dst
 }
@@ -274,7 +285,7 @@ func (f *Features) UnmarshalBinary(data []byte) error {
 		return fmt.Errorf("%w: version %d, want %d", ErrCorrupt, v, encodingVersion)
 	}
 	flags := d.byte()
-	if flags&^(flagIMatch|flagText|flagSimHash|flagShingle|flagUnique|flagPassage) != 0 {
+	if flags&^(flagIMatch|flagText|flagSimHash|flagShingle|flagUnique|flagPassage|flagSentence) != 0 {
 		d.fail(fmt.Sprintf("unknown flags %#x", flags))
 	}
 	f.Tokens = int(d.uvarint(1 << 31))
@@ -318,6 +329,10 @@ func (f *Features) UnmarshalBinary(data []byte) error {
 	f.Passage.reset()
 	if flags&flagPassage != 0 {
 		f.Passage.decodePassage(&d)
+	}
+	f.Sentences.reset()
+	if flags&flagSentence != 0 {
+		f.Sentences.decodeSentences(&d)
 	}
 	if d.err == nil && d.remaining() != 0 {
 		d.fail("trailing bytes")
@@ -571,5 +586,9 @@ func (f *Features) Stored(dst *Features, lim Limits) {
 	dst.Passage.reset()
 	if lim.Passages && len(f.Passage.Fp) > 0 {
 		f.Passage.stored(&dst.Passage)
+	}
+	dst.Sentences.reset()
+	if lim.Sentences && f.Sentences.Bands > 0 {
+		f.Sentences.stored(&dst.Sentences)
 	}
 }

@@ -57,6 +57,9 @@ type Config struct {
 	// many words share an anchor, and what aligning the passages needs.
 	// Word shingles only (ignored with CharGram). 0: no passage lane.
 	PassageWords int
+	// Sentence, when On, also sketches each sentence of the document
+	// ([Features.Sentences]): sentence mode.
+	Sentence SentenceConfig
 }
 
 // DefaultMaxBytes is the default document size limit.
@@ -81,6 +84,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.MaxBytes == 0 {
 		c.MaxBytes = DefaultMaxBytes
+	}
+	if c.Sentence.On {
+		c.Sentence = c.Sentence.WithDefaults()
 	}
 	return c
 }
@@ -110,7 +116,7 @@ func (c Config) Validate() error {
 	case c.IMatch.Cutoff < 0 || c.IMatch.Cutoff > 1 || c.IMatch.Keep <= 0 || c.IMatch.Keep > 1:
 		return fmt.Errorf("sketch: imatch cutoff %v / keep %v: want cutoff in [0,1], keep in (0,1]", c.IMatch.Cutoff, c.IMatch.Keep)
 	}
-	return nil
+	return c.Sentence.Validate()
 }
 
 // UniqueWord is one entry of a DUPNIQ sequence: a word that occurs exactly
@@ -162,6 +168,9 @@ type Features struct {
 	// Passage is what passage alignment reads; empty unless
 	// [Config.PassageWords] is set (and, decoded, unless stored).
 	Passage Passage
+	// Sentences are the sketched sentences; empty unless
+	// [Config.Sentence] is on (and, decoded, unless stored).
+	Sentences Sentences
 }
 
 // Clone returns a deep copy of f that does not share buffers with it.
@@ -175,6 +184,7 @@ func (f *Features) Clone() *Features {
 		Fp: slices.Clone(f.Passage.Fp), Anchors: slices.Clone(f.Passage.Anchors),
 		Starts: slices.Clone(f.Passage.Starts), Ends: slices.Clone(f.Passage.Ends),
 	}
+	c.Sentences = f.Sentences.clone()
 	return &c
 }
 
@@ -198,6 +208,14 @@ type Sketcher struct {
 	gram []byte
 	text []byte   // the joined normalized text, for the content digest
 	seq  []uint64 // shingle hashes in document order (passage lane)
+
+	// Sentence mode.
+	split      SentenceSplitter
+	sents      []Sentence
+	stok       Tokens
+	sgrams     []uint64
+	ssig       Signature
+	sentSigner Signer
 }
 
 // New returns a Sketcher for cfg (defaults applied). lex may be nil, in
@@ -274,6 +292,10 @@ func (s *Sketcher) Sketch(text []byte, f *Features) error {
 		if s.once[i] && (s.cfg.UniqueKeepDigits || !s.tok.HasDigit[i]) {
 			f.Unique = append(f.Unique, UniqueWord{Hash: h, Pos: uint32(i)})
 		}
+	}
+	f.Sentences.reset()
+	if s.cfg.Sentence.On {
+		s.sentences(text, f)
 	}
 	f.Text = f.Text[:0]
 	if s.cfg.KeepText > 0 && len(s.text) <= s.cfg.KeepText {

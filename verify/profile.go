@@ -158,6 +158,9 @@ func (c Check) score() Score {
 type Profile struct {
 	Name   string  `json:"name"`
 	Checks []Check `json:"checks"`
+	// Sentences, when set, also matches the sentences of the two
+	// documents (sentence mode): [Verdict.Sentences].
+	Sentences *SentenceCheck `json:"sentences,omitempty"`
 }
 
 // ErrUnknownProfile is returned by [ProfileByName] for a name it does not
@@ -363,6 +366,7 @@ func (p Profile) validate() error {
 // document's size: the web profile keeps no unique words.
 func (p Profile) Limits(lim sketch.Limits) sketch.Limits {
 	var out sketch.Limits
+	out.Sentences = p.Sentences != nil
 	for _, c := range p.Checks {
 		switch c.Method {
 		case MethodJaccard, MethodContainment:

@@ -51,6 +51,9 @@ type Verdict struct {
 	// sections (shingle positions; [sketch.Passage.Range] maps them to
 	// text).
 	Passages []AlignPassage `json:"-"`
+	// Sentences are the matched sentence pairs (sentence mode, whatever
+	// Kind is), in order of the document's sentences.
+	Sentences []SentencePair `json:"-"`
 }
 
 // scoreVals backs the pointers of one [Scores], so that a verdict costs
@@ -68,6 +71,8 @@ type scratch struct {
 	pa       PassageAligner
 	sa, sb   []AlignAnchor
 	passages []AlignPassage
+	// The sentence check.
+	ec EditClassifier
 }
 
 // Verifier runs a [Profile]'s cascade on pairs of features. It is safe for
@@ -78,6 +83,9 @@ type Verifier struct {
 	// passageFloor is the per-passage floor of the profile's passage
 	// check, used for the passages of near and partial verdicts.
 	passageFloor int
+	// sent is the sentence check (sentOn: the profile has one).
+	sent   SentenceCheck
+	sentOn bool
 }
 
 // New returns a Verifier for p, or an error naming the first invalid
@@ -88,6 +96,13 @@ func New(p Profile) (*Verifier, error) {
 	}
 	p.Checks = slices.Clone(p.Checks)
 	v := &Verifier{p: p, passageFloor: DefaultPassageShared}
+	if p.Sentences != nil {
+		c := p.Sentences.WithDefaults()
+		if err := c.validate(); err != nil {
+			return nil, err
+		}
+		v.sent, v.sentOn, v.p.Sentences = c, true, &c
+	}
 	for _, c := range p.Checks {
 		if c.Method == MethodPassage && c.MinShared > 0 {
 			v.passageFloor = c.MinShared
@@ -178,6 +193,9 @@ func (v *Verifier) verify(a, b *sketch.Features, s *scratch, vals *scoreVals) Ve
 	}
 	if (out.Kind == Near || out.Kind == Partial) && p.passages(v.passageFloor) {
 		out.Passages = slices.Clone(p.s.passages)
+	}
+	if v.sentOn {
+		out.Sentences = v.sentencePairs(nil, &a.Sentences, &b.Sentences, s)
 	}
 	out.Scores = p.sc
 	return out

@@ -1,0 +1,63 @@
+package pipeline
+
+import (
+	"cmp"
+	"math"
+	"slices"
+
+	"github.com/neardup/neardup/sketch"
+	"github.com/neardup/neardup/verify"
+)
+
+// emits reports whether ev leaves the pipeline: a duplicate, a document
+// with matching sentences (sentence mode), or any document when unique
+// events are on.
+func (p *Pipeline) emits(ev *Event) bool {
+	return ev.Kind != KindUnique || len(ev.Sentences) > 0 || p.cfg.EmitUnique
+}
+
+// sentenceMatches appends the matched sentence pairs of doc and one
+// earlier candidate (id) as event items, placed in both texts.
+func (p *Pipeline) sentenceMatches(dst []SentenceMatch, doc, cand *sketch.Features, id string, pairs []verify.SentencePair) []SentenceMatch {
+	if doc == nil || cand == nil {
+		return dst
+	}
+	for _, pr := range pairs {
+		if pr.A >= len(doc.Sentences.Items) || pr.B >= len(cand.Sentences.Items) {
+			continue // not from these features: never expected
+		}
+		a, b := &doc.Sentences.Items[pr.A], &cand.Sentences.Items[pr.B]
+		dst = append(dst, SentenceMatch{
+			Offset: a.Offset, Length: a.Length, MatchID: id, MatchOffset: b.Offset, MatchLength: b.Length,
+			Similarity: math.Round(pr.Similarity*1000) / 1000, Edit: string(pr.Edit),
+		})
+	}
+	return dst
+}
+
+// capSentences orders the sentence matches of an event, by the document's
+// offset, then the most similar first (then by earlier match order, which
+// ranks candidates best first), and keeps at most limit per sentence; it
+// returns how many it dropped.
+func capSentences(ms []SentenceMatch, limit int) ([]SentenceMatch, int) {
+	if len(ms) == 0 {
+		return nil, 0
+	}
+	slices.SortStableFunc(ms, func(x, y SentenceMatch) int {
+		return cmp.Or(cmp.Compare(x.Offset, y.Offset), cmp.Compare(y.Similarity, x.Similarity))
+	})
+	out, run, dropped := ms[:0], 0, 0
+	for i, m := range ms {
+		if i > 0 && ms[i-1].Offset == m.Offset {
+			run++
+		} else {
+			run = 0
+		}
+		if run < limit {
+			out = append(out, m)
+		} else {
+			dropped++
+		}
+	}
+	return out, dropped
+}

@@ -1,0 +1,138 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/neardup/neardup/config"
+	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/index/redistest"
+	"github.com/neardup/neardup/internal/schematest"
+)
+
+// sentenceTestConfig is the web profile in sentence mode, unique events on.
+func sentenceTestConfig(t testing.TB) Config {
+	t.Helper()
+	o := &config.Overrides{}
+	o.Add("pipeline.granularity", "sentence")
+	o.Add("pipeline.emit", "all")
+	c, err := config.Load("", nil, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc, err := FromConfig(&c, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pc
+}
+
+func clusterIndex(t testing.TB, addrs []string) func(*Pipeline) index.Store {
+	return func(p *Pipeline) index.Store {
+		ix, err := index.Open(context.Background(), "redis+cluster://"+strings.Join(addrs, ","), index.Options{
+			Params: p.IndexParams(), Namespace: fmt.Sprintf("s%d", len(t.Name())),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ix.Close() })
+		return ix
+	}
+}
+
+// The hand-made cases of each edit class: a sentence of the original and
+// its revision.
+var editCases = []struct {
+	orig, rev, edit string
+}{
+	{"The observatory on the hill was founded in 1879 by the astronomer Anna Weiß and her brother.",
+		"The observatory on the hill was founded in 1897 by the astronomer Anna Weiß and her brother.", "number_or_date_changed"},
+	{"On 12 March the staff opened the great dome to visitors for the first time in many years.",
+		"On 14 April the staff opened the great dome to visitors for the first time in many years.", "number_or_date_changed"},
+	{"Its largest telescope has a mirror of 2.5 metres and weighs about 14 tonnes in all.",
+		"Its largest telescope has a mirror of 3.5 metres and weighs about 14 tonnes in all.", "number_or_date_changed"},
+	{"The library keeps the original notebooks, letters and photographs of the two founders.",
+		"The Library keeps the original notebooks, letters, and photographs of the two founders!", "copy_edit"},
+	{"Every summer the society holds a public lecture about the long history of the stars.",
+		"Every summer the society holds a public lecture about the long history of the stars.", "identical"},
+	{"Visitors often remark that the view from the terrace is the finest in the whole region.",
+		"Visitors often say that the view from the terrace is the loveliest in the whole region.", "reworded"},
+}
+
+// TestSentenceEditClasses streams an original, an unrelated document and a
+// revision of the original (each sentence edited in one way, between new
+// sentences), in sentence mode, over the memory index, Redis and a 3-master
+// Redis Cluster: the revision's event lists each edited sentence against
+// its original with the right places and edit class, the unrelated
+// document matches nothing, and the three indexes give identical events.
+func TestSentenceEditClasses(t *testing.T) {
+	var orig, rev strings.Builder
+	orig.WriteString("Café notes, kept by the staff since the first winter. ")
+	rev.WriteString("A visitor's guide to the town begins with its markets, its bridges and its weather. ")
+	type place struct{ off, length, moff int }
+	want := map[int]string{}
+	var places []place
+	for _, c := range editCases {
+		moff := utf8.RuneCountInString(orig.String())
+		orig.WriteString(c.orig + " ")
+		rev.WriteString("Nothing in this sentence was ever written in the original text at all. ")
+		off := utf8.RuneCountInString(rev.String())
+		rev.WriteString(c.rev + " ")
+		places = append(places, place{off, utf8.RuneCountInString(c.rev), moff})
+		want[off] = c.edit
+	}
+	rev.WriteString("The guide ends with a list of places to eat and the hours of the museum.")
+	items := []Item{
+		{Doc: Document{ID: "orig", Text: []byte(orig.String())}},
+		{Doc: Document{ID: "other", Text: []byte("An unrelated page about gardening in dry climates, with advice on watering roses in the early morning.")}},
+		{Doc: Document{ID: "rev", Text: []byte(rev.String())}},
+	}
+	cfg := sentenceTestConfig(t)
+	schema := schematest.Load(t, "event.schema.json")
+	mem := run(t, cfg, func(p *Pipeline) index.Store { return memoryIndex(t, p) }, items)
+	if n := len(mem[1].Event.Sentences); n != 0 {
+		t.Errorf("the unrelated document matched %d sentences", n)
+	}
+	ev := mem[2].Event
+	if ev == nil {
+		t.Fatal("no event for the revision")
+	}
+	b, _ := json.Marshal(ev)
+	schema.Validate(t, b)
+	if ev.Params.Granularity != "sentence" {
+		t.Errorf("params.granularity %q", ev.Params.Granularity)
+	}
+	got := map[int]SentenceMatch{}
+	for _, s := range ev.Sentences {
+		if s.MatchID != "orig" {
+			t.Errorf("sentence at %d matched %s", s.Offset, s.MatchID)
+		}
+		got[s.Offset] = s
+	}
+	for i, p := range places {
+		s, ok := got[p.off]
+		switch {
+		case !ok:
+			t.Errorf("case %d (%s): sentence at %d not matched; matches %+v", i, editCases[i].edit, p.off, ev.Sentences)
+		case s.Length != p.length || s.MatchOffset != p.moff || s.MatchLength != utf8.RuneCountInString(editCases[i].orig):
+			t.Errorf("case %d: match %+v, want offset %d length %d match_offset %d", i, s, p.off, p.length, p.moff)
+		case s.Edit != want[p.off]:
+			t.Errorf("case %d: edit %q, want %q (similarity %v)", i, s.Edit, want[p.off], s.Similarity)
+		}
+	}
+	if len(ev.Sentences) != len(places) {
+		t.Errorf("%d sentence matches, want %d: %+v", len(ev.Sentences), len(places), ev.Sentences)
+	}
+
+	red := run(t, cfg, redisIndex(t, redistest.StartServer(t)), items)
+	clu := run(t, cfg, clusterIndex(t, redistest.StartCluster(t)), items)
+	for i := range mem {
+		if a, b, c := comparable(mem[i]), comparable(red[i]), comparable(clu[i]); a != b || a != c {
+			t.Errorf("document %d: indexes disagree:\n memory  %s\n redis   %s\n cluster %s", i, a, b, c)
+		}
+	}
+}
