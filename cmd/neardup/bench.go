@@ -105,7 +105,7 @@ func runBenchServe(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs.Float64Var(&bf.fraction, "rate", 0.5, "the latency run produces at this fraction of the measured sustained rate")
 	fs.StringVar(&bf.profileDir, "cpuprofile", "", "write a CPU profile of each throughput run to this directory and print where the time went")
 	fs.Uint64Var(&bf.seed, "seed", 2026, "seed of the generated documents")
-	indexes := fs.String("indexes", "memory,local-redis", "comma-separated index kinds: memory, local-redis (a redis-server from PATH on a free port) or a redis:// URL")
+	indexes := fs.String("indexes", "memory,local-redis", "comma-separated index kinds: memory, local-redis (a redis-server from PATH on a free port), local-cluster (three of them as a Redis Cluster) or a redis:// URL")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `Usage: neardup bench serve [flags] [--key=value ...]
 
@@ -172,7 +172,7 @@ func benchIndex(ctx context.Context, kind string, docs []synth.Doc, bf benchFlag
 		return res, err
 	}
 	defer stopBroker()
-	url, rdb, stopRedis, err := benchRedis(kind)
+	url, rdb, stopRedis, err := benchRedis(ctx, kind)
 	if err != nil {
 		return res, err
 	}
@@ -281,55 +281,113 @@ func startBenchBroker(ctx context.Context, partitions int, topics ...string) (st
 	return strings.TrimSpace(line), stop, nil
 }
 
-// benchRedis returns the index URL of kind and a client for INFO (nil for
-// memory), starting a redis-server for local-redis.
-func benchRedis(kind string) (string, *redis.Client, func(), error) {
+// benchRedis returns the index URL of kind and clients of its
+// redis-servers for INFO (none for memory), starting a redis-server for
+// local-redis and a 3-master Redis Cluster for local-cluster.
+func benchRedis(ctx context.Context, kind string) (string, redisNodes, func(), error) {
 	switch {
 	case kind == "memory":
 		return "memory", nil, func() {}, nil
 	case kind == "local-redis":
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+		n, err := startBenchRedis(ctx)
 		if err != nil {
 			return "", nil, nil, err
 		}
-		port := l.Addr().(*net.TCPAddr).Port
-		l.Close()
-		dir, err := os.MkdirTemp("", "neardup-bench-redis")
-		if err != nil {
-			return "", nil, nil, err
-		}
-		cmd := exec.Command("redis-server", "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-		if err := cmd.Start(); err != nil {
-			os.RemoveAll(dir)
-			return "", nil, nil, fmt.Errorf("start redis-server (install it: apt-get install -y redis-server): %w", err)
-		}
-		addr := "127.0.0.1:" + strconv.Itoa(port)
-		rdb := redis.NewClient(&redis.Options{Addr: addr})
+		return "redis://" + n.addr, redisNodes{n.client}, n.stop, nil
+	case kind == "local-cluster":
+		var nodes []*benchNode
 		stop := func() {
-			rdb.Close()
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-			os.RemoveAll(dir)
-		}
-		deadline := time.Now().Add(10 * time.Second)
-		for rdb.Ping(context.Background()).Err() != nil {
-			if time.Now().After(deadline) {
-				stop()
-				return "", nil, nil, errors.New("redis-server did not answer")
+			for _, n := range nodes {
+				n.stop()
 			}
-			time.Sleep(20 * time.Millisecond)
 		}
-		return "redis://" + addr, rdb, stop, nil
+		var addrs []string
+		var clients redisNodes
+		for range 3 {
+			n, err := startBenchRedis(ctx, "--cluster-enabled", "yes", "--cluster-node-timeout", "5000")
+			if err != nil {
+				stop()
+				return "", nil, nil, err
+			}
+			nodes = append(nodes, n)
+			addrs = append(addrs, n.addr)
+			clients = append(clients, n.client)
+		}
+		args := append([]string{"--cluster", "create"}, addrs...)
+		out, err := exec.CommandContext(ctx, "redis-cli", append(args, "--cluster-replicas", "0", "--cluster-yes")...).CombinedOutput()
+		if err != nil {
+			stop()
+			return "", nil, nil, fmt.Errorf("redis-cli --cluster create: %w\n%s", err, out)
+		}
+		deadline := time.Now().Add(30 * time.Second)
+		for _, c := range clients {
+			for {
+				info, err := c.ClusterInfo(ctx).Result()
+				if err == nil && strings.Contains(info, "cluster_state:ok") {
+					break
+				}
+				if time.Now().After(deadline) {
+					stop()
+					return "", nil, nil, fmt.Errorf("cluster not ready: %v %q", err, info)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		}
+		return "redis+cluster://" + strings.Join(addrs, ","), clients, stop, nil
 	case strings.HasPrefix(kind, "redis://"):
 		opt, err := redis.ParseURL(strings.SplitN(kind, "?", 2)[0])
 		if err != nil {
 			return "", nil, nil, err
 		}
 		rdb := redis.NewClient(opt)
-		return kind, rdb, func() { rdb.Close() }, nil
+		return kind, redisNodes{rdb}, func() { rdb.Close() }, nil
 	}
-	return "", nil, nil, fmt.Errorf("%w: index kind %q: want memory, local-redis or a redis:// URL", errUsage, kind)
+	return "", nil, nil, fmt.Errorf("%w: index kind %q: want memory, local-redis, local-cluster or a redis:// URL", errUsage, kind)
+}
+
+// benchNode is a redis-server the benchmark started.
+type benchNode struct {
+	addr   string
+	client *redis.Client
+	stop   func()
+}
+
+// startBenchRedis starts a redis-server on a free loopback port with
+// persistence off (and args), and waits for it to answer.
+func startBenchRedis(ctx context.Context, args ...string) (*benchNode, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	dir, err := os.MkdirTemp("", "neardup-bench-redis")
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command("redis-server", append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir}, args...)...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("start redis-server (install it: apt-get install -y redis-server): %w", err)
+	}
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	n := &benchNode{addr: addr, client: redis.NewClient(&redis.Options{Addr: addr})}
+	n.stop = func() {
+		n.client.Close()
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		os.RemoveAll(dir)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for n.client.Ping(ctx).Err() != nil {
+		if time.Now().After(deadline) {
+			n.stop()
+			return nil, errors.New("redis-server did not answer")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return n, nil
 }
 
 // benchProduce writes docs to topic, keyed by their source (originals and
@@ -397,33 +455,37 @@ type commandStat struct {
 	calls, usec float64
 }
 
-// commandStats reads INFO commandstats; nil without a client.
-func commandStats(rdb *redis.Client) map[string]commandStat {
-	if rdb == nil {
-		return nil
-	}
-	info, err := rdb.Info(context.Background(), "commandstats").Result()
-	if err != nil {
+// commandStats reads INFO commandstats of every node, summed; nil
+// without a node.
+func commandStats(rdb redisNodes) map[string]commandStat {
+	if len(rdb) == 0 {
 		return nil
 	}
 	out := map[string]commandStat{}
-	for _, line := range strings.Split(info, "\n") {
-		name, rest, ok := strings.Cut(strings.TrimSpace(line), ":")
-		if name, ok = strings.CutPrefix(name, "cmdstat_"); !ok {
-			continue
+	for _, node := range rdb {
+		info, err := node.Info(context.Background(), "commandstats").Result()
+		if err != nil {
+			return nil
 		}
-		cs := commandStat{name: name}
-		for _, kv := range strings.Split(rest, ",") {
-			k, v, _ := strings.Cut(kv, "=")
-			f, _ := strconv.ParseFloat(v, 64)
-			switch k {
-			case "calls":
-				cs.calls = f
-			case "usec":
-				cs.usec = f
+		for _, line := range strings.Split(info, "\n") {
+			name, rest, ok := strings.Cut(strings.TrimSpace(line), ":")
+			if name, ok = strings.CutPrefix(name, "cmdstat_"); !ok {
+				continue
 			}
+			cs := out[name]
+			cs.name = name
+			for _, kv := range strings.Split(rest, ",") {
+				k, v, _ := strings.Cut(kv, "=")
+				f, _ := strconv.ParseFloat(v, 64)
+				switch k {
+				case "calls":
+					cs.calls += f
+				case "usec":
+					cs.usec += f
+				}
+			}
+			out[name] = cs
 		}
-		out[name] = cs
 	}
 	return out
 }
@@ -462,7 +524,7 @@ func formatCommands(cs []commandStat) string {
 // cpuMeter measures process CPU (getrusage) and redis-server CPU and
 // commands (INFO) over a span.
 type cpuMeter struct {
-	rdb         *redis.Client
+	rdb         redisNodes
 	t0          time.Time
 	cpu0, rcpu0 time.Duration
 	cmds0       int64
@@ -471,7 +533,7 @@ type cpuMeter struct {
 	prof        *profiler
 }
 
-func startMeter(rdb *redis.Client, profPath string, profile bool) (*cpuMeter, error) {
+func startMeter(rdb redisNodes, profPath string, profile bool) (*cpuMeter, error) {
 	m := &cpuMeter{rdb: rdb, profPath: profPath}
 	if profile {
 		p, err := startProfile(profPath)
@@ -514,29 +576,33 @@ func processCPU() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// redisCPU returns redis-server's CPU time and the commands it has served
-// (INFO cpu, INFO stats); zero without a client.
-func redisCPU(rdb *redis.Client) (time.Duration, int64) {
-	if rdb == nil {
-		return 0, 0
-	}
-	info, err := rdb.Info(context.Background(), "cpu", "stats").Result()
-	if err != nil {
-		return 0, 0
-	}
+// redisNodes are clients of every redis-server of an index (one, or the
+// masters of a cluster); empty for the memory index.
+type redisNodes []*redis.Client
+
+// redisCPU returns the redis-servers' CPU time and the commands they have
+// served (INFO cpu, INFO stats), summed over the nodes; zero without one.
+func redisCPU(rdb redisNodes) (time.Duration, int64) {
 	var cpu float64
 	var cmds int64
-	for _, line := range strings.Split(info, "\n") {
-		k, v, ok := strings.Cut(strings.TrimSpace(line), ":")
-		if !ok {
-			continue
+	for _, node := range rdb {
+		info, err := node.Info(context.Background(), "cpu", "stats").Result()
+		if err != nil {
+			return 0, 0
 		}
-		switch k {
-		case "used_cpu_sys", "used_cpu_user":
-			f, _ := strconv.ParseFloat(v, 64)
-			cpu += f
-		case "total_commands_processed":
-			cmds, _ = strconv.ParseInt(v, 10, 64)
+		for _, line := range strings.Split(info, "\n") {
+			k, v, ok := strings.Cut(strings.TrimSpace(line), ":")
+			if !ok {
+				continue
+			}
+			switch k {
+			case "used_cpu_sys", "used_cpu_user":
+				f, _ := strconv.ParseFloat(v, 64)
+				cpu += f
+			case "total_commands_processed":
+				n, _ := strconv.ParseInt(v, 10, 64)
+				cmds += n
+			}
 		}
 	}
 	return time.Duration(cpu * float64(time.Second)), cmds
@@ -544,7 +610,7 @@ func redisCPU(rdb *redis.Client) (time.Duration, int64) {
 
 // benchService runs one instance until n records are complete and
 // measures the span from joining the group to the last completion.
-func benchService(ctx context.Context, c *config.Config, n int, rdb *redis.Client, profPath string, profile bool) (measured, error) {
+func benchService(ctx context.Context, c *config.Config, n int, rdb redisNodes, profPath string, profile bool) (measured, error) {
 	pc, store, err := pipeline.OpenStore(ctx, c, version)
 	if err != nil {
 		return measured{}, err
@@ -590,7 +656,7 @@ func benchService(ctx context.Context, c *config.Config, n int, rdb *redis.Clien
 
 // benchScan runs docs through scan's path (JSON lines → consumer.Files →
 // pipeline → events as JSON lines) on a fresh index.
-func benchScan(ctx context.Context, c *config.Config, docs []synth.Doc, rdb *redis.Client, profPath string, profile bool) (measured, error) {
+func benchScan(ctx context.Context, c *config.Config, docs []synth.Doc, rdb redisNodes, profPath string, profile bool) (measured, error) {
 	f, err := os.CreateTemp("", "neardup-bench-*.jsonl")
 	if err != nil {
 		return measured{}, err
