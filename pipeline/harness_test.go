@@ -11,12 +11,15 @@ import (
 )
 
 // testConfig returns the pipeline configuration of a profile's defaults,
-// with unique events on.
-func testConfig(t testing.TB, profile string) Config {
+// with unique events on and the settings of keyValues (key, value, …).
+func testConfig(t testing.TB, profile string, keyValues ...string) Config {
 	t.Helper()
 	o := &config.Overrides{}
 	o.Add("profile", profile)
 	o.Add("pipeline.emit", "all")
+	for i := 0; i+1 < len(keyValues); i += 2 {
+		o.Add(keyValues[i], keyValues[i+1])
+	}
 	c, err := config.Load("", nil, o)
 	if err != nil {
 		t.Fatal(err)

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/neardup/neardup/config"
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/redistest"
 	"github.com/neardup/neardup/internal/dataset"
@@ -21,18 +20,7 @@ import (
 // sentenceTestConfig is the web profile in sentence mode, unique events on.
 func sentenceTestConfig(t testing.TB) Config {
 	t.Helper()
-	o := &config.Overrides{}
-	o.Add("pipeline.granularity", "sentence")
-	o.Add("pipeline.emit", "all")
-	c, err := config.Load("", nil, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pc, err := FromConfig(&c, "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pc
+	return testConfig(t, "web", "pipeline.granularity", "sentence")
 }
 
 func clusterIndex(t testing.TB, addrs []string) func(*Pipeline) index.Store {
