@@ -104,6 +104,8 @@ func ids(c []Candidate) []string {
 	return out
 }
 
+// insert runs LookupInsert and checks the features returned with the
+// candidates against Features (one more call when there are candidates).
 func insert(t *testing.T, s Store, docs ...Entry) []Result {
 	t.Helper()
 	res, err := s.LookupInsert(context.Background(), docs)
