@@ -104,6 +104,8 @@ func ids(c []Candidate) []string {
 	return out
 }
 
+// insert runs LookupInsert and checks the features returned with the
+// candidates against Features (one more call when there are candidates).
 func insert(t *testing.T, s Store, docs ...Entry) []Result {
 	t.Helper()
 	res, err := s.LookupInsert(context.Background(), docs)
@@ -113,7 +115,46 @@ func insert(t *testing.T, s Store, docs ...Entry) []Result {
 	if len(res) != len(docs) {
 		t.Fatalf("LookupInsert: %d results for %d docs", len(res), len(docs))
 	}
+	checkLookupFeatures(t, s, res, false)
 	return res
+}
+
+// checkLookupFeatures checks that the features returned with res's
+// candidates and I-Match hits are what Features returns for their ids;
+// with filled, that each of them came with its features (nil is allowed
+// otherwise: the caller fetches them).
+func checkLookupFeatures(t *testing.T, s Store, res []Result, filled bool) {
+	t.Helper()
+	type got struct {
+		what string
+		f    []byte
+	}
+	var q []string
+	var gots []got
+	for i, r := range res {
+		for _, c := range r.Candidates {
+			q = append(q, c.ID)
+			gots = append(gots, got{fmt.Sprintf("result %d: candidate %s", i, c.ID), c.Features})
+		}
+		if r.IMatch != "" {
+			q = append(q, r.IMatch)
+			gots = append(gots, got{fmt.Sprintf("result %d: I-Match %s", i, r.IMatch), r.IMatchFeatures})
+		} else if r.IMatchFeatures != nil {
+			t.Errorf("result %d: I-Match features %q without an I-Match document", i, r.IMatchFeatures)
+		}
+	}
+	if len(q) == 0 {
+		return
+	}
+	want := features(t, s, q)
+	for i, g := range gots {
+		switch {
+		case g.f == nil && filled:
+			t.Errorf("%s: no features, want %q", g.what, want[i])
+		case g.f != nil && (want[i] == nil || !bytes.Equal(g.f, want[i])):
+			t.Errorf("%s: features %q, Features returns %q", g.what, g.f, want[i])
+		}
+	}
 }
 
 func wantCands(t *testing.T, what string, r Result, want ...string) {
@@ -419,6 +460,89 @@ func runConformance(t *testing.T, b backend) {
 			got[2] != nil || !bytes.Equal(got[3], a.Features) {
 			t.Errorf("Features = %q", got)
 		}
+	})
+
+	t.Run("lookup-features", func(t *testing.T) {
+		// The candidates' and the I-Match document's stored features come
+		// with the lookup (single node, memory): from the call's own
+		// pending writes for a document inserted earlier in the batch,
+		// from the stored records otherwise, sent once per reply however
+		// many documents find the same original.
+		s := open(t, storeOpts{})
+		dig := sketch.Digest{7, 7, 7}
+		a := entry(p, "a", nil)
+		a.Features = []byte("fa \x00\xff")
+		a.IMatch, a.HasIMatch = dig, true
+		bb := entry(p, "b", map[int]uint64{0: a.Bands[0]}) // no features
+		c := entry(p, "c", map[int]uint64{0: a.Bands[0], 1: bb.Bands[1]})
+		c.Features = []byte("fc")
+		c.IMatch, c.HasIMatch = dig, true // a: a candidate and the I-Match hit
+		e := entry(p, "e", nil)           // the I-Match hit only
+		e.IMatch, e.HasIMatch = dig, true
+		e.Features = []byte("fe")
+		r := insert(t, s, a, bb, c, e)
+		wantCands(t, "c", r[2], "b/lsh", "a/lsh")
+		check := func(what string, res ...Result) {
+			t.Helper()
+			if !b.cluster {
+				checkLookupFeatures(t, s, res, true)
+			}
+			var got []string
+			for _, r := range res {
+				for _, c := range r.Candidates {
+					got = append(got, fmt.Sprintf("%s=%q", c.ID, c.Features))
+				}
+				if r.IMatch != "" {
+					got = append(got, fmt.Sprintf("imatch %s=%q", r.IMatch, r.IMatchFeatures))
+				}
+			}
+			t.Logf("%s: %v", what, got)
+		}
+		check("same batch", r...)
+		if !b.cluster {
+			if f := r[1].Candidates[0].Features; string(f) != string(a.Features) {
+				t.Errorf("b: candidate a's features %q, want %q", f, a.Features)
+			}
+			if f := r[2].Candidates[0].Features; f == nil || len(f) != 0 {
+				t.Errorf("c: candidate b's features %q, want empty, not nil", f)
+			}
+			if f := r[3].IMatchFeatures; r[3].IMatch != "a" || string(f) != string(a.Features) {
+				t.Errorf("e: I-Match %q with features %q, want a with %q", r[3].IMatch, f, a.Features)
+			}
+		}
+
+		// Stored records: two documents of one batch find a, c and b.
+		d1 := entry(p, "d1", map[int]uint64{0: a.Bands[0], 2: c.Bands[2]})
+		d2 := entry(p, "d2", map[int]uint64{0: a.Bands[0], 2: c.Bands[2]})
+		d2.IMatch, d2.HasIMatch = dig, true
+		r = insert(t, s, d1, d2)
+		wantCands(t, "d1", r[0], "c/lsh", "b/lsh", "a/lsh")
+		check("stored", r...)
+
+		// A replay without a verdict repeats the lookups, earlier
+		// documents only.
+		r = insert(t, s, c)
+		if !r[0].Replay {
+			t.Fatalf("c again: %+v, want a replay", r[0])
+		}
+		if !b.cluster {
+			wantCands(t, "replay of c", r[0], "b/lsh", "a/lsh") // cluster: d1, d2 as well
+		}
+		check("replay", r...)
+
+		// A deleted document is no candidate; the others keep their
+		// features.
+		if err := s.Delete(ctx, "a"); err != nil {
+			t.Fatal(err)
+		}
+		g := entry(p, "g", map[int]uint64{0: a.Bands[0]})
+		g.IMatch, g.HasIMatch = dig, true
+		r = insert(t, s, g)
+		wantCands(t, "g", r[0], "d2/lsh", "d1/lsh", "c/lsh", "b/lsh")
+		if r[0].IMatch == "a" {
+			t.Errorf("g: I-Match hit on the deleted a")
+		}
+		check("after delete", r...)
 	})
 
 	t.Run("delete", func(t *testing.T) {

@@ -12,7 +12,12 @@
 // block within Hamming distance k or a passage anchor, ranked (most shared
 // tables and anchors, then the most recent) and cut at MaxCandidates; the
 // first document with the same I-Match digest; and whether the document is
-// a replay of one already stored.
+// a replay of one already stored. In memory and on a single Redis node the
+// candidates and the I-Match document come with their stored features,
+// read in the same step (Candidate.Features, Result.IMatchFeatures), so
+// verifying them takes no second round trip; in Redis Cluster their
+// records live in other shards and the caller reads them with
+// [Store.Features].
 //
 // # Passage lane
 //

@@ -171,6 +171,15 @@ type Candidate struct {
 	// in which the candidate shares the bucket, plus the number of the
 	// entry's distinct anchors it shares: the first ranking key.
 	Hits int
+	// Features are the candidate's stored features (Entry.Features;
+	// empty, not nil, when it was stored without any), as Features would
+	// return them, read in the same step as the lookup, so the caller
+	// needs no second round trip. nil means the store did not read them
+	// (Redis Cluster, where the records live in other shards, or a
+	// document deleted meanwhile): fetch them with [Store.Features]. The
+	// slice may be shared with the store and with other candidates and
+	// results: it must not be modified.
+	Features []byte
 }
 
 // Result is what LookupInsert reports for one entry.
@@ -204,6 +213,11 @@ type Result struct {
 	// and IMatchSeq its Seq: one more candidate, verified like the others.
 	IMatch    string
 	IMatchSeq uint64
+	// IMatchFeatures are the stored features of the IMatch document, as
+	// Candidate.Features are those of a candidate: nil when IMatch is ""
+	// or the store did not read them (fetch them with [Store.Features]),
+	// shared, not to be modified.
+	IMatchFeatures []byte
 	// Candidates are distinct stored documents sharing a bucket with the
 	// entry, excluding the entry itself, ranked: most Hits first, then the
 	// most recent (highest Seq). At most MaxCandidates are returned; the
@@ -231,9 +245,16 @@ type Store interface {
 	// later entry of the batch sees an earlier one. On a single Redis node
 	// a batch is one round trip. On error no result is returned and the
 	// batch may be retried as is (see Result.Replay).
+	//
+	// The memory store and a single Redis node return the candidates'
+	// stored features with them (Candidate.Features,
+	// Result.IMatchFeatures), those of an earlier entry of the same batch
+	// included; Redis Cluster leaves them nil.
 	LookupInsert(ctx context.Context, docs []Entry) ([]Result, error)
 	// Features returns the stored features of each id, nil for unknown,
 	// deleted or expired ids. The returned slices must not be modified.
+	// Callers need it only for the candidates LookupInsert returned
+	// without features (Candidate.Features nil).
 	Features(ctx context.Context, ids []string) ([][]byte, error)
 	// Verdicts returns the verdict recorded for each id, nil for ids that
 	// are unknown, deleted, expired or have no verdict yet. The returned

@@ -634,7 +634,7 @@ func (m *Memory) lookupInsertLocked(e *Entry, st *entryState) error {
 			sc.dead[c.h], anyDead = true, true
 			continue
 		}
-		sc.out = append(sc.out, Candidate{ID: m.docs.get(c.h).id, Seq: c.seq, Via: via(c.via), Hits: c.hits})
+		sc.out = append(sc.out, Candidate{ID: m.docs.get(c.h).id, Seq: c.seq, Via: via(c.via), Hits: c.hits, Features: m.features(c.h)})
 		if c.oldGen {
 			m.refreshRecords(c.h, cur, st)
 			if st.live == nil {
@@ -653,7 +653,7 @@ func (m *Memory) lookupInsertLocked(e *Entry, st *entryState) error {
 	m.finish(st, dead)
 	if imH != bigTag {
 		d := m.docs.get(imH)
-		r.IMatch, r.IMatchSeq = d.id, d.seq
+		r.IMatch, r.IMatchSeq, r.IMatchFeatures = d.id, d.seq, m.features(imH)
 		if imOld && m.refresh {
 			m.refreshRecords(imH, cur, st)
 		}
@@ -1092,12 +1092,31 @@ func (m *Memory) refreshID(h uint32) {
 
 // Features implements [Store].
 func (m *Memory) Features(ctx context.Context, ids []string) ([][]byte, error) {
-	return m.records(ctx, ids, func(d *memDoc) []byte {
-		if d.features == nil {
-			return []byte{} // stored without features: known, empty
-		}
-		return d.features
-	})
+	return m.records(ctx, ids, storedFeatures)
+}
+
+// storedFeatures returns d's features as Features does: the stored slice
+// itself, which is never modified (a new document gets a new one), so
+// callers share it and must not modify it. The document lock is held.
+func storedFeatures(d *memDoc) []byte {
+	if d.features == nil {
+		return []byte{} // stored without features: known, empty
+	}
+	return d.features
+}
+
+// features returns the stored features of the live document h for a
+// LookupInsert result (Candidate.Features), or nil when it was deleted
+// since it was found: the caller then asks Features, which answers nil.
+func (m *Memory) features(h uint32) []byte {
+	l := m.docs.lock(h)
+	l.Lock()
+	defer l.Unlock()
+	d := m.docs.get(h)
+	if d.dead.Load() {
+		return nil
+	}
+	return storedFeatures(d)
 }
 
 // Verdicts implements [Store].

@@ -154,17 +154,25 @@ func diffResult(x, y Result) string {
 		return "verdict"
 	case x.IMatch != y.IMatch || x.IMatchSeq != y.IMatchSeq:
 		return "exact"
+	case !sameBytes(x.IMatchFeatures, y.IMatchFeatures):
+		return "exact features"
 	case x.Truncated != y.Truncated:
 		return "truncated"
 	case x.Copy != y.Copy || x.CopySeq != y.CopySeq:
 		return "copy"
 	case x.Dropped != y.Dropped:
 		return "dropped"
-	case !slices.Equal(x.Candidates, y.Candidates):
+	case !slices.EqualFunc(x.Candidates, y.Candidates, func(a, b Candidate) bool {
+		return a.ID == b.ID && a.Seq == b.Seq && a.Via == b.Via && a.Hits == b.Hits && sameBytes(a.Features, b.Features)
+	}):
 		return "candidates"
 	}
 	return ""
 }
+
+// sameBytes reports whether a and b hold the same bytes and are both nil
+// or both non-nil.
+func sameBytes(a, b []byte) bool { return bytes.Equal(a, b) && (a == nil) == (b == nil) }
 
 // TestMetamorphicMemoryCluster drives the memory store and a Redis Cluster
 // with the same random inserts, one document at a time (a serial run:

@@ -454,8 +454,10 @@ func (r *Redis) check(ctx context.Context) error {
 
 // LookupInsert implements [Store]. On a single node every chunk of Batch
 // documents is one atomic script call and all chunks travel in one round
-// trip. In cluster mode it takes four round trips (see the package
-// documentation).
+// trip; the reply carries the candidates' features, each document's once
+// per call. In cluster mode it takes four round trips (see the package
+// documentation) and leaves Candidate.Features and Result.IMatchFeatures
+// nil.
 func (r *Redis) LookupInsert(ctx context.Context, docs []Entry) ([]Result, error) {
 	if err := r.check(ctx); err != nil {
 		return nil, err
@@ -566,6 +568,7 @@ func (r *Redis) lookupInsertSingle(ctx context.Context, docs []Entry) ([]Result,
 			return nil, err
 		}
 		d := decoder{s: reply}
+		sent := map[uint64][]byte{} // features carried by this reply, by seq
 		for i := range min(r.batch, len(docs)-ci*r.batch) {
 			res := &out[ci*r.batch+i]
 			res.Replay = d.u8() == 1
@@ -587,8 +590,10 @@ func (r *Redis) lookupInsertSingle(ctx context.Context, docs []Entry) ([]Result,
 					c.Via = via(d.u8())
 					c.Hits = int(d.u16())
 					c.ID = d.str()
+					c.Features = d.features(c.Seq, sent)
 				}
 			}
+			res.IMatchFeatures = d.features(res.IMatchSeq, sent)
 		}
 		if d.bad || d.p != len(d.s) {
 			return nil, fmt.Errorf("malformed script reply (%d of %d bytes read)", d.p, len(d.s))
@@ -655,6 +660,27 @@ func (d *decoder) bytes() []byte {
 		return nil
 	}
 	return []byte(d.take(int(n)))
+}
+
+// features reads the features of document seq in a lookup-insert reply:
+// an i32-length-prefixed string (nil for −1), or −2 for the features this
+// reply already carried for seq (recorded in sent). A reference to
+// features not sent before marks the reply malformed.
+func (d *decoder) features(seq uint64, sent map[uint64][]byte) []byte {
+	switch n := int32(d.u32()); {
+	case n >= 0:
+		b := []byte(d.take(int(n)))
+		sent[seq] = b
+		return b
+	case n == -1:
+		return nil
+	case n == -2:
+		if b, ok := sent[seq]; ok {
+			return b
+		}
+	}
+	d.bad = true
+	return nil
 }
 
 // Features implements [Store].

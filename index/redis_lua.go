@@ -442,17 +442,39 @@ end
 //	id idg flags features v_1 … v_B [fphi fplo sv_1 … sv_k+1] [digest] [content] [na av_1 … av_na]
 //
 // flags: 1 SimHash present, 2 I-Match digest present, 4 content digest
-// present, 8 anchors present (na distinct anchors' bucket values). Reply: one string, per document (big-endian):
+// present, 8 anchors present (na distinct anchors' bucket values). Reply:
+// one string, per document (big-endian):
 //
 //	status u8 (0 new, 1 replay) · seq u48 · withheld u32 · hot u16 ·
 //	verdict (i32 length, −1 = none) · copy seq u48 · copy id (i32 length) ·
 //	imatch seq u48 · imatch id (i32 length) · dropped u32 · ncand u16 ·
-//	ncand × (seq u48 · via u8 · hits u16 · id (i32 length))
+//	ncand × (seq u48 · via u8 · hits u16 · id (i32 length) · features) ·
+//	imatch features
+//
+// features is the document's 'f' record (i32 length, then the bytes; an
+// empty record for a document stored without features), −1 when there is
+// no document (no I-Match hit), or −2 when this reply already carried the
+// features of the same seq, earlier in byte order: a popular original is
+// sent once per call, not once per document that finds it. The I-Match
+// document's features come last because it is often also a candidate.
+// The features of a document inserted earlier in the same call are still
+// pending writes (WF), so they come from its arguments (PF).
 const luaLookupInsert = luaPrelude + `
 LOWER, LOCAL = true, true
 local q = tonumber(ST[5]) or 0
 local q0 = q
 local out = {}
+local PF, SENT = {}, {}
+local function feats(s)
+  if SENT[s] then return struct.pack('>i4', -2) end
+  SENT[s] = true
+  local v = PF[s]
+  if not v then
+    local k, f = rkey('f', s)
+    v = redis.call('HGET', k, f) or ''
+  end
+  return lenstr(v)
+end
 local a = 6
 while a <= #ARGV do
   local id, ig, flags, feat = ARGV[a], tonumber(ARGV[a + 1]) % GN, tonumber(ARGV[a + 2]), ARGV[a + 3]
@@ -464,6 +486,7 @@ while a <= #ARGV do
   else
     q = self
     RCACHE[self] = id
+    PF[self] = feat
     defer(WM, 'm', self, id)
     if #feat > 0 then defer(WF, 'f', self, feat) end
   end
@@ -509,7 +532,7 @@ while a <= #ARGV do
     if cid then
       n = n + 1
       LIVEC[s] = true
-      cands[#cands + 1] = struct.pack('>I6BI2', s, CAND[s], HITS[s]) .. lenstr(cid)
+      cands[#cands + 1] = struct.pack('>I6BI2', s, CAND[s], HITS[s]) .. lenstr(cid) .. feats(s)
       if OLDC[s] then refreshRecords(s, cid) end
     else
       dead = dead or {}
@@ -529,7 +552,7 @@ while a <= #ARGV do
   end
   out[#out + 1] = struct.pack('>BI6I4I2', replay and 1 or 0, self, TRUNC, HOT) .. lenstr(vd) ..
     struct.pack('>I6', cp) .. lenstr(cpid) .. struct.pack('>I6', ex) .. lenstr(exid) ..
-    struct.pack('>I4I2', dropped, n) .. table.concat(cands)
+    struct.pack('>I4I2', dropped, n) .. table.concat(cands) .. (exid and feats(ex) or lenstr(false))
 end
 flush(WM)
 flush(WF)

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -25,6 +26,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/neardup/neardup/index/redistest"
+	"github.com/neardup/neardup/sketch"
 )
 
 func TestRedisParamsMismatch(t *testing.T) {
@@ -565,6 +567,79 @@ func TestRedisReadsLiveGenerations(t *testing.T) {
 	}
 }
 
+// TestRedisFeaturesOncePerReply checks that a lookup-insert reply carries
+// a document's features once however many documents of the call find it,
+// as a candidate or as their I-Match hit, whether it was stored in an
+// earlier call or earlier in the same one: the bytes Redis sends stay
+// about one copy of them, not one per mention.
+func TestRedisFeaturesOncePerReply(t *testing.T) {
+	addr := redistest.StartServer(t)
+	c := redis.NewClient(&redis.Options{Addr: addr})
+	defer c.Close()
+	s := openRedis(t, RedisConfig{Addrs: []string{addr}, Namespace: "once", Capacity: 64})
+	const size, followers = 64 << 10, 16
+	for _, tt := range []struct {
+		name    string
+		earlier bool // the original is stored by an earlier call
+	}{{"stored", true}, {"same-call", false}} {
+		t.Run(tt.name, func(t *testing.T) {
+			mk := func(id string, feat []byte) Entry {
+				e := entry(testParams, tt.name+"/"+id, map[int]uint64{0: key(tt.name, 0)})
+				e.IMatch, e.HasIMatch, e.Features = sketch.Digest{byte(len(tt.name))}, true, feat
+				return e
+			}
+			orig := mk("orig", bytes.Repeat([]byte{0xa5, 0, '\n', 0xff}, size/4))
+			var docs []Entry
+			if tt.earlier {
+				insert(t, s, orig)
+			} else {
+				docs = append(docs, orig)
+			}
+			for i := range followers {
+				docs = append(docs, mk(fmt.Sprint(i), nil))
+			}
+			before := netOutput(t, c)
+			// Not insert: its check reads the features again.
+			res, err := s.LookupInsert(context.Background(), docs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sent := netOutput(t, c) - before
+			for _, r := range res[len(docs)-followers:] {
+				if len(r.Candidates) == 0 || !bytes.Equal(r.Candidates[len(r.Candidates)-1].Features, orig.Features) ||
+					r.IMatch != orig.ID || !bytes.Equal(r.IMatchFeatures, orig.Features) {
+					t.Fatalf("follower %d: candidates %v, I-Match %q with %d bytes of features", r.Seq, ids(r.Candidates), r.IMatch, len(r.IMatchFeatures))
+				}
+			}
+			if sent > 2*size {
+				t.Errorf("Redis sent %d bytes for %d documents finding one original of %d bytes of features, want < %d",
+					sent, followers, size, 2*size)
+			}
+			t.Logf("%d bytes sent", sent)
+		})
+	}
+}
+
+// netOutput returns the bytes Redis has sent to clients (INFO stats).
+func netOutput(tb testing.TB, c *redis.Client) int64 {
+	tb.Helper()
+	info, err := c.Info(context.Background(), "stats").Result()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, line := range strings.Split(info, "\r\n") {
+		if rest, ok := strings.CutPrefix(line, "total_net_output_bytes:"); ok {
+			n, err := strconv.ParseInt(rest, 10, 64)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			return n
+		}
+	}
+	tb.Fatal("INFO stats: no total_net_output_bytes")
+	return 0
+}
+
 // commandCalls returns how many times Redis ran cmd (INFO commandstats).
 func commandCalls(tb testing.TB, c *redis.Client, cmd string) int64 {
 	tb.Helper()
@@ -584,4 +659,47 @@ func commandCalls(tb testing.TB, c *redis.Client, cmd string) int64 {
 		return n
 	}
 	return 0
+}
+
+// TestDecoderFeatures reads the features fields of lookup-insert replies:
+// bytes, none, a reference back to features the reply carried, and the
+// malformed cases.
+func TestDecoderFeatures(t *testing.T) {
+	i32 := func(n int32) string { return string(binary.BigEndian.AppendUint32(nil, uint32(n))) }
+	type field struct {
+		seq  uint64
+		want string // "<nil>" for nil
+	}
+	for _, tt := range []struct {
+		name   string
+		reply  string
+		fields []field
+		bad    bool
+	}{
+		{"bytes", i32(2) + "ab", []field{{1, "ab"}}, false},
+		{"empty", i32(0), []field{{1, ""}}, false},
+		{"none", i32(-1), []field{{1, "<nil>"}}, false},
+		{"back-reference", i32(2) + "ab" + i32(0) + i32(-2) + i32(-2), []field{{1, "ab"}, {2, ""}, {1, "ab"}, {2, ""}}, false},
+		{"reference to unsent", i32(2) + "ab" + i32(-2), []field{{1, "ab"}, {2, "<nil>"}}, true},
+		{"unknown code", i32(-3), []field{{1, "<nil>"}}, true},
+		{"short", i32(5) + "ab", []field{{1, ""}}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d := decoder{s: tt.reply}
+			sent := map[uint64][]byte{}
+			for i, f := range tt.fields {
+				got := d.features(f.seq, sent)
+				s := string(got)
+				if got == nil {
+					s = "<nil>"
+				}
+				if s != f.want {
+					t.Errorf("field %d (seq %d) = %q, want %q", i, f.seq, s, f.want)
+				}
+			}
+			if d.bad != tt.bad {
+				t.Errorf("bad = %v, want %v", d.bad, tt.bad)
+			}
+		})
+	}
 }

@@ -13,8 +13,8 @@ import (
 )
 
 // indexStage batches prepared jobs in input order, looks them up and
-// inserts them, fetches their candidates' features and hands them to the
-// verifier pool.
+// inserts them, decodes their candidates' features (fetching those the
+// index did not return with them) and hands them to the verifier pool.
 func (p *Pipeline) indexStage(ctx context.Context, ordered <-chan *job, verifyIn chan<- verify.Job, fl *inflight) error {
 	batch := make([]*job, 0, p.cfg.Batch)
 	for {
@@ -81,7 +81,6 @@ func (p *Pipeline) processBatch(ctx context.Context, batch []*job, verifyIn chan
 	if len(results) != len(entries) {
 		return fmt.Errorf("pipeline: index returned %d results for %d entries", len(results), len(entries))
 	}
-	var ids []string
 	for i, j := range live {
 		j.res = results[i]
 		switch {
@@ -102,10 +101,10 @@ func (p *Pipeline) processBatch(ctx context.Context, batch []*job, verifyIn chan
 		if j.res.Copy != "" && j.res.CopySeq < j.res.Seq {
 			continue // an exact copy: decided by its content digest
 		}
-		ids = p.candidates(j, ids)
+		p.candidates(j)
 	}
 	t0 = time.Now()
-	feats, err := p.fetch(ctx, ids)
+	feats, err := p.fetch(ctx, live)
 	if err != nil {
 		return err
 	}
@@ -141,17 +140,14 @@ func (p *Pipeline) processBatch(ctx context.Context, batch []*job, verifyIn chan
 	return nil
 }
 
-// candidates chooses what j is verified against, appending their ids to
-// ids: the earlier documents the index ranked (at most MaxCandidates,
-// best first), the first document with the same I-Match digest, and in
-// Redis Cluster the later documents that did not see j.
-func (p *Pipeline) candidates(j *job, ids []string) []string {
-	add := func(c index.Candidate) {
-		j.cands = append(j.cands, c)
-		ids = append(ids, c.ID)
-	}
+// candidates chooses what j is verified against (j.cands): the earlier
+// documents the index ranked (at most MaxCandidates, best first), the
+// first document with the same I-Match digest, and in Redis Cluster the
+// later documents that did not see j.
+func (p *Pipeline) candidates(j *job) {
+	add := func(c index.Candidate) { j.cands = append(j.cands, c) }
 	j.unverified = j.res.Dropped
-	im := index.Candidate{ID: j.res.IMatch, Seq: j.res.IMatchSeq, Via: "imatch"}
+	im := index.Candidate{ID: j.res.IMatch, Seq: j.res.IMatchSeq, Via: "imatch", Features: j.res.IMatchFeatures}
 	// First seen wins: a document is only ever a duplicate of earlier
 	// ones, so a duplicate never becomes its original's representative.
 	decided, budget := false, p.cfg.MaxCandidates
@@ -186,45 +182,61 @@ func (p *Pipeline) candidates(j *job, ids []string) []string {
 			add(c)
 		}
 	}
-	return ids
 }
 
-// fetch returns the decoded stored features of ids; ids whose features
+// fetch returns the decoded stored features of the jobs' candidates, by
+// id. Features the index returned with a candidate (Candidate.Features)
+// are used as they are; those of the other candidates (Redis Cluster, or
+// a document deleted since it was found) are read with Store.Features, in
+// one call. Each distinct id is decoded once per batch. Ids whose features
 // are gone or do not decode map to nil.
-func (p *Pipeline) fetch(ctx context.Context, ids []string) (map[string]*sketch.Features, error) {
-	out := make(map[string]*sketch.Features, len(ids))
-	if len(ids) == 0 {
-		return out, nil
-	}
-	uniq := make([]string, 0, len(ids))
-	for _, id := range ids {
-		if _, ok := out[id]; !ok {
-			out[id] = nil
-			uniq = append(uniq, id)
+func (p *Pipeline) fetch(ctx context.Context, jobs []*job) (map[string]*sketch.Features, error) {
+	out := map[string]*sketch.Features{}
+	for _, j := range jobs {
+		for _, c := range j.cands {
+			if _, ok := out[c.ID]; !ok && c.Features != nil {
+				out[c.ID] = decodeFeatures(c.Features)
+			}
 		}
+	}
+	var missing []string
+	for _, j := range jobs {
+		for _, c := range j.cands {
+			if _, ok := out[c.ID]; !ok {
+				out[c.ID] = nil
+				missing = append(missing, c.ID)
+			}
+		}
+	}
+	if len(missing) == 0 {
+		return out, nil
 	}
 	var raw [][]byte
 	err := p.retry(ctx, "features", func(ctx context.Context) error {
 		var err error
-		raw, err = p.ix.Features(ctx, uniq)
+		raw, err = p.ix.Features(ctx, missing)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	for i, id := range uniq {
-		if i >= len(raw) || raw[i] == nil {
-			continue
-		}
-		f := &sketch.Features{}
-		// Features that do not decode (written by something else) leave
-		// the candidate unverified, counted in the event; they do not stop
-		// the stream.
-		if f.UnmarshalBinary(raw[i]) == nil {
-			out[id] = f
+	for i, id := range missing {
+		if i < len(raw) && raw[i] != nil {
+			out[id] = decodeFeatures(raw[i])
 		}
 	}
 	return out, nil
+}
+
+// decodeFeatures decodes stored features. Features that do not decode
+// (written by something else) leave the candidate unverified, counted in
+// the event; they do not stop the stream, so the error becomes nil.
+func decodeFeatures(raw []byte) *sketch.Features {
+	f := &sketch.Features{}
+	if f.UnmarshalBinary(raw) != nil {
+		return nil
+	}
+	return f
 }
 
 // retry runs op until it succeeds, fails with an error that is not
