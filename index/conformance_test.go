@@ -606,6 +606,37 @@ func runConformance(t *testing.T, b backend) {
 		wantCands(t, "d7", insert(t, s, entry(p, "d7", map[int]uint64{0: hot}))[0], "d6/lsh", "d2/lsh", "d0/lsh")
 	})
 
+	t.Run("hot-anchors", func(t *testing.T) {
+		// Documents sharing one boilerplate anchor among anchors of their
+		// own: once its bucket holds maxBucket members, later documents
+		// get it back in HotAnchors (and only it), as given, whatever
+		// the order and repeats of their anchors.
+		s := open(t, storeOpts{maxBucket: 2})
+		boiler := key("boilerplate", 0)
+		for i := range 5 {
+			own := anchors(fmt.Sprint("own", i), 4)
+			e := withAnchors(entry(p, fmt.Sprint("h", i), nil), append([]uint64{own[3], boiler, own[0], boiler}, own[1:3]...)...)
+			r := insert(t, s, e)[0]
+			var want []uint64
+			if i >= 2 {
+				want = []uint64{boiler}
+			}
+			if !slices.Equal(r.HotAnchors, want) {
+				t.Errorf("h%d: hot anchors %x, want %x", i, r.HotAnchors, want)
+			}
+			if i > 0 && len(r.Candidates) != min(i, 2) {
+				t.Errorf("h%d: %d candidates, want %d (the members are still returned)", i, len(r.Candidates), min(i, 2))
+			}
+		}
+		// A full band bucket is not an anchor.
+		for i := range 4 {
+			r := insert(t, s, entry(p, fmt.Sprint("b", i), map[int]uint64{1: key("hot band", 0)}))[0]
+			if r.HotAnchors != nil {
+				t.Errorf("b%d: hot anchors %x from a band", i, r.HotAnchors)
+			}
+		}
+	})
+
 	t.Run("passage", func(t *testing.T) {
 		s := open(t, storeOpts{})
 		st, hasStats := s.(interface{ Stats() Stats })

@@ -235,6 +235,12 @@ type Result struct {
 	// Dropped counts the bucket members ranked below the MaxCandidates
 	// returned: found, never resolved nor verified.
 	Dropped int
+	// HotAnchors are the entry's anchors (as given, sorted, distinct)
+	// whose passage-table bucket is full (MaxBucket): a passage or a
+	// sentence shared by that many documents, boilerplate. Their members
+	// are still returned as candidates; the caller may discount what it
+	// finds through them.
+	HotAnchors []uint64
 }
 
 // Store is the band store. Implementations are safe for concurrent use.
@@ -338,6 +344,24 @@ func anchorKeys(dst, a []uint64) []uint64 {
 		dst[i] = sketch.Mix64(x ^ passageSalt)
 	}
 	return dst
+}
+
+// hotAnchors returns the anchors of a at positions idx of its sorted
+// distinct values (the order of anchorKeys), sorted and distinct; nil for
+// none.
+func hotAnchors(a []uint64, idx []int) []uint64 {
+	if len(idx) == 0 {
+		return nil
+	}
+	d := slices.Compact(slices.Sorted(slices.Values(a)))
+	var out []uint64
+	for _, i := range idx {
+		if i >= 0 && i < len(d) {
+			out = append(out, d[i])
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // rankCandidates orders distinct candidates best first: most hits, then

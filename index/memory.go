@@ -409,6 +409,7 @@ type memPend struct {
 	old     []uint32   // members of older generations to carry in
 	oldFps  []uint64
 	present bool
+	hk      int // the op's hit key (anchors: the passage table's index + j)
 }
 
 type memScratch struct {
@@ -437,6 +438,7 @@ type entryState struct {
 	res      *Result
 	sc       *memScratch
 	hot      int
+	hotIdx   []int           // indices of the distinct anchors whose buckets are full
 	refresh  []uint32        // documents whose ids to copy into the current generation
 	live     map[uint32]bool // candidates returned (Redis: LIVEC)
 }
@@ -499,6 +501,7 @@ func (m *Memory) lookupInsert(e *Entry, now int64, sc *memScratch, r *Result) er
 	for _, h := range st.refresh {
 		m.refreshID(h)
 	}
+	r.HotAnchors = hotAnchors(e.Anchors, st.hotIdx)
 	m.stats.docs.Add(1)
 	m.stats.hot.Add(uint64(st.hot))
 	m.stats.candidates.Add(uint64(len(r.Candidates)))
@@ -800,7 +803,7 @@ func (m *Memory) tableOp(t, hk int, key uint64, cur *memGen, older []*memGen, st
 		if ok {
 			m.scan(hk, kind, b, one, sim, st, nil)
 			if bucketLen(b, one) >= limit {
-				st.sc.rfull = append(st.sc.rfull, memPend{gs: gs, field: f, sim: sim, limit: limit, b: b, one: one})
+				st.sc.rfull = append(st.sc.rfull, memPend{gs: gs, field: f, sim: sim, limit: limit, b: b, one: one, hk: hk})
 			}
 		}
 		return
@@ -809,7 +812,7 @@ func (m *Memory) tableOp(t, hk int, key uint64, cur *memGen, older []*memGen, st
 		insertNew(gs, f, sim, st.self, st.qfp)
 		return
 	}
-	p := memPend{gs: gs, field: f, sim: sim, limit: limit, b: b, one: one}
+	p := memPend{gs: gs, field: f, sim: sim, limit: limit, b: b, one: one, hk: hk}
 	if ok {
 		p.present = m.scan(hk, kind, b, one, sim, st, nil)
 	}
@@ -924,7 +927,7 @@ func (m *Memory) finish(st *entryState, dead map[uint32]bool) {
 	r := st.res
 	for _, p := range st.sc.rfull {
 		if m.liveCount(p, st) >= p.limit {
-			st.hot++
+			m.noteHot(st, p.hk)
 			r.Truncated += overflowOf(p.b)
 		}
 	}
@@ -985,7 +988,7 @@ func (m *Memory) finish(st *entryState, dead map[uint32]bool) {
 		switch {
 		case p.present:
 		case len(members) >= p.limit:
-			st.hot++
+			m.noteHot(st, p.hk)
 			r.Truncated += overflow
 			overflow++
 			if !changed && p.b != nil {
@@ -1004,6 +1007,15 @@ func (m *Memory) finish(st *entryState, dead map[uint32]bool) {
 			storeBucket(p.gs, p.field, p.sim, members, fps, overflow)
 		}
 		st.sc.members, st.sc.fps = members[:0], fps[:0]
+	}
+}
+
+// noteHot counts a full bucket (hit key hk), and an anchor's among the
+// hot anchors (Redis: overflow).
+func (m *Memory) noteHot(st *entryState, hk int) {
+	st.hot++
+	if hk >= m.passage {
+		st.hotIdx = append(st.hotIdx, hk-m.passage)
 	}
 }
 

@@ -594,6 +594,11 @@ func (r *Redis) lookupInsertSingle(ctx context.Context, docs []Entry) ([]Result,
 				}
 			}
 			res.IMatchFeatures = d.features(res.IMatchSeq, sent)
+			var hot []int
+			for range d.u16() {
+				hot = append(hot, int(d.u16()))
+			}
+			res.HotAnchors = hotAnchors(docs[ci*r.batch+i].Anchors, hot)
 		}
 		if d.bad || d.p != len(d.s) {
 			return nil, fmt.Errorf("malformed script reply (%d of %d bytes read)", d.p, len(d.s))

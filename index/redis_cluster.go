@@ -86,6 +86,9 @@ func (r *Redis) lookupInsertCluster(ctx context.Context, docs []Entry) ([]Result
 	type part struct {
 		doc  int
 		args []any
+		// anchorOf[o] is the index among the document's distinct anchors
+		// of op o, −1 for a band or SimHash op.
+		anchorOf []int
 	}
 	perShard := make([][]part, r.shards)
 	var sim, anchors []uint64
@@ -99,23 +102,25 @@ func (r *Redis) lookupInsertCluster(ctx context.Context, docs []Entry) ([]Result
 			mode = 2 // a replay whose first attempt may have stopped half-way
 		}
 		ops := make([][]any, r.shards)
-		add := func(t int, key uint64) {
+		anchorOf := make([][]int, r.shards)
+		add := func(t int, key uint64, anchor int) {
 			v := r.bucketValue(key)
 			sh := r.shardOfGroup(v % r.gn)
 			ops[sh] = append(ops[sh], t, v)
+			anchorOf[sh] = append(anchorOf[sh], anchor)
 		}
 		for t, k := range e.Bands {
-			add(t, k)
+			add(t, k, -1)
 		}
 		if e.HasSimHash {
 			sim = simBlockKeys(sim[:0], e.SimHash, r.p.SimHashK)
 			for j, k := range sim {
-				add(r.p.Bands+j, k)
+				add(r.p.Bands+j, k, -1)
 			}
 		}
 		anchors = anchorKeys(anchors, e.Anchors)
-		for _, k := range anchors {
-			add(r.p.passageTable(), k)
+		for j, k := range anchors {
+			add(r.p.passageTable(), k, j)
 		}
 		dsh := -1
 		if e.HasIMatch {
@@ -132,22 +137,20 @@ func (r *Redis) lookupInsertCluster(ctx context.Context, docs []Entry) ([]Result
 			} else {
 				a = append(a, "")
 			}
-			perShard[sh] = append(perShard[sh], part{i, a})
+			perShard[sh] = append(perShard[sh], part{i, a, anchorOf[sh]})
 		}
 	}
 	calls = calls[:0]
-	var owners [][]int
+	var owners [][]part
 	for sh, parts := range perShard {
 		for lo := 0; lo < len(parts); lo += r.batch {
 			chunk := parts[lo:min(lo+r.batch, len(parts))]
 			args := r.header(sh, sweepBudget)
-			var own []int
 			for _, p := range chunk {
 				args = append(args, p.args...)
-				own = append(own, p.doc)
 			}
 			calls = append(calls, &call{s: r.scripts.buckets, keys: []string{r.clock[sh]}, args: args})
-			owners = append(owners, own)
+			owners = append(owners, chunk)
 		}
 	}
 	if err := r.run(ctx, calls); err != nil {
@@ -160,13 +163,15 @@ func (r *Redis) lookupInsertCluster(ctx context.Context, docs []Entry) ([]Result
 	}
 	cands := make([]map[uint64]cand, n)
 	imatchOld := make([]bool, n)
+	hot := make([][]int, n) // hot anchors of each document, by index
 	for ci, c := range calls {
 		reply, err := c.cmd.Text()
 		if err != nil {
 			return nil, err
 		}
 		d := decoder{s: reply}
-		for _, i := range owners[ci] {
+		for _, p := range owners[ci] {
+			i := p.doc
 			out[i].Truncated += int(d.u32())
 			r.stats.hot.Add(uint64(d.u16()))
 			if ex, old := d.u48(), d.u8(); ex != 0 {
@@ -183,6 +188,11 @@ func (r *Redis) lookupInsertCluster(ctx context.Context, docs []Entry) ([]Result
 					cur.via = min(cur.via, prev.via)
 				}
 				cands[i][s] = cur
+			}
+			for range d.u16() {
+				if op := int(d.u16()); op < len(p.anchorOf) && p.anchorOf[op] >= 0 {
+					hot[i] = append(hot[i], p.anchorOf[op])
+				}
 			}
 		}
 		if d.bad {
@@ -249,6 +259,7 @@ func (r *Redis) lookupInsertCluster(ctx context.Context, docs []Entry) ([]Result
 	}
 	for i := range out {
 		res := &out[i]
+		res.HotAnchors = hotAnchors(docs[i].Anchors, hot[i])
 		res.Dropped = len(ranked[i]) - next[i]
 		if len(res.Candidates) == 0 {
 			res.Candidates = nil

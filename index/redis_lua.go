@@ -204,10 +204,10 @@ end
 local SELF, MODE, LOWER      -- MODE 0 insert, 1 look up only, 2 insert unless present
 local LOCAL = false          -- records are in this shard: members can be resolved
 local QHI, QLO = 0, 0        -- the document's SimHash halves
-local CAND, HITS, LASTT, CORDER, OLDC, LIVEC, PEND, RFULL, TRUNC, HOT
+local CAND, HITS, LASTT, CORDER, OLDC, LIVEC, PEND, RFULL, TRUNC, HOT, HOTA
 local function begin(self, mode)
   SELF, MODE = self, mode
-  CAND, HITS, LASTT, CORDER, OLDC, LIVEC, PEND, RFULL, TRUNC, HOT = {}, {}, {}, {}, {}, {}, {}, {}, 0, 0
+  CAND, HITS, LASTT, CORDER, OLDC, LIVEC, PEND, RFULL, TRUNC, HOT, HOTA = {}, {}, {}, {}, {}, {}, {}, {}, 0, 0, {}
 end
 -- addc counts a bucket op's hit (hit key hk) on candidate s: a member met
 -- in several generations of one table, or of one anchor's bucket, counts
@@ -252,10 +252,22 @@ local function scan(val, w, old, hk, via)
   return present
 end
 
-local function overflow(k, f, add)
+-- overflow counts a full bucket (hit key hk); for an anchor's bucket
+-- (hk = PT + 1 + its index) the index joins HOTA, the hot anchors.
+local function overflow(k, f, add, hk)
   HOT = HOT + 1
+  if hk > PT then HOTA[#HOTA + 1] = hk - PT - 1 end
   if add then TRUNC = TRUNC + redis.call('HINCRBY', k, 'o' .. f, 1) - 1
   else TRUNC = TRUNC + (tonumber(redis.call('HGET', k, 'o' .. f)) or 0) end
+end
+
+-- hotList encodes HOTA: nhot u16 · nhot × anchor index u16 (the index of
+-- the anchor among the document's distinct anchors, or in cluster mode of
+-- the op among the call's ops of the document).
+local function hotList()
+  local p = {struct.pack('>I2', #HOTA)}
+  for _, j in ipairs(HOTA) do p[#p + 1] = struct.pack('>I2', j) end
+  return table.concat(p)
 end
 
 -- tableOp looks up (and unless MODE 1 inserts into) the bucket with value
@@ -289,14 +301,14 @@ local function tableOp(t, v, sim, me, hk)
     local val = redis.call('HGET', k, f)
     if val then
       scan(val, w, nil, hk, via)
-      if #val >= w * lim then RFULL[#RFULL + 1] = {k, f, val, w, lim} end
+      if #val >= w * lim then RFULL[#RFULL + 1] = {k, f, val, w, lim, hk} end
     end
     return
   end
   if not old and MODE == 0 and redis.call('HSETNX', k, f, me) == 1 then return end
   local val = redis.call('HGET', k, f) or ''
   local present = scan(val, w, nil, hk, via)
-  PEND[#PEND + 1] = {k, f, val, w, lim, old, present, me}
+  PEND[#PEND + 1] = {k, f, val, w, lim, old, present, me, hk}
 end
 
 local function has(val, s, w)
@@ -328,11 +340,11 @@ end
 
 local function finish(dead)
   for _, pe in ipairs(RFULL) do
-    local k, f, val, w, lim = unpack(pe)
-    if #live(val, w) >= w * lim then overflow(k, f, false) end
+    local k, f, val, w, lim, hk = unpack(pe)
+    if #live(val, w) >= w * lim then overflow(k, f, false, hk) end
   end
   for _, pe in ipairs(PEND) do
-    local k, f, val, w, lim, old, present, me = unpack(pe)
+    local k, f, val, w, lim, old, present, me, hk = unpack(pe)
     local nv = val
     if dead then
       local parts, drop = {}, false
@@ -353,7 +365,7 @@ local function finish(dead)
     if present then
       if nv ~= val then redis.call('HSET', k, f, nv) end
     elseif #nv >= w * lim then
-      overflow(k, f, true)
+      overflow(k, f, true, hk)
       if nv ~= val then redis.call('HSET', k, f, nv) end
     else
       redis.call('HSET', k, f, nv .. me)
@@ -449,7 +461,7 @@ end
 //	verdict (i32 length, −1 = none) · copy seq u48 · copy id (i32 length) ·
 //	imatch seq u48 · imatch id (i32 length) · dropped u32 · ncand u16 ·
 //	ncand × (seq u48 · via u8 · hits u16 · id (i32 length) · features) ·
-//	imatch features
+//	imatch features · nhot u16 · nhot × hot anchor u16
 //
 // features is the document's 'f' record (i32 length, then the bytes; an
 // empty record for a document stored without features), −1 when there is
@@ -552,7 +564,7 @@ while a <= #ARGV do
   end
   out[#out + 1] = struct.pack('>BI6I4I2', replay and 1 or 0, self, TRUNC, HOT) .. lenstr(vd) ..
     struct.pack('>I6', cp) .. lenstr(cpid) .. struct.pack('>I6', ex) .. lenstr(exid) ..
-    struct.pack('>I4I2', dropped, n) .. table.concat(cands) .. (exid and feats(ex) or lenstr(false))
+    struct.pack('>I4I2', dropped, n) .. table.concat(cands) .. (exid and feats(ex) or lenstr(false)) .. hotList()
 end
 flush(WM)
 flush(WF)
@@ -585,7 +597,9 @@ return table.concat(out)
 // seq mode fphi fplo nops (t v)×nops digest-or-"", t = PT for an anchor.
 // Reply per document: withheld u32 · hot u16 · imatch seq u48 ·
 // imatch-in-older-generation u8 · ncand u16 · (seq u48 · via u8 · hits
-// u16)×ncand, via bit 4 marking a candidate found in an older generation.
+// u16)×ncand · nhot u16 · (op u16)×nhot, via bit 4 marking a candidate
+// found in an older generation; a hot op is the index among the
+// document's ops in this call of an anchor whose bucket is full.
 // Every table and every anchor's bucket lives in one shard, so a
 // document's hits are the sum over shards.
 const luaBuckets = luaPrelude + `
@@ -618,7 +632,7 @@ while a <= #ARGV do
     if OLDC[s] then via = via + 4 end
     parts[#parts + 1] = struct.pack('>I6BI2', s, via, HITS[s])
   end
-  out[#out + 1] = struct.pack('>I4I2I6BI2', TRUNC, HOT, ex, exold and 1 or 0, #CORDER) .. table.concat(parts)
+  out[#out + 1] = struct.pack('>I4I2I6BI2', TRUNC, HOT, ex, exold and 1 or 0, #CORDER) .. table.concat(parts) .. hotList()
 end
 return table.concat(out)
 `

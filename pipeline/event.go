@@ -56,6 +56,10 @@ type Event struct {
 	// SentenceMatchesDropped counts sentence matches beyond
 	// pipeline.max_sentence_matches for their sentence.
 	SentenceMatchesDropped int `json:"sentence_matches_dropped,omitempty"`
+	// SentencesBoilerplate counts the document's sentences left unmatched
+	// as boilerplate: an index bucket of theirs is full (index.max_bucket
+	// documents already share it: navigation, legal footers).
+	SentencesBoilerplate int `json:"sentences_boilerplate,omitempty"`
 }
 
 // SentenceMatch is one of the document's sentences and a near-duplicate

@@ -246,6 +246,9 @@ type job struct {
 	// rec is the verdict recorded for this job (set by resolve), which
 	// later replays in the same run return.
 	rec *verdictRecord
+	// sentenceBase is where the sentence keys start in entry.Anchors
+	// (sentence mode).
+	sentenceBase int
 }
 
 // inflight maps the ids of this run's documents that will record a

@@ -83,6 +83,7 @@ func (p *Pipeline) prepareDoc(s *sketch.Sketcher, f *sketch.Features, j *job) {
 		Anchors:    appendSentenceKeys(anchorKeys(f.Passage.Anchors), &f.Sentences),
 		Features:   enc,
 	}
+	j.sentenceBase = len(f.Passage.Anchors)
 }
 
 // sentenceSalt separates sentence band keys from passage anchors in the

@@ -25,15 +25,17 @@ type verdictRecord struct {
 	Unverified int     `json:"u,omitempty"`
 	At         int64   `json:"a"` // unix milliseconds
 	// Sentence mode.
-	Sentences        []SentenceMatch `json:"s,omitempty"`
-	SentencesSkipped int             `json:"ss,omitempty"`
-	SentencesDropped int             `json:"sd,omitempty"`
+	Sentences            []SentenceMatch `json:"s,omitempty"`
+	SentencesSkipped     int             `json:"ss,omitempty"`
+	SentencesDropped     int             `json:"sd,omitempty"`
+	SentencesBoilerplate int             `json:"sb,omitempty"`
 }
 
 // record returns the verdict record of ev.
 func record(ev *Event) *verdictRecord {
 	rec := &verdictRecord{Matches: ev.Matches, Truncated: ev.Truncated, Unverified: ev.Unverified, At: ev.At.UnixMilli(),
-		Sentences: ev.Sentences, SentencesSkipped: ev.SentencesSkipped, SentencesDropped: ev.SentenceMatchesDropped}
+		Sentences: ev.Sentences, SentencesSkipped: ev.SentencesSkipped, SentencesDropped: ev.SentenceMatchesDropped,
+		SentencesBoilerplate: ev.SentencesBoilerplate}
 	if ev.Cluster != ev.ID {
 		rec.Cluster = ev.Cluster
 	}
@@ -58,6 +60,7 @@ func (p *Pipeline) replayEvent(doc Document, src Source, rec *verdictRecord) *Ev
 		Sentences:              rec.Sentences,
 		SentencesSkipped:       rec.SentencesSkipped,
 		SentenceMatchesDropped: rec.SentencesDropped,
+		SentencesBoilerplate:   rec.SentencesBoilerplate,
 	}
 	if ev.Cluster == "" {
 		ev.Cluster = doc.ID
@@ -181,9 +184,15 @@ func (p *Pipeline) resolve(ctx context.Context, r verify.Result) (Output, []byte
 			later = append(later, m)
 		}
 	}
+	hot := p.hotSentences(j)
+	for _, h := range hot {
+		if h {
+			ev.SentencesBoilerplate++
+		}
+	}
 	for i, v := range r.Verdicts {
 		if i < j.earlier && i < len(j.candFeats) {
-			ev.Sentences = p.sentenceMatches(ev.Sentences, j.feats, j.candFeats[i], j.cands[i].ID, v.Sentences)
+			ev.Sentences = p.sentenceMatches(ev.Sentences, j.feats, j.candFeats[i], j.cands[i].ID, v.Sentences, hot)
 		}
 		if v.Kind == verify.Distinct {
 			continue

@@ -16,15 +16,43 @@ func (p *Pipeline) emits(ev *Event) bool {
 	return ev.Kind != KindUnique || len(ev.Sentences) > 0 || p.cfg.EmitUnique
 }
 
+// hotSentences marks the sentences of j whose band keys include a hot
+// anchor (index.Result.HotAnchors: a full bucket, boilerplate); nil when
+// there is none.
+func (p *Pipeline) hotSentences(j *job) []bool {
+	if len(j.res.HotAnchors) == 0 || j.feats == nil || j.feats.Sentences.Bands == 0 {
+		return nil
+	}
+	bands := j.feats.Sentences.Bands
+	keys := j.entry.Anchors[min(j.sentenceBase, len(j.entry.Anchors)):]
+	var hot []bool
+	for i := range j.feats.Sentences.Items {
+		for _, k := range keys[min(i*bands, len(keys)):min((i+1)*bands, len(keys))] {
+			if _, ok := slices.BinarySearch(j.res.HotAnchors, k); ok {
+				if hot == nil {
+					hot = make([]bool, len(j.feats.Sentences.Items))
+				}
+				hot[i] = true
+				break
+			}
+		}
+	}
+	return hot
+}
+
 // sentenceMatches appends the matched sentence pairs of doc and one
-// earlier candidate (id) as event items, placed in both texts.
-func (p *Pipeline) sentenceMatches(dst []SentenceMatch, doc, cand *sketch.Features, id string, pairs []verify.SentencePair) []SentenceMatch {
+// earlier candidate (id) as event items, placed in both texts, leaving out
+// the document's boilerplate sentences (hot).
+func (p *Pipeline) sentenceMatches(dst []SentenceMatch, doc, cand *sketch.Features, id string, pairs []verify.SentencePair, hot []bool) []SentenceMatch {
 	if doc == nil || cand == nil {
 		return dst
 	}
 	for _, pr := range pairs {
 		if pr.A >= len(doc.Sentences.Items) || pr.B >= len(cand.Sentences.Items) {
 			continue // not from these features: never expected
+		}
+		if pr.A < len(hot) && hot[pr.A] {
+			continue
 		}
 		a, b := &doc.Sentences.Items[pr.A], &cand.Sentences.Items[pr.B]
 		dst = append(dst, SentenceMatch{

@@ -9,12 +9,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/redistest"
 	"github.com/neardup/neardup/internal/dataset"
 	"github.com/neardup/neardup/internal/schematest"
+	"github.com/neardup/neardup/internal/synth"
 )
 
 // sentenceTestConfig is the web profile in sentence mode, unique events on.
@@ -217,5 +219,76 @@ func TestSentenceModeClough(t *testing.T) {
 	}
 	if non.sentences > 0 {
 		t.Errorf("%d sentences of answers written without the source matched it", non.sentences)
+	}
+}
+
+// TestSentenceBoilerplate streams pages that share a legal footer, each
+// with sentences of its own and one sentence copied from the page before:
+// once the footer's buckets are full (index max_bucket 4 here: from the
+// fifth page on), the footer is boilerplate, counted in
+// sentences_boilerplate and never matched again, while the copied
+// sentences still are; memory, Redis and cluster agree.
+func TestSentenceBoilerplate(t *testing.T) {
+	const footer = "All rights reserved: no part of this page may be copied without the written permission of the publisher."
+	var items []Item
+	g := synth.NewGenerator(7, 5000)
+	sentences := make([][2]string, 12)
+	for i := range sentences {
+		for k := range 2 {
+			// 14 words of a Zipf vocabulary: about 90 characters.
+			sentences[i][k] = strings.ToUpper(g.Words(1)[0]) + " " + strings.Join(g.Words(13), " ") + "."
+		}
+	}
+	own := func(i, k int) string { return sentences[i][k] }
+	for i := range 12 {
+		text := own(i, 0) + " " + own(i, 1) + " "
+		if i > 0 {
+			text += own(i-1, 1) + " "
+		}
+		items = append(items, Item{Doc: Document{ID: fmt.Sprint("page", i), Text: []byte(text + footer)}})
+	}
+	cfg := sentenceTestConfig(t)
+	opts := index.Options{MaxBucket: 4}
+	open := func(url string) func(*Pipeline) index.Store {
+		return func(p *Pipeline) index.Store {
+			o := opts
+			o.Params, o.Namespace = p.IndexParams(), fmt.Sprintf("b%d", time.Now().UnixNano())
+			ix, err := index.Open(context.Background(), url, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { ix.Close() })
+			return ix
+		}
+	}
+	mem := run(t, cfg, open("memory"), items)
+	footerMatches := 0
+	for i, o := range mem[1:] {
+		ev := o.Event
+		copied, foot := 0, 0
+		for _, s := range ev.Sentences {
+			if s.Length == utf8.RuneCountInString(footer) {
+				foot++
+			} else if s.MatchID == fmt.Sprint("page", i) {
+				copied++
+			}
+		}
+		footerMatches += foot
+		if copied != 1 {
+			t.Errorf("page%d: the sentence copied from page%d matched %d times: %+v", i+1, i, copied, ev.Sentences)
+		}
+		if hot := i+1 >= opts.MaxBucket; hot != (ev.SentencesBoilerplate == 1) || hot && foot > 0 {
+			t.Errorf("page%d: %d footer matches, sentences_boilerplate %d", i+1, foot, ev.SentencesBoilerplate)
+		}
+	}
+	if footerMatches == 0 || footerMatches > opts.MaxBucket*5 {
+		t.Errorf("the footer matched %d times in all", footerMatches)
+	}
+	red := run(t, cfg, open("redis://"+redistest.StartServer(t)), items)
+	clu := run(t, cfg, open("redis+cluster://"+strings.Join(redistest.StartCluster(t), ",")), items)
+	for i := range mem {
+		if a, b, c := comparable(mem[i]), comparable(red[i]), comparable(clu[i]); a != b || a != c {
+			t.Errorf("document %d: indexes disagree:\n memory  %s\n redis   %s\n cluster %s", i, a, b, c)
+		}
 	}
 }
