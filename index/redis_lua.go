@@ -195,6 +195,20 @@ local function register(id, ig, seq)
   return tonumber(redis.call('HGET', k, id)), true
 end
 
+-- idSeq returns the seq of a live document stored under id (id group ig),
+-- looked up newest generation first; nil for none.
+local function idSeq(id, ig)
+  for _, h in ipairs(DESC) do
+    local s = redis.call('HGET', ikey(h, ig), id)
+    if s then
+      s = tonumber(s)
+      if resolve(s) then return s end
+      return nil
+    end
+  end
+  return nil
+end
+
 local function verdict(s)
   local k, f = rkey('v', s)
   return redis.call('HGET', k, f)
@@ -680,19 +694,11 @@ func luaRecords(kind string) string {
 	return luaPrelude + `
 local out = {}
 for a = 6, #ARGV, 2 do
-  local id, ig = ARGV[a], tonumber(ARGV[a + 1]) % GN
-  local s
-  for _, h in ipairs(DESC) do
-    s = redis.call('HGET', ikey(h, ig), id)
-    if s then break end
-  end
+  local s = idSeq(ARGV[a], tonumber(ARGV[a + 1]) % GN)
   local v = false
   if s then
-    s = tonumber(s)
-    if resolve(s) then
-      local k, f = rkey('` + kind + `', s)
-      v = redis.call('HGET', k, f) or ` + map[string]string{"f": "''", "v": "false"}[kind] + `
-    end
+    local k, f = rkey('` + kind + `', s)
+    v = redis.call('HGET', k, f) or ` + map[string]string{"f": "''", "v": "false"}[kind] + `
   end
   out[#out + 1] = lenstr(v)
 end
@@ -705,14 +711,8 @@ return table.concat(out)
 const luaVerdict = luaPrelude + `
 local out, exps = {}, {}
 for a = 6, #ARGV, 3 do
-  local id, ig = ARGV[a], tonumber(ARGV[a + 1]) % GN
-  local s
-  for _, h in ipairs(DESC) do
-    s = redis.call('HGET', ikey(h, ig), id)
-    if s then break end
-  end
-  if s then s = tonumber(s) end
-  if s and resolve(s) then
+  local s = idSeq(ARGV[a], tonumber(ARGV[a + 1]) % GN)
+  if s then
     local k, f = rkey('v', s)
     redis.call('HSETNX', k, f, ARGV[a + 2])
     if R > 0 and not exps[k] then

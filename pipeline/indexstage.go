@@ -17,30 +17,31 @@ import (
 // index did not return with them) and hands them to the verifier pool.
 func (p *Pipeline) indexStage(ctx context.Context, ordered <-chan *job, verifyIn chan<- verify.Job, fl *inflight) error {
 	batch := make([]*job, 0, p.cfg.Batch)
-	for {
-		batch = batch[:0]
-		// Block for the first job, then take what is already queued.
-		j, ok := <-ordered
-		if !ok {
-			return nil
-		}
-		batch = append(batch, j)
-	fill:
-		for len(batch) < p.cfg.Batch {
-			select {
-			case j, ok := <-ordered:
-				if !ok {
-					break fill
-				}
-				batch = append(batch, j)
-			default:
-				break fill
-			}
-		}
+	for j := range ordered {
+		batch = gather(append(batch[:0], j), ordered, p.cfg.Batch)
 		if err := p.processBatch(ctx, batch, verifyIn, fl); err != nil {
 			return err
 		}
 	}
+	return nil
+}
+
+// gather appends to batch what is already queued on ch, without waiting,
+// until batch holds limit items: a stage blocks for its first item only, so
+// a slow input makes batches of one and a backlog full ones.
+func gather[T any](batch []T, ch <-chan T, limit int) []T {
+	for len(batch) < limit {
+		select {
+		case x, ok := <-ch:
+			if !ok {
+				return batch
+			}
+			batch = append(batch, x)
+		default:
+			return batch
+		}
+	}
+	return batch
 }
 
 func (p *Pipeline) processBatch(ctx context.Context, batch []*job, verifyIn chan<- verify.Job, fl *inflight) error {

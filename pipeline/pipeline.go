@@ -370,19 +370,7 @@ func (p *Pipeline) Run(ctx context.Context, in <-chan Item, out chan<- Output) e
 		rs := make([]verify.Result, 0, p.cfg.Batch)
 		var outs []Output
 		for r := range verifyOut {
-			rs = append(rs[:0], r)
-		fill:
-			for len(rs) < p.cfg.Batch {
-				select {
-				case r, ok := <-verifyOut:
-					if !ok {
-						break fill
-					}
-					rs = append(rs, r)
-				default:
-					break fill
-				}
-			}
+			rs = gather(append(rs[:0], r), verifyOut, p.cfg.Batch)
 			t0 := time.Now()
 			var err error
 			if outs, err = p.resolveBatch(ctx, rs, fl, outs[:0]); err != nil {
