@@ -27,15 +27,21 @@ var errInterrupted = errors.New("interrupted")
 type summary struct {
 	docs, dead int
 	kinds      map[string]int
-	start      time.Time
+	// sentences counts documents with matching sentences (sentence mode).
+	sentences int
+	start     time.Time
 }
 
 func (s *summary) String() string {
 	dups := s.kinds[pipeline.KindExact] + s.kinds[pipeline.KindNear] + s.kinds[pipeline.KindPartial]
 	el := time.Since(s.start)
 	rate := float64(s.docs) / max(el.Seconds(), 1e-9)
-	return fmt.Sprintf("neardup scan: %d documents, %d duplicates (exact %d, near %d, partial %d), %d dead letters, %.0f docs/s, %v",
-		s.docs, dups, s.kinds[pipeline.KindExact], s.kinds[pipeline.KindNear], s.kinds[pipeline.KindPartial], s.dead, rate, el.Round(time.Millisecond))
+	sent := ""
+	if s.sentences > 0 {
+		sent = fmt.Sprintf(", %d with matching sentences", s.sentences)
+	}
+	return fmt.Sprintf("neardup scan: %d documents, %d duplicates (exact %d, near %d, partial %d)%s, %d dead letters, %.0f docs/s, %v",
+		s.docs, dups, s.kinds[pipeline.KindExact], s.kinds[pipeline.KindNear], s.kinds[pipeline.KindPartial], sent, s.dead, rate, el.Round(time.Millisecond))
 }
 
 // runScan implements "neardup scan [PATH...]".
@@ -159,6 +165,9 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 				}
 			case o.Event != nil:
 				sum.kinds[o.Event.Kind]++
+				if len(o.Event.Sentences) > 0 {
+					sum.sentences++
+				}
 				if err := events.Write(o.Event); err != nil {
 					return err
 				}
