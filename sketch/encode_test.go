@@ -158,6 +158,10 @@ func FuzzDecode(f *testing.F) {
 	pcfg.PassageWords = 6
 	pdoc := mustSketch(f, pcfg, []byte("the quick brown fox jumps over the lazy dog again and again"))
 	f.Add(pdoc.AppendBinary(nil, Limits{Passages: true}))
+	scfg := DefaultConfig()
+	scfg.Sentence = SentenceConfig{On: true, MinChars: 5}.WithDefaults()
+	sdoc := mustSketch(f, scfg, []byte("The quick brown fox. It jumps over the lazy dog! Again and again?"))
+	f.Add(sdoc.AppendBinary(nil, Limits{Sentences: true}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var g Features
 		if err := g.UnmarshalBinary(b); err != nil {
@@ -185,6 +189,18 @@ func FuzzDecode(f *testing.F) {
 				t.Fatalf("token offsets out of order at %d", i)
 			}
 		}
+		ss := g.Sentences
+		for i, it := range ss.Items {
+			if len(it.Keys) != ss.Bands || len(it.Sig) != ss.Bands*ss.Rows || it.Offset < 0 || it.Length < 0 ||
+				(i > 0 && it.Offset < ss.Items[i-1].Offset+ss.Items[i-1].Length) {
+				t.Fatalf("sentence %d malformed: %+v of %d bands × %d rows", i, it, ss.Bands, ss.Rows)
+			}
+			for _, k := range it.Keys {
+				if k >= 1<<32 {
+					t.Fatalf("sentence key %x over 32 bits", k)
+				}
+			}
+		}
 	})
 }
 
@@ -194,7 +210,8 @@ func TestStoredMatchesDecode(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.KeepText = 1 << 20
 	cfg.PassageWords = 40
-	for _, lim := range []Limits{DefaultLimits(), {MaxShingles: 100, MaxUnique: 50}, {MaxShingles: 256}, {}, {Passages: true}} {
+	cfg.Sentence = SentenceConfig{On: true}.WithDefaults()
+	for _, lim := range []Limits{DefaultLimits(), {MaxShingles: 100, MaxUnique: 50}, {MaxShingles: 256}, {}, {Passages: true}, {Sentences: true}} {
 		for _, size := range []int{0, 50, 5000, 40000} {
 			f := mustSketch(t, cfg, syntheticDoc(r, size))
 			var dec, st Features
