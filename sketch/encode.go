@@ -309,6 +309,7 @@ func (f *Features) UnmarshalBinary(data []byte) error {
 	if flags&flagUnique != 0 {
 		f.UniqueShift = d.byte()
 		n := int(d.uvarint(uint64(d.remaining() / 5)))
+		f.Unique = slices.Grow(f.Unique, n)
 		var pos uint64
 		for range n {
 			h := uint64(d.uint32())
@@ -356,6 +357,7 @@ func (f *Features) decodeShingles(d *decoder) {
 		return
 	}
 	f.ShingleShift, f.ShingleCount = shift, int(count)
+	f.Shingles = slices.Grow(f.Shingles, int(n)) // n ≤ 8 × the bytes left
 	r := bitReader{b: d.b}
 	limit := uint64(1) << (32 - shift)
 	var v uint64

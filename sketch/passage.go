@@ -2,6 +2,7 @@ package sketch
 
 import (
 	"encoding/binary"
+	"slices"
 )
 
 // Passage is what passage alignment reads of a document (word shingles
@@ -124,7 +125,8 @@ func (p *Passage) appendPassage(dst []byte) []byte {
 func (p *Passage) decodePassage(d *decoder) {
 	n := int(d.uvarint(uint64(2 * d.remaining())))
 	packed := d.bytes((n + 1) / 2)
-	p.Fp = p.Fp[:0]
+	// Counts are bounded by the bytes left, so growing once is safe.
+	p.Fp = slices.Grow(p.Fp[:0], n)
 	for i := range n {
 		if packed == nil {
 			break
@@ -132,7 +134,7 @@ func (p *Passage) decodePassage(d *decoder) {
 		p.Fp = append(p.Fp, packed[i/2]>>(4*(i%2))&0xF)
 	}
 	na := int(d.uvarint(uint64(d.remaining() / 5)))
-	p.Anchors = p.Anchors[:0]
+	p.Anchors = slices.Grow(p.Anchors[:0], na)
 	var pos uint64
 	for range na {
 		h := uint64(d.uint32())
@@ -144,7 +146,7 @@ func (p *Passage) decodePassage(d *decoder) {
 		p.Anchors = append(p.Anchors, Anchor{Hash: h, Pos: uint32(pos)})
 	}
 	nt := int(d.uvarint(uint64(d.remaining())))
-	p.Starts, p.Ends = p.Starts[:0], p.Ends[:0]
+	p.Starts, p.Ends = slices.Grow(p.Starts[:0], nt), slices.Grow(p.Ends[:0], nt)
 	var end uint64
 	for range nt {
 		var g, l uint64
