@@ -194,6 +194,7 @@ func (s *Sentences) decodeSentences(d *decoder) {
 	s.Rows = int(d.uvarint(uint64(4096 / max(s.Bands, 1))))
 	s.Skipped = int(d.uvarint(1 << 31))
 	n := int(d.uvarint(uint64(d.remaining()/(3+4*s.Bands+s.Bands*s.Rows) + 1)))
+	s.Items = slices.Grow(s.Items, n) // n is bounded by the bytes left
 	end := uint64(0)
 	for range n {
 		if d.err != nil {
@@ -208,7 +209,7 @@ func (s *Sentences) decodeSentences(d *decoder) {
 			return
 		}
 		it.Offset, it.Length = int(off), int(length)
-		it.Keys = it.Keys[:0]
+		it.Keys = slices.Grow(it.Keys[:0], s.Bands)
 		for range s.Bands {
 			it.Keys = append(it.Keys, uint64(d.uint32()))
 		}
