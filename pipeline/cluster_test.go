@@ -112,3 +112,30 @@ func TestClusterConsumersAgreeWithSerial(t *testing.T) {
 	}
 	t.Logf("cluster, two concurrent consumers: serial run %d pairs, cluster %d (%d from corrections), %d missing, %d extra", len(want), len(pairs), corrections, missing, extra)
 }
+
+// TestPassageLaneIndexesAgree streams planted partial duplicates, passages
+// of 3–20% of a longer page found only through the passage lane, through
+// one pipeline over the memory index, one Redis node and a 3-master Redis
+// Cluster: the events, with their copied ranges, are identical.
+func TestPassageLaneIndexesAgree(t *testing.T) {
+	corpus := synth.Corpus(synth.Config{Docs: 600, Seed: 91, MinWords: 800, MaxWords: 1500, Embed: [2]float64{0.03, 0.2}})
+	cfg := testConfig(t, "web")
+	cfg.Batch = 16
+	items := synthItems(corpus)
+	mem := run(t, cfg, func(p *Pipeline) index.Store { return memoryIndex(t, p) }, items)
+	red := run(t, cfg, redisIndex(t, redistest.StartServer(t)), items)
+	clu := run(t, cfg, clusterIndex(t, redistest.StartCluster(t)), items)
+	passages := 0
+	for i := range mem {
+		if ev := mem[i].Event; ev != nil && ev.Method == "passage" && len(ev.Matches) > 0 && len(ev.Matches[0].Passages) > 0 {
+			passages++
+		}
+		if a, b, c := comparable(mem[i]), comparable(red[i]), comparable(clu[i]); a != b || a != c {
+			t.Errorf("document %d: indexes disagree:\n memory  %s\n redis   %s\n cluster %s", i, a, b, c)
+		}
+	}
+	if passages < 20 {
+		t.Errorf("only %d partial duplicates found by passage, with copied ranges", passages)
+	}
+	t.Logf("%d documents, %d partial duplicates with passages; memory, Redis and cluster agree", len(items), passages)
+}

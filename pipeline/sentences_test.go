@@ -28,7 +28,7 @@ func sentenceTestConfig(t testing.TB) Config {
 func clusterIndex(t testing.TB, addrs []string) func(*Pipeline) index.Store {
 	return func(p *Pipeline) index.Store {
 		ix, err := index.Open(context.Background(), "redis+cluster://"+strings.Join(addrs, ","), index.Options{
-			Params: p.IndexParams(), Namespace: fmt.Sprintf("s%d", len(t.Name())),
+			Params: p.IndexParams(), Namespace: fmt.Sprintf("s%d", time.Now().UnixNano()),
 		})
 		if err != nil {
 			t.Fatal(err)
