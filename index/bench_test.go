@@ -131,34 +131,48 @@ func BenchmarkAnchors(b *testing.B) {
 // scripts (every command but EVALSHA/EVAL and the client's own) and the
 // microseconds spent in EVALSHA/EVAL.
 func scriptStats(tb testing.TB, c *redis.Client) (calls, usec int64) {
+	for name, st := range commandStats(tb, c) {
+		switch name {
+		case "evalsha", "eval":
+			usec += st.usec
+		case "info", "config|resetstat", "script|load", "ping", "hello", "client|setinfo", "select":
+		default:
+			calls += st.calls
+		}
+	}
+	return calls, usec
+}
+
+// commandStat is one command's line of INFO commandstats.
+type commandStat struct{ calls, usec int64 }
+
+// commandStats reads INFO commandstats, by command name.
+func commandStats(tb testing.TB, c *redis.Client) map[string]commandStat {
+	tb.Helper()
 	info, err := c.Info(context.Background(), "commandstats").Result()
 	if err != nil {
 		tb.Fatal(err)
 	}
+	out := map[string]commandStat{}
 	for _, line := range strings.Split(info, "\r\n") {
-		name, rest, ok := strings.Cut(strings.TrimPrefix(line, "cmdstat_"), ":")
-		if !ok || !strings.HasPrefix(line, "cmdstat_") {
+		rest, ok := strings.CutPrefix(line, "cmdstat_")
+		if !ok {
 			continue
 		}
-		var n, us int64
+		name, rest, _ := strings.Cut(rest, ":")
+		var st commandStat
 		for _, kv := range strings.Split(rest, ",") {
 			k, v, _ := strings.Cut(kv, "=")
 			switch k {
 			case "calls":
-				n, _ = strconv.ParseInt(v, 10, 64)
+				st.calls, _ = strconv.ParseInt(v, 10, 64)
 			case "usec":
-				us, _ = strconv.ParseInt(v, 10, 64)
+				st.usec, _ = strconv.ParseInt(v, 10, 64)
 			}
 		}
-		switch name {
-		case "evalsha", "eval":
-			usec += us
-		case "info", "config|resetstat", "script|load", "ping", "hello", "client|setinfo", "select":
-		default:
-			calls += n
-		}
+		out[name] = st
 	}
-	return calls, usec
+	return out
 }
 
 // parallelInsert runs docs through LookupInsert with workers goroutines,

@@ -643,22 +643,7 @@ func netOutput(tb testing.TB, c *redis.Client) int64 {
 // commandCalls returns how many times Redis ran cmd (INFO commandstats).
 func commandCalls(tb testing.TB, c *redis.Client, cmd string) int64 {
 	tb.Helper()
-	info, err := c.Info(context.Background(), "commandstats").Result()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for _, line := range strings.Split(info, "\r\n") {
-		rest, ok := strings.CutPrefix(line, "cmdstat_"+cmd+":calls=")
-		if !ok {
-			continue
-		}
-		n, err := strconv.ParseInt(rest[:strings.IndexByte(rest, ',')], 10, 64)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		return n
-	}
-	return 0
+	return commandStats(tb, c)[cmd].calls
 }
 
 // TestDecoderFeatures reads the features fields of lookup-insert replies:
