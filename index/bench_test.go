@@ -394,7 +394,7 @@ func BenchmarkRedisMemory(b *testing.B) {
 		b.Run(sh.name, func(b *testing.B) {
 			b.ReportAllocs()
 			admin.FlushAll(ctx)
-			before := usedMemory(b, admin)
+			before := infoInt(b, admin, "memory", "used_memory")
 			s := openRedis(b, RedisConfig{Addrs: []string{srv.Addr}, Params: benchParams, Namespace: "mem", Capacity: n})
 			const chunk = 100000
 			rate := 0.0
@@ -402,7 +402,7 @@ func BenchmarkRedisMemory(b *testing.B) {
 				docs := benchDocs(min(chunk, n-lo), uint64(lo/chunk+1), sh.full)
 				rate = parallelInsert(b, s, withRandomAnchors(docs, sh.anchors, uint64(lo)), 4, 64)
 			}
-			after := usedMemory(b, admin)
+			after := infoInt(b, admin, "memory", "used_memory")
 			perDoc := float64(after-before) / float64(n)
 			b.ReportMetric(perDoc/float64(benchParams.Bands), "B/entry")
 			b.ReportMetric(perDoc, "B/doc")
@@ -416,21 +416,6 @@ func BenchmarkRedisMemory(b *testing.B) {
 			}
 		})
 	}
-}
-
-func usedMemory(tb testing.TB, c *redis.Client) int64 {
-	info, err := c.Info(context.Background(), "memory").Result()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for _, line := range strings.Split(info, "\r\n") {
-		if v, ok := strings.CutPrefix(line, "used_memory:"); ok {
-			n, _ := strconv.ParseInt(v, 10, 64)
-			return n
-		}
-	}
-	tb.Fatal("no used_memory in INFO")
-	return 0
 }
 
 type kindUsage struct {

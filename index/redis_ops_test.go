@@ -598,13 +598,13 @@ func TestRedisFeaturesOncePerReply(t *testing.T) {
 			for i := range followers {
 				docs = append(docs, mk(fmt.Sprint(i), nil))
 			}
-			before := netOutput(t, c)
+			before := infoInt(t, c, "stats", "total_net_output_bytes")
 			// Not insert: its check reads the features again.
 			res, err := s.LookupInsert(context.Background(), docs)
 			if err != nil {
 				t.Fatal(err)
 			}
-			sent := netOutput(t, c) - before
+			sent := infoInt(t, c, "stats", "total_net_output_bytes") - before
 			for _, r := range res[len(docs)-followers:] {
 				if len(r.Candidates) == 0 || !bytes.Equal(r.Candidates[len(r.Candidates)-1].Features, orig.Features) ||
 					r.IMatch != orig.ID || !bytes.Equal(r.IMatchFeatures, orig.Features) {
@@ -620,15 +620,15 @@ func TestRedisFeaturesOncePerReply(t *testing.T) {
 	}
 }
 
-// netOutput returns the bytes Redis has sent to clients (INFO stats).
-func netOutput(tb testing.TB, c *redis.Client) int64 {
+// infoInt returns one integer field of a section of INFO.
+func infoInt(tb testing.TB, c *redis.Client, section, field string) int64 {
 	tb.Helper()
-	info, err := c.Info(context.Background(), "stats").Result()
+	info, err := c.Info(context.Background(), section).Result()
 	if err != nil {
 		tb.Fatal(err)
 	}
 	for _, line := range strings.Split(info, "\r\n") {
-		if rest, ok := strings.CutPrefix(line, "total_net_output_bytes:"); ok {
+		if rest, ok := strings.CutPrefix(line, field+":"); ok {
 			n, err := strconv.ParseInt(rest, 10, 64)
 			if err != nil {
 				tb.Fatal(err)
@@ -636,7 +636,7 @@ func netOutput(tb testing.TB, c *redis.Client) int64 {
 			return n
 		}
 	}
-	tb.Fatal("INFO stats: no total_net_output_bytes")
+	tb.Fatalf("INFO %s: no %s", section, field)
 	return 0
 }
 
