@@ -83,17 +83,20 @@
 // keys of 64 bits are split into a group (the top G bits, G from
 // RedisConfig.Capacity so that a group holds about 64 buckets) and a field
 // (the low 31 bits); hashes of that size stay in Redis's compact listpack
-// encoding, with the field stored as a 5-byte integer. <gen> is the
-// generation number (0 without retention).
+// encoding. A group is named by 8 lowercase hex digits and a field is its
+// 4 bytes, big-endian (binary): the client computes both, and the scripts
+// put them in key names and commands as they are, converting no number
+// per bucket. <gen> is the generation number (0 without retention).
 //
 //	P c                      clock hash: f namespace fingerprint (Params and
 //	                         layout), g current generation, w the older live
 //	                         generations in which the shard was used, s/u
 //	                         expiry sweep position, q Seq counter
-//	P b<gen>:<t>:<group>     bucket group of table t (0…Bands-1 LSH bands,
+//	P b<gen>:<t>:<group>     bucket group (8 hex digits) of table t (0…Bands-1 LSH bands,
 //	                         then the k+1 SimHash block tables, then the
 //	                         passage table t = Bands+k+1)
-//	                           field  bucket key's low 31 bits (passage: 25)
+//	                           field  bucket key's low 31 bits (passage: 25),
+//	                                  4 bytes
 //	                           value  LSH, passage: members as 6-byte
 //	                                  big-endian Seqs
 //	                                  SimHash: 6-byte Seq + 8-byte fingerprint

@@ -13,10 +13,11 @@ import (
 )
 
 // SchemaVersion is the version of the stored layout. It is part of every
-// key ("<namespace>:v3:…"), so a layout change never reads old data.
+// key ("<namespace>:v4:…"), so a layout change never reads old data.
 // Version 2 added the content lane (exact copies), version 3 the passage
-// table.
-const SchemaVersion = 3
+// table, version 4 binary bucket fields and hex bucket group names (so the
+// scripts convert no number per bucket).
+const SchemaVersion = 4
 
 // Sentinel errors. Callers branch on them with [errors.Is].
 var (

@@ -32,7 +32,7 @@ type RedisConfig struct {
 	// DB selects the logical database (single node only).
 	DB int
 	// Namespace prefixes every key (default "neardup"); keys are
-	// "<Namespace>:v3:{tag}…". No braces or spaces.
+	// "<Namespace>:v4:{tag}…". No braces or spaces.
 	Namespace string
 	// Params are the sketch parameters (required; stored).
 	Params Params
@@ -93,7 +93,7 @@ const (
 	maintainBudget       = 8192 // per Maintain call
 	metaGroup            = 64   // documents per record hash
 	fieldBits            = 31   // bits of a bucket key kept in its hash field
-	maxGroupBits         = 22   // field·2^22 + group < 2^53
+	maxGroupBits         = 22   // 2^22 groups per table (the passage table 2^28)
 	// passageSplitBits of a passage bucket's field move into its group:
 	// the passage table has 2^6 times the groups of a band table (see
 	// tableOp in redis_lua.go).
@@ -114,7 +114,7 @@ type Redis struct {
 	gn      uint64 // groups per table
 	gbits   uint
 	shards  int
-	prefix  []string // per shard: "<ns>:v3:{tag}"
+	prefix  []string // per shard: "<ns>:v4:{tag}"
 	clock   []string // per shard clock hash
 	maxb    int
 	maxs    int
@@ -339,14 +339,42 @@ func (r *Redis) groupRange(s int) (lo, hi uint64) {
 
 func (r *Redis) shardOfGroup(g uint64) int { return int(g * uint64(r.shards) / r.gn) }
 
-// bucketValue maps a 64-bit bucket key to v = field·GN + group: the group
-// is the key's top gbits bits, the field its low 31 bits.
-func (r *Redis) bucketValue(key uint64) uint64 {
-	var g uint64
+// bucketOp maps a 64-bit bucket key of table t to its group and field:
+// the group is the key's top gbits bits and the field its low 31 bits; in
+// the passage table the field's top passageSplitBits bits join the group
+// (group' = those bits·GN + group), so that table has 2^6 times the groups.
+func (r *Redis) bucketOp(t int, key uint64) (group uint64, field uint32) {
 	if r.gbits > 0 {
-		g = key >> (64 - r.gbits)
+		group = key >> (64 - r.gbits)
 	}
-	return (key&(1<<fieldBits-1))<<r.gbits | g
+	field = uint32(key & (1<<fieldBits - 1))
+	if t == r.p.passageTable() {
+		const low = fieldBits - passageSplitBits
+		group += uint64(field>>low) * r.gn
+		field &= 1<<low - 1
+	}
+	return group, field
+}
+
+// opWidth is the width of one bucket op in a script argument: the group
+// as groupHex lowercase hex digits (the end of its key's name), then the
+// field as 4 big-endian bytes (its hash field, binary).
+const (
+	groupHex = 8 // groups < 2^(maxGroupBits+passageSplitBits) ≤ 16^8
+	opWidth  = groupHex + 4
+)
+
+// appendOp appends the op of key in table t to b. The script takes the
+// group and field as they are, with no number conversion in Lua (which
+// formats numbers with printf's %.14g).
+func (r *Redis) appendOp(b []byte, t int, key uint64) []byte {
+	g, f := r.bucketOp(t, key)
+	var h [groupHex]byte
+	for i := groupHex - 1; i >= 0; i-- {
+		h[i] = "0123456789abcdef"[g&15]
+		g >>= 4
+	}
+	return binary.BigEndian.AppendUint32(append(b, h[:]...), f)
 }
 
 func (r *Redis) idGroup(id string) uint64 { return uint64(fnv32(id)) % r.gn }
@@ -512,10 +540,17 @@ func (r *Redis) count(out []Result) {
 func (r *Redis) lookupInsertSingle(ctx context.Context, docs []Entry) ([]Result, error) {
 	var calls []*call
 	var sim, anchors []uint64
+	// The documents' bucket ops share one buffer; each argument is a slice
+	// of it.
+	nops := 0
+	for i := range docs {
+		nops += len(docs[i].Bands) + r.p.SimHashK + 1 + len(docs[i].Anchors)
+	}
+	buf := make([]byte, 0, nops*opWidth)
 	for lo := 0; lo < len(docs); lo += r.batch {
 		chunk := docs[lo:min(lo+r.batch, len(docs))]
 		args := r.header(0, sweepBudget)
-		args = slices.Grow(args, len(chunk)*(6+r.p.tables()+2))
+		args = slices.Grow(args, len(chunk)*8)
 		for i := range chunk {
 			e := &chunk[i]
 			flags := 0
@@ -531,29 +566,29 @@ func (r *Redis) lookupInsertSingle(ctx context.Context, docs []Entry) ([]Result,
 			if len(e.Anchors) > 0 {
 				flags |= 8
 			}
-			args = append(args, e.ID, uint64(fnv32(e.ID)), flags, e.Features)
-			for _, k := range e.Bands {
-				args = append(args, r.bucketValue(k))
+			start := len(buf)
+			for t, k := range e.Bands {
+				buf = r.appendOp(buf, t, k)
 			}
 			if e.HasSimHash {
-				args = append(args, e.SimHash>>32, e.SimHash&0xffffffff)
 				sim = simBlockKeys(sim[:0], e.SimHash, r.p.SimHashK)
-				for _, k := range sim {
-					args = append(args, r.bucketValue(k))
+				for j, k := range sim {
+					buf = r.appendOp(buf, r.p.Bands+j, k)
 				}
+			}
+			anchors = anchorKeys(anchors, e.Anchors)
+			for _, k := range anchors {
+				buf = r.appendOp(buf, r.p.passageTable(), k)
+			}
+			args = append(args, e.ID, r.idGroup(e.ID), flags, e.Features, buf[start:len(buf):len(buf)])
+			if e.HasSimHash {
+				args = append(args, binary.BigEndian.AppendUint64(nil, e.SimHash))
 			}
 			if e.HasIMatch {
 				args = append(args, e.IMatch[:])
 			}
 			if e.HasContent {
 				args = append(args, e.Content[:])
-			}
-			if len(e.Anchors) > 0 {
-				anchors = anchorKeys(anchors, e.Anchors)
-				args = append(args, len(anchors))
-				for _, k := range anchors {
-					args = append(args, r.bucketValue(k))
-				}
 			}
 		}
 		calls = append(calls, &call{s: r.scripts.lookupInsert, keys: []string{r.clock[0]}, args: args})
@@ -705,7 +740,7 @@ func (r *Redis) records(ctx context.Context, what string, s *redis.Script, ids [
 	}
 	out := make([][]byte, len(ids))
 	calls, idx := r.byIDShard(ids, s, func(args []any, i int) []any {
-		return append(args, ids[i], uint64(fnv32(ids[i])))
+		return append(args, ids[i], r.idGroup(ids[i]))
 	})
 	if err := r.run(ctx, calls); err != nil {
 		return nil, r.wrap(ctx, what, err)
@@ -773,7 +808,7 @@ func (r *Redis) RecordVerdicts(ctx context.Context, ids []string, verdicts [][]b
 		if v == nil {
 			v = []byte{}
 		}
-		return append(args, ids[i], uint64(fnv32(ids[i])), v)
+		return append(args, ids[i], r.idGroup(ids[i]), v)
 	})
 	if err := r.run(ctx, calls); err != nil {
 		return nil, r.wrap(ctx, "record verdicts", err)
@@ -802,7 +837,7 @@ func (r *Redis) Delete(ctx context.Context, ids ...string) error {
 		return nil
 	}
 	calls, _ := r.byIDShard(ids, r.scripts.del, func(args []any, i int) []any {
-		return append(args, ids[i], uint64(fnv32(ids[i])))
+		return append(args, ids[i], r.idGroup(ids[i]))
 	})
 	return r.wrap(ctx, "delete", r.run(ctx, calls))
 }

@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"strconv"
 )
@@ -53,7 +54,7 @@ func (r *Redis) lookupInsertCluster(ctx context.Context, docs []Entry) ([]Result
 			e := &docs[i]
 			g := r.idGroup(e.ID)
 			seq := (first+uint64(i))*S + uint64(r.shardOfGroup(g))
-			c.args = append(c.args, e.ID, uint64(fnv32(e.ID)), seq, e.Features)
+			c.args = append(c.args, e.ID, r.idGroup(e.ID), seq, e.Features)
 		}
 	}
 	if err := r.run(ctx, calls); err != nil {
@@ -101,12 +102,12 @@ func (r *Redis) lookupInsertCluster(ctx context.Context, docs []Entry) ([]Result
 		if res.Replay {
 			mode = 2 // a replay whose first attempt may have stopped half-way
 		}
-		ops := make([][]any, r.shards)
+		ops := make([][]byte, r.shards)
 		anchorOf := make([][]int, r.shards)
 		add := func(t int, key uint64, anchor int) {
-			v := r.bucketValue(key)
-			sh := r.shardOfGroup(v % r.gn)
-			ops[sh] = append(ops[sh], t, v)
+			g, _ := r.bucketOp(t, key)
+			sh := r.shardOfGroup(g % r.gn)
+			ops[sh] = r.appendOp(binary.BigEndian.AppendUint16(ops[sh], uint16(t)), t, key)
 			anchorOf[sh] = append(anchorOf[sh], anchor)
 		}
 		for t, k := range e.Bands {
@@ -130,8 +131,7 @@ func (r *Redis) lookupInsertCluster(ctx context.Context, docs []Entry) ([]Result
 			if len(o) == 0 && sh != dsh {
 				continue
 			}
-			a := []any{res.Seq, mode, e.SimHash >> 32, e.SimHash & 0xffffffff, len(o) / 2}
-			a = append(a, o...)
+			a := []any{res.Seq, mode, binary.BigEndian.AppendUint64(nil, e.SimHash), o}
 			if sh == dsh {
 				a = append(a, e.IMatch[:])
 			} else {

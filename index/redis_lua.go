@@ -8,7 +8,7 @@ package index
 // Calling convention, shared by every script:
 //
 //	KEYS[1]  the shard's clock hash  <P>c
-//	ARGV[1]  the shard's key prefix P = "<namespace>:v3:{<tag>}"
+//	ARGV[1]  the shard's key prefix P = "<namespace>:v4:{<tag>}"
 //	ARGV[2]  now, unix seconds (the caller's clock)
 //	ARGV[3]  ARGV[4]  the shard's group range [glo, ghi) (for the sweep)
 //	ARGV[5]  sweep budget: key names to give an expiry in this call
@@ -28,6 +28,7 @@ package index
 const luaPrelude = `
 local P, NOW, GLO, GHI, BUDGET = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local CLOCK = KEYS[1]
+local sub = string.sub
 local ST = redis.call('HMGET', CLOCK, 'f', 'g', 's', 'u', 'q', 'w')
 local FRESH = not ST[1]
 if FRESH then
@@ -73,18 +74,37 @@ if L > 0 then
 end
 local EXP = (GEN + 1) * L + R
 
--- Table key prefixes are built once per call and generation.
-local KB = {}
-local function tkey(h, t, g)
+-- Numbers become key names through itos ('%d', an integer format): Lua's
+-- own number-to-string conversion (a concatenation with a number) goes
+-- through printf's %.14g, several times slower.
+local function itos(x) return string.format('%d', x) end
+-- hexg names a bucket group in a key: groupHex hex digits, as the callers
+-- send them (the scripts never convert a bucket op's group).
+local function hexg(g) return string.format('%08x', g) end
+
+-- Key prefixes are built once per call and generation. A bucket group's
+-- key is its table's prefix and the group's hex digits gs; an id, I-Match
+-- or content group's key ends in the group's decimal digits (gs a string,
+-- or a number).
+local KB, KI = {}, {}
+local function tkey(h, t, gs)
   local row = KB[h]
   if not row then row = {}; KB[h] = row end
   local p = row[t]
-  if not p then p = P .. 'b' .. h .. ':' .. t .. ':'; row[t] = p end
+  if not p then p = P .. 'b' .. itos(h) .. ':' .. itos(t) .. ':'; row[t] = p end
+  return p .. gs
+end
+local function gkey(kind, h, g)
+  local row = KI[kind]
+  if not row then row = {}; KI[kind] = row end
+  local p = row[h]
+  if not p then p = P .. kind .. itos(h) .. ':'; row[h] = p end
+  if type(g) == 'number' then g = itos(g) end
   return p .. g
 end
-local function ikey(h, g) return P .. 'i' .. h .. ':' .. g end
-local function xkey(h, g) return P .. 'x' .. h .. ':' .. g end
-local function ckey(h, g) return P .. 'e' .. h .. ':' .. g end
+local function ikey(h, g) return gkey('i', h, g) end
+local function xkey(h, g) return gkey('x', h, g) end
+local function ckey(h, g) return gkey('e', h, g) end
 
 -- Generation keys get their expiry when their generation has closed: the
 -- sweep walks every key name a closed generation can have in this shard
@@ -103,8 +123,8 @@ local function sweep(sw, u, budget)
       local tt = math.floor(k / n)
       local g = GLO + k % n
       local key
-      if tt < PT then key = tkey(sw, tt, g)
-      elseif tt < PT + PSPLIT then key = tkey(sw, PT, (tt - PT) * GN + g)
+      if tt < PT then key = tkey(sw, tt, hexg(g))
+      elseif tt < PT + PSPLIT then key = tkey(sw, PT, hexg((tt - PT) * GN + g))
       elseif tt == PT + PSPLIT then key = ikey(sw, g)
       elseif tt == PT + PSPLIT + 1 then key = xkey(sw, g)
       else key = ckey(sw, g) end
@@ -149,7 +169,7 @@ end
 -- Per-document records live in hashes of 64 consecutive local seqs.
 local function rkey(kind, s)
   local ls = math.floor(s / S)
-  return P .. kind .. math.floor(ls / 64), ls % 64
+  return P .. kind .. itos(math.floor(ls / 64)), ls % 64
 end
 
 -- Resolution of seqs to external ids; false marks a deleted or expired
@@ -284,32 +304,25 @@ local function hotList()
   return table.concat(p)
 end
 
--- tableOp looks up (and unless MODE 1 inserts into) the bucket with value
--- v = field·GN + group of table t in every live generation; its members
--- count under hit key hk (the table, or one per anchor of the passage
--- table). The passage table holds about 64 anchors per document, so it has
--- PSPLIT times the groups: the top bits of the 31-bit field join the group
--- (which keeps the shard). A new bucket costs one HSETNX; an existing one
--- is rewritten after resolution (PEND).
-local PFIELD = 2147483648 / PSPLIT
-local function tableOp(t, v, sim, me, hk)
-  local g = v % GN
-  local f = (v - g) / GN
-  local via = sim and 2 or 1
-  if t == PT then
-    local part = math.floor(f / PFIELD)
-    f, g, via = f - part * PFIELD, part * GN + g, 3
-  end
+-- tableOp looks up (and unless MODE 1 inserts into) the bucket of table t
+-- with group gs (hex digits) and field f (4 bytes) in every live
+-- generation; its members count under hit key hk (the table, or one per
+-- anchor of the passage table). The passage table holds about 64 anchors
+-- per document, so it has PSPLIT times the groups (the caller moved the
+-- top bits of its field into the group, in the same shard). A new bucket
+-- costs one HSETNX; an existing one is rewritten after resolution (PEND).
+local function tableOp(t, gs, f, sim, me, hk)
+  local via = sim and 2 or (t == PT and 3 or 1)
   local w = sim and 14 or 6
   local old
   for _, h in ipairs(OLD) do
-    local val = redis.call('HGET', tkey(h, t, g), f)
+    local val = redis.call('HGET', tkey(h, t, gs), f)
     if val then
       if REFRESH == 1 and MODE ~= 1 then old = old or {} end
       scan(val, w, old, hk, via)
     end
   end
-  local k = tkey(GEN, t, g)
+  local k = tkey(GEN, t, gs)
   local lim = sim and MAXS or MAXB
   if MODE == 1 then
     local val = redis.call('HGET', k, f)
@@ -465,10 +478,14 @@ end
 // ranking, resolution and writes, in one atomic call. ARGV[6…], per
 // document:
 //
-//	id idg flags features v_1 … v_B [fphi fplo sv_1 … sv_k+1] [digest] [content] [na av_1 … av_na]
+//	id idg flags features ops [fingerprint] [digest] [content]
 //
-// flags: 1 SimHash present, 2 I-Match digest present, 4 content digest
-// present, 8 anchors present (na distinct anchors' bucket values). Reply:
+// idg is the id's group (decimal); ops the document's bucket ops, 12
+// bytes each (appendOp: the group's 8 hex digits, the field's 4 bytes):
+// the B bands, then with a SimHash the k+1 blocks, then one per distinct
+// anchor; fingerprint the SimHash's 8 bytes. flags: 1 SimHash present,
+// 2 I-Match digest present, 4 content digest present, 8 anchors present.
+// Reply:
 // one string, per document (big-endian):
 //
 //	status u8 (0 new, 1 replay) · seq u48 · withheld u32 · hot u16 ·
@@ -503,7 +520,7 @@ local function feats(s)
 end
 local a = 6
 while a <= #ARGV do
-  local id, ig, flags, feat = ARGV[a], tonumber(ARGV[a + 1]) % GN, tonumber(ARGV[a + 2]), ARGV[a + 3]
+  local id, ig, flags, feat = ARGV[a], ARGV[a + 1], tonumber(ARGV[a + 2]), ARGV[a + 3]
   a = a + 4
   local self, replay = register(id, ig, q + 1)
   local vd = false
@@ -519,16 +536,14 @@ while a <= #ARGV do
   begin(self, replay and 1 or 0)
   local hasSim, hasIM = flags % 2 == 1, math.floor(flags / 2) % 2 == 1
   local hasC, hasA = math.floor(flags / 4) % 2 == 1, math.floor(flags / 8) % 2 == 1
-  local va = a
-  a = a + B
+  local ops = ARGV[a]
+  a = a + 1
   local sa = a
-  if hasSim then a = a + (PT - B) + 2 end
+  if hasSim then a = a + 1 end
   local da = a
   if hasIM then a = a + 1 end
   local ca = a
   if hasC then a = a + 1 end
-  local aa, na = a, 0
-  if hasA then na = tonumber(ARGV[a]); a = a + 1 + na end
   local skip = replay and vd
   local cp, cpold = 0, false
   if not skip and hasC then
@@ -539,13 +554,25 @@ while a <= #ARGV do
   local ex, exold = 0, false
   if not skip then
     local me = struct.pack('>I6', self)
-    for t = 0, B - 1 do tableOp(t, tonumber(ARGV[va + t]), false, me, t) end
-    if hasSim then
-      QHI, QLO = tonumber(ARGV[sa]), tonumber(ARGV[sa + 1])
-      local sme = me .. struct.pack('>I4I4', QHI, QLO)
-      for t = B, PT - 1 do tableOp(t, tonumber(ARGV[sa + 2 + t - B]), true, sme, t) end
+    local p = 1
+    for t = 0, B - 1 do
+      tableOp(t, sub(ops, p, p + 7), sub(ops, p + 8, p + 11), false, me, t)
+      p = p + 12
     end
-    for j = 1, na do tableOp(PT, tonumber(ARGV[aa + j]), false, me, PT + j) end
+    if hasSim then
+      QHI, QLO = struct.unpack('>I4I4', ARGV[sa])
+      local sme = me .. ARGV[sa]
+      for t = B, PT - 1 do
+        tableOp(t, sub(ops, p, p + 7), sub(ops, p + 8, p + 11), true, sme, t)
+        p = p + 12
+      end
+    end
+    local j = 0
+    while p < #ops do
+      j = j + 1
+      tableOp(PT, sub(ops, p, p + 7), sub(ops, p + 8, p + 11), false, me, PT + j)
+      p = p + 12
+    end
     if hasIM then ex, exold = exactOp(ARGV[da], true) end
   end
   -- Resolve in rank order until MAXC live candidates; the dead ones met
@@ -591,7 +618,7 @@ return table.concat(out)
 const luaRegister = luaPrelude + `
 local out = {}
 for a = 6, #ARGV, 4 do
-  local id, ig, seq, feat = ARGV[a], tonumber(ARGV[a + 1]) % GN, tonumber(ARGV[a + 2]), ARGV[a + 3]
+  local id, ig, seq, feat = ARGV[a], ARGV[a + 1], tonumber(ARGV[a + 2]), ARGV[a + 3]
   local self, replay = register(id, ig, seq)
   local vd = false
   if replay then
@@ -608,7 +635,9 @@ return table.concat(out)
 `
 
 // luaBuckets is cluster phase 3, per bucket shard. ARGV[6…], per document:
-// seq mode fphi fplo nops (t v)×nops digest-or-"", t = PT for an anchor.
+// seq mode fingerprint ops digest-or-"": fingerprint the SimHash's 8 bytes
+// (zeros for none), ops 14 bytes each: the table t u16 (PT for an anchor),
+// then the op as in luaLookupInsert.
 // Reply per document: withheld u32 · hot u16 · imatch seq u48 ·
 // imatch-in-older-generation u8 · ncand u16 · (seq u48 · via u8 · hits
 // u16)×ncand · nhot u16 · (op u16)×nhot, via bit 4 marking a candidate
@@ -622,20 +651,21 @@ local out = {}
 local a = 6
 while a <= #ARGV do
   local self, mode = tonumber(ARGV[a]), tonumber(ARGV[a + 1])
-  QHI, QLO = tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3])
-  local nops = tonumber(ARGV[a + 4])
-  a = a + 5
+  QHI, QLO = struct.unpack('>I4I4', ARGV[a + 2])
+  local ops = ARGV[a + 3]
+  a = a + 4
   begin(self, mode)
   local me = struct.pack('>I6', self)
-  local sme = me .. struct.pack('>I4I4', QHI, QLO)
-  for i = 0, nops - 1 do
-    local t = tonumber(ARGV[a + 2 * i])
+  local sme = me .. ARGV[a - 2]
+  local i = 0
+  for p = 1, #ops, 14 do
+    local t = struct.unpack('>I2', ops, p)
     local sim = t >= B and t < PT
     local hk = t
     if t == PT then hk = PT + 1 + i end
-    tableOp(t, tonumber(ARGV[a + 2 * i + 1]), sim, sim and sme or me, hk)
+    tableOp(t, sub(ops, p + 2, p + 9), sub(ops, p + 10, p + 13), sim, sim and sme or me, hk)
+    i = i + 1
   end
-  a = a + 2 * nops
   local ex, exold = 0, false
   if #ARGV[a] > 0 then ex, exold = exactOp(ARGV[a], false) end
   a = a + 1
@@ -694,7 +724,7 @@ func luaRecords(kind string) string {
 	return luaPrelude + `
 local out = {}
 for a = 6, #ARGV, 2 do
-  local s = idSeq(ARGV[a], tonumber(ARGV[a + 1]) % GN)
+  local s = idSeq(ARGV[a], ARGV[a + 1])
   local v = false
   if s then
     local k, f = rkey('` + kind + `', s)
@@ -711,7 +741,7 @@ return table.concat(out)
 const luaVerdict = luaPrelude + `
 local out, exps = {}, {}
 for a = 6, #ARGV, 3 do
-  local s = idSeq(ARGV[a], tonumber(ARGV[a + 1]) % GN)
+  local s = idSeq(ARGV[a], ARGV[a + 1])
   if s then
     local k, f = rkey('v', s)
     redis.call('HSETNX', k, f, ARGV[a + 2])
@@ -735,7 +765,7 @@ return table.concat(out)
 const luaDelete = luaPrelude + `
 local n = 0
 for a = 6, #ARGV, 2 do
-  local id, ig = ARGV[a], tonumber(ARGV[a + 1]) % GN
+  local id, ig = ARGV[a], ARGV[a + 1]
   local s
   for _, h in ipairs(DESC) do
     local v = redis.call('HGET', ikey(h, ig), id)

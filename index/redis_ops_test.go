@@ -60,7 +60,7 @@ func TestRedisParamsMismatch(t *testing.T) {
 	s := openRedis(t, RedisConfig{Addrs: []string{addr}, Namespace: "pm3", Params: testParams})
 	c := redis.NewClient(&redis.Options{Addr: addr})
 	defer c.Close()
-	if err := c.HSet(context.Background(), "pm3:v3:{0}c", "f", "something else").Err(); err != nil {
+	if err := c.HSet(context.Background(), "pm3:v4:{0}c", "f", "something else").Err(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.LookupInsert(context.Background(), []Entry{entry(testParams, "a", nil)}); !errors.Is(err, ErrParamsMismatch) {
@@ -249,9 +249,8 @@ func TestRedisTimeout(t *testing.T) {
 func (r *Redis) passageGroups(a []uint64) map[uint64]bool {
 	m := map[uint64]bool{}
 	for _, k := range anchorKeys(nil, a) {
-		v := r.bucketValue(k)
-		g, f := v%r.gn, v/r.gn
-		m[f>>(fieldBits-passageSplitBits)*r.gn+g] = true
+		g, _ := r.bucketOp(r.p.passageTable(), k)
+		m[g] = true
 	}
 	return m
 }
@@ -285,17 +284,17 @@ func TestRedisLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	kinds := map[string]int{}
-	pt := fmt.Sprintf("lay:v3:{0}b0:%d:", testParams.passageTable())
+	pt := fmt.Sprintf("lay:v4:{0}b0:%d:", testParams.passageTable())
 	for _, k := range keys {
 		if g, ok := strings.CutPrefix(k, pt); ok {
-			if n, err := strconv.Atoi(g); err != nil || n >= 64<<passageSplitBits {
+			if n, err := strconv.ParseUint(g, 16, 64); err != nil || len(g) != groupHex || n >= 64<<passageSplitBits {
 				t.Errorf("%s: passage group out of range", k)
 			}
 		}
-		if !strings.HasPrefix(k, "lay:v3:{0}") {
+		if !strings.HasPrefix(k, "lay:v4:{0}") {
 			t.Fatalf("key %q outside the namespace", k)
 		}
-		kind := k[len("lay:v3:{0}"):][:1]
+		kind := k[len("lay:v4:{0}"):][:1]
 		kinds[kind]++
 		enc, err := c.ObjectEncoding(ctx, k).Result()
 		if err != nil {
@@ -341,12 +340,12 @@ func TestRedisGenerationExpiry(t *testing.T) {
 		}
 		return m
 	}
-	for k, e := range expiry(fmt.Sprintf("exp:v3:{0}b%d:*", g0)) {
+	for k, e := range expiry(fmt.Sprintf("exp:v4:{0}b%d:*", g0)) {
 		if e != -1 {
 			t.Errorf("%s in the current generation has expiry %d", k, e)
 		}
 	}
-	for k, e := range expiry("exp:v3:{0}m*") {
+	for k, e := range expiry("exp:v4:{0}m*") {
 		if e != (g0+1)*5+10 {
 			t.Errorf("record hash %s expires at %d, want %d", k, e, (g0+1)*5+10)
 		}
@@ -356,11 +355,11 @@ func TestRedisGenerationExpiry(t *testing.T) {
 		t.Fatal(err)
 	}
 	pt := fmt.Sprintf("b%%d:%d:*", testParams.passageTable())
-	if n := len(expiry(fmt.Sprintf("exp:v3:{0}"+pt, g0))); n != len(s.passageGroups(a.Anchors)) {
+	if n := len(expiry(fmt.Sprintf("exp:v4:{0}"+pt, g0))); n != len(s.passageGroups(a.Anchors)) {
 		t.Errorf("%d passage keys, want %d", n, len(s.passageGroups(a.Anchors)))
 	}
 	for _, pat := range []string{"b%d:*", pt, "i%d:*"} {
-		for k, e := range expiry(fmt.Sprintf("exp:v3:{0}"+pat, g0)) {
+		for k, e := range expiry(fmt.Sprintf("exp:v4:{0}"+pat, g0)) {
 			if e != (g0+1)*5+10 {
 				t.Errorf("%s of the closed generation expires at %d, want %d", k, e, (g0+1)*5+10)
 			}
@@ -372,14 +371,14 @@ func TestRedisGenerationExpiry(t *testing.T) {
 	old := openRedis(t, RedisConfig{Addrs: []string{addr}, Namespace: "old", Capacity: 64,
 		Retention: 10 * time.Second, Generation: 5 * time.Second, Clock: past.Now})
 	insert(t, old, a)
-	if n, want := len(c.Keys(ctx, "old:v3:{0}b*").Val()), 4+len(old.passageGroups(a.Anchors)); n != want {
+	if n, want := len(c.Keys(ctx, "old:v4:{0}b*").Val()), 4+len(old.passageGroups(a.Anchors)); n != want {
 		t.Fatalf("%d band and passage keys, want %d", n, want)
 	}
 	past.Advance(5 * time.Second)
 	if err := old.Maintain(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if k := c.Keys(ctx, "old:v3:{0}[bimfxe]*").Val(); len(k) != 0 {
+	if k := c.Keys(ctx, "old:v4:{0}[bimfxe]*").Val(); len(k) != 0 {
 		t.Errorf("keys left after retention: %v", k)
 	}
 }
@@ -404,20 +403,34 @@ func TestShardTags(t *testing.T) {
 
 const goldenTags48 = "10,18,263,25,3,7"
 
-func TestBucketValue(t *testing.T) {
+func TestBucketOp(t *testing.T) {
 	for _, capacity := range []int{1, 64, 4096, 1 << 20, 1 << 40} {
 		r, err := newRedis(RedisConfig{Addrs: []string{"x:1"}, Params: testParams, Capacity: min(capacity, 1<<30)})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, k := range []uint64{0, 1, 1<<63 | 12345, ^uint64(0), 0x0123456789abcdef} {
-			v := r.bucketValue(k)
-			if v >= 1<<53 {
-				t.Errorf("v = %d ≥ 2^53", v)
-			}
-			g, f := v%r.gn, v/r.gn
-			if r.gbits > 0 && g != k>>(64-r.gbits) || f != k&(1<<31-1) {
-				t.Errorf("gn %d: key %#x → group %d field %d", r.gn, k, g, f)
+			for _, tb := range []int{0, r.p.passageTable()} {
+				g, f := r.bucketOp(tb, k)
+				wantG, wantF := uint64(0), uint32(k&(1<<31-1))
+				if r.gbits > 0 {
+					wantG = k >> (64 - r.gbits)
+				}
+				if tb == r.p.passageTable() {
+					wantG += uint64(wantF>>25) * r.gn
+					wantF &= 1<<25 - 1
+				}
+				if g != wantG || f != wantF {
+					t.Errorf("gn %d table %d: key %#x → group %d field %d, want %d %d", r.gn, tb, k, g, f, wantG, wantF)
+				}
+				op := r.appendOp(nil, tb, k)
+				if len(op) != opWidth {
+					t.Fatalf("op of %d bytes", len(op))
+				}
+				if hg, err := strconv.ParseUint(string(op[:groupHex]), 16, 64); err != nil || hg != g ||
+					binary.BigEndian.Uint32(op[groupHex:]) != f {
+					t.Errorf("op %q does not encode group %d field %d", op, g, f)
+				}
 			}
 		}
 		r.c.Close()
@@ -546,7 +559,7 @@ func TestRedisReadsLiveGenerations(t *testing.T) {
 	if got := hgets("e"); got != fresh+perGen {
 		t.Errorf("after an idle generation: %d HGETs, want %d (one older generation holds data)", got, fresh+perGen)
 	}
-	if err := c.HDel(ctx, "gens:v3:{0}c", "w").Err(); err != nil {
+	if err := c.HDel(ctx, "gens:v4:{0}c", "w").Err(); err != nil {
 		t.Fatal(err)
 	}
 	if got := hgets("f"); got != fresh+2*perGen {
