@@ -2,8 +2,10 @@ package sketch
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash"
 	"slices"
 )
 
@@ -127,8 +129,10 @@ type UniqueWord struct {
 }
 
 // ContentDigest identifies a document's whole normalized token stream:
-// the first 16 bytes of the SHA-256 of its tokens joined by single spaces
-// (the text [Features].Text would hold). Two documents have equal digests
+// the first 16 bytes of the SHA-256 of its tokens' bytes, concatenated,
+// followed by each token's length in bytes (uvarint):
+// the information of the tokens joined by single spaces (the text
+// [Features].Text would hold), without building that text. Two documents have equal digests
 // exactly when their normalized texts are equal, up to a 2^-64 birthday
 // bound: the only test neardup uses to call a document an exact copy.
 type ContentDigest [16]byte
@@ -206,7 +210,9 @@ type Sketcher struct {
 	dist []uint64
 	im   imatchScratch
 	gram []byte
-	text []byte   // the joined normalized text, for the content digest
+	sha  hash.Hash // the content digest's SHA-256
+	ends []byte    // the tokens' lengths, for the content digest
+	sum  []byte
 	seq  []uint64 // shingle hashes in document order (passage lane)
 
 	// Sentence mode.
@@ -262,9 +268,7 @@ func (s *Sketcher) Sketch(text []byte, f *Features) error {
 	}
 	s.norm.Tokenize(text, &s.tok)
 	f.Tokens = s.tok.Len()
-	s.text = s.joinedText(s.text[:0])
-	sum := sha256.Sum256(s.text)
-	f.Content = ContentDigest(sum[:len(f.Content)])
+	f.Content = s.contentDigest()
 	f.Passage.reset()
 	if s.cfg.PassageWords > 0 && s.cfg.CharGram == 0 && f.Tokens > 0 {
 		s.passage(text, f)
@@ -298,8 +302,11 @@ func (s *Sketcher) Sketch(text []byte, f *Features) error {
 		s.sentences(text, f)
 	}
 	f.Text = f.Text[:0]
-	if s.cfg.KeepText > 0 && len(s.text) <= s.cfg.KeepText {
-		f.Text = append(f.Text, s.text...)
+	if s.cfg.KeepText > 0 {
+		// The joined text is one byte per token longer than the tokens.
+		if n := len(s.tok.Text) + max(s.tok.Len()-1, 0); n <= s.cfg.KeepText {
+			f.Text = s.joinedText(f.Text)
+		}
 	}
 	if len(f.Text) == 0 {
 		f.Text = nil
@@ -332,6 +339,24 @@ func (s *Sketcher) countTokens() {
 		}
 		i = j
 	}
+}
+
+// contentDigest returns the [ContentDigest] of the last tokenized document.
+func (s *Sketcher) contentDigest() ContentDigest {
+	if s.sha == nil {
+		s.sha = sha256.New()
+	}
+	s.sha.Reset()
+	s.sha.Write(s.tok.Text)
+	s.ends = s.ends[:0]
+	start := uint32(0)
+	for _, e := range s.tok.End {
+		s.ends = binary.AppendUvarint(s.ends, uint64(e-start))
+		start = e
+	}
+	s.sha.Write(s.ends)
+	s.sum = s.sha.Sum(s.sum[:0])
+	return ContentDigest(s.sum[:len(ContentDigest{})])
 }
 
 // joinedText appends the normalized tokens joined by single spaces.
