@@ -135,6 +135,9 @@ type Pipeline struct {
 	imatchDecides bool
 	// sentenceMax bounds the matches listed per sentence (sentence mode).
 	sentenceMax int
+	// stored recycles the stored views of documents (job.feats, each a
+	// few KB of slices) once their output is made.
+	stored sync.Pool
 }
 
 // New validates cfg and returns a Pipeline over ix.
@@ -339,13 +342,14 @@ func (p *Pipeline) Run(ctx context.Context, in <-chan Item, out chan<- Output) e
 				return err
 			}
 			var f sketch.Features
+			var enc []byte // encoding scratch
 			for j := range prep {
 				t0 := time.Now()
-				if s = p.prepare(s, &f, j); s == nil {
+				if s = p.prepare(s, &f, &enc, j); s == nil {
 					if s, err = sketch.New(p.cfg.Sketch, p.cfg.Lexicon); err != nil {
 						return err
 					}
-					f = sketch.Features{}
+					f, enc = sketch.Features{}, nil
 				} else if j.dead == nil {
 					p.cfg.Metrics.Stage(metrics.StageSketch, time.Since(t0))
 				}

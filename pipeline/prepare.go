@@ -3,6 +3,7 @@ package pipeline
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -16,7 +17,8 @@ import (
 // prepare turns a decoded document into an index entry, or a dead letter.
 // A panic while extracting or sketching (a bug that some input triggers)
 // becomes the document's dead letter; the run goes on.
-func (p *Pipeline) prepare(s *sketch.Sketcher, f *sketch.Features, j *job) (fresh *sketch.Sketcher) {
+// f and enc are the worker's scratch.
+func (p *Pipeline) prepare(s *sketch.Sketcher, f *sketch.Features, enc *[]byte, j *job) (fresh *sketch.Sketcher) {
 	defer func() {
 		if r := recover(); r != nil {
 			j.dead = p.deadLetter(j.item, &InvalidError{Reason: ReasonInternal, ID: j.item.Doc.ID, Detail: fmt.Sprintf("preparing the document panicked: %v", r)})
@@ -24,11 +26,11 @@ func (p *Pipeline) prepare(s *sketch.Sketcher, f *sketch.Features, j *job) (fres
 			fresh = nil // the sketcher's buffers may be inconsistent
 		}
 	}()
-	p.prepareDoc(s, f, j)
+	p.prepareDoc(s, f, enc, j)
 	return s
 }
 
-func (p *Pipeline) prepareDoc(s *sketch.Sketcher, f *sketch.Features, j *job) {
+func (p *Pipeline) prepareDoc(s *sketch.Sketcher, f *sketch.Features, enc *[]byte, j *job) {
 	if j.item.Lazy != nil {
 		t0 := time.Now()
 		j.item.Decode()
@@ -67,8 +69,13 @@ func (p *Pipeline) prepareDoc(s *sketch.Sketcher, f *sketch.Features, j *job) {
 		j.dead = p.deadLetter(it, &InvalidError{Reason: ReasonEmpty, ID: it.Doc.ID, Detail: "no words after normalization"})
 		return
 	}
-	enc := f.AppendBinary(nil, p.limits)
-	stored := &sketch.Features{}
+	// Encoded in the worker's buffer, then copied out at its exact size:
+	// one allocation instead of a dozen growing ones.
+	*enc = f.AppendBinary((*enc)[:0], p.limits)
+	stored, _ := p.stored.Get().(*sketch.Features)
+	if stored == nil {
+		stored = &sketch.Features{}
+	}
 	f.Stored(stored, p.limits) // what enc decodes to, without decoding
 	j.feats = stored
 	j.entry = index.Entry{
@@ -81,7 +88,7 @@ func (p *Pipeline) prepareDoc(s *sketch.Sketcher, f *sketch.Features, j *job) {
 		Content:    f.Content,
 		HasContent: true,
 		Anchors:    appendSentenceKeys(anchorKeys(f.Passage.Anchors), &f.Sentences),
-		Features:   enc,
+		Features:   slices.Clone(*enc),
 	}
 	j.sentenceBase = len(f.Passage.Anchors)
 }

@@ -101,6 +101,11 @@ func (p *Pipeline) resolveBatch(ctx context.Context, rs []verify.Result, fl *inf
 		if err != nil {
 			return outs, err
 		}
+		if j.feats != nil {
+			// Nothing reads the document's stored view after its output.
+			p.stored.Put(j.feats)
+			j.feats = nil
+		}
 		if rec != nil {
 			ids, recs = append(ids, j.item.Doc.ID), append(recs, rec)
 		}

@@ -562,6 +562,7 @@ func (f *Features) Stored(dst *Features, lim Limits) {
 		shift := sampleShift(len(f.Shingles), lim.MaxShingles)
 		dst.ShingleShift = byte(shift)
 		dst.ShingleCount = max(f.ShingleCount, len(f.Shingles))
+		dst.Shingles = slices.Grow(dst.Shingles, min(len(f.Shingles), 2*lim.MaxShingles))
 		for _, h := range f.Shingles {
 			if !keep(h, shift) {
 				continue
@@ -575,6 +576,7 @@ func (f *Features) Stored(dst *Features, lim Limits) {
 	if lim.MaxUnique > 0 {
 		shift := sampleShift(len(f.Unique), lim.MaxUnique)
 		dst.UniqueShift = byte(shift)
+		dst.Unique = slices.Grow(dst.Unique, min(len(f.Unique), 2*lim.MaxUnique))
 		for _, u := range f.Unique {
 			if keep(u.Hash, shift) {
 				dst.Unique = append(dst.Unique, UniqueWord{Hash: u.Hash >> 32, Pos: u.Pos})

@@ -204,27 +204,38 @@ func FuzzDecode(f *testing.F) {
 	})
 }
 
-// Stored must equal decoding the storage encoding, sampled or not.
+// Stored must equal decoding the storage encoding, sampled or not, into a
+// fresh Features or into one reused from earlier documents (as the
+// pipeline recycles them).
 func TestStoredMatchesDecode(t *testing.T) {
 	r := rand.New(rand.NewPCG(8, 8))
 	cfg := DefaultConfig()
 	cfg.KeepText = 1 << 20
 	cfg.PassageWords = 40
 	cfg.Sentence = SentenceConfig{On: true}.WithDefaults()
+	same := func(dec, st *Features) bool {
+		return slices.Equal(dec.Shingles, st.Shingles) && slices.Equal(dec.Unique, st.Unique) && dec.ShingleShift == st.ShingleShift &&
+			dec.UniqueShift == st.UniqueShift && string(dec.Text) == string(st.Text) && dec.Tokens == st.Tokens && dec.SimHash == st.SimHash &&
+			dec.IMatch == st.IMatch && dec.HasIMatch == st.HasIMatch && dec.Content == st.Content && dec.ShingleCount == st.ShingleCount &&
+			slices.Equal(dec.Passage.Fp, st.Passage.Fp) && slices.Equal(dec.Passage.Anchors, st.Passage.Anchors) &&
+			slices.Equal(dec.Passage.Starts, st.Passage.Starts) && slices.Equal(dec.Passage.Ends, st.Passage.Ends) &&
+			len(dec.Sentences.Items) == len(st.Sentences.Items)
+	}
+	var reused Features
 	for _, lim := range []Limits{DefaultLimits(), {MaxShingles: 100, MaxUnique: 50}, {MaxShingles: 256}, {}, {Passages: true}, {Sentences: true}} {
-		for _, size := range []int{0, 50, 5000, 40000} {
+		for _, size := range []int{0, 50, 5000, 40000, 50} {
 			f := mustSketch(t, cfg, syntheticDoc(r, size))
 			var dec, st Features
 			if err := dec.UnmarshalBinary(f.AppendBinary(nil, lim)); err != nil {
 				t.Fatal(err)
 			}
 			f.Stored(&st, lim)
-			if !slices.Equal(dec.Shingles, st.Shingles) || !slices.Equal(dec.Unique, st.Unique) || dec.ShingleShift != st.ShingleShift ||
-				dec.UniqueShift != st.UniqueShift || string(dec.Text) != string(st.Text) || dec.Tokens != st.Tokens || dec.SimHash != st.SimHash ||
-				dec.IMatch != st.IMatch || dec.HasIMatch != st.HasIMatch || dec.Content != st.Content || dec.ShingleCount != st.ShingleCount ||
-				!slices.Equal(dec.Passage.Fp, st.Passage.Fp) || !slices.Equal(dec.Passage.Anchors, st.Passage.Anchors) ||
-				!slices.Equal(dec.Passage.Starts, st.Passage.Starts) || !slices.Equal(dec.Passage.Ends, st.Passage.Ends) {
+			if !same(&dec, &st) {
 				t.Errorf("size %d, limits %+v: Stored differs from the decoded encoding", size, lim)
+			}
+			f.Stored(&reused, lim)
+			if !same(&dec, &reused) {
+				t.Errorf("size %d, limits %+v: Stored into a reused Features differs from the decoded encoding", size, lim)
 			}
 		}
 	}

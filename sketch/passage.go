@@ -173,7 +173,7 @@ func (p *Passage) decodePassage(d *decoder) {
 // stored writes into dst what decoding p's section gives.
 func (p *Passage) stored(dst *Passage) {
 	dst.Fp = append(dst.Fp[:0], p.Fp...)
-	dst.Anchors = dst.Anchors[:0]
+	dst.Anchors = slices.Grow(dst.Anchors[:0], len(p.Anchors))
 	for _, a := range p.Anchors {
 		dst.Anchors = append(dst.Anchors, Anchor{Hash: a.Hash >> 32, Pos: a.Pos})
 	}

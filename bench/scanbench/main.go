@@ -43,6 +43,7 @@ func main() {
 	profile := flag.String("profile", "web", "neardup profile")
 	rounds := flag.Int("rounds", 3, "rounds of the three runs; the best of each is kept")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of neardup's one-core runs to this file")
+	memprofile := flag.String("memprofile", "", "write an allocation profile of the whole run to this file (go tool pprof -sample_index=alloc_space)")
 	flag.Parse()
 
 	// About 5 KB per document: 900–1,100 words of ~4.8 bytes.
@@ -80,13 +81,19 @@ func main() {
 	var ourAll, ourOne, peerTime time.Duration
 	var ourPairs, onePairs, peerPairs map[[2]string]bool
 	var cands string
+	var mallocs, allocBytes uint64 // in neardup's one-core runs
+	var ms runtime.MemStats
 	for round := range *rounds {
 		var d time.Duration
 		d, ourPairs, cands = runNeardup(lines, cfg)
 		ourAll = best(ourAll, d)
 		runtime.GOMAXPROCS(1)
 		stop := startProfile(*cpuprofile, round)
+		runtime.ReadMemStats(&ms)
+		m0, b0 := ms.Mallocs, ms.TotalAlloc
 		d, onePairs, _ = runNeardup(lines, cfg)
+		runtime.ReadMemStats(&ms)
+		mallocs, allocBytes = mallocs+ms.Mallocs-m0, allocBytes+ms.TotalAlloc-b0
 		stop()
 		runtime.GOMAXPROCS(all)
 		ourOne = best(ourOne, d)
@@ -115,6 +122,19 @@ func main() {
 	one := report(fmt.Sprintf("neardup scan, %s profile, GOMAXPROCS=1", *profile), ourOne, onePairs)
 	peer := report("ekzhu/minhash-lsh batch (K=128, w=5, t=0.8, neardup's tokens), one core", peerTime, peerPairs)
 	fmt.Printf("\n%s\n", cands)
+	runs := float64(*rounds * len(docs))
+	fmt.Printf("neardup allocations per document (one-core runs, the harness's items and pair map included): %.0f allocs, %.0f bytes\n",
+		float64(mallocs)/runs, float64(allocBytes)/runs)
+	if *memprofile != "" {
+		f, err := os.Create(*memprofile)
+		if err != nil {
+			panic(err)
+		}
+		if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+			panic(err)
+		}
+		f.Close()
+	}
 	fmt.Printf("\nratio: neardup %.2fx the peer's documents/s on %d cores, %.2fx on one core\n", ours/peer, all, one/peer)
 }
 
