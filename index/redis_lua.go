@@ -20,11 +20,12 @@ package index
 // SIMK, S shards, REFRESH, MAXC candidates returned, PSPLIT the passage
 // table's groups per band table group) are compiled into the source by
 // [scriptConstants], so a call
-// parses no configuration. The key layout is described in doc.go. Numbers
-// travel as decimal text so that redis-benchmark can send the same EVALSHA
-// with __rand_int__ values. Lua numbers are doubles: every integer handled
-// here stays below 2^53 (seqs are below 2^48, bucket values v = field·GN +
-// group below 2^53).
+// parses no configuration. The key layout is described in doc.go. Bucket
+// ops travel as 12-byte strings that go into key names and commands as
+// they are (an op is as wide as the 12 digits redis-benchmark writes for
+// __rand_int__, so it can send the same EVALSHA); other numbers as decimal
+// text. Lua numbers are doubles: every integer handled here stays below
+// 2^53 (seqs are below 2^48).
 const luaPrelude = `
 local P, NOW, GLO, GHI, BUDGET = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local CLOCK = KEYS[1]
