@@ -121,6 +121,15 @@ func (d *Decoder) DecodeJSON(b []byte, fallbackID string) (Document, error) {
 	if len(b) > d.maxBytes+64<<10 {
 		return Document{}, invalid(ReasonTooLarge, fallbackID, "%d bytes > limit %d", len(b), d.maxBytes)
 	}
+	if doc, ok := d.decodeFast(b, fallbackID); ok {
+		return doc, nil
+	}
+	return d.decodeFull(b, fallbackID)
+}
+
+// decodeFull decodes b with encoding/json; it decides every input the
+// fast path declines, errors included.
+func (d *Decoder) decodeFull(b []byte, fallbackID string) (Document, error) {
 	var w wire
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(&w); err != nil {
@@ -287,18 +296,25 @@ func parseTS(raw json.RawMessage) (time.Time, error) {
 	if !present(raw) {
 		return time.Time{}, nil
 	}
+	if raw[0] != '"' {
+		return tsFrom(string(raw), raw, false)
+	}
 	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return time.Time{}, err
+	}
+	return tsFrom(s, raw, true)
+}
+
+// tsFrom parses ts given as s, the string's value when quoted, else the
+// number's text; raw is the JSON value, for errors.
+func tsFrom(s string, raw []byte, quoted bool) (time.Time, error) {
 	var t time.Time
 	parsed := false
-	if raw[0] == '"' {
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return time.Time{}, err
-		}
+	if quoted {
 		if p, err := time.Parse(time.RFC3339Nano, s); err == nil {
 			t, parsed = p.UTC(), true
 		}
-	} else {
-		s = string(raw)
 	}
 	if !parsed {
 		ms, err := strconv.ParseInt(s, 10, 64)
