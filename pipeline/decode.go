@@ -135,7 +135,8 @@ func (d *Decoder) decodeFull(b []byte, fallbackID string) (Document, error) {
 	if err := dec.Decode(&w); err != nil {
 		return Document{}, invalid(ReasonMalformed, fallbackID, "%v", err)
 	}
-	if dec.More() {
+	// dec.More would let a stray ']' or '}' after the object pass.
+	if len(bytes.TrimLeft(b[dec.InputOffset():], " \t\r\n")) > 0 {
 		return Document{}, invalid(ReasonMalformed, fallbackID, "trailing data after the object")
 	}
 	var doc Document
