@@ -255,31 +255,43 @@ func checkRawString(raw []byte) error {
 		if s[i] != '\\' {
 			continue
 		}
-		i++
-		if i >= len(s) || s[i] != 'u' {
-			continue // a one-character escape (the decoder checked it)
+		if i+1 >= len(s) || s[i+1] != 'u' {
+			i++ // a one-character escape (the decoder checked it)
+			continue
 		}
-		r, ok := hex4(s[i+1:])
-		if !ok {
-			return errors.New("has a bad \\u escape")
+		_, n, err := unicodeEscape(s[i:])
+		if err != nil {
+			return err
 		}
-		i += 4
-		switch {
-		case r >= 0xDC00 && r <= 0xDFFF:
-			return fmt.Errorf("escapes an unpaired surrogate \\u%04x", r)
-		case r >= 0xD800 && r <= 0xDBFF:
-			var lo rune
-			ok := i+2 < len(s) && s[i+1] == '\\' && s[i+2] == 'u'
-			if ok {
-				lo, ok = hex4(s[i+3:])
-			}
-			if !ok || lo < 0xDC00 || lo > 0xDFFF {
-				return fmt.Errorf("escapes an unpaired surrogate \\u%04x", r)
-			}
-			i += 6
-		}
+		i += n - 1
 	}
 	return nil
+}
+
+// unicodeEscape decodes the \uXXXX escape at the start of s, with the low
+// half that must follow a high surrogate, and returns the rune and the
+// bytes it spans (6 or 12). An unpaired surrogate is an error: it has no
+// UTF-8 encoding, and encoding/json would turn it into U+FFFD.
+func unicodeEscape(s []byte) (r rune, n int, err error) {
+	r, ok := hex4(s[2:])
+	if !ok {
+		return 0, 0, errors.New("has a bad \\u escape")
+	}
+	switch {
+	case r >= 0xDC00 && r <= 0xDFFF:
+		return 0, 0, fmt.Errorf("escapes an unpaired surrogate \\u%04x", r)
+	case r >= 0xD800 && r <= 0xDBFF:
+		var lo rune
+		ok := len(s) >= 8 && s[6] == '\\' && s[7] == 'u'
+		if ok {
+			lo, ok = hex4(s[8:])
+		}
+		if !ok || lo < 0xDC00 || lo > 0xDFFF {
+			return 0, 0, fmt.Errorf("escapes an unpaired surrogate \\u%04x", r)
+		}
+		return 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00), 12, nil
+	}
+	return r, 6, nil
 }
 
 func hex4(b []byte) (rune, bool) {

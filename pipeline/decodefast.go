@@ -292,23 +292,12 @@ func decodeString(b []byte, i int) (s []byte, end int, ok bool) {
 		case 't':
 			out = append(out, '\t')
 		case 'u':
-			r, _ := hex4(raw[k+2:])
-			k += 6
-			switch {
-			case r >= 0xDC00 && r <= 0xDFFF:
+			r, n, err := unicodeEscape(raw[k:])
+			if err != nil {
 				return nil, 0, false
-			case r >= 0xD800 && r <= 0xDBFF:
-				if k+1 >= len(raw) || raw[k] != '\\' || raw[k+1] != 'u' {
-					return nil, 0, false
-				}
-				lo, _ := hex4(raw[k+2:])
-				if lo < 0xDC00 || lo > 0xDFFF {
-					return nil, 0, false
-				}
-				r = 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00)
-				k += 6
 			}
 			out = utf8.AppendRune(out, r)
+			k += n
 			continue
 		default: // '"', '\\', '/'
 			out = append(out, c)
