@@ -1,7 +1,11 @@
 package eval
 
 import (
+	"bufio"
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 
 	"github.com/neardup/neardup/pipeline"
@@ -172,4 +176,108 @@ func pct(a, b int) string {
 		return "–"
 	}
 	return fmt.Sprintf("%.1f%%", 100*float64(a)/float64(b))
+}
+
+// SitesLinksFile is the file [Sites.Write] writes the expected links to.
+const SitesLinksFile = "sites-links.jsonl"
+
+// sitesLine is a page in the input contract of neardup scan, with what
+// the generator knows about it in meta.
+type sitesLine struct {
+	ID   string    `json:"id"`
+	URL  string    `json:"url"`
+	Text string    `json:"text,omitempty"`
+	HTML string    `json:"html,omitempty"`
+	Meta sitesMeta `json:"meta"`
+}
+
+type sitesMeta struct {
+	Site    string   `json:"site"`
+	Rank    int      `json:"rank"`
+	Role    Role     `json:"role"`
+	Copy    string   `json:"copy,omitempty"`
+	Sources []string `json:"sources,omitempty"`
+	Words   int      `json:"article_words"`
+}
+
+// Write writes each rendering of the corpus into dir as JSON lines that
+// neardup scan reads (one file per rendering, named after its set:
+// sites.jsonl with field text, sites-html.jsonl and
+// sites-html-boiler.jsonl with field html; meta holds the site, the
+// page's rank on it, its role and its sources), in crawl order, and the
+// expected links as SitesLinksFile: {"later", "earlier": [ids any of
+// which is a right link], "copy"} per line. It returns the paths
+// written.
+func (g *Sites) Write(dir string) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("eval: %w", err)
+	}
+	var paths []string
+	write := func(name string, each func(enc *json.Encoder) error) error {
+		path := filepath.Join(dir, name)
+		f, err := os.Create(path)
+		if err != nil {
+			return fmt.Errorf("eval: %w", err)
+		}
+		w := bufio.NewWriter(f)
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		err = each(enc)
+		if err == nil {
+			err = w.Flush()
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("eval: write %s: %w", path, err)
+		}
+		paths = append(paths, path)
+		return nil
+	}
+	for _, v := range SitesVariants {
+		err := write(v.Name()+".jsonl", func(enc *json.Encoder) error {
+			for i, d := range g.Docs(v) {
+				p := g.Pages[i]
+				l := sitesLine{ID: d.ID, URL: p.URL, Meta: sitesMeta{Site: p.Site.Domain, Rank: p.Rank, Role: p.Role, Copy: p.Copy, Sources: p.Sources, Words: p.Words()}}
+				if d.HTML {
+					l.HTML = string(d.Text)
+				} else {
+					l.Text = string(d.Text)
+				}
+				if err := enc.Encode(l); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	err := write(SitesLinksFile, func(enc *json.Encoder) error {
+		for _, x := range g.Expected() {
+			l := struct {
+				Later   string   `json:"later"`
+				Earlier []string `json:"earlier"`
+				Copy    string   `json:"copy"`
+			}{x.Later, x.Earlier, g.Page(x.Later).Copy}
+			if err := enc.Encode(l); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return paths, err
+}
+
+// WriteSites generates the site corpus of the evaluation (the default
+// [SitesConfig]) from the gutenberg-editions folder under the data root
+// and writes it into dir with [Sites.Write].
+func WriteSites(root, dir string) ([]string, error) {
+	g, err := GenerateSites(filepath.Join(root, SetGutenberg), SitesConfig{})
+	if err != nil {
+		return nil, err
+	}
+	return g.Write(dir)
 }

@@ -2,12 +2,15 @@ package eval
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/neardup/neardup/extract"
 	"github.com/neardup/neardup/internal/dataset"
+	"github.com/neardup/neardup/pipeline"
 )
 
 func generateSites(t *testing.T) *Sites {
@@ -223,5 +226,47 @@ func TestSitesStream(t *testing.T) {
 				t.Errorf("%d unique and copied pages, %d events", got, len(r.Events))
 			}
 		})
+	}
+}
+
+// Write's JSON lines decode, through the input contract neardup scan
+// reads, to the documents the evaluation streams.
+func TestSitesWriteRoundTrip(t *testing.T) {
+	g := generateSites(t)
+	dir := t.TempDir()
+	paths, err := g.Write(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(paths) != len(SitesVariants)+1 {
+		t.Fatalf("wrote %v", paths)
+	}
+	dec := pipeline.NewDecoder(1 << 20)
+	for _, v := range SitesVariants {
+		b, err := os.ReadFile(filepath.Join(dir, v.Name()+".jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+		docs := g.Docs(v)
+		if len(lines) != len(docs) {
+			t.Fatalf("%s: %d lines for %d pages", v.Name(), len(lines), len(docs))
+		}
+		for i, l := range lines {
+			d, err := dec.DecodeJSON([]byte(l), "")
+			if err != nil {
+				t.Fatalf("%s line %d: %v", v.Name(), i+1, err)
+			}
+			if d.ID != docs[i].ID || d.IsHTML != docs[i].HTML || !bytes.Equal(d.Text, docs[i].Text) || d.URL != g.Pages[i].URL {
+				t.Fatalf("%s line %d: decodes to %s (html %v), want %s (html %v)", v.Name(), i+1, d.ID, d.IsHTML, docs[i].ID, docs[i].HTML)
+			}
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, SitesLinksFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(b, []byte("\n")); n != len(g.Expected()) {
+		t.Errorf("%s: %d links, want %d", SitesLinksFile, n, len(g.Expected()))
 	}
 }
