@@ -339,7 +339,11 @@ func flaggedPlot(r *Result) figure {
 			vals[i] = 100 * float64(b.Flagged) / float64(b.Unique)
 		}
 		top = math.Max(top, vals[i]*1.1)
-		labels = append(labels, fmt.Sprintf("%s (%d pages)", b.label(), b.Unique))
+		name := b.label()
+		if b.Hi >= 1<<30 {
+			name = fmt.Sprintf("%d+", b.Lo)
+		}
+		labels = append(labels, fmt.Sprintf("%s\n%d pages", name, b.Unique))
 	}
 	bars, _ := plotter.NewBarChart(vals, vg.Points(28)) // fails only on NaN or Inf
 	bars.Color = colNegative
