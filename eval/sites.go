@@ -67,7 +67,8 @@ const (
 	// sometimes the last paragraph dropped).
 	RoleNear Role = "near"
 	// RolePartial: an original article with one or two passages of 60 to
-	// 300 words copied from earlier pages' articles.
+	// 300 words copied from earlier pages' articles, or an excerpt of an
+	// earlier page of another site (its first paragraphs).
 	RolePartial Role = "partial"
 )
 
@@ -151,7 +152,7 @@ type Page struct {
 	Date   time.Time
 	Role   Role
 	// Copy details a copy's kind: near-same-site, near-other-site,
-	// partial-1 or partial-2 (passages); empty for an original.
+	// partial-1 or partial-2 (passages), excerpt; empty for an original.
 	Copy string
 	// Sources are the pages the copy was made from: the one page of a
 	// near copy, one per passage of a partial one.
@@ -256,6 +257,8 @@ func GenerateSites(dir string, cfg SitesConfig) (*Sites, error) {
 		switch {
 		case i >= 8 && u < cfg.Near:
 			s.nearCopy(r, p, bySite)
+		case i >= 8 && u < cfg.Near+cfg.Partial && r.IntN(4) == 0:
+			s.excerpt(r, p)
 		case i >= 8 && u < cfg.Near+cfg.Partial:
 			if !s.partialCopy(r, p, take) {
 				p.Paragraphs = nil
@@ -408,6 +411,41 @@ func (s *Sites) partialCopy(r *rand.Rand, p *Page, take func(int) [][]word) bool
 	}
 	p.Paragraphs = own
 	return true
+}
+
+// excerpt makes p an aggregator's excerpt of an earlier page of another
+// site: its first paragraphs, 35% to 60% of its words (at least 150, at
+// most 75%), and a line that points to the full article.
+func (s *Sites) excerpt(r *rand.Rand, p *Page) {
+	var cands []*Page
+	for _, q := range s.Pages {
+		if q.Site != p.Site && q.Words() >= 400 && len(q.Paragraphs) >= 3 {
+			cands = append(cands, q)
+		}
+	}
+	if len(cands) == 0 {
+		return
+	}
+	src := cands[r.IntN(len(cands))]
+	want := max(150, int(float64(src.Words())*(0.35+0.25*r.Float64())))
+	n := 0
+	for _, par := range src.Paragraphs {
+		if n >= want || 4*(n+len(par)) > 3*src.Words() {
+			break // enough, or a paragraph that would take over 75%
+		}
+		p.Paragraphs = append(p.Paragraphs, par)
+		n += len(par)
+	}
+	if n < 150 {
+		p.Paragraphs = nil // the source's paragraphs are too long: an original instead
+		return
+	}
+	var more []word
+	for _, w := range strings.Fields("This is an excerpt. Read the full article on " + src.Site.Name + ".") {
+		more = append(more, word{w: w, seg: -1})
+	}
+	p.Paragraphs = append(p.Paragraphs, more)
+	p.Role, p.Copy, p.Sources, p.Title = RolePartial, "excerpt", []string{src.ID}, src.Title
 }
 
 // resolveAccept finds, for every copy and source, the earlier pages that

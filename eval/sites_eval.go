@@ -37,7 +37,7 @@ func buildSites(g *Sites, v SitesVariant) *Set {
 		SitesHTMLBoiler: "as HTML with the site's boilerplate paragraph (about 80 words) inside every article",
 	}[v]
 	s := &Set{Name: v.Name(), sites: g, Docs: g.Docs(v), Label: g.Label, Expected: g.Expected(),
-		Order: fmt.Sprintf("%d pages of %d sites generated from the Gutenberg e-texts (seed %d), %s, in crawl order: sites interleaved, every source before its copies; %d near copies (light edits, on the same or another site), %d partial copies (one or two passages of 60–300 words copied from earlier pages), %d unique pages",
+		Order: fmt.Sprintf("%d pages of %d sites generated from the Gutenberg e-texts (seed %d), %s, in crawl order: sites interleaved, every source before its copies; %d near copies (light edits, on the same or another site), %d partial copies (one or two passages of 60–300 words copied from earlier pages, or an excerpt: the first paragraphs, 35–75%%, of a page of another site), %d unique pages",
 			len(g.Pages), len(g.Sites), g.Config.Seed, render, near, partial, len(g.Pages)-near-partial),
 		PairsDoc: "every pair of pages of one site (they share the template) and every (copy, earlier page) pair: a copy and a page holding what it copied are positive, pages whose articles share no word negative",
 	}
@@ -101,7 +101,7 @@ func (r *SitesResult) FlaggedShare() float64 {
 // siteRankBins are the bins' upper ends; the last is open.
 var siteRankBins = []int{2, 5, 10, 20, 1 << 30}
 
-var copyKinds = []string{"near-same-site", "near-other-site", "partial-1", "partial-2"}
+var copyKinds = []string{"near-same-site", "near-other-site", "partial-1", "partial-2", "excerpt"}
 
 func sitesResult(s *Set, events []Event, links LinkStats) *SitesResult {
 	g := s.sites

@@ -99,6 +99,12 @@ func TestSitesLabels(t *testing.T) {
 				}
 			}
 		}
+		if p.Copy == "excerpt" {
+			src := g.Page(p.Sources[0])
+			if shared := g.Shared(p, src); shared < 150 || 4*shared > 3*src.Words() {
+				t.Errorf("excerpt %s holds %d of the %d words of its source", p.ID, shared, src.Words())
+			}
+		}
 		if p.Role == RoleNear {
 			src := g.Page(p.Sources[0])
 			shared := float64(g.Shared(p, src))
