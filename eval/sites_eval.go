@@ -11,6 +11,14 @@ import (
 	"github.com/neardup/neardup/pipeline"
 )
 
+// Generated reports whether the named set is generated (the site sets,
+// from the gutenberg-editions folder) rather than read from a folder of
+// its name.
+func Generated(name string) bool {
+	_, ok := sitesVariant(name)
+	return ok
+}
+
 // sitesVariant returns the rendering a set name stands for.
 func sitesVariant(name string) (SitesVariant, bool) {
 	for _, v := range SitesVariants {

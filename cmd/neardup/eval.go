@@ -43,12 +43,17 @@ Streams each labelled evaluation set through the same pipeline as scan, in
 the order a crawler would meet it, and writes %s with precision, recall
 and F1 of the reported links, per-score ROC AUC and precision-recall curves,
 the LSH S-curve over the pairs' Jaccard, the PAN 2013 passage measures and
-license cluster purity, with PNG plots, into --out. Sets that are absent are
-skipped with what they need; the sets (folders of --data):
+license cluster purity, and for the site sets the unique pages flagged by
+their rank on their site, with PNG plots, into --out. Sets that are absent
+are skipped with what they need; the sets (folders of --data, or generated):
 
 `, eval.ReportFile)
 		for _, n := range eval.SetNames() {
-			fmt.Fprintf(stderr, "  %s\n", n)
+			if eval.Generated(n) {
+				fmt.Fprintf(stderr, "  %s (generated from %s)\n", n, eval.SetGutenberg)
+			} else {
+				fmt.Fprintf(stderr, "  %s\n", n)
+			}
 		}
 		fmt.Fprint(stderr, "\n'neardup eval synth' runs the synthetic overlap × noise sweep instead (see 'neardup eval synth -h'); 'neardup eval sites' writes the generated site corpus as JSON lines.\n\nFlags (any configuration key is also a flag; see 'neardup config example'):\n")
 		fs.PrintDefaults()
@@ -70,7 +75,8 @@ skipped with what they need; the sets (folders of --data):
 	root := *data
 	if root == "" {
 		if root = dataset.Root(); root == "" {
-			return fmt.Errorf("no evaluation data found: pass --data DIR, set NEARDUP_DATA, or place shared/data beside the repository; it holds the folders %s", strings.Join(eval.SetNames(), ", "))
+			folders := slices.DeleteFunc(eval.SetNames(), eval.Generated)
+			return fmt.Errorf("no evaluation data found: pass --data DIR, set NEARDUP_DATA, or place shared/data beside the repository; it holds the folders %s", strings.Join(folders, ", "))
 		}
 	}
 	sets, missing, err := eval.Build(root, names)
