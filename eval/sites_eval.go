@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/neardup/neardup/pipeline"
 )
@@ -79,8 +80,19 @@ type SitesResult struct {
 	// pages in crawl order: a stream cannot know a template is common
 	// before it has seen a few pages of the site.
 	ByRank []RankBin
+	// BySite splits the unique pages by site.
+	BySite []SiteRow
 	// ByCopy counts the expected links by kind of copy.
 	ByCopy []CopyRow
+}
+
+// SiteRow counts a site's pages, its unique pages and those flagged.
+// TemplateWords are the words of its template in the text rendering
+// (those of its first page, without the article).
+type SiteRow struct {
+	Site                   string
+	TemplateWords          int
+	Pages, Unique, Flagged int
 }
 
 // RankBin counts the unique pages whose rank on their site is in
@@ -120,10 +132,20 @@ func sitesResult(s *Set, events []Event, links LinkStats) *SitesResult {
 		lo = hi + 1
 	}
 	byID := eventsByID(events)
+	siteRow := map[*Site]*SiteRow{}
+	for _, st := range g.Sites {
+		siteRow[st] = &SiteRow{Site: st.Name}
+	}
 	for _, p := range g.Pages {
+		row := siteRow[p.Site]
+		row.Pages++
+		if p.Rank == 1 {
+			row.TemplateWords = len(strings.Fields(string(p.Text()))) - p.Words()
+		}
 		if !p.Unique() {
 			continue
 		}
+		row.Unique++
 		res.Unique++
 		bin := &res.ByRank[slices.IndexFunc(siteRankBins, func(hi int) bool { return p.Rank <= hi })]
 		bin.Unique++
@@ -133,9 +155,13 @@ func sitesResult(s *Set, events []Event, links LinkStats) *SitesResult {
 		}
 		res.Flagged++
 		bin.Flagged++
+		row.Flagged++
 		if linkedTo(ev, func(id string) bool { q := g.Page(id); return q != nil && q.Site == p.Site }) != nil {
 			res.FlaggedSameSite++
 		}
+	}
+	for _, st := range g.Sites {
+		res.BySite = append(res.BySite, *siteRow[st])
 	}
 	rows := map[string]*CopyRow{}
 	for _, k := range copyKinds {
@@ -161,6 +187,10 @@ func writeSites(p printf, r *SitesResult) {
 	p("By the page's rank among its site's pages in crawl order (the stream has seen rank − 1 pages of the site's template before it):\n\n| rank on its site | unique pages | flagged | share |\n|---|--:|--:|--:|\n")
 	for _, b := range r.ByRank {
 		p("| %s | %d | %d | %s |\n", b.label(), b.Unique, b.Flagged, pct(b.Flagged, b.Unique))
+	}
+	p("\nBy site:\n\n| site | template words (text) | pages | unique pages | flagged | share |\n|---|--:|--:|--:|--:|--:|\n")
+	for _, r := range r.BySite {
+		p("| %s | %d | %d | %d | %d | %s |\n", r.Site, r.TemplateWords, r.Pages, r.Unique, r.Flagged, pct(r.Flagged, r.Unique))
 	}
 	p("\n**Copies found** (an expected link per source of a copy):\n\n| copy | expected links | found | recall | by kind |\n|---|--:|--:|--:|---|\n")
 	for _, c := range r.ByCopy {
