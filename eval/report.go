@@ -83,6 +83,9 @@ func (r *Report) Summary(w io.Writer) {
 				fmt.Fprintf(w, "  passages: plagdet %.3f", res.PAN.PAN.PlagDet)
 			}
 		}
+		if res.Sites != nil {
+			fmt.Fprintf(w, "  unique pages flagged: %d of %d (%.1f%%)", res.Sites.Flagged, res.Sites.Unique, 100*res.Sites.FlaggedShare())
+		}
 		fmt.Fprintf(w, "  %v\n", res.Elapsed.Round(100*time.Millisecond))
 	}
 	for _, m := range r.Missing {
@@ -307,6 +310,8 @@ func (r *Report) writeSet(w io.Writer, res *Result, plots []string, bands, rows 
 		writeGutenberg(p, res.Gutenberg)
 	case res.Licenses != nil:
 		writeLicenses(p, res.Licenses)
+	case res.Sites != nil:
+		writeSites(p, res.Sites)
 	}
 
 	if len(res.Pairs) > 0 {
