@@ -45,34 +45,23 @@ func without(dst, set, drop []uint64) []uint64 {
 	return dst
 }
 
-// outside returns how many of the positions [lo, hi) lie outside the
-// ranges rs (sorted, disjoint).
-func outside(rs []Range, lo, hi int) int {
-	n := hi - lo
-	for _, r := range rs {
-		if r.Hi <= lo {
-			continue
-		}
-		if r.Lo >= hi {
-			break
-		}
-		n -= min(r.Hi, hi) - max(r.Lo, lo)
-	}
-	return n
-}
-
-// dropCommon removes the passages whose matched positions outside the
-// common ranges are fewer than minShared (matched positions are taken as
-// spread evenly over a passage) and returns the passages kept and the
-// positions they match.
-func dropCommon(ps []AlignPassage, rs []Range, minShared int) ([]AlignPassage, int) {
+// dropCommon removes the passages with fewer than minShared matched
+// positions (cover: the aligner's matched positions of the document)
+// outside the common ranges rs (sorted, disjoint), and returns the
+// passages kept and the positions they match.
+func dropCommon(ps []AlignPassage, rs []Range, cover []bool, minShared int) ([]AlignPassage, int) {
 	kept, matched := ps[:0], 0
 	for _, x := range ps {
-		span := x.A1 - x.A0
-		if span <= 0 {
-			continue
+		out, r := 0, 0
+		for q := x.A0; q < x.A1 && q < len(cover); q++ {
+			for r < len(rs) && rs[r].Hi <= q {
+				r++
+			}
+			if cover[q] && (r == len(rs) || q < rs[r].Lo) {
+				out++
+			}
 		}
-		if x.Matched*outside(rs, x.A0, x.A1)/span < minShared {
+		if out < minShared {
 			continue
 		}
 		kept = append(kept, x)

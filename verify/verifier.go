@@ -238,7 +238,7 @@ func (p *pair) passages(minShared int) bool {
 	if p.d != nil && len(p.d.Common) > 0 {
 		// A passage is evidence only for what it holds beyond the
 		// document's common passages.
-		s.passages, p.psgA = dropCommon(s.passages, p.d.Common, minShared)
+		s.passages, p.psgA = dropCommon(s.passages, p.d.Common, s.pa.cover, minShared)
 	}
 	p.psgB = 0
 	for _, x := range s.passages {
