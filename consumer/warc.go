@@ -1,7 +1,6 @@
 package consumer
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,9 +13,11 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	gowarc "github.com/nlnwa/gowarc/v3"
 	"golang.org/x/net/html/charset"
+	"golang.org/x/text/encoding"
 
 	"github.com/neardup/neardup/pipeline"
 )
@@ -447,15 +448,30 @@ func (f *Files) payload(wr gowarc.WarcRecord) (body []byte, mediaType, skip stri
 	if len(raw) > f.MaxBytes {
 		return raw, mt, ""
 	}
-	if ctype == "" {
-		ctype = mt
-	}
-	if cr, err := charset.NewReader(bytes.NewReader(raw), ctype); err == nil {
-		if utf, err := io.ReadAll(cr); err == nil {
-			raw = utf
+	return toUTF8(raw, ctype, mt), mt, ""
+}
+
+// toUTF8 converts a payload to UTF-8 from the charset its Content-Type
+// declares. Without one, valid UTF-8 is kept as it is (the HTML standard's
+// windows-1252 default would garble it) and other bytes are decoded as an
+// HTML page's meta element says, else as windows-1252.
+func toUTF8(raw []byte, ctype, mediaType string) []byte {
+	var enc encoding.Encoding
+	if _, params, err := mime.ParseMediaType(ctype); err == nil && params["charset"] != "" {
+		e, name := charset.Lookup(params["charset"])
+		if e == nil || name == "utf-8" {
+			return raw
 		}
+		enc = e
+	} else if utf8.Valid(raw) {
+		return raw
+	} else {
+		enc, _, _ = charset.DetermineEncoding(raw, mediaType)
 	}
-	return raw, mt, ""
+	if utf, err := enc.NewDecoder().Bytes(raw); err == nil {
+		return utf
+	}
+	return raw
 }
 
 // textType returns text/html or text/plain for a payload neardup reads,

@@ -265,3 +265,21 @@ func TestParseFormatAndID(t *testing.T) {
 		}
 	}
 }
+
+func TestToUTF8(t *testing.T) {
+	for _, tt := range []struct {
+		name, ctype, mt, in, want string
+	}{
+		{"undeclared UTF-8 kept", "text/plain", "text/plain", "naïve “quotes”", "naïve “quotes”"},
+		{"declared latin-1", "text/plain; charset=ISO-8859-1", "text/plain", "caf\xe9", "café"},
+		{"declared utf-8", "text/html; charset=utf-8", "text/html", "café", "café"},
+		{"meta charset", "text/html", "text/html", "<meta charset=\"iso-8859-1\"><p>caf\xe9", "<meta charset=\"iso-8859-1\"><p>café"},
+		{"undeclared invalid UTF-8", "text/plain", "text/plain", "caf\xe9", "café"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := string(toUTF8([]byte(tt.in), tt.ctype, tt.mt)); got != tt.want {
+				t.Errorf("toUTF8(%q, %q) = %q, want %q", tt.in, tt.ctype, got, tt.want)
+			}
+		})
+	}
+}
