@@ -3,7 +3,6 @@ package explain
 import (
 	"bytes"
 	"errors"
-	"image"
 	"os"
 	"path/filepath"
 	"strings"
@@ -130,24 +129,7 @@ func TestPageInChromium(t *testing.T) {
 	if b := img.Bounds(); b.Dx() != 1280 || b.Dy() != 720 {
 		t.Errorf("screenshot %v", b)
 	}
-	if n := highlightPixels(img); n < 200 {
+	if n := browsertest.ColouredPixels(img); n < 200 {
 		t.Errorf("%d highlight-coloured pixels in the screenshot, want ≥ 200", n)
 	}
-}
-
-// highlightPixels counts clearly coloured (not grey) pixels: highlights
-// and the verdict badge.
-func highlightPixels(img image.Image) int {
-	n := 0
-	b := img.Bounds()
-	for y := b.Min.Y; y < b.Max.Y; y += 2 {
-		for x := b.Min.X; x < b.Max.X; x += 2 {
-			r, g, bl, _ := img.At(x, y).RGBA()
-			hi, lo := max(r, g, bl), min(r, g, bl)
-			if hi-lo > 0x3000 {
-				n++
-			}
-		}
-	}
-	return n
 }

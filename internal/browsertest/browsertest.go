@@ -91,3 +91,20 @@ func Screenshot(t testing.TB, file, out string, w, h int) image.Image {
 	}
 	return img
 }
+
+// ColouredPixels counts clearly coloured (not grey) pixels of img, on
+// every other row and column: highlights and badges, not text or
+// background.
+func ColouredPixels(img image.Image) int {
+	n := 0
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y += 2 {
+		for x := b.Min.X; x < b.Max.X; x += 2 {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			if max(r, g, bl)-min(r, g, bl) > 0x3000 {
+				n++
+			}
+		}
+	}
+	return n
+}
