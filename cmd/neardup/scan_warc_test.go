@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"html"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/neardup/neardup/internal/dataset"
+	"github.com/neardup/neardup/internal/schematest"
 	"github.com/neardup/neardup/internal/warctest"
 )
 
@@ -141,9 +143,7 @@ func TestScanWARCMatchesJSONLines(t *testing.T) {
 			if !strings.Contains(errOut, fmt.Sprintf("warc: %d records, %d documents", len(docs), len(docs))) {
 				t.Errorf("summary: %s", errOut)
 			}
-			for _, ev := range events(t, out) {
-				_ = ev // schema-validated by events
-			}
+			events(t, out) // validates every event against the schema
 		})
 	}
 	t.Logf("verdicts: %q", want)
@@ -183,6 +183,7 @@ func TestScanTruncatedWARC(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		schematest.Load(t, "dead-letter.schema.json").Validate(t, bytes.TrimSpace(dl))
 		var d struct {
 			Reason string
 			Error  string
