@@ -22,6 +22,7 @@ import (
 // equal in both columns to the text at its offsets, and a highlight over
 // each passage the corpus says was copied.
 func TestCompareHTMLInChromium(t *testing.T) {
+	skipShort(t)
 	dir := dataset.Dir(t, "pan13-text-alignment-no-obfuscation")
 	src := filepath.Join(dir, "src", "source-document01079.txt")
 	susp := filepath.Join(dir, "susp", "suspicious-document01027.txt")

@@ -92,6 +92,7 @@ func verdicts(t *testing.T, out string) []string {
 // scan gives the same verdicts over a WARC of the Gutenberg crawl, plain
 // or gzip member-per-record, as over the same documents as JSON lines.
 func TestScanWARCMatchesJSONLines(t *testing.T) {
+	skipShort(t)
 	docs := gutenbergCrawl(t)
 	dir := t.TempDir()
 	var recs []warctest.Record
