@@ -30,7 +30,8 @@ import (
 // Documents come from response records (the HTTP payload, its headers
 // skipped) and resource records (the whole block) whose content type is
 // HTML or plain text. Revisit records become documents with their
-// original's payload, read again from where it was seen. Everything else
+// original's payload, read again from where it was seen (kept in memory
+// for standard input). Everything else
 // (request, metadata, warcinfo records, images, non-2xx responses) is
 // skipped and counted in [WARCStats].
 
@@ -101,7 +102,8 @@ type WARCStats struct {
 	// type (request, metadata, warcinfo, ...), "non_text" (a payload
 	// neither HTML nor plain text), "http_status" (a response other than
 	// 2xx), "empty" (no payload), "revisit_unresolved" (the original is
-	// not in the input, or the input cannot be read again: stdin).
+	// not in the input, or was on stdin and is no longer in memory; see
+	// RevisitMemory).
 	Skipped map[string]int
 }
 
@@ -134,51 +136,88 @@ type warcPos struct {
 	offset int64
 }
 
-// warcState is what one Run remembers across WARC files: where each
-// document's record was, by record id, payload digest and target URI.
-// It holds positions, not texts, so memory grows by about a hundred bytes
-// per document.
+// original is what a revisit takes from the record it refers to.
+type original struct {
+	id, uri string
+	// pos locates a record in a file; for standard input, which cannot be
+	// read again, body and mediaType hold its payload instead.
+	pos       warcPos
+	body      []byte
+	mediaType string
+}
+
+// RevisitMemory bounds the payloads kept from standard input for the
+// revisits that may follow them (the oldest are dropped first); a file's
+// records are read again from their position instead.
+const RevisitMemory = 64 << 20
+
+// warcState is what one Run remembers across WARC inputs: each document's
+// record by record id, payload digest and target URI. For files it holds
+// positions (about a hundred bytes per document); for standard input the
+// payloads themselves, at most RevisitMemory bytes of them.
 type warcState struct {
-	byID, byDigest, byURI map[string]warcPos
+	refs   map[string]*original
+	kept   []*original // standard-input payloads, oldest first
+	keptBy map[*original][]string
+	bytes  int
+	budget int // bytes of payloads kept (RevisitMemory)
 }
 
-func newWARCState() *warcState {
-	return &warcState{byID: map[string]warcPos{}, byDigest: map[string]warcPos{}, byURI: map[string]warcPos{}}
+func newWARCState(budget int) *warcState {
+	return &warcState{refs: map[string]*original{}, keptBy: map[*original][]string{}, budget: budget}
 }
 
-func (s *warcState) remember(rec gowarc.WarcRecord, pos warcPos) {
+// keys are a record's names a revisit may refer to it by.
+func keys(id, digest, uri string) []string {
+	var ks []string
+	if id = strings.Trim(id, "<>"); id != "" {
+		ks = append(ks, "id:"+id)
+	}
+	if digest != "" {
+		ks = append(ks, "digest:"+strings.ToLower(digest))
+	}
+	if uri != "" {
+		ks = append(ks, "uri:"+uri)
+	}
+	return ks
+}
+
+func (s *warcState) remember(rec gowarc.WarcRecord, o *original) {
 	h := rec.WarcHeader()
-	if id := rec.RecordId(); id != "" {
-		s.byID[id] = pos
+	o.id, o.uri = strings.Trim(rec.RecordId(), "<>"), h.Get(gowarc.WarcTargetURI)
+	ks := keys(o.id, h.Get(gowarc.WarcPayloadDigest), o.uri)
+	for _, k := range ks {
+		s.refs[k] = o
 	}
-	if d := h.Get(gowarc.WarcPayloadDigest); d != "" {
-		s.byDigest[strings.ToLower(d)] = pos
+	if o.body == nil {
+		return
 	}
-	if u := h.Get(gowarc.WarcTargetURI); u != "" {
-		s.byURI[u] = pos
+	s.kept = append(s.kept, o)
+	s.keptBy[o] = ks
+	s.bytes += len(o.body)
+	for s.bytes > s.budget && len(s.kept) > 1 {
+		old := s.kept[0]
+		s.kept = s.kept[1:]
+		s.bytes -= len(old.body)
+		for _, k := range s.keptBy[old] {
+			if s.refs[k] == old {
+				delete(s.refs, k)
+			}
+		}
+		delete(s.keptBy, old)
 	}
 }
 
 // original finds the record a revisit refers to: by WARC-Refers-To, else
 // by payload digest, else by WARC-Refers-To-Target-URI.
-func (s *warcState) original(rev gowarc.WarcRecord) (warcPos, bool) {
+func (s *warcState) original(rev gowarc.WarcRecord) (*original, bool) {
 	h := rev.WarcHeader()
-	if id := strings.Trim(h.Get(gowarc.WarcRefersTo), "<>"); id != "" {
-		if p, ok := s.byID[id]; ok {
-			return p, true
+	for _, k := range keys(h.Get(gowarc.WarcRefersTo), h.Get(gowarc.WarcPayloadDigest), h.Get(gowarc.WarcRefersToTargetURI)) {
+		if o, ok := s.refs[k]; ok {
+			return o, true
 		}
 	}
-	if d := h.Get(gowarc.WarcPayloadDigest); d != "" {
-		if p, ok := s.byDigest[strings.ToLower(d)]; ok {
-			return p, true
-		}
-	}
-	if u := h.Get(gowarc.WarcRefersToTargetURI); u != "" {
-		if p, ok := s.byURI[u]; ok {
-			return p, true
-		}
-	}
-	return warcPos{}, false
+	return nil, false
 }
 
 // warcOptions are the library's validation settings: findings are
@@ -210,7 +249,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // malformed record.
 func (f *Files) warc(ctx context.Context, r io.Reader, name string, seekable bool, send func(pipeline.Item) error) error {
 	if f.warcState == nil {
-		f.warcState = newWARCState()
+		f.warcState = newWARCState(RevisitMemory)
 	}
 	if f.WARC.Skipped == nil {
 		f.WARC.Skipped = map[string]int{}
@@ -331,32 +370,35 @@ func (f *Files) warcItem(rec gowarc.Record, name string, seekable bool) (pipelin
 			Source: src,
 		}, true
 	}
-	payloadRec := wr
 	meta := map[string]string{"warc_type": wr.Type().String(), "warc_record_id": strings.Trim(wr.RecordId(), "<>")}
+	var body []byte
+	var ctype, why string
 	switch wr.Type() {
 	case gowarc.Response, gowarc.Resource:
+		body, ctype, why = f.payload(wr)
 	case gowarc.Revisit:
-		pos, found := f.warcState.original(wr)
-		if !found || !seekable && pos.file == name {
+		o, found := f.warcState.original(wr)
+		if !found {
 			f.WARC.Skipped["revisit_unresolved"]++
 			return pipeline.Item{}, false
 		}
-		orig, closeOrig, err := readRecordAt(pos)
-		if err != nil {
-			f.WARC.Skipped["revisit_unresolved"]++
-			return pipeline.Item{}, false
+		if body, ctype = o.body, o.mediaType; body == nil {
+			orig, closeOrig, err := readRecordAt(o.pos)
+			if err != nil {
+				f.WARC.Skipped["revisit_unresolved"]++
+				return pipeline.Item{}, false
+			}
+			body, ctype, why = f.payload(orig)
+			closeOrig()
 		}
-		defer closeOrig()
-		payloadRec = orig
-		meta["refers_to"] = strings.Trim(orig.RecordId(), "<>")
-		if u := orig.WarcHeader().Get(gowarc.WarcTargetURI); u != "" {
-			meta["refers_to_target_uri"] = u
+		meta["refers_to"] = o.id
+		if o.uri != "" {
+			meta["refers_to_target_uri"] = o.uri
 		}
 	default:
 		f.WARC.Skipped[wr.Type().String()]++
 		return pipeline.Item{}, false
 	}
-	body, ctype, why := f.payload(payloadRec)
 	if why != "" {
 		f.WARC.Skipped[why]++
 		return pipeline.Item{}, false
@@ -365,10 +407,13 @@ func (f *Files) warcItem(rec gowarc.Record, name string, seekable bool) (pipelin
 	if len(body) > f.MaxBytes {
 		return pipeline.Item{Err: &pipeline.InvalidError{Reason: pipeline.ReasonTooLarge, ID: id, Detail: fmt.Sprintf("payload of more than %d bytes", f.MaxBytes)}, Source: src}, true
 	}
-	if wr.Type() == gowarc.Revisit {
+	switch {
+	case wr.Type() == gowarc.Revisit:
 		f.WARC.Revisits++
-	} else if seekable {
-		f.warcState.remember(wr, warcPos{file: name, offset: off})
+	case seekable:
+		f.warcState.remember(wr, &original{pos: warcPos{file: name, offset: off}})
+	default:
+		f.warcState.remember(wr, &original{body: body, mediaType: ctype})
 	}
 	f.WARC.Documents++
 	doc := pipeline.Document{

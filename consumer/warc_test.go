@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	gowarc "github.com/nlnwa/gowarc/v3"
 	"golang.org/x/text/encoding/charmap"
 
 	"github.com/neardup/neardup/internal/dataset"
@@ -222,23 +223,49 @@ func TestWARCMalformed(t *testing.T) {
 }
 
 // "-" with FormatWARC reads a WARC from standard input; a revisit there
-// cannot be read again and is counted as unresolved.
+// takes its original's payload from memory, and one whose original is not
+// in the input is counted as unresolved.
 func TestWARCStdin(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "in.warc.gz")
+	dir := t.TempDir()
+	path := filepath.Join(dir, "in.warc.gz")
 	warctest.Write(t, path,
 		warctest.Response("https://example.org/a", "text/html", page("A", excerpt(t, "pg84.txt", 40000, 4000))),
-		warctest.Revisit("https://example.org/a", 0))
-	fh, err := os.Open(path)
+		warctest.Revisit("https://example.org/a", 0),
+		warctest.Resource("https://example.org/b", "text/plain", []byte(excerpt(t, "pg11.txt", 40000, 3000))),
+		warctest.Revisit("https://example.org/b2", 2))
+	// A revisit of a record that is not in the input: the tail of another
+	// (uncompressed) file, appended to the stream.
+	other := filepath.Join(dir, "other.warc")
+	off := warctest.Write(t, other, warctest.Resource("https://example.org/c", "text/plain", []byte("c")), warctest.Revisit("https://example.org/c", 0))
+	in, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer fh.Close()
-	f := &Files{Paths: []string{"-"}, MaxBytes: 1 << 20, Stdin: fh, Format: FormatWARC}
-	items := readAll(t, f)
-	if len(items) != 1 || items[0].Err != nil || items[0].Doc.ID != "https://example.org/a" || items[0].Source.File != "-" {
-		t.Fatalf("items %+v", items)
+	tail, err := os.ReadFile(other)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if f.WARC.Skipped["revisit_unresolved"] != 1 {
+	f := &Files{Paths: []string{"-"}, MaxBytes: 1 << 20, Stdin: bytes.NewReader(append(in, tail[off[1]:]...)), Format: FormatWARC, WARCID: WARCIDRecord}
+	items := readAll(t, f)
+	if len(items) != 4 {
+		t.Fatalf("%d items, want 4: %+v", len(items), items)
+	}
+	for i, it := range items {
+		if it.Err != nil || it.Source.File != "-" {
+			t.Fatalf("item %d: %v, source %+v", i, it.Err, it.Source)
+		}
+	}
+	for _, pair := range [][2]int{{0, 1}, {2, 3}} {
+		orig, rev := items[pair[0]], items[pair[1]]
+		var m map[string]string
+		if err := json.Unmarshal(rev.Doc.Meta, &m); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(orig.Doc.Text, rev.Doc.Text) || orig.Doc.IsHTML != rev.Doc.IsHTML || m["refers_to"] != orig.Doc.ID || rev.Doc.ID == orig.Doc.ID {
+			t.Errorf("revisit %s (meta %v) does not carry %s's payload", rev.Doc.ID, m, orig.Doc.ID)
+		}
+	}
+	if f.WARC.Revisits != 2 || f.WARC.Skipped["revisit_unresolved"] != 1 {
 		t.Errorf("stats %+v", f.WARC)
 	}
 }
@@ -281,5 +308,41 @@ func TestToUTF8(t *testing.T) {
 				t.Errorf("toUTF8(%q, %q) = %q, want %q", tt.in, tt.ctype, got, tt.want)
 			}
 		})
+	}
+}
+
+// Payloads kept for standard-input revisits stay within the budget, the
+// oldest dropped first, and a dropped one no longer resolves.
+func TestWARCStateBudget(t *testing.T) {
+	s := newWARCState(11)
+	build := func(typ gowarc.RecordType, uri string, hdr ...string) gowarc.WarcRecord {
+		b := gowarc.NewRecordBuilder(typ, gowarc.WithAddMissingRecordId(true), gowarc.WithAddMissingDigest(true), gowarc.WithAddMissingContentLength(true))
+		b.AddWarcHeader(gowarc.WarcTargetURI, uri)
+		b.AddWarcHeader(gowarc.WarcDate, "2026-10-01T00:00:00Z")
+		b.AddWarcHeader(gowarc.ContentType, "text/plain")
+		for i := 0; i+1 < len(hdr); i += 2 {
+			b.AddWarcHeader(hdr[i], hdr[i+1])
+		}
+		_, _ = b.WriteString("x")
+		r, _, err := b.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	var recs []gowarc.WarcRecord
+	for i, uri := range []string{"u:1", "u:2", "u:3"} {
+		r := build(gowarc.Resource, uri)
+		recs = append(recs, r)
+		s.remember(r, &original{body: []byte(strings.Repeat("b", 4+i)), mediaType: "text/plain"})
+	}
+	if s.bytes > 11 || len(s.kept) != 2 {
+		t.Errorf("kept %d payloads, %d bytes, budget 11", len(s.kept), s.bytes)
+	}
+	for i, want := range []bool{false, true, true} {
+		rev := build(gowarc.Revisit, "u:x", gowarc.WarcRefersTo, "<"+strings.Trim(recs[i].RecordId(), "<>")+">")
+		if _, ok := s.original(rev); ok != want {
+			t.Errorf("revisit of record %d resolved %v, want %v", i, ok, want)
+		}
 	}
 }

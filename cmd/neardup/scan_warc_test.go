@@ -220,3 +220,36 @@ func TestScanTruncatedWARC(t *testing.T) {
 		t.Errorf("--warc-id url: exit %d, want %d", code, exitUsage)
 	}
 }
+
+// A revisit record comes out as an exact duplicate of its original (with
+// record ids, the two captures are two documents); requests and images
+// are skipped and counted on the summary line.
+func TestScanWARCRevisit(t *testing.T) {
+	docs := gutenbergCrawl(t)
+	page := htmlPage("Alice", string(docs[0].body[:min(len(docs[0].body), 40000)]))
+	path := filepath.Join(t.TempDir(), "revisit.warc.gz")
+	warctest.Write(t, path,
+		warctest.Request("https://books.example/alice"),
+		warctest.Response("https://books.example/alice", "text/html", page),
+		warctest.Response("https://books.example/cover.png", "image/png", []byte("\x89PNG\r\n\x1a\n")),
+		warctest.Revisit("https://books.example/alice", 1))
+	code, out, errOut := neardup(t, "scan", "--emit", "all", "--warc-id", "record-id", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	evs := events(t, out)
+	if len(evs) != 2 || evs[0].Kind != "unique" || evs[1].Kind != "exact" || evs[1].DuplicateOf != evs[0].ID || !strings.HasPrefix(evs[0].ID, "urn:uuid:") {
+		t.Errorf("events %+v, want the response unique and the revisit its exact duplicate", evs)
+	}
+	var meta struct {
+		Source struct {
+			Meta map[string]string `json:"meta"`
+		} `json:"source"`
+	}
+	if err := json.Unmarshal([]byte(strings.Split(strings.TrimSpace(out), "\n")[1]), &meta); err != nil || meta.Source.Meta["refers_to"] != evs[0].ID {
+		t.Errorf("revisit event meta %v (%v), want refers_to %s", meta.Source.Meta, err, evs[0].ID)
+	}
+	if !strings.Contains(errOut, "warc: 4 records, 2 documents (1 revisits), 2 skipped (non_text 1, request 1), 0 malformed") {
+		t.Errorf("summary: %s", errOut)
+	}
+}
