@@ -119,8 +119,15 @@ func cascade(prof verify.Profile, v verify.Verdict, a, b *sketch.Features, store
 				row.Value = fmt.Sprintf("%d shingles aligned: %.4f of B, %.4f of A", *s.Aligned, *s.AlignedAB, *s.AlignedBA)
 			}
 		}
-		if row.Value == "not computed" && decided {
-			row.Value = "not run"
+		if decided {
+			// The cascade stopped at the deciding check; a score shown here
+			// was computed afterwards (the passages of a near or partial
+			// verdict are aligned once it is decided).
+			if row.Value == "not computed" {
+				row.Value = "not run"
+			} else {
+				row.Value = "not run; computed after the verdict: " + row.Value
+			}
 		}
 		if !decided && v.Kind != verify.Distinct && v.Check == string(c.Method) && v.Kind == checkKind(c) {
 			row.Fired, row.Decided, decided = true, true, true
