@@ -1,6 +1,11 @@
 package consumer
 
 import (
+	"bufio"
+	"bytes"
+	"compress/flate"
+	"compress/gzip"
+	"compress/zlib"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +14,7 @@ import (
 	"maps"
 	"mime"
 	"net/http"
+	"net/http/httputil"
 	"os"
 	"slices"
 	"strings"
@@ -101,7 +107,8 @@ type WARCStats struct {
 	// Skipped counts records that are not documents, by why: the record
 	// type (request, metadata, warcinfo, ...), "non_text" (a payload
 	// neither HTML nor plain text), "http_status" (a response other than
-	// 2xx), "empty" (no payload), "revisit_unresolved" (the original is
+	// 2xx), "empty" (no payload), "content_encoding" (compressed other than
+	// gzip or deflate, or not decodable), "revisit_unresolved" (the original is
 	// not in the input, or was on stdin and is no longer in memory; see
 	// RevisitMemory).
 	Skipped map[string]int
@@ -469,6 +476,12 @@ func (f *Files) payload(wr gowarc.WarcRecord) (body []byte, mediaType, skip stri
 			return nil, "", "empty"
 		}
 		r = p
+		if h := b.HttpHeader(); h != nil {
+			var why string
+			if r, why = decoded(r, h, chunked(b.ProtocolHeaderBytes())); why != "" {
+				return nil, "", why
+			}
+		}
 	default:
 		if strings.HasPrefix(strings.ToLower(ctype), "application/http") {
 			// An HTTP block the library could not parse as a response.
@@ -517,6 +530,83 @@ func toUTF8(raw []byte, ctype, mediaType string) []byte {
 		return utf
 	}
 	return raw
+}
+
+// decoded undoes the transfer and content codings of an HTTP payload as
+// the crawler stored it (WARC keeps the bytes as received): chunked,
+// gzip, deflate. Another content coding (br, zstd) is skipped as
+// "content_encoding". The caller bounds what it reads, so a compression
+// bomb costs at most the size limit.
+//
+// Some tools store the decoded payload but keep the headers; a payload
+// that does not start as its declared coding would is taken as it is.
+func decoded(r io.Reader, h *http.Header, isChunked bool) (io.Reader, string) {
+	if isChunked {
+		br := bufio.NewReader(r)
+		if head, _ := br.Peek(20); looksChunked(head) {
+			r = httputil.NewChunkedReader(br)
+		} else {
+			r = br
+		}
+	}
+	switch ce := strings.ToLower(strings.TrimSpace(h.Get("Content-Encoding"))); ce {
+	case "", "identity":
+	case "gzip", "x-gzip":
+		br := bufio.NewReader(r)
+		if head, _ := br.Peek(2); len(head) < 2 || head[0] != 0x1f || head[1] != 0x8b {
+			return br, ""
+		}
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, "content_encoding"
+		}
+		r = zr
+	case "deflate":
+		// HTTP's deflate is zlib-wrapped; some servers send raw deflate.
+		br := bufio.NewReader(r)
+		if head, err := br.Peek(2); err == nil && (uint16(head[0])<<8|uint16(head[1]))%31 == 0 && head[0]&0x0f == 8 {
+			zr, err := zlib.NewReader(br)
+			if err != nil {
+				return nil, "content_encoding"
+			}
+			r = zr
+		} else {
+			r = flate.NewReader(br)
+		}
+	default:
+		return nil, "content_encoding"
+	}
+	return r, ""
+}
+
+// looksChunked reports whether b starts with a chunk-size line: hex
+// digits, an optional extension, CRLF.
+func looksChunked(b []byte) bool {
+	i := 0
+	for i < len(b) && strings.IndexByte("0123456789abcdefABCDEF", b[i]) >= 0 {
+		i++
+	}
+	if i == 0 {
+		return false
+	}
+	rest := b[i:]
+	if j := bytes.IndexByte(rest, '\n'); j >= 0 {
+		rest = rest[:j+1]
+	}
+	return bytes.HasSuffix(rest, []byte("\r\n")) && (len(rest) == 2 || rest[0] == ';')
+}
+
+// chunked reports whether raw HTTP response headers declare a chunked
+// transfer coding (net/http's parsed header no longer holds it).
+func chunked(head []byte) bool {
+	for _, line := range bytes.Split(head, []byte("\n")) {
+		name, value, ok := bytes.Cut(line, []byte(":"))
+		if ok && strings.EqualFold(string(bytes.TrimSpace(name)), "Transfer-Encoding") &&
+			bytes.Contains(bytes.ToLower(value), []byte("chunked")) {
+			return true
+		}
+	}
+	return false
 }
 
 // textType returns text/html or text/plain for a payload neardup reads,

@@ -2,6 +2,9 @@ package consumer
 
 import (
 	"bytes"
+	"compress/flate"
+	"compress/gzip"
+	"compress/zlib"
 	"context"
 	"encoding/json"
 	"errors"
@@ -343,6 +346,92 @@ func TestWARCStateBudget(t *testing.T) {
 		rev := build(gowarc.Revisit, "u:x", gowarc.WarcRefersTo, "<"+strings.Trim(recs[i].RecordId(), "<>")+">")
 		if _, ok := s.original(rev); ok != want {
 			t.Errorf("revisit of record %d resolved %v, want %v", i, ok, want)
+		}
+	}
+}
+
+// HTTP payloads stored with their transfer and content codings are
+// decoded; an unknown coding is skipped and counted.
+func TestWARCEncodedPayloads(t *testing.T) {
+	text := excerpt(t, "pg1661.txt", 30000, 5000)
+	body := page("Holmes", text)
+	var gz, zl, df bytes.Buffer
+	gw := gzip.NewWriter(&gz)
+	_, _ = gw.Write(body)
+	_ = gw.Close()
+	zw := zlib.NewWriter(&zl)
+	_, _ = zw.Write(body)
+	_ = zw.Close()
+	fw, _ := flate.NewWriter(&df, flate.DefaultCompression)
+	_, _ = fw.Write(body)
+	_ = fw.Close()
+	chunked := func(b []byte) []byte {
+		var out bytes.Buffer
+		for len(b) > 0 {
+			n := min(len(b), 1000)
+			fmt.Fprintf(&out, "%x\r\n%s\r\n", n, b[:n])
+			b = b[n:]
+		}
+		out.WriteString("0\r\n\r\n")
+		return out.Bytes()
+	}
+	for _, tt := range []struct {
+		name    string
+		headers map[string]string
+		stored  []byte
+		skipped string
+	}{
+		{"gzip", map[string]string{"Content-Encoding": "gzip"}, gz.Bytes(), ""},
+		{"deflate (zlib)", map[string]string{"Content-Encoding": "deflate"}, zl.Bytes(), ""},
+		{"deflate (raw)", map[string]string{"Content-Encoding": "deflate"}, df.Bytes(), ""},
+		{"chunked", map[string]string{"Transfer-Encoding": "chunked"}, chunked(body), ""},
+		{"chunked gzip", map[string]string{"Transfer-Encoding": "chunked", "Content-Encoding": "gzip"}, chunked(gz.Bytes()), ""},
+		{"brotli", map[string]string{"Content-Encoding": "br"}, []byte("\x1b\x00\x00"), "content_encoding"},
+		{"stored decoded, headers kept", map[string]string{"Transfer-Encoding": "chunked", "Content-Encoding": "gzip"}, body, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "enc.warc.gz")
+			warctest.Write(t, path, warctest.EncodedResponse("https://example.org/h", "text/html", tt.headers, tt.stored))
+			f := &Files{Paths: []string{path}, MaxBytes: 1 << 20}
+			items := readAll(t, f)
+			if tt.skipped != "" {
+				if len(items) != 0 || f.WARC.Skipped[tt.skipped] != 1 {
+					t.Errorf("items %d, stats %+v, want it skipped as %s", len(items), f.WARC, tt.skipped)
+				}
+				return
+			}
+			if len(items) != 1 || items[0].Err != nil || !bytes.Equal(items[0].Doc.Text, body) {
+				got := ""
+				if len(items) == 1 {
+					got = clip(string(items[0].Doc.Text))
+				}
+				t.Fatalf("%d items (stats %+v), text %q, want the decoded page", len(items), f.WARC, got)
+			}
+		})
+	}
+}
+
+func clip(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "…"
+	}
+	return s
+}
+
+func TestLooksChunked(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want bool
+	}{
+		{"3e8\r\n<html>", true},
+		{"1a;name=v\r\nxx", true},
+		{"<!doctype html>", false},
+		{"add some text\r\n", false},
+		{"beef\n", false},
+		{"", false},
+	} {
+		if got := looksChunked([]byte(tt.in)); got != tt.want {
+			t.Errorf("looksChunked(%q) = %v, want %v", tt.in, got, tt.want)
 		}
 	}
 }

@@ -5,8 +5,10 @@ package warctest
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -52,6 +54,16 @@ func statusText(c int) string {
 		return "Moved Permanently"
 	}
 	return "Status"
+}
+
+// EncodedResponse is an HTTP 200 response whose payload is sent with the
+// given extra headers (e.g. Content-Encoding: gzip) and bytes as stored.
+func EncodedResponse(uri, mediaType string, headers map[string]string, stored []byte) Record {
+	head := fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: %s\r\n", mediaType)
+	for _, k := range slices.Sorted(maps.Keys(headers)) {
+		head += k + ": " + headers[k] + "\r\n"
+	}
+	return Record{Type: gowarc.Response, URI: uri, ContentType: "application/http;msgtype=response", Block: append([]byte(head+"\r\n"), stored...)}
 }
 
 // Resource is a resource record (a file archived without a protocol).
