@@ -747,6 +747,11 @@ func runConformance(t *testing.T, b backend) {
 			if rs[i].Common != wantCommon || len(rs[i].CommonAnchors) != wantCommon {
 				t.Errorf("d%d: common %d anchors %x, want %d", i, rs[i].Common, rs[i].CommonAnchors, wantCommon)
 			}
+			// The count: the three holders, then each document that found
+			// the key before this one.
+			if wantCommon == 1 && !slices.Equal(rs[i].CommonAnchorDocs, []int{i}) {
+				t.Errorf("d%d: common anchor held by %v documents, want [%d]", i, rs[i].CommonAnchorDocs, i)
+			}
 		}
 		wantCands(t, "d5", rs[5], "d0/passage")
 		if st, ok := s.(interface{ Stats() Stats }); ok {

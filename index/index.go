@@ -2,6 +2,7 @@ package index
 
 import (
 	"cmp"
+	"maps"
 	"context"
 	"errors"
 	"fmt"
@@ -248,6 +249,10 @@ type Result struct {
 	// by that many documents. The caller discounts what it finds through
 	// them (they are not evidence of copying).
 	CommonAnchors []uint64
+	// CommonAnchorDocs are the documents that held or found each common
+	// anchor in its generation (CommonAnchorDocs[i] for CommonAnchors[i];
+	// at least MaxBucket, at most 255): how common it is.
+	CommonAnchorDocs []int
 }
 
 // Store is the band store. Implementations are safe for concurrent use.
@@ -354,21 +359,26 @@ func anchorKeys(dst, a []uint64) []uint64 {
 }
 
 // hotAnchors returns the anchors of a at positions idx of its sorted
-// distinct values (the order of anchorKeys), sorted and distinct; nil for
-// none.
-func hotAnchors(a []uint64, idx []int) []uint64 {
+// distinct values (the order of anchorKeys), sorted and distinct, with
+// the documents holding each (docs[i] belongs to idx[i]; the most for an
+// anchor listed twice); nil for none.
+func hotAnchors(a []uint64, idx, docs []int) ([]uint64, []int) {
 	if len(idx) == 0 {
-		return nil
+		return nil, nil
 	}
 	d := slices.Compact(slices.Sorted(slices.Values(a)))
-	var out []uint64
-	for _, i := range idx {
+	held := map[uint64]int{}
+	for k, i := range idx {
 		if i >= 0 && i < len(d) {
-			out = append(out, d[i])
+			held[d[i]] = max(held[d[i]], docs[k])
 		}
 	}
-	slices.Sort(out)
-	return slices.Compact(out)
+	out := slices.Sorted(maps.Keys(held))
+	n := make([]int, len(out))
+	for i, x := range out {
+		n[i] = held[x]
+	}
+	return out, n
 }
 
 // rankCandidates orders distinct candidates best first: most hits, then

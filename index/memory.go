@@ -158,8 +158,10 @@ type memBucket struct {
 	fps      []uint64 // SimHash tables only: fps[i] belongs to members[i]
 	overflow int
 	// common marks a key held by MaxBucket documents (LSH and passage
-	// tables): members holds its exemplar only, and it takes no more
-	// documents (Redis: a 7-byte value, 'C' and the exemplar's seq).
+	// tables): members holds its exemplar only, overflow counts the
+	// documents that held or found it (at most maxCommonCount), and it
+	// takes no more documents (Redis: an 8-byte value, 'C', the
+	// exemplar's seq and the count).
 	common bool
 }
 
@@ -443,7 +445,7 @@ type entryState struct {
 	sc       *memScratch
 	hot      int
 	hotIdx   []int           // indices of the distinct anchors whose keys are common
-	commonHK map[int]bool    // hit keys already counted common
+	commonHK map[int]int     // hit keys counted common → the most documents holding them
 	refresh  []uint32        // documents whose ids to copy into the current generation
 	live     map[uint32]bool // candidates returned (Redis: LIVEC)
 }
@@ -506,7 +508,11 @@ func (m *Memory) lookupInsert(e *Entry, now int64, sc *memScratch, r *Result) er
 	for _, h := range st.refresh {
 		m.refreshID(h)
 	}
-	r.CommonAnchors = hotAnchors(e.Anchors, st.hotIdx)
+	var docs []int
+	for _, i := range st.hotIdx {
+		docs = append(docs, st.commonHK[m.passage+i])
+	}
+	r.CommonAnchors, r.CommonAnchorDocs = hotAnchors(e.Anchors, st.hotIdx, docs)
 	r.Common = st.hot
 	m.stats.docs.Add(1)
 	m.stats.hot.Add(uint64(st.hot))
@@ -795,15 +801,14 @@ func (m *Memory) tableOp(t, hk int, key uint64, cur *memGen, older []*memGen, st
 	s, f := bucketStripe(key), bucketField(key)
 	collect := m.refresh && !st.lookOnly
 	var old *memPend   // members of older generations, for refresh
-	oldCommon := false // the key is common in an older generation
+	oldCommon := 0 // the key's count where it is common in an older generation
 	for _, g := range older {
 		b, one, ok := lookupBucket(&g.stripes[s], f, sim)
 		if !ok {
 			continue
 		}
 		if b != nil && b.common {
-			oldCommon = true
-			m.commonHit(hk, kind, b, st, collect)
+			oldCommon = max(oldCommon, m.commonHit(hk, kind, b, st, collect))
 			continue
 		}
 		if collect && old == nil {
@@ -814,7 +819,9 @@ func (m *Memory) tableOp(t, hk int, key uint64, cur *memGen, older []*memGen, st
 	gs := &cur.stripes[s]
 	b, one, ok := lookupBucket(gs, f, sim)
 	if ok && b != nil && b.common {
-		m.commonHit(hk, kind, b, st, false)
+		if n := m.commonHit(hk, kind, b, st, false); !st.lookOnly && n < maxCommonCount {
+			b.overflow++
+		}
 		return
 	}
 	if st.lookOnly {
@@ -826,14 +833,14 @@ func (m *Memory) tableOp(t, hk int, key uint64, cur *memGen, older []*memGen, st
 		}
 		return
 	}
-	if oldCommon {
+	if oldCommon > 0 {
 		// Common before: this generation's members are found once more,
 		// and the key is common here too, with the entry as its exemplar
 		// (a document that lives as long as the mark).
 		if ok {
 			m.scan(hk, kind, b, one, sim, st, nil)
 		}
-		storeCommon(gs, f, st.self)
+		storeCommon(gs, f, st.self, oldCommon+1)
 		return
 	}
 	if old == nil && !ok {
@@ -850,31 +857,40 @@ func (m *Memory) tableOp(t, hk int, key uint64, cur *memGen, older []*memGen, st
 	st.sc.pend = append(st.sc.pend, p)
 }
 
-// commonHit counts a common key (hit key hk) once and adds its exemplar
-// as a candidate when it is an earlier document (Redis: commonHit).
-func (m *Memory) commonHit(hk int, via byte, b *memBucket, st *entryState, oldGen bool) {
+// maxCommonCount caps the count of a common key (Redis: one byte).
+const maxCommonCount = 255
+
+// commonHit counts a common key (hit key hk) once, with the documents
+// that hold it (the most any generation counts), adds its exemplar as a
+// candidate when it is an earlier document (Redis: commonHit), and
+// returns the key's count.
+func (m *Memory) commonHit(hk int, via byte, b *memBucket, st *entryState, oldGen bool) int {
 	if st.commonHK == nil {
-		st.commonHK = map[int]bool{}
+		st.commonHK = map[int]int{}
 	}
-	if !st.commonHK[hk] {
-		st.commonHK[hk] = true
+	n := b.overflow
+	if prev, ok := st.commonHK[hk]; !ok {
+		st.commonHK[hk] = n
 		m.noteHot(st, hk)
+	} else if n > prev {
+		st.commonHK[hk] = n
 	}
 	h := b.members[0]
-	if h == st.self {
-		return
+	if h != st.self {
+		if seq := m.docs.get(h).seq; seq < st.selfSeq {
+			m.addCandidate(h, seq, hk, via, st.sc, oldGen)
+		}
 	}
-	if seq := m.docs.get(h).seq; seq < st.selfSeq {
-		m.addCandidate(h, seq, hk, via, st.sc, oldGen)
-	}
+	return n
 }
 
-// storeCommon marks key f of a stripe common, with exemplar h.
-func storeCommon(gs *memGenStripe, f uint32, h uint32) {
+// storeCommon marks key f of a stripe common, with exemplar h and count
+// n (capped).
+func storeCommon(gs *memGenStripe, f uint32, h uint32, n int) {
 	if gs.big == nil {
 		gs.big = map[uint32]*memBucket{}
 	}
-	gs.big[f] = &memBucket{members: []uint32{h}, common: true}
+	gs.big[f] = &memBucket{members: []uint32{h}, common: true, overflow: min(n, maxCommonCount)}
 	if gs.one == nil {
 		gs.one = map[uint32]uint32{}
 	}
@@ -1058,7 +1074,7 @@ func (m *Memory) finish(st *entryState, dead map[uint32]bool) {
 			if len(members) > 0 {
 				ex = members[0]
 			}
-			storeCommon(p.gs, p.field, ex)
+			storeCommon(p.gs, p.field, ex, len(members)+1)
 			changed = false
 		case len(members) >= p.limit:
 			m.noteHot(st, p.hk)

@@ -630,11 +630,12 @@ func (r *Redis) lookupInsertSingle(ctx context.Context, docs []Entry) ([]Result,
 				}
 			}
 			res.IMatchFeatures = d.features(res.IMatchSeq, sent)
-			var hot []int
+			var hot, held []int
 			for range d.u16() {
 				hot = append(hot, int(d.u16()))
+				held = append(held, int(d.u8()))
 			}
-			res.CommonAnchors = hotAnchors(docs[ci*r.batch+i].Anchors, hot)
+			res.CommonAnchors, res.CommonAnchorDocs = hotAnchors(docs[ci*r.batch+i].Anchors, hot, held)
 		}
 		if d.bad || d.p != len(d.s) {
 			return nil, fmt.Errorf("malformed script reply (%d of %d bytes read)", d.p, len(d.s))

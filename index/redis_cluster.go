@@ -163,7 +163,8 @@ func (r *Redis) lookupInsertCluster(ctx context.Context, docs []Entry) ([]Result
 	}
 	cands := make([]map[uint64]cand, n)
 	imatchOld := make([]bool, n)
-	hot := make([][]int, n) // hot anchors of each document, by index
+	hot := make([][]int, n)  // common anchors of each document, by index
+	held := make([][]int, n) // and the documents holding them
 	for ci, c := range calls {
 		reply, err := c.cmd.Text()
 		if err != nil {
@@ -192,8 +193,10 @@ func (r *Redis) lookupInsertCluster(ctx context.Context, docs []Entry) ([]Result
 				cands[i][s] = cur
 			}
 			for range d.u16() {
-				if op := int(d.u16()); op < len(p.anchorOf) && p.anchorOf[op] >= 0 {
+				op, n := int(d.u16()), int(d.u8())
+				if op < len(p.anchorOf) && p.anchorOf[op] >= 0 {
 					hot[i] = append(hot[i], p.anchorOf[op])
+					held[i] = append(held[i], n)
 				}
 			}
 		}
@@ -261,7 +264,7 @@ func (r *Redis) lookupInsertCluster(ctx context.Context, docs []Entry) ([]Result
 	}
 	for i := range out {
 		res := &out[i]
-		res.CommonAnchors = hotAnchors(docs[i].Anchors, hot[i])
+		res.CommonAnchors, res.CommonAnchorDocs = hotAnchors(docs[i].Anchors, hot[i], held[i])
 		res.Dropped = len(ranked[i]) - next[i]
 		if len(res.Candidates) == 0 {
 			res.Candidates = nil

@@ -239,10 +239,11 @@ end
 local SELF, MODE, LOWER      -- MODE 0 insert, 1 look up only, 2 insert unless present
 local LOCAL = false          -- records are in this shard: members can be resolved
 local QHI, QLO = 0, 0        -- the document's SimHash halves
-local CAND, HITS, LASTT, CORDER, OLDC, LIVEC, PEND, RFULL, TRUNC, HOT, HOTA, CHK
+local CAND, HITS, LASTT, CORDER, OLDC, LIVEC, PEND, RFULL, TRUNC, HOT, HOTA, CHK, HOTD
 local function begin(self, mode)
   SELF, MODE = self, mode
   CAND, HITS, LASTT, CORDER, OLDC, LIVEC, PEND, RFULL, TRUNC, HOT, HOTA, CHK = {}, {}, {}, {}, {}, {}, {}, {}, 0, 0, {}, {}
+  HOTD = {}
 end
 -- addc counts a bucket op's hit (hit key hk) on candidate s: a member met
 -- in several generations of one table, or of one anchor's bucket, counts
@@ -296,33 +297,39 @@ local function overflow(k, f, add, hk)
   else TRUNC = TRUNC + (tonumber(redis.call('HGET', k, 'o' .. f)) or 0) end
 end
 
--- A common key (LSH and passage tables: MAXB documents hold it) is a
--- 7-byte value: 'C' and the 6-byte seq of its exemplar, the first
--- document that held it. Member lists are multiples of 6 bytes.
-local function iscommon(val, w) return w == 6 and #val % 6 == 1 end
+-- A common key (LSH and passage tables: MAXB documents hold it) is an
+-- 8-byte value: 'C', the 6-byte seq of its exemplar (the first document
+-- that held it) and the documents that held or found it in this
+-- generation, capped at 255. Member lists are multiples of 6 bytes.
+local function iscommon(val, w) return w == 6 and #val % 6 == 2 end
+local function cmark(ex, n) return 'C' .. ex .. string.char(math.min(n, 255)) end
 
--- commonHit counts common key hk once (its anchor joins HOTA) and adds its
+-- commonHit counts common key hk once (its anchor joins HOTA with the
+-- documents that hold it: the most any generation counts) and adds its
 -- exemplar as a candidate; old marks one found in an older generation
--- (for refresh).
+-- (for refresh). Returns the key's count.
 local function commonHit(val, hk, via, old)
+  local n = string.byte(val, 8)
   if not CHK[hk] then
     CHK[hk] = true
     HOT = HOT + 1
     if hk > PT then HOTA[#HOTA + 1] = hk - PT - 1 end
-  end
+    HOTD[hk] = n
+  elseif n > HOTD[hk] then HOTD[hk] = n end
   local s = struct.unpack('>I6', val, 2)
   if s ~= SELF and (not LOWER or s < SELF) then
     addc(s, via, hk)
     if old then OLDC[s] = true end
   end
+  return n
 end
 
--- hotList encodes HOTA: nhot u16 · nhot × anchor index u16 (the index of
--- the anchor among the document's distinct anchors, or in cluster mode of
--- the op among the call's ops of the document).
+-- hotList encodes HOTA: nhot u16 · nhot × (anchor index u16 · documents
+-- u8), the index of the anchor among the document's distinct anchors, or
+-- in cluster mode of the op among the call's ops of the document.
 local function hotList()
   local p = {struct.pack('>I2', #HOTA)}
-  for _, j in ipairs(HOTA) do p[#p + 1] = struct.pack('>I2', j) end
+  for _, j in ipairs(HOTA) do p[#p + 1] = struct.pack('>I2B', j, HOTD[PT + 1 + j]) end
   return table.concat(p)
 end
 
@@ -346,8 +353,7 @@ local function tableOp(t, gs, f, sim, me, hk)
     local val = redis.call('HGET', tkey(h, t, gs), f)
     if val then
       if iscommon(val, w) then
-        oc = val
-        commonHit(val, hk, via, collect)
+        oc = math.max(oc or 0, commonHit(val, hk, via, collect))
       else
         if collect then old = old or {} end
         scan(val, w, old, hk, via)
@@ -367,10 +373,14 @@ local function tableOp(t, gs, f, sim, me, hk)
   end
   if not old and not oc and MODE == 0 and redis.call('HSETNX', k, f, me) == 1 then return end
   local val = redis.call('HGET', k, f) or ''
-  if iscommon(val, w) then commonHit(val, hk, via, false); return end
+  if iscommon(val, w) then
+    local n = commonHit(val, hk, via, false)
+    if n < 255 then redis.call('HSET', k, f, cmark(sub(val, 2, 7), n + 1)) end
+    return
+  end
   if oc then
     scan(val, w, nil, hk, via)
-    redis.call('HSET', k, f, 'C' .. me)
+    redis.call('HSET', k, f, cmark(me, oc + 1))
     return
   end
   local present = scan(val, w, nil, hk, via)
@@ -437,7 +447,7 @@ local function finish(dead)
     elseif w == 6 and #nv + w >= w * lim then
       local ex = me
       if #nv > 0 then ex = sub(nv, 1, 6) end
-      redis.call('HSET', k, f, 'C' .. ex)
+      redis.call('HSET', k, f, cmark(ex, #nv / 6 + 1))
     elseif #nv >= w * lim then
       overflow(k, f, true, hk)
       if nv ~= val then redis.call('HSET', k, f, nv) end

@@ -17,8 +17,14 @@ import (
 // cluster, or a page that is all template, and is judged whole.
 const MaxDiscountShare = 2.0 / 3
 
-// minRun is the fewest common anchors that make a common passage.
+// minRun is the fewest common anchors that make a common passage, unless
+// one of them is held by at least boilerplateDocs documents.
 const minRun = 2
+
+// boilerplateDocs is how many documents make one common anchor a common
+// passage by itself: a sentence quoted by a few documents is shared by
+// as many as copied it, a site's footer by every page of the site.
+const boilerplateDocs = 8
 
 // discount computes what verification leaves out of j: its common
 // passages. A common passage is a run of at least two common anchors,
@@ -38,9 +44,9 @@ func (p *Pipeline) discount(j *job) *verify.Discount {
 	n := len(j.seq)
 	w := sketch.PassageWindow(n, p.passageWords(), p.cfg.Sketch.Shingle)
 	var d verify.Discount
-	first, last, count := -1, -1, 0 // the current run of common anchors
+	first, last, count, strong := -1, -1, 0, false // the current run of common anchors
 	flush := func() {
-		if count >= minRun {
+		if count >= minRun || strong {
 			lo, hi := max(first-(w-1), 0), min(last+w, n)
 			if k := len(d.Common); k > 0 && d.Common[k-1].Hi >= lo {
 				d.Common[k-1].Hi = hi
@@ -48,11 +54,12 @@ func (p *Pipeline) discount(j *job) *verify.Discount {
 				d.Common = append(d.Common, verify.Range{Lo: lo, Hi: hi})
 			}
 		}
-		first, last, count = -1, -1, 0
+		first, last, count, strong = -1, -1, 0, false
 	}
 	for i, k := range keys {
 		pos := int(as[i].Pos)
-		if _, ok := slices.BinarySearch(j.res.CommonAnchors, k); !ok || pos >= n {
+		c, ok := slices.BinarySearch(j.res.CommonAnchors, k)
+		if !ok || pos >= n {
 			flush()
 			continue
 		}
@@ -64,6 +71,7 @@ func (p *Pipeline) discount(j *job) *verify.Discount {
 		}
 		last = pos
 		count++
+		strong = strong || c < len(j.res.CommonAnchorDocs) && j.res.CommonAnchorDocs[c] >= boilerplateDocs
 	}
 	flush()
 	if len(d.Common) == 0 {
