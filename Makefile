@@ -1,6 +1,6 @@
 # neardup build and test entry points. `make test` is the README's test
 # command and what CI runs (.ci/run); it installs what the tests need:
-# redis-server and podman with apt-get when missing (deps), promtool taken
+# redis-server, podman and chromium with apt-get when missing (deps), promtool taken
 # out of Debian's prometheus package into bin/tools (promtool). The docs
 # tests (cmd/neardup/docs_test.go: the docs' command lines against the real
 # flags, runnable blocks run, figures from docs/performance.md) run in unit.
@@ -14,8 +14,10 @@ build:
 	$(GO) build -o bin/neardup ./cmd/neardup
 
 # Install the servers the integration tests start (redis-server for the
-# index and pipeline tests) and podman (deploy/'s image build test). Needs
-# root or sudo when missing; skipped when present.
+# index and pipeline tests), podman (deploy/'s image build test) and
+# chromium (the compare --html page is checked in a headless browser:
+# explain/ and cmd/neardup). Needs root or sudo when missing; skipped when
+# present.
 deps:
 	@if ! command -v redis-server >/dev/null 2>&1; then \
 		echo "installing redis-server (needed by the index tests)"; \
@@ -29,6 +31,12 @@ deps:
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq podman >/dev/null; \
 	fi
 	@podman --version
+	@if ! command -v chromium >/dev/null 2>&1; then \
+		echo "installing chromium (needed by the compare --html browser tests)"; \
+		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; \
+	fi
+	@chromium --version 2>/dev/null | tail -1
 
 vet:
 	$(GO) vet ./...

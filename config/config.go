@@ -64,7 +64,7 @@ type Index struct {
 	Generation     time.Duration `yaml:"generation" doc:"width of a time generation: entries expire a generation at a time, and a lookup reads every live generation (retention/generation + 1 reads per band), so keep it at a half or the whole of retention; 0 means half of retention"`
 	Capacity       int           `yaml:"capacity" doc:"documents per generation: sizes the Redis bucket groups (exceeding it costs memory, not correctness); caps the memory index, which starts a new generation at this many and evicts the oldest beyond max(retention/generation+1, 2)"`
 	RefreshOnMatch bool          `yaml:"refresh_on_match" doc:"extend a document's lifetime when a new document matches it"`
-	MaxBucket      int           `yaml:"max_bucket" doc:"members returned from one bucket; larger buckets (boilerplate) are truncated and counted"`
+	CommonDocs     int           `yaml:"common_docs" doc:"documents that make an index key (LSH band, passage anchor, sentence key) common: boilerplate, not evidence. A common key yields only its exemplar (the first document that held it) as a candidate and takes no more documents; the text in common passages is left out of verification (see docs/design.md, Boilerplate)"`
 	Batch          int           `yaml:"batch" doc:"documents per index round trip"`
 	Timeout        time.Duration `yaml:"timeout" doc:"per-call timeout of index operations"`
 	Retry          time.Duration `yaml:"retry" doc:"how long a failing index call is retried before the run gives up (nothing is reported while retrying, never 'unique' because the index was down); 0 is the command's default: 30s for scan, forever for serve (which reports not ready meanwhile)"`
@@ -110,7 +110,7 @@ func Default() Config {
 		},
 		Index: Index{
 			URL: "memory", Namespace: "neardup", Retention: 30 * 24 * time.Hour, Capacity: 1 << 20,
-			MaxBucket: 1000, Batch: 64, Timeout: 5 * time.Second,
+			CommonDocs: 3, Batch: 64, Timeout: 5 * time.Second,
 		},
 		Verify: Verify{MaxCandidates: 32},
 		Pipeline: Pipeline{Emit: "duplicates", MaxMatches: 25, MaxEventBytes: 1 << 20, Granularity: "document",
@@ -229,8 +229,8 @@ func (c *Config) Validate() error {
 		return bad("index.generation", ix.Generation, fmt.Sprintf("at most index.retention (%v)", ix.Retention))
 	case ix.Capacity < 1:
 		return bad("index.capacity", ix.Capacity, ">= 1")
-	case ix.MaxBucket < 1:
-		return bad("index.max_bucket", ix.MaxBucket, ">= 1")
+	case ix.CommonDocs < 2:
+		return bad("index.common_docs", ix.CommonDocs, ">= 2")
 	case ix.Batch < 1 || ix.Batch > 10000:
 		return bad("index.batch", ix.Batch, "1..10000")
 	case ix.Timeout <= 0:

@@ -205,6 +205,7 @@ var OtherVariables = []string{
 	"NEARDUP_BENCH_ROUNDS",    // index benchmarks: rounds
 	"NEARDUP_MEM_DOCS",        // index memory benchmark: documents
 	"NEARDUP_TEST_AS_COMMAND", // cmd/neardup tests: run the test binary as the command
+	"NEARDUP_SCREENSHOT",      // cmd/neardup browser test: write a screenshot of compare --html
 }
 
 // envKeys returns the NEARDUP_ variables of environ by name; a NEARDUP_

@@ -19,8 +19,10 @@ import (
 
 // Files reads local inputs: plain-text and HTML files (one document each,
 // id = the path), JSON-lines files (.jsonl, .ndjson: one document per
-// line), directories (walked recursively in lexical order, hidden entries
-// skipped) and "-" for JSON lines on standard input.
+// line), WARC files (.warc, .warc.gz: one document per HTML or text
+// response, resource or revisit record; see [WARCStats]), directories
+// (walked recursively in lexical order, hidden entries skipped) and "-"
+// for standard input (JSON lines, or WARC with Format [FormatWARC]).
 type Files struct {
 	Paths    []string
 	MaxBytes int       // document size limit (sketch.max_bytes)
@@ -31,9 +33,17 @@ type Files struct {
 	// Exclude lists files never read as input, such as the run's own
 	// output files inside a scanned directory.
 	Exclude []string
+	// Format overrides how inputs are read (default: by file name, and
+	// standard input as JSON lines).
+	Format Format
+	// WARCID chooses the id of WARC documents (default WARCIDURI).
+	WARCID WARCID
+	// WARC counts the WARC records read; it is complete when Run returns.
+	WARC WARCStats
 
-	dec      *pipeline.Decoder
-	consumed int64
+	dec       *pipeline.Decoder
+	consumed  int64
+	warcState *warcState
 }
 
 // ReasonUnreadable marks a file that could not be read.
@@ -130,7 +140,13 @@ func (f *Files) Run(ctx context.Context, out chan<- pipeline.Item) error {
 			if in == nil {
 				in = os.Stdin
 			}
-			if err := f.jsonLines(ctx, in, "-", send); err != nil {
+			read := f.jsonLines
+			if f.Format == FormatWARC {
+				read = func(ctx context.Context, r io.Reader, name string, send func(pipeline.Item) error) error {
+					return f.warc(ctx, r, name, false, send)
+				}
+			}
+			if err := read(ctx, in, "-", send); err != nil {
 				return err
 			}
 		}
@@ -139,15 +155,19 @@ func (f *Files) Run(ctx context.Context, out chan<- pipeline.Item) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if isJSONLines(path) {
-			fh, err := os.Open(path)
-			if err != nil {
-				return send(rejected(path, 0, ReasonUnreadable, err))
-			}
-			defer fh.Close()
-			return f.jsonLines(ctx, fh, path, send)
+		warc, lines := f.Format == FormatWARC || f.Format == FormatAuto && isWARC(path), f.Format == FormatJSONLines || f.Format == FormatAuto && isJSONLines(path)
+		if !warc && !lines {
+			return send(f.file(path, info))
 		}
-		return send(f.file(path, info))
+		fh, err := os.Open(path)
+		if err != nil {
+			return send(rejected(path, 0, ReasonUnreadable, err))
+		}
+		defer fh.Close()
+		if warc {
+			return f.warc(ctx, fh, path, true, send)
+		}
+		return f.jsonLines(ctx, fh, path, send)
 	})
 }
 
@@ -157,6 +177,11 @@ func isJSONLines(path string) bool {
 		return true
 	}
 	return false
+}
+
+func isWARC(path string) bool {
+	p := strings.ToLower(path)
+	return strings.HasSuffix(p, ".warc") || strings.HasSuffix(p, ".warc.gz")
 }
 
 func rejected(path string, line int, r pipeline.Reason, err error) pipeline.Item {
@@ -202,21 +227,7 @@ func (f *Files) file(path string, info fs.FileInfo) pipeline.Item {
 // too_large; blank lines are ignored.
 func (f *Files) jsonLines(ctx context.Context, r io.Reader, name string, send func(pipeline.Item) error) error {
 	limit := f.MaxBytes + 64<<10
-	// A blocking read of a pipe or terminal does not see ctx; a read
-	// deadline in the past interrupts it. The watcher ends with this call.
-	if fh, ok := r.(*os.File); ok {
-		stop := make(chan struct{})
-		watched := make(chan struct{})
-		defer func() { close(stop); <-watched }()
-		go func() {
-			defer close(watched)
-			select {
-			case <-ctx.Done():
-				_ = fh.SetReadDeadline(time.Unix(1, 0))
-			case <-stop:
-			}
-		}()
-	}
+	defer interruptible(ctx, r)()
 	br := bufio.NewReaderSize(r, 256<<10)
 	for line := 1; ; line++ {
 		if err := ctx.Err(); err != nil {
@@ -249,6 +260,27 @@ func (f *Files) jsonLines(ctx context.Context, r io.Reader, name string, send fu
 			return fmt.Errorf("consumer: read %s line %d: %w", name, line, err)
 		}
 	}
+}
+
+// interruptible makes ctx interrupt a blocking read of r: a read of a pipe
+// or terminal does not see ctx, but a read deadline in the past ends it.
+// The watcher it starts ends when the returned func is called.
+func interruptible(ctx context.Context, r io.Reader) (stop func()) {
+	fh, ok := r.(*os.File)
+	if !ok {
+		return func() {}
+	}
+	done := make(chan struct{})
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		select {
+		case <-ctx.Done():
+			_ = fh.SetReadDeadline(time.Unix(1, 0))
+		case <-done:
+		}
+	}()
+	return func() { close(done); <-watched }
 }
 
 // readLine returns the next line without its newline, holding at most

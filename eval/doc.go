@@ -13,7 +13,11 @@
 // precision–recall curve per score) and adds what the set is for: the PAN
 // 2013 text-alignment measures of reported passages ([PAN]), Clough's
 // answer categories, Gutenberg's edition pairs, license classes and
-// clusters. A [Report] writes it all as Markdown with PNG plots.
+// clusters, and for the site sets ([GenerateSites]: pages of several web
+// sites, templates around articles, planted near and partial copies, as
+// text, as HTML and as HTML with boilerplate inside the article) the
+// unique pages flagged, by their rank on their site. A [Report] writes it
+// all as Markdown with PNG plots.
 // [RunSynth] is DUPNIQ's synthetic sweep: copies with a share replaced
 // and OCR-like noise, and where each score and detector breaks.
 //

@@ -30,6 +30,7 @@ type Result struct {
 	Clough    *CloughResult
 	Gutenberg []GutenbergRow
 	Licenses  *LicenseResult
+	Sites     *SitesResult
 	// Elapsed is the time the set took: stream, sketches and scores.
 	Elapsed time.Duration
 }
@@ -90,6 +91,8 @@ func Evaluate(ctx context.Context, cfg config.Config, s *Set, progress Progress)
 		r.Gutenberg = gutenbergRows(s, events)
 	case s.licenses != nil:
 		r.Licenses = licenseResult(s, events)
+	case s.sites != nil:
+		r.Sites = sitesResult(s, events, r.Links)
 	}
 	r.Elapsed = time.Since(t0)
 	return r, nil

@@ -246,6 +246,10 @@ func plots(r *Result, bands, rows int) (names []string, figs []figure) {
 		names = append(names, "passages-"+short+".png")
 		figs = append(figs, passagePlot(r.PAN))
 	}
+	if r.Sites != nil {
+		names = append(names, "flagged-"+short+".png")
+		figs = append(figs, flaggedPlot(r))
+	}
 	return names, figs
 }
 
@@ -320,4 +324,37 @@ func (r *SynthResult) detectionFigure() figure {
 		}
 	}
 	return figure{plots: rows, legend: r.noiseLegend(), legendW: 1.3 * vg.Inch}
+}
+
+// flaggedPlot draws the share of a site set's unique pages flagged, by
+// the page's rank on its site, with the 2% target line.
+func flaggedPlot(r *Result) figure {
+	res := r.Sites
+	p := newPlot(fmt.Sprintf("Unique pages flagged by rank on their site: %s", r.Set.Name), "page rank on its site", "unique pages flagged (%)")
+	vals := make(plotter.Values, len(res.ByRank))
+	var labels []string
+	top := 5.0
+	for i, b := range res.ByRank {
+		if b.Unique > 0 {
+			vals[i] = 100 * float64(b.Flagged) / float64(b.Unique)
+		}
+		top = math.Max(top, vals[i]*1.1)
+		name := b.label()
+		if b.Hi >= 1<<30 {
+			name = fmt.Sprintf("%d+", b.Lo)
+		}
+		labels = append(labels, fmt.Sprintf("%s\n%d pages", name, b.Unique))
+	}
+	bars, _ := plotter.NewBarChart(vals, vg.Points(28)) // fails only on NaN or Inf
+	bars.Color = colNegative
+	bars.LineStyle.Width = 0
+	p.Add(bars)
+	p.NominalX(labels...)
+	p.Y.Min, p.Y.Max = 0, top
+	target := line(plotter.XYs{{X: -0.5, Y: 2}, {X: float64(len(vals)) - 0.5, Y: 2}}, draw.LineStyle{Color: colCurve, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}})
+	p.Add(target)
+	leg := newLegend()
+	leg.Add("flagged share", bars)
+	leg.Add("2% (target, all ranks)", target)
+	return single(p, leg, 2*vg.Inch)
 }

@@ -83,6 +83,9 @@ func (r *Report) Summary(w io.Writer) {
 				fmt.Fprintf(w, "  passages: plagdet %.3f", res.PAN.PAN.PlagDet)
 			}
 		}
+		if res.Sites != nil {
+			fmt.Fprintf(w, "  unique pages flagged: %d of %d (%.1f%%)", res.Sites.Flagged, res.Sites.Unique, 100*res.Sites.FlaggedShare())
+		}
 		fmt.Fprintf(w, "  %v\n", res.Elapsed.Round(100*time.Millisecond))
 	}
 	for _, m := range r.Missing {
@@ -180,7 +183,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	p("- **Per-score curves** rank every labelled pair by one score, whatever the stream reported, so they show which score separates a kind of data and where a threshold would fall: ")
 	p("AUC is the probability that a positive pair scores above a negative one, AP the area under the precision–recall curve, best F1 the best any threshold reaches. ")
 	p("Scores are computed as `neardup compare` computes them, on the whole documents. When a set has more than %d negative pairs, a seeded uniform sample of %d is scored, each standing for its share of the rest.\n", MaxNegatives, MaxNegatives)
-	p("- **In-sample figures.** Some defaults were chosen on these very sets, so their figures here are in-sample, not a held-out estimate: the passage lane's 40 words (`sketch.passage_words`) and its floor of 20 aligned shingles (`verify.DefaultPassageShared`) on Clough & Stevenson, the Gutenberg editions and PAN 2013; the books profile's Jaccard 0.6 (`verify.BooksJaccard`) on the Gutenberg editions (with generated copies); and the built-in I-Match lexicon is built from five books of the Gutenberg editions set. The web profile's Jaccard 0.5 and containment 0.8, DUPNIQ's its 0.72, the sentence profile's edit similarity 0.75 and the LSH bands come from the papers and the S-curve, not from these sets; no default names the license sets (licensecheck, SPDX) as its source.\n")
+	p("- **In-sample figures.** Some defaults were chosen on these very sets, so their figures here are in-sample, not a held-out estimate: the passage lane's 40 words (`sketch.passage_words`) and its floor of 20 aligned shingles (`verify.DefaultPassageShared`) on Clough & Stevenson, the Gutenberg editions and PAN 2013; the books profile's Jaccard 0.6 (`verify.BooksJaccard`) on the Gutenberg editions (with generated copies); and the built-in I-Match lexicon is built from five books of the Gutenberg editions set. The web profile's Jaccard 0.5 and containment 0.8, DUPNIQ's its 0.72, the sentence profile's edit similarity 0.75 and the LSH bands come from the papers and the S-curve, not from these sets; `index.common_docs` 3 was chosen on PAN 2013, Clough & Stevenson, licensecheck and the generated site sets (`docs/boilerplate.md`); of the sets here only the SPDX license texts chose no default.\n")
 	p("- The **LSH plot** draws the probability that a pair becomes a candidate, 1 − (1 − J^%d)^%d, over the Jaccard histograms of positive and negative pairs: what the bands miss is never verified. ", rows, bands)
 	p("The index may also return candidates outside the bands (equal digests); the S-curve is the bands alone.\n\n")
 
@@ -308,6 +311,8 @@ func (r *Report) writeSet(w io.Writer, res *Result, plots []string, bands, rows 
 		writeGutenberg(p, res.Gutenberg)
 	case res.Licenses != nil:
 		writeLicenses(p, res.Licenses)
+	case res.Sites != nil:
+		writeSites(p, res.Sites)
 	}
 
 	if len(res.Pairs) > 0 {

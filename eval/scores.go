@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/neardup/neardup/config"
+	"github.com/neardup/neardup/extract"
 	"github.com/neardup/neardup/sketch"
 	"github.com/neardup/neardup/verify"
 )
@@ -124,7 +125,11 @@ func (s *scorer) sketchAll(docs []Doc, progress func()) ([]*features, error) {
 					return
 				}
 				var f features
-				if sk.Sketch(docs[i].Text, &f.f) == nil {
+				text := docs[i].Text
+				if docs[i].HTML {
+					text = extract.MainText(text, "") // what the pipeline sketches
+				}
+				if sk.Sketch(text, &f.f) == nil {
 					f.keys = sketch.BandKeys(nil, f.f.Signature, s.bands, s.rows)
 					out[i] = &f
 				}

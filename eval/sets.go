@@ -17,9 +17,11 @@ const (
 	SetSPDX         = "spdx-license-texts"
 )
 
-// SetNames lists every set [Build] knows, in report order.
+// SetNames lists every set [Build] knows, in report order. The site
+// sets (SetSites, SetSitesHTML, SetSitesBoiler) are generated from the
+// Gutenberg e-texts ([GenerateSites]).
 func SetNames() []string {
-	return []string{SetPAN13, SetClough, SetGutenberg, SetLicensecheck, SetSPDX}
+	return []string{SetPAN13, SetClough, SetGutenberg, SetLicensecheck, SetSPDX, SetSites, SetSitesHTML, SetSitesBoiler}
 }
 
 // Short returns a short name of the set for file names: pan13, clough,
@@ -37,7 +39,7 @@ func (s *Set) Short() string {
 	case SetSPDX:
 		return "spdx"
 	}
-	return s.Name
+	return s.Name // the site sets' names are short already
 }
 
 // Label says what the labels of a set say about a pair of documents.
@@ -58,6 +60,9 @@ const (
 type Doc struct {
 	ID   string
 	Text []byte
+	// HTML marks Text as an HTML page, sent as the input's html field
+	// and reduced to its main text by the pipeline.
+	HTML bool
 }
 
 // Expect is a link the labels expect the stream to report: Later is a
@@ -85,6 +90,7 @@ type Set struct {
 	// PairsDoc says in words which pairs Pairs yields.
 	PairsDoc string
 
+	sites        *Sites
 	pan          *PAN13
 	clough       map[string]CloughAnswer // by file name
 	licenses     map[string]licenseLabel // by document id
@@ -104,7 +110,21 @@ func Build(root string, names []string) (sets []*Set, missing []Missing, err err
 		st, err := os.Stat(filepath.Join(root, name))
 		return err == nil && st.IsDir()
 	}
+	var sites *Sites // generated once for its three renderings
 	for _, name := range names {
+		if v, ok := sitesVariant(name); ok {
+			if !have(SetGutenberg) {
+				missing = append(missing, Missing{name, fmt.Sprintf("%s not found: the site set is generated from its e-texts (see %s)", filepath.Join(root, SetGutenberg), expects[SetGutenberg])})
+				continue
+			}
+			if sites == nil {
+				if sites, err = GenerateSites(filepath.Join(root, SetGutenberg), SitesConfig{}); err != nil {
+					return nil, nil, err
+				}
+			}
+			sets = append(sets, buildSites(sites, v))
+			continue
+		}
 		if !have(name) {
 			missing = append(missing, Missing{name, fmt.Sprintf("%s not found (see %s)", filepath.Join(root, name), expects[name])})
 			continue

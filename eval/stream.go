@@ -73,6 +73,11 @@ func Stream(ctx context.Context, cfg config.Config, docs []Doc, progress func())
 	if err != nil {
 		return nil, err
 	}
+	return stream(ctx, cfg, docs, progress)
+}
+
+// stream is Stream on cfg as it is (index.url included).
+func stream(ctx context.Context, cfg config.Config, docs []Doc, progress func()) ([]Event, error) {
 	pc, store, err := pipeline.OpenStore(ctx, &cfg, "eval")
 	if err != nil {
 		return nil, fmt.Errorf("eval: %w", err)
@@ -90,7 +95,7 @@ func Stream(ctx context.Context, cfg config.Config, docs []Doc, progress func())
 		defer close(items)
 		for _, d := range docs {
 			select {
-			case items <- pipeline.Item{Doc: pipeline.Document{ID: d.ID, Text: d.Text}}:
+			case items <- pipeline.Item{Doc: pipeline.Document{ID: d.ID, Text: d.Text, IsHTML: d.HTML}}:
 			case <-gctx.Done():
 				return gctx.Err()
 			}

@@ -570,49 +570,73 @@ func runConformance(t *testing.T, b backend) {
 		}
 	})
 
-	t.Run("hot-bucket", func(t *testing.T) {
+	t.Run("common-key", func(t *testing.T) {
+		// A band bucket becomes common when maxBucket documents hold it:
+		// later documents get its exemplar (the first holder) as their
+		// only candidate from it, are counted, and are not added.
 		s := open(t, storeOpts{maxBucket: 3})
 		hot := key("hot", 0)
 		var rs []Result
 		for i := range 6 {
 			rs = append(rs, insert(t, s, entry(p, fmt.Sprint("d", i), map[int]uint64{0: hot}))[0])
 		}
-		for i, want := range []int{0, 1, 2, 3, 3, 3} {
+		for i, want := range []int{0, 1, 2, 1, 1, 1} {
 			if len(rs[i].Candidates) != want {
 				t.Errorf("d%d: %d candidates, want %d", i, len(rs[i].Candidates), want)
 			}
 		}
-		for i, want := range []int{0, 0, 0, 0, 1, 2} {
-			if rs[i].Truncated != want {
-				t.Errorf("d%d: truncated %d, want %d", i, rs[i].Truncated, want)
+		for i, want := range []int{0, 0, 0, 1, 1, 1} {
+			if rs[i].Common != want || rs[i].Truncated != 0 {
+				t.Errorf("d%d: common %d truncated %d, want %d and 0", i, rs[i].Common, rs[i].Truncated, want)
 			}
 		}
-		wantCands(t, "d5", rs[5], "d2/lsh", "d1/lsh", "d0/lsh")
+		wantCands(t, "d2", rs[2], "d1/lsh", "d0/lsh")
+		wantCands(t, "d5", rs[5], "d0/lsh")
 		if st, ok := s.(interface{ Stats() Stats }); ok {
-			if got := st.Stats(); got.HotBuckets != 3 || got.Withheld != 3 || got.Docs != 6 {
-				t.Errorf("stats %+v, want 3 hot-bucket hits, 3 withheld, 6 docs", got)
+			if got := st.Stats(); got.HotBuckets != 3 || got.Withheld != 0 || got.Docs != 6 {
+				t.Errorf("stats %+v, want 3 common-key hits, 0 withheld, 6 docs", got)
 			}
 		}
-		// Deleting a member makes room again (in cluster mode only when
-		// its generation expires: buckets are not repaired there).
-		if err := s.Delete(ctx, "d1"); err != nil {
+		// A common key stays common for its generation: deleting its
+		// exemplar leaves it without candidates, not open again.
+		if err := s.Delete(ctx, "d0"); err != nil {
 			t.Fatal(err)
 		}
 		r := insert(t, s, entry(p, "d6", map[int]uint64{0: hot}))[0]
-		wantCands(t, "d6", r, "d2/lsh", "d0/lsh")
-		if b.cluster {
-			return
+		if r.Common != 1 || len(r.Candidates) != 0 {
+			t.Errorf("d6: common %d, candidates %+v; want 1 and none", r.Common, r.Candidates)
 		}
-		wantCands(t, "d7", insert(t, s, entry(p, "d7", map[int]uint64{0: hot}))[0], "d6/lsh", "d2/lsh", "d0/lsh")
+		// Dead members do not count towards the threshold.
+		warm := key("warm", 0)
+		insert(t, s, entry(p, "w0", map[int]uint64{2: warm}), entry(p, "w1", map[int]uint64{2: warm}))
+		if err := s.Delete(ctx, "w0"); err != nil {
+			t.Fatal(err)
+		}
+		if b.cluster {
+			return // buckets are not repaired there: w0 still counts
+		}
+		r = insert(t, s, entry(p, "w2", map[int]uint64{2: warm}))[0]
+		wantCands(t, "w2", r, "w1/lsh")
+		r = insert(t, s, entry(p, "w3", map[int]uint64{2: warm}))[0]
+		if r.Common != 0 {
+			t.Errorf("w3: common %d, want 0 (w1, w2 and w3 make the key common)", r.Common)
+		}
+		wantCands(t, "w3", r, "w2/lsh", "w1/lsh")
+		r = insert(t, s, entry(p, "w4", map[int]uint64{2: warm}))[0]
+		if r.Common != 1 {
+			t.Errorf("w4: common %d, want 1", r.Common)
+		}
+		wantCands(t, "w4", r, "w1/lsh")
 	})
 
 	t.Run("hot-anchors", func(t *testing.T) {
 		// Documents sharing one boilerplate anchor among anchors of their
 		// own: once its bucket holds maxBucket members, later documents
-		// get it back in HotAnchors (and only it), as given, whatever
+		// get it back in CommonAnchors (and only it), as given, whatever
 		// the order and repeats of their anchors.
 		s := open(t, storeOpts{maxBucket: 2})
 		boiler := key("boilerplate", 0)
+		// h1 makes the anchor common; later documents find its exemplar h0.
 		for i := range 5 {
 			own := anchors(fmt.Sprint("own", i), 4)
 			e := withAnchors(entry(p, fmt.Sprint("h", i), nil), append([]uint64{own[3], boiler, own[0], boiler}, own[1:3]...)...)
@@ -621,18 +645,18 @@ func runConformance(t *testing.T, b backend) {
 			if i >= 2 {
 				want = []uint64{boiler}
 			}
-			if !slices.Equal(r.HotAnchors, want) {
-				t.Errorf("h%d: hot anchors %x, want %x", i, r.HotAnchors, want)
+			if !slices.Equal(r.CommonAnchors, want) {
+				t.Errorf("h%d: hot anchors %x, want %x", i, r.CommonAnchors, want)
 			}
-			if i > 0 && len(r.Candidates) != min(i, 2) {
-				t.Errorf("h%d: %d candidates, want %d (the members are still returned)", i, len(r.Candidates), min(i, 2))
+			if i > 0 {
+				wantCands(t, fmt.Sprint("h", i), r, "h0/passage")
 			}
 		}
 		// A full band bucket is not an anchor.
 		for i := range 4 {
 			r := insert(t, s, entry(p, fmt.Sprint("b", i), map[int]uint64{1: key("hot band", 0)}))[0]
-			if r.HotAnchors != nil {
-				t.Errorf("b%d: hot anchors %x from a band", i, r.HotAnchors)
+			if r.CommonAnchors != nil {
+				t.Errorf("b%d: hot anchors %x from a band", i, r.CommonAnchors)
 			}
 		}
 	})
@@ -704,7 +728,7 @@ func runConformance(t *testing.T, b backend) {
 		wantHits(t, "w", r, 1)
 	})
 
-	t.Run("passage-hot", func(t *testing.T) {
+	t.Run("passage-common", func(t *testing.T) {
 		s := open(t, storeOpts{maxBucket: 3})
 		hot := key("hot", 1)
 		var rs []Result
@@ -712,20 +736,22 @@ func runConformance(t *testing.T, b backend) {
 			id := fmt.Sprint("d", i)
 			rs = append(rs, insert(t, s, withAnchors(entry(p, id, nil), append(anchors(id, 2), hot)...))[0])
 		}
-		for i, want := range []int{0, 1, 2, 3, 3, 3} {
+		for i, want := range []int{0, 1, 2, 1, 1, 1} {
 			if len(rs[i].Candidates) != want {
 				t.Errorf("d%d: %d candidates, want %d", i, len(rs[i].Candidates), want)
 			}
-		}
-		for i, want := range []int{0, 0, 0, 0, 1, 2} {
-			if rs[i].Truncated != want {
-				t.Errorf("d%d: truncated %d, want %d", i, rs[i].Truncated, want)
+			wantCommon := 0
+			if i >= 3 {
+				wantCommon = 1
+			}
+			if rs[i].Common != wantCommon || len(rs[i].CommonAnchors) != wantCommon {
+				t.Errorf("d%d: common %d anchors %x, want %d", i, rs[i].Common, rs[i].CommonAnchors, wantCommon)
 			}
 		}
-		wantCands(t, "d5", rs[5], "d2/passage", "d1/passage", "d0/passage")
+		wantCands(t, "d5", rs[5], "d0/passage")
 		if st, ok := s.(interface{ Stats() Stats }); ok {
-			if got := st.Stats(); got.HotBuckets != 3 || got.Withheld != 3 || got.Passage != 12 {
-				t.Errorf("stats %+v, want 3 hot-bucket hits, 3 withheld, 12 passage candidates", got)
+			if got := st.Stats(); got.HotBuckets != 3 || got.Withheld != 0 || got.Passage != 6 {
+				t.Errorf("stats %+v, want 3 common-key hits, 0 withheld, 6 passage candidates", got)
 			}
 		}
 	})

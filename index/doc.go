@@ -166,7 +166,7 @@
 // documents get the stored members but are not added, and the number of
 // documents turned away is reported (Result.Truncated, Stats.HotBuckets,
 // Stats.Withheld). The entry's anchors whose passage-table bucket is full
-// are listed (Result.HotAnchors), so a caller can tell a boilerplate
+// are listed (Result.CommonAnchors), so a caller can tell a boilerplate
 // passage or sentence from a copied one.
 //
 // RefreshOnMatch carries into the current generation the records of the

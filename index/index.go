@@ -230,18 +230,24 @@ type Result struct {
 	// this one. The ordering rule (see the package documentation) makes the
 	// caller report such a pair from this side, as a correction.
 	Candidates []Candidate
-	// Truncated counts members withheld by the hot-bucket guard: documents
-	// that were turned away from full buckets this entry looked up.
+	// Truncated counts members withheld by the SimHash tables' guard
+	// (MaxSimHashBucket): documents turned away from full SimHash buckets
+	// this entry looked up.
 	Truncated int
 	// Dropped counts the bucket members ranked below the MaxCandidates
 	// returned: found, never resolved nor verified.
 	Dropped int
-	// HotAnchors are the entry's anchors (as given, sorted, distinct)
-	// whose passage-table bucket is full (MaxBucket): a passage or a
-	// sentence shared by that many documents, boilerplate. Their members
-	// are still returned as candidates; the caller may discount what it
-	// finds through them.
-	HotAnchors []uint64
+	// Common counts the entry's keys that are common: LSH band buckets
+	// and passage anchors held by MaxBucket documents (boilerplate, or a
+	// large cluster of copies), and full SimHash buckets. A common key
+	// yields only its exemplar as a candidate (the first document that
+	// held it) and takes no more documents.
+	Common int
+	// CommonAnchors are the entry's anchors (as given, sorted, distinct)
+	// whose passage-table key is common: a passage or a sentence shared
+	// by that many documents. The caller discounts what it finds through
+	// them (they are not evidence of copying).
+	CommonAnchors []uint64
 }
 
 // Store is the band store. Implementations are safe for concurrent use.

@@ -157,6 +157,10 @@ type memBucket struct {
 	members  []uint32
 	fps      []uint64 // SimHash tables only: fps[i] belongs to members[i]
 	overflow int
+	// common marks a key held by MaxBucket documents (LSH and passage
+	// tables): members holds its exemplar only, and it takes no more
+	// documents (Redis: a 7-byte value, 'C' and the exemplar's seq).
+	common bool
 }
 
 // memDoc is a document's record. id and seq are set before the handle is
@@ -438,7 +442,8 @@ type entryState struct {
 	res      *Result
 	sc       *memScratch
 	hot      int
-	hotIdx   []int           // indices of the distinct anchors whose buckets are full
+	hotIdx   []int           // indices of the distinct anchors whose keys are common
+	commonHK map[int]bool    // hit keys already counted common
 	refresh  []uint32        // documents whose ids to copy into the current generation
 	live     map[uint32]bool // candidates returned (Redis: LIVEC)
 }
@@ -501,7 +506,8 @@ func (m *Memory) lookupInsert(e *Entry, now int64, sc *memScratch, r *Result) er
 	for _, h := range st.refresh {
 		m.refreshID(h)
 	}
-	r.HotAnchors = hotAnchors(e.Anchors, st.hotIdx)
+	r.CommonAnchors = hotAnchors(e.Anchors, st.hotIdx)
+	r.Common = st.hot
 	m.stats.docs.Add(1)
 	m.stats.hot.Add(uint64(st.hot))
 	m.stats.candidates.Add(uint64(len(r.Candidates)))
@@ -773,7 +779,9 @@ func (m *Memory) imatchOp(d *sketch.Digest, cur *memGen, older []*memGen, st *en
 // tableOp looks up (and unless looking only, inserts into) the bucket of
 // table t in every readable generation (Redis: tableOp). hk is the op's
 // hit key: a member counts once per hit key, however many generations
-// hold it.
+// hold it. A common key (LSH and passage tables) yields its exemplar and
+// nothing else, and takes no member; common in an older generation, it
+// is marked common in the current one too.
 func (m *Memory) tableOp(t, hk int, key uint64, cur *memGen, older []*memGen, st *entryState) {
 	sim := t >= m.nbands && t < m.passage
 	limit := m.maxBucket
@@ -786,10 +794,16 @@ func (m *Memory) tableOp(t, hk int, key uint64, cur *memGen, older []*memGen, st
 	}
 	s, f := bucketStripe(key), bucketField(key)
 	collect := m.refresh && !st.lookOnly
-	var old *memPend // members of older generations, for refresh
+	var old *memPend   // members of older generations, for refresh
+	oldCommon := false // the key is common in an older generation
 	for _, g := range older {
 		b, one, ok := lookupBucket(&g.stripes[s], f, sim)
 		if !ok {
+			continue
+		}
+		if b != nil && b.common {
+			oldCommon = true
+			m.commonHit(hk, kind, b, st, collect)
 			continue
 		}
 		if collect && old == nil {
@@ -799,13 +813,27 @@ func (m *Memory) tableOp(t, hk int, key uint64, cur *memGen, older []*memGen, st
 	}
 	gs := &cur.stripes[s]
 	b, one, ok := lookupBucket(gs, f, sim)
+	if ok && b != nil && b.common {
+		m.commonHit(hk, kind, b, st, false)
+		return
+	}
 	if st.lookOnly {
 		if ok {
 			m.scan(hk, kind, b, one, sim, st, nil)
-			if bucketLen(b, one) >= limit {
+			if sim && bucketLen(b, one) >= limit {
 				st.sc.rfull = append(st.sc.rfull, memPend{gs: gs, field: f, sim: sim, limit: limit, b: b, one: one, hk: hk})
 			}
 		}
+		return
+	}
+	if oldCommon {
+		// Common before: this generation's members are found once more,
+		// and the key is common here too, with the entry as its exemplar
+		// (a document that lives as long as the mark).
+		if ok {
+			m.scan(hk, kind, b, one, sim, st, nil)
+		}
+		storeCommon(gs, f, st.self)
 		return
 	}
 	if old == nil && !ok {
@@ -820,6 +848,37 @@ func (m *Memory) tableOp(t, hk int, key uint64, cur *memGen, older []*memGen, st
 		p.old, p.oldFps = old.old, old.oldFps
 	}
 	st.sc.pend = append(st.sc.pend, p)
+}
+
+// commonHit counts a common key (hit key hk) once and adds its exemplar
+// as a candidate when it is an earlier document (Redis: commonHit).
+func (m *Memory) commonHit(hk int, via byte, b *memBucket, st *entryState, oldGen bool) {
+	if st.commonHK == nil {
+		st.commonHK = map[int]bool{}
+	}
+	if !st.commonHK[hk] {
+		st.commonHK[hk] = true
+		m.noteHot(st, hk)
+	}
+	h := b.members[0]
+	if h == st.self {
+		return
+	}
+	if seq := m.docs.get(h).seq; seq < st.selfSeq {
+		m.addCandidate(h, seq, hk, via, st.sc, oldGen)
+	}
+}
+
+// storeCommon marks key f of a stripe common, with exemplar h.
+func storeCommon(gs *memGenStripe, f uint32, h uint32) {
+	if gs.big == nil {
+		gs.big = map[uint32]*memBucket{}
+	}
+	gs.big[f] = &memBucket{members: []uint32{h}, common: true}
+	if gs.one == nil {
+		gs.one = map[uint32]uint32{}
+	}
+	gs.one[f] = bigTag
 }
 
 // lookupBucket returns bucket f of a stripe: a big bucket b, or a single
@@ -966,7 +1025,14 @@ func (m *Memory) finish(st *entryState, dead map[uint32]bool) {
 				changed = true
 			}
 		}
-		if !p.present && len(members) >= p.limit {
+		// A key that reaches limit members with the entry becomes common
+		// (LSH and passage tables); a SimHash bucket stops growing. Only
+		// live members count.
+		grow := 0
+		if !p.sim {
+			grow = 1
+		}
+		if !p.present && len(members)+grow >= p.limit {
 			kept := 0
 			for i, h := range members {
 				if h == st.self || m.alive(h, st.now) {
@@ -987,6 +1053,13 @@ func (m *Memory) finish(st *entryState, dead map[uint32]bool) {
 		overflow := overflowOf(p.b)
 		switch {
 		case p.present:
+		case !p.sim && len(members)+1 >= p.limit:
+			ex := st.self
+			if len(members) > 0 {
+				ex = members[0]
+			}
+			storeCommon(p.gs, p.field, ex)
+			changed = false
 		case len(members) >= p.limit:
 			m.noteHot(st, p.hk)
 			r.Truncated += overflow

@@ -609,7 +609,8 @@ func (r *Redis) lookupInsertSingle(ctx context.Context, docs []Entry) ([]Result,
 			res.Replay = d.u8() == 1
 			res.Seq = d.u48()
 			res.Truncated = int(d.u32())
-			r.stats.hot.Add(uint64(d.u16()))
+			res.Common = int(d.u16())
+			r.stats.hot.Add(uint64(res.Common))
 			res.Verdict = d.bytes()
 			res.CopySeq = d.u48()
 			res.Copy = d.str()
@@ -633,7 +634,7 @@ func (r *Redis) lookupInsertSingle(ctx context.Context, docs []Entry) ([]Result,
 			for range d.u16() {
 				hot = append(hot, int(d.u16()))
 			}
-			res.HotAnchors = hotAnchors(docs[ci*r.batch+i].Anchors, hot)
+			res.CommonAnchors = hotAnchors(docs[ci*r.batch+i].Anchors, hot)
 		}
 		if d.bad || d.p != len(d.s) {
 			return nil, fmt.Errorf("malformed script reply (%d of %d bytes read)", d.p, len(d.s))

@@ -173,7 +173,9 @@ func (r *Redis) lookupInsertCluster(ctx context.Context, docs []Entry) ([]Result
 		for _, p := range owners[ci] {
 			i := p.doc
 			out[i].Truncated += int(d.u32())
-			r.stats.hot.Add(uint64(d.u16()))
+			common := int(d.u16())
+			out[i].Common += common
+			r.stats.hot.Add(uint64(common))
 			if ex, old := d.u48(), d.u8(); ex != 0 {
 				out[i].IMatchSeq, imatchOld[i] = ex, old == 1
 			}
@@ -259,7 +261,7 @@ func (r *Redis) lookupInsertCluster(ctx context.Context, docs []Entry) ([]Result
 	}
 	for i := range out {
 		res := &out[i]
-		res.HotAnchors = hotAnchors(docs[i].Anchors, hot[i])
+		res.CommonAnchors = hotAnchors(docs[i].Anchors, hot[i])
 		res.Dropped = len(ranked[i]) - next[i]
 		if len(res.Candidates) == 0 {
 			res.Candidates = nil

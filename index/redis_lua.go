@@ -239,10 +239,10 @@ end
 local SELF, MODE, LOWER      -- MODE 0 insert, 1 look up only, 2 insert unless present
 local LOCAL = false          -- records are in this shard: members can be resolved
 local QHI, QLO = 0, 0        -- the document's SimHash halves
-local CAND, HITS, LASTT, CORDER, OLDC, LIVEC, PEND, RFULL, TRUNC, HOT, HOTA
+local CAND, HITS, LASTT, CORDER, OLDC, LIVEC, PEND, RFULL, TRUNC, HOT, HOTA, CHK
 local function begin(self, mode)
   SELF, MODE = self, mode
-  CAND, HITS, LASTT, CORDER, OLDC, LIVEC, PEND, RFULL, TRUNC, HOT, HOTA = {}, {}, {}, {}, {}, {}, {}, {}, 0, 0, {}
+  CAND, HITS, LASTT, CORDER, OLDC, LIVEC, PEND, RFULL, TRUNC, HOT, HOTA, CHK = {}, {}, {}, {}, {}, {}, {}, {}, 0, 0, {}, {}
 end
 -- addc counts a bucket op's hit (hit key hk) on candidate s: a member met
 -- in several generations of one table, or of one anchor's bucket, counts
@@ -296,6 +296,27 @@ local function overflow(k, f, add, hk)
   else TRUNC = TRUNC + (tonumber(redis.call('HGET', k, 'o' .. f)) or 0) end
 end
 
+-- A common key (LSH and passage tables: MAXB documents hold it) is a
+-- 7-byte value: 'C' and the 6-byte seq of its exemplar, the first
+-- document that held it. Member lists are multiples of 6 bytes.
+local function iscommon(val, w) return w == 6 and #val % 6 == 1 end
+
+-- commonHit counts common key hk once (its anchor joins HOTA) and adds its
+-- exemplar as a candidate; old marks one found in an older generation
+-- (for refresh).
+local function commonHit(val, hk, via, old)
+  if not CHK[hk] then
+    CHK[hk] = true
+    HOT = HOT + 1
+    if hk > PT then HOTA[#HOTA + 1] = hk - PT - 1 end
+  end
+  local s = struct.unpack('>I6', val, 2)
+  if s ~= SELF and (not LOWER or s < SELF) then
+    addc(s, via, hk)
+    if old then OLDC[s] = true end
+  end
+end
+
 -- hotList encodes HOTA: nhot u16 · nhot × anchor index u16 (the index of
 -- the anchor among the document's distinct anchors, or in cluster mode of
 -- the op among the call's ops of the document).
@@ -312,15 +333,25 @@ end
 -- per document, so it has PSPLIT times the groups (the caller moved the
 -- top bits of its field into the group, in the same shard). A new bucket
 -- costs one HSETNX; an existing one is rewritten after resolution (PEND).
+-- A common key costs one HGET: its exemplar is the only candidate and it
+-- takes no member; common in an older generation, it is marked common in
+-- the current one too, with the document as its exemplar there (one that
+-- lives as long as the mark).
 local function tableOp(t, gs, f, sim, me, hk)
   local via = sim and 2 or (t == PT and 3 or 1)
   local w = sim and 14 or 6
-  local old
+  local collect = REFRESH == 1 and MODE ~= 1
+  local old, oc
   for _, h in ipairs(OLD) do
     local val = redis.call('HGET', tkey(h, t, gs), f)
     if val then
-      if REFRESH == 1 and MODE ~= 1 then old = old or {} end
-      scan(val, w, old, hk, via)
+      if iscommon(val, w) then
+        oc = val
+        commonHit(val, hk, via, collect)
+      else
+        if collect then old = old or {} end
+        scan(val, w, old, hk, via)
+      end
     end
   end
   local k = tkey(GEN, t, gs)
@@ -328,13 +359,20 @@ local function tableOp(t, gs, f, sim, me, hk)
   if MODE == 1 then
     local val = redis.call('HGET', k, f)
     if val then
+      if iscommon(val, w) then commonHit(val, hk, via, false); return end
       scan(val, w, nil, hk, via)
-      if #val >= w * lim then RFULL[#RFULL + 1] = {k, f, val, w, lim, hk} end
+      if sim and #val >= w * lim then RFULL[#RFULL + 1] = {k, f, val, w, lim, hk} end
     end
     return
   end
-  if not old and MODE == 0 and redis.call('HSETNX', k, f, me) == 1 then return end
+  if not old and not oc and MODE == 0 and redis.call('HSETNX', k, f, me) == 1 then return end
   local val = redis.call('HGET', k, f) or ''
+  if iscommon(val, w) then commonHit(val, hk, via, false); return end
+  if oc then
+    scan(val, w, nil, hk, via)
+    redis.call('HSET', k, f, 'C' .. me)
+    return
+  end
   local present = scan(val, w, nil, hk, via)
   PEND[#PEND + 1] = {k, f, val, w, lim, old, present, me, hk}
 end
@@ -389,9 +427,17 @@ local function finish(dead)
         end
       end
     end
-    if not present and #nv >= w * lim then nv = live(nv, w) end
+    -- A key that reaches lim members with the document becomes common
+    -- (LSH and passage tables); a SimHash bucket stops growing. Only live
+    -- members count.
+    local grow = w == 6 and w or 0
+    if not present and #nv + grow >= w * lim then nv = live(nv, w) end
     if present then
       if nv ~= val then redis.call('HSET', k, f, nv) end
+    elseif w == 6 and #nv + w >= w * lim then
+      local ex = me
+      if #nv > 0 then ex = sub(nv, 1, 6) end
+      redis.call('HSET', k, f, 'C' .. ex)
     elseif #nv >= w * lim then
       overflow(k, f, true, hk)
       if nv ~= val then redis.call('HSET', k, f, nv) end

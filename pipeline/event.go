@@ -33,8 +33,19 @@ type Event struct {
 	// Replay marks the first verdict of an id seen again (at-least-once
 	// delivery); nothing new was stored.
 	Replay bool `json:"replay,omitempty"`
-	// Truncated counts candidates withheld by full (boilerplate) buckets.
+	// Truncated counts candidates withheld by full SimHash buckets.
 	Truncated int `json:"truncated,omitempty"`
+	// CommonKeys counts the document's index keys (LSH bands, passage
+	// anchors, sentence keys) that are common: held by index.common_docs
+	// documents already (a site template, a notice, a licence clause, a
+	// text copied that many times). They yield no evidence, only their
+	// exemplar as a candidate.
+	CommonKeys int `json:"common_keys,omitempty"`
+	// CommonShare is the share of the document's text inside common
+	// passages. Up to 2/3 it is left out when the document is verified
+	// (resemblance, containment and passages are about the rest); a
+	// document that is mostly common text is verified whole.
+	CommonShare float64 `json:"common_share,omitempty"`
 	// Unverified counts candidates that were found but not verified:
 	// ranked below verify.max_candidates, or whose stored features were
 	// gone or unreadable by the time they were fetched.

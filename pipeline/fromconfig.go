@@ -101,7 +101,7 @@ func OpenStore(ctx context.Context, c *config.Config, version string) (Config, i
 		Retention:      ix.Retention,
 		Generation:     ix.Generation,
 		RefreshOnMatch: ix.RefreshOnMatch,
-		MaxBucket:      ix.MaxBucket,
+		MaxBucket:      ix.CommonDocs,
 		MaxCandidates:  c.Verify.MaxCandidates,
 		Capacity:       ix.Capacity,
 		Batch:          ix.Batch,

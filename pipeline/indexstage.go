@@ -84,6 +84,7 @@ func (p *Pipeline) processBatch(ctx context.Context, batch []*job, verifyIn chan
 	}
 	for i, j := range live {
 		j.res = results[i]
+		j.discount = p.discount(j)
 		switch {
 		case !j.res.Replay:
 			fl.register(j)
@@ -127,7 +128,7 @@ func (p *Pipeline) processBatch(ctx context.Context, batch []*job, verifyIn chan
 	now := time.Now()
 	for _, j := range batch {
 		j.verifyAt = now
-		vj := verify.Job{Doc: j.feats, Tag: j}
+		vj := verify.Job{Doc: j.feats, Discount: j.discount, Tag: j}
 		for _, c := range j.cands {
 			vj.Candidates = append(vj.Candidates, feats[c.ID])
 		}

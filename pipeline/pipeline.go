@@ -252,6 +252,13 @@ type job struct {
 	// sentenceBase is where the sentence keys start in entry.Anchors
 	// (sentence mode).
 	sentenceBase int
+	// seq holds the stored form of the document's shingle at each
+	// position of its passage section (nil without one); discount holds
+	// what verification leaves out (its common passages) and commonShare
+	// their share of the positions.
+	seq         []uint32
+	discount    *verify.Discount
+	commonShare float64
 }
 
 // inflight maps the ids of this run's documents that will record a

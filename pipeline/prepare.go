@@ -91,6 +91,15 @@ func (p *Pipeline) prepareDoc(s *sketch.Sketcher, f *sketch.Features, enc *[]byt
 		Features:   slices.Clone(*enc),
 	}
 	j.sentenceBase = len(f.Passage.Anchors)
+	if n := len(f.Passage.Fp); n > 0 && len(f.Passage.Anchors) > 0 {
+		// The stored form of the shingle at each position: what a
+		// discount of the document's common passages leaves out.
+		seq := s.ShingleSeq()[:n]
+		j.seq = make([]uint32, n)
+		for i, h := range seq {
+			j.seq[i] = uint32(h >> 32)
+		}
+	}
 }
 
 // sentenceSalt separates sentence band keys from passage anchors in the

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/neardup/neardup/sketch"
@@ -23,7 +24,10 @@ type verdictRecord struct {
 	Matches    []Match `json:"m,omitempty"`
 	Truncated  int     `json:"t,omitempty"`
 	Unverified int     `json:"u,omitempty"`
-	At         int64   `json:"a"` // unix milliseconds
+	CommonKeys int     `json:"k,omitempty"`
+	// CommonShare in thousandths.
+	CommonShare int   `json:"h,omitempty"`
+	At          int64 `json:"a"` // unix milliseconds
 	// Sentence mode.
 	Sentences            []SentenceMatch `json:"s,omitempty"`
 	SentencesSkipped     int             `json:"ss,omitempty"`
@@ -34,6 +38,7 @@ type verdictRecord struct {
 // record returns the verdict record of ev.
 func record(ev *Event) *verdictRecord {
 	rec := &verdictRecord{Matches: ev.Matches, Truncated: ev.Truncated, Unverified: ev.Unverified, At: ev.At.UnixMilli(),
+		CommonKeys: ev.CommonKeys, CommonShare: int(math.Round(ev.CommonShare * 1000)),
 		Sentences: ev.Sentences, SentencesSkipped: ev.SentencesSkipped, SentencesDropped: ev.SentenceMatchesDropped,
 		SentencesBoilerplate: ev.SentencesBoilerplate}
 	if ev.Cluster != ev.ID {
@@ -46,16 +51,18 @@ func record(ev *Event) *verdictRecord {
 // marked as a replay, with the repeated input's source.
 func (p *Pipeline) replayEvent(doc Document, src Source, rec *verdictRecord) *Event {
 	ev := &Event{
-		ID:         doc.ID,
-		Kind:       KindUnique,
-		Cluster:    rec.Cluster,
-		Matches:    rec.Matches,
-		Source:     p.eventSource(doc, src),
-		Params:     p.cfg.Params,
-		At:         time.UnixMilli(rec.At).UTC(),
-		Replay:     true,
-		Truncated:  rec.Truncated,
-		Unverified: rec.Unverified,
+		ID:          doc.ID,
+		Kind:        KindUnique,
+		Cluster:     rec.Cluster,
+		Matches:     rec.Matches,
+		Source:      p.eventSource(doc, src),
+		Params:      p.cfg.Params,
+		At:          time.UnixMilli(rec.At).UTC(),
+		Replay:      true,
+		Truncated:   rec.Truncated,
+		Unverified:  rec.Unverified,
+		CommonKeys:  rec.CommonKeys,
+		CommonShare: float64(rec.CommonShare) / 1000,
 
 		Sentences:              rec.Sentences,
 		SentencesSkipped:       rec.SentencesSkipped,
@@ -167,14 +174,16 @@ func (p *Pipeline) resolve(ctx context.Context, r verify.Result) (Output, []byte
 	}
 
 	ev := &Event{
-		ID:         doc.ID,
-		Kind:       KindUnique,
-		Cluster:    doc.ID,
-		Source:     p.eventSource(doc, j.item.Source),
-		Params:     p.cfg.Params,
-		At:         p.cfg.Now().UTC(),
-		Truncated:  j.res.Truncated,
-		Unverified: j.unverified,
+		ID:          doc.ID,
+		Kind:        KindUnique,
+		Cluster:     doc.ID,
+		Source:      p.eventSource(doc, j.item.Source),
+		Params:      p.cfg.Params,
+		At:          p.cfg.Now().UTC(),
+		Truncated:   j.res.Truncated,
+		Unverified:  j.unverified,
+		CommonKeys:  j.res.Common,
+		CommonShare: math.Round(j.commonShare*1000) / 1000,
 	}
 	var later []Match
 	if j.res.Copy != "" {

@@ -17,10 +17,10 @@ func (p *Pipeline) emits(ev *Event) bool {
 }
 
 // hotSentences marks the sentences of j whose band keys include a hot
-// anchor (index.Result.HotAnchors: a full bucket, boilerplate); nil when
+// anchor (index.Result.CommonAnchors: a full bucket, boilerplate); nil when
 // there is none.
 func (p *Pipeline) hotSentences(j *job) []bool {
-	if len(j.res.HotAnchors) == 0 || j.feats == nil || j.feats.Sentences.Bands == 0 {
+	if len(j.res.CommonAnchors) == 0 || j.feats == nil || j.feats.Sentences.Bands == 0 {
 		return nil
 	}
 	bands := j.feats.Sentences.Bands
@@ -28,7 +28,7 @@ func (p *Pipeline) hotSentences(j *job) []bool {
 	var hot []bool
 	for i := range j.feats.Sentences.Items {
 		for _, k := range keys[min(i*bands, len(keys)):min((i+1)*bands, len(keys))] {
-			if _, ok := slices.BinarySearch(j.res.HotAnchors, k); ok {
+			if _, ok := slices.BinarySearch(j.res.CommonAnchors, k); ok {
 				if hot == nil {
 					hot = make([]bool, len(j.feats.Sentences.Items))
 				}

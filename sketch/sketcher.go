@@ -261,6 +261,11 @@ func (s *Sketcher) Lexicon() *Lexicon { return s.lex }
 // overwritten by the next call.
 func (s *Sketcher) Tokens() *Tokens { return &s.tok }
 
+// ShingleSeq returns the shingle hashes of the last document sketched in
+// document order, one per position of its passage section: valid only
+// when that section is not empty, overwritten by the next call.
+func (s *Sketcher) ShingleSeq() []uint64 { return s.seq }
+
 // Sketch computes the features of text into f, reusing f's slices.
 func (s *Sketcher) Sketch(text []byte, f *Features) error {
 	if len(text) > s.cfg.MaxBytes {

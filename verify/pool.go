@@ -19,6 +19,9 @@ type Job struct {
 	// Candidates are the stored features to compare with, in the order
 	// the verdicts come back.
 	Candidates []*sketch.Features
+	// Discount is what verification leaves out of Doc (and of the
+	// candidates): its text in common keys. nil leaves nothing out.
+	Discount *Discount
 	// Tag is the caller's, returned untouched in the Result.
 	Tag any
 }
@@ -45,7 +48,7 @@ type Pool struct {
 	workers int
 	// check verifies one pair: v.verify, replaced by tests that need a
 	// verification to fail.
-	check func(a, b *sketch.Features, s *scratch, vals *scoreVals) Verdict
+	check func(a, b *sketch.Features, d *Discount, s *scratch, vals *scoreVals) Verdict
 }
 
 // NewPool returns a pool of workers goroutines running v; workers ≤ 0
@@ -238,7 +241,7 @@ func (p *Pool) runTask(t task, s *scratch) (err error) {
 	j := t.b.jobs[t.job]
 	dst := t.b.verdicts[t.job]
 	for i := t.lo; i < t.hi; i++ {
-		dst[i] = p.check(j.Doc, j.Candidates[i], s, &t.vals[i-t.lo])
+		dst[i] = p.check(j.Doc, j.Candidates[i], j.Discount, s, &t.vals[i-t.lo])
 	}
 	return nil
 }

@@ -258,11 +258,11 @@ func TestPoolPanic(t *testing.T) {
 	bad := docs[3]
 	v := mustNew(t, WebProfile())
 	p := NewPool(v, 3)
-	p.check = func(a, b *sketch.Features, s *scratch, vals *scoreVals) Verdict {
+	p.check = func(a, b *sketch.Features, d *Discount, s *scratch, vals *scoreVals) Verdict {
 		if a != nil && b == bad {
 			panic("broken features")
 		}
-		return v.verify(a, b, s, vals)
+		return v.verify(a, b, d, s, vals)
 	}
 	jobs := randomJobs(r, docs, 200)
 	in := make(chan Job)

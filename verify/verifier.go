@@ -71,6 +71,8 @@ type scratch struct {
 	pa       PassageAligner
 	sa, sb   []AlignAnchor
 	passages []AlignPassage
+	// Shingle sets less a Discount.
+	da, db []uint64
 	// The sentence check.
 	ec EditClassifier
 }
@@ -125,7 +127,15 @@ func (v *Verifier) Profile() Profile {
 func (v *Verifier) Verify(a, b *sketch.Features) Verdict {
 	s := v.scratch.Get().(*scratch)
 	defer v.scratch.Put(s)
-	return v.verify(a, b, s, nil)
+	return v.verify(a, b, nil, s, nil)
+}
+
+// VerifyDiscounted is Verify leaving out of both documents what d
+// discounts of a (nil: nothing).
+func (v *Verifier) VerifyDiscounted(a, b *sketch.Features, d *Discount) Verdict {
+	s := v.scratch.Get().(*scratch)
+	defer v.scratch.Put(s)
+	return v.verify(a, b, d, s, nil)
 }
 
 // VerifyAll verifies doc against every candidate, appending the verdicts
@@ -135,7 +145,7 @@ func (v *Verifier) VerifyAll(dst []Verdict, doc *sketch.Features, cands []*sketc
 	defer v.scratch.Put(s)
 	vals := make([]scoreVals, len(cands))
 	for i, c := range cands {
-		dst = append(dst, v.verify(doc, c, s, &vals[i]))
+		dst = append(dst, v.verify(doc, c, nil, s, &vals[i]))
 	}
 	return dst
 }
@@ -144,6 +154,7 @@ func (v *Verifier) VerifyAll(dst []Verdict, doc *sketch.Features, cands []*sketc
 // been computed so far, so that checks sharing a computation run it once.
 type pair struct {
 	a, b     *sketch.Features
+	d        *Discount // nil: nothing discounted
 	sa, sb   []uint64
 	ua, ub   []sketch.UniqueWord
 	ushift   uint // unique-word sampling shift of both sequences
@@ -169,14 +180,22 @@ func (p *pair) scores() *scoreVals {
 	return p.vals
 }
 
-func (v *Verifier) verify(a, b *sketch.Features, s *scratch, vals *scoreVals) Verdict {
+func (v *Verifier) verify(a, b *sketch.Features, d *Discount, s *scratch, vals *scoreVals) Verdict {
 	if a == nil || b == nil {
 		return Verdict{Kind: Distinct}
 	}
-	p := pair{a: a, b: b, s: s, vals: vals, interNed: -1, lcsNeed: -1}
+	if d.empty() {
+		d = nil
+	}
+	p := pair{a: a, b: b, d: d, s: s, vals: vals, interNed: -1, lcsNeed: -1}
 	p.sa, p.sb, p.ua, p.ub = a.Shingles, b.Shingles, a.Unique, b.Unique
 	if a.ShingleShift != b.ShingleShift || a.UniqueShift != b.UniqueShift {
 		p.sa, p.sb, p.ua, p.ub = sketch.AlignSamples(a, b)
+	}
+	if d != nil && len(d.Shingles) > 0 {
+		s.da = without(s.da[:0], p.sa, d.Shingles)
+		s.db = without(s.db[:0], p.sb, d.Shingles)
+		p.sa, p.sb = s.da, s.db
 	}
 	p.ushift = uint(max(a.UniqueShift, b.UniqueShift))
 	out := Verdict{Kind: Distinct}
@@ -216,6 +235,11 @@ func (p *pair) passages(minShared int) bool {
 	s.sa, s.sb = alignAnchors(s.sa[:0], a.Anchors), alignAnchors(s.sb[:0], b.Anchors)
 	s.passages, p.psgA = s.pa.Align(s.passages[:0], AlignSide{Fp: a.Fp, Anchors: s.sa}, AlignSide{Fp: b.Fp, Anchors: s.sb},
 		AlignOptions{MinMatched: minShared, MaxPassages: MaxPassages})
+	if p.d != nil && len(p.d.Common) > 0 {
+		// A passage is evidence only for what it holds beyond the
+		// document's common passages.
+		s.passages, p.psgA = dropCommon(s.passages, p.d.Common, s.pa.cover, minShared)
+	}
 	p.psgB = 0
 	for _, x := range s.passages {
 		p.psgB += min(x.Matched, x.B1-x.B0)
@@ -274,8 +298,12 @@ func (p *pair) run(c Check) (applies, fires bool) {
 
 	case MethodJaccard, MethodContainment:
 		na, nb := len(p.sa), len(p.sb)
-		// Sizes of the whole documents: the stored sets may be samples.
+		// Sizes of the whole documents: the stored sets may be samples
+		// (less the discounted share, when there is one).
 		fa, fb := max(a.ShingleCount, len(a.Shingles)), max(b.ShingleCount, len(b.Shingles))
+		if p.d != nil {
+			fa, fb = scaled(fa, na, len(a.Shingles)), scaled(fb, nb, len(b.Shingles))
+		}
 		if na == 0 || nb == 0 || min(fa, fb) < c.MinSize {
 			return false, false
 		}
@@ -349,6 +377,15 @@ func (p *pair) run(c Check) (applies, fires bool) {
 		return true, true
 	}
 	return false, false
+}
+
+// scaled is n × kept/of: a document's shingle count less the share of its
+// stored sample that a Discount left out.
+func scaled(n, kept, of int) int {
+	if of == 0 {
+		return n
+	}
+	return int(int64(n) * int64(kept) / int64(of))
 }
 
 // intersect makes sure |A ∩ B| is known exactly if it is at least need,

@@ -104,7 +104,7 @@ func run(n int, profile, ixURL, words, set string) error {
 	}
 	ix, err := index.Open(ctx, cfg.Index.URL, index.Options{
 		Params: probe.IndexParams(), Namespace: cfg.Index.Namespace, Retention: cfg.Index.Retention,
-		Generation: cfg.Index.Generation, MaxBucket: cfg.Index.MaxBucket, MaxCandidates: cfg.Verify.MaxCandidates,
+		Generation: cfg.Index.Generation, MaxBucket: cfg.Index.CommonDocs, MaxCandidates: cfg.Verify.MaxCandidates,
 		Capacity: cfg.Index.Capacity, Batch: cfg.Index.Batch, Timeout: 30 * time.Second,
 	})
 	if err != nil {

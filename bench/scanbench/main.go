@@ -219,7 +219,7 @@ func runNeardup(lines [][]byte, cfg *config.Config) (el time.Duration, pairs map
 	}
 	ix, err := index.Open(context.Background(), "memory", index.Options{Params: probe.IndexParams(),
 		Retention: cfg.Index.Retention, Generation: cfg.Index.Generation, Capacity: cfg.Index.Capacity,
-		MaxBucket: cfg.Index.MaxBucket, MaxCandidates: cfg.Verify.MaxCandidates})
+		MaxBucket: cfg.Index.CommonDocs, MaxCandidates: cfg.Verify.MaxCandidates})
 	if err != nil {
 		panic(err)
 	}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/neardup/neardup/config"
 	"github.com/neardup/neardup/extract"
-	"github.com/neardup/neardup/pipeline"
 	"github.com/neardup/neardup/sketch"
 	"github.com/neardup/neardup/verify"
 )
@@ -45,9 +44,10 @@ func runCompare(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print one JSON object instead of a table")
+	htmlOut := fs.String("html", "", "also write a self-contained HTML page to this file: both texts side by side, copied passages highlighted and linked, the verdict and every score")
 	overrides, path := config.RegisterFlags(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: neardup compare [--json] [--config FILE] [--KEY=VALUE ...] A B\n\nPrints every similarity score for files A and B (.html files are reduced to their text).\nAny configuration key is a flag, e.g. --sketch.shingle=3 --profile=books; see 'neardup config example'.\n\nFlags:")
+		fmt.Fprintln(stderr, "Usage: neardup compare [--json] [--html FILE] [--config FILE] [--KEY=VALUE ...] A B\n\nPrints every similarity score for files A and B (.html files are reduced to their text).\nAny configuration key is a flag, e.g. --sketch.shingle=3 --profile=books; see 'neardup config example'.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -115,6 +115,15 @@ func runCompare(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	if !res.Candidate {
 		res.Verdict = string(verify.Distinct)
 	}
+	why := "a candidate: they share a bucket, a digest or the text"
+	if !res.Candidate {
+		why = "not a candidate: no shared LSH band, passage anchor, SimHash block or digest"
+	}
+	if *htmlOut != "" {
+		if err := writeExplain(*htmlOut, &cfg, [2]string{fs.Arg(0), fs.Arg(1)}, texts, a, b, &res, why); err != nil {
+			return fmt.Errorf("compare: html: %w", err)
+		}
+	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		return enc.Encode(res)
@@ -138,10 +147,6 @@ func runCompare(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	fmt.Fprintf(tw, "lcs cs\t%.4f\tDUPNIQ-cs (threshold %.2f)\n", res.LCSCS, verify.DefaultCS)
 	fmt.Fprintf(tw, "lcs its\t%.4f\tDUPNIQ-its (threshold %.2f)\n", res.LCSITS, verify.DefaultITS)
 	fmt.Fprintf(tw, "checks\t%s\tB against A, %s profile, on the features scan stores (%s)\n", res.Checks, cfg.Profile, stored)
-	why := "a candidate: they share a bucket, a digest or the text"
-	if !res.Candidate {
-		why = "not a candidate: no shared LSH band, passage anchor, SimHash block or digest"
-	}
 	fmt.Fprintf(tw, "verdict\t%s\tas scan decides it: %s\n", res.Verdict, why)
 	return tw.Flush()
 }
@@ -179,23 +184,8 @@ func candidate(c *config.Config, a, b *sketch.Features) bool {
 // so that compare and scan give the same verdict for every pair. It also
 // describes the stored shingle samples.
 func verdict(c *config.Config, b, a *sketch.Features) (string, string, error) {
-	prof, err := pipeline.VerifyProfile(c)
-	if err != nil {
-		return "", "", err
-	}
-	v, err := verify.New(prof)
-	if err != nil {
-		return "", "", err
-	}
-	lim := prof.Limits(c.Limits())
-	var sa, sb sketch.Features
-	a.Stored(&sa, lim)
-	b.Stored(&sb, lim)
-	desc := fmt.Sprintf("stored shingles %d of %d and %d of %d", len(sa.Shingles), len(a.Shingles), len(sb.Shingles), len(b.Shingles))
-	if lim.MaxShingles == 0 {
-		desc = "no shingles stored"
-	}
-	return string(v.Verify(&sb, &sa).Kind), desc, nil
+	v, _, desc, err := verifyStored(c, b, a)
+	return string(v.Kind), desc, err
 }
 
 func digest(f *sketch.Features) string {

@@ -24,6 +24,9 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if len(args) > 0 && args[0] == "synth" {
 		return runEvalSynth(ctx, args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "sites" {
+		return runEvalSites(args[1:], stdout, stderr)
+	}
 	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	overrides, path := config.RegisterFlags(fs)
@@ -34,19 +37,25 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, `Usage: neardup eval [--data DIR] [--profile P] [--out DIR] [--sets a,b] [--KEY=VALUE ...]
        neardup eval synth [--seed N] [--out DIR] [--data DIR]
+       neardup eval sites --write DIR [--data DIR] [--seed N] [--pages N]
 
 Streams each labelled evaluation set through the same pipeline as scan, in
 the order a crawler would meet it, and writes %s with precision, recall
 and F1 of the reported links, per-score ROC AUC and precision-recall curves,
 the LSH S-curve over the pairs' Jaccard, the PAN 2013 passage measures and
-license cluster purity, with PNG plots, into --out. Sets that are absent are
-skipped with what they need; the sets (folders of --data):
+license cluster purity, and for the site sets the unique pages flagged by
+their rank on their site, with PNG plots, into --out. Sets that are absent
+are skipped with what they need; the sets (folders of --data, or generated):
 
 `, eval.ReportFile)
 		for _, n := range eval.SetNames() {
-			fmt.Fprintf(stderr, "  %s\n", n)
+			if eval.Generated(n) {
+				fmt.Fprintf(stderr, "  %s (generated from %s)\n", n, eval.SetGutenberg)
+			} else {
+				fmt.Fprintf(stderr, "  %s\n", n)
+			}
 		}
-		fmt.Fprint(stderr, "\n'neardup eval synth' runs the synthetic overlap × noise sweep instead (see 'neardup eval synth -h').\n\nFlags (any configuration key is also a flag; see 'neardup config example'):\n")
+		fmt.Fprint(stderr, "\n'neardup eval synth' runs the synthetic overlap × noise sweep instead (see 'neardup eval synth -h'); 'neardup eval sites' writes the generated site corpus as JSON lines.\n\nFlags (any configuration key is also a flag; see 'neardup config example'):\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -69,7 +78,8 @@ skipped with what they need; the sets (folders of --data):
 	root := *data
 	if root == "" {
 		if root = dataset.Root(); root == "" {
-			return fmt.Errorf("no evaluation data found: pass --data DIR, set NEARDUP_DATA, or place shared/data beside the repository; it holds the folders %s", strings.Join(eval.SetNames(), ", "))
+			folders := slices.DeleteFunc(eval.SetNames(), eval.Generated)
+			return fmt.Errorf("no evaluation data found: pass --data DIR, set NEARDUP_DATA, or place shared/data beside the repository; it holds the folders %s", strings.Join(folders, ", "))
 		}
 	}
 	sets, missing, err := eval.Build(root, names)
@@ -284,5 +294,57 @@ Flags:
 	}
 	fmt.Fprintf(stdout, "neardup eval synth: %d cells × %d copies in %v\nreport: %s\n", len(res.Cells), sc.Reps,
 		res.Elapsed.Round(100*time.Millisecond), filepath.Join(*out, eval.SynthReport))
+	return nil
+}
+
+// runEvalSites implements "neardup eval sites": it writes the generated
+// site corpus as JSON lines that neardup scan reads.
+func runEvalSites(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("eval sites", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	write := fs.String("write", "", "folder to write the corpus into (required)")
+	data := fs.String("data", "", "folder holding gutenberg-editions, whose e-texts give the articles (default: $NEARDUP_DATA, else shared/data beside the repository)")
+	seed := fs.Uint64("seed", 0, "seed of every choice (default: the evaluation's, 22)")
+	pages := fs.Int("pages", 0, "pages to generate (default: the evaluation's, 420)")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, `Usage: neardup eval sites --write DIR [--data DIR] [--seed N] [--pages N]
+
+Generates the site set of neardup eval (pages of several sites: templates
+around articles cut from the Gutenberg e-texts, with planted near and
+partial copies) and writes it into DIR as JSON lines in crawl order, in the
+input format of neardup scan: sites.jsonl (field text: the whole page's
+visible text), sites-html.jsonl (field html), sites-html-boiler.jsonl (html
+with the site's boilerplate paragraph inside every article); meta holds
+each page's site, rank on its site, role (original, near, partial) and
+sources. %s lists the expected links: {"later", "earlier": [...], "copy"}.
+
+Flags:
+`, eval.SitesLinksFile)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("%w: %w", errUsage, err)
+	}
+	if fs.NArg() > 0 || *write == "" {
+		return fmt.Errorf("%w: eval sites needs --write DIR and no arguments", errUsage)
+	}
+	root := *data
+	if root == "" {
+		if root = dataset.Root(); root == "" {
+			return fmt.Errorf("no evaluation data found: pass --data DIR, set NEARDUP_DATA, or place shared/data beside the repository; the site set needs its folder %s", eval.SetGutenberg)
+		}
+	}
+	g, err := eval.GenerateSites(filepath.Join(root, eval.SetGutenberg), eval.SitesConfig{Seed: *seed, Pages: *pages})
+	if err != nil {
+		return err
+	}
+	paths, err := g.Write(*write)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "neardup eval sites: %d pages of %d sites, %d expected links\n", len(g.Pages), len(g.Sites), len(g.Expected()))
+	for _, p := range paths {
+		fmt.Fprintln(stdout, p)
+	}
 	return nil
 }

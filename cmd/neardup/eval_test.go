@@ -70,3 +70,33 @@ func TestShellQuote(t *testing.T) {
 		}
 	}
 }
+
+// neardup eval sites --write writes the site corpus as JSON lines, one
+// file per rendering and the expected links; without --write it is a
+// usage error.
+func TestEvalSitesCommand(t *testing.T) {
+	root := filepath.Dir(dataset.Dir(t, "gutenberg-editions"))
+	out := t.TempDir()
+	code, stdout, stderr := neardup(t, "eval", "sites", "--data", root, "--pages", "40", "--write", out)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "40 pages of 8 sites") {
+		t.Errorf("stdout: %s", stdout)
+	}
+	for _, f := range []string{"sites.jsonl", "sites-html.jsonl", "sites-html-boiler.jsonl"} {
+		b, err := os.ReadFile(filepath.Join(out, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(string(b), "\n"); n != 40 {
+			t.Errorf("%s: %d lines", f, n)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "sites-links.jsonl")); err != nil {
+		t.Error(err)
+	}
+	if code, _, _ := neardup(t, "eval", "sites", "--data", root); code != exitUsage {
+		t.Errorf("without --write: exit %d, want %d", code, exitUsage)
+	}
+}

@@ -53,14 +53,18 @@ func runScan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	ixURL := fs.String("index", "", "memory or a redis:// URL (shorthand for --index.url)")
 	deadPath := fs.String("dead-letter", "", "write rejected inputs as JSON lines to this file (default: standard error)")
 	quiet := fs.Bool("quiet", false, "no progress bar and no summary")
+	inFormat := fs.String("input-format", "auto", "auto (by file name; - is JSON lines), jsonl or warc: how to read - and every PATH")
+	warcID := fs.String("warc-id", "uri", "id of WARC documents: uri (WARC-Target-URI) or record-id (WARC-Record-ID)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `Usage: neardup scan [flags] [PATH ...]
 
 Reads documents and writes one JSON event per duplicate (and per unique
 document with --emit all) to standard output, in input order.
 PATH is a plain-text or .html file, a .jsonl file (one JSON document per
-line), a directory (walked in sorted order), or - for JSON lines on standard
-input (the default when no PATH is given).
+line), a .warc or .warc.gz file (one document per HTML or text response,
+resource or revisit record), a directory (walked in sorted order), or - for
+JSON lines on standard input (the default when no PATH is given; WARC with
+--input-format warc).
 
 Exit codes: 0 done, 1 failed (e.g. the index stayed unavailable), 2 bad
 usage, a PATH that does not exist, or bad configuration, 130 interrupted
@@ -80,6 +84,14 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 		overrides.Add("index.url", *ixURL)
 	}
 	cfg, err := config.Load(*path, os.Environ(), overrides)
+	if err != nil {
+		return fmt.Errorf("%w: %w", errUsage, err)
+	}
+	format, err := consumer.ParseFormat(*inFormat)
+	if err != nil {
+		return fmt.Errorf("%w: %w", errUsage, err)
+	}
+	warcIDs, err := consumer.ParseWARCID(*warcID)
 	if err != nil {
 		return fmt.Errorf("%w: %w", errUsage, err)
 	}
@@ -117,7 +129,7 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 	}
 	dead := sink.NewLines(deadOut)
 
-	src := &consumer.Files{Paths: paths, MaxBytes: cfg.Sketch.MaxBytes}
+	src := &consumer.Files{Paths: paths, MaxBytes: cfg.Sketch.MaxBytes, Format: format, WARCID: warcIDs}
 	if *deadPath != "" {
 		src.Exclude = []string{*deadPath} // never read our own output
 	}
@@ -222,6 +234,9 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 	}
 	if !*quiet {
 		fmt.Fprintln(stderr, sum)
+		if src.WARC.Records > 0 {
+			fmt.Fprintln(stderr, "neardup scan:", src.WARC)
+		}
 	}
 	if err != nil {
 		return err

@@ -1,0 +1,321 @@
+package eval
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/neardup/neardup/pipeline"
+)
+
+// Generated reports whether the named set is generated (the site sets,
+// from the gutenberg-editions folder) rather than read from a folder of
+// its name.
+func Generated(name string) bool {
+	_, ok := sitesVariant(name)
+	return ok
+}
+
+// sitesVariant returns the rendering a set name stands for.
+func sitesVariant(name string) (SitesVariant, bool) {
+	for _, v := range SitesVariants {
+		if v.Name() == name {
+			return v, true
+		}
+	}
+	return 0, false
+}
+
+func buildSites(g *Sites, v SitesVariant) *Set {
+	var near, partial int
+	for _, p := range g.Pages {
+		switch p.Role {
+		case RoleNear:
+			near++
+		case RolePartial:
+			partial++
+		}
+	}
+	render := map[SitesVariant]string{
+		SitesText:       "as text (the template's visible text around the article)",
+		SitesHTML:       "as HTML (input field html; the pipeline extracts the main text)",
+		SitesHTMLBoiler: "as HTML with the site's boilerplate paragraph (about 80 words) inside every article",
+	}[v]
+	s := &Set{Name: v.Name(), sites: g, Docs: g.Docs(v), Label: g.Label, Expected: g.Expected(),
+		Order: fmt.Sprintf("%d pages of %d sites generated from the Gutenberg e-texts (seed %d), %s, in crawl order: sites interleaved, every source before its copies; %d near copies (light edits, on the same or another site), %d partial copies (one or two passages of 60–300 words copied from earlier pages, or an excerpt: the first paragraphs, 35–75%%, of a page of another site), %d unique pages",
+			len(g.Pages), len(g.Sites), g.Config.Seed, render, near, partial, len(g.Pages)-near-partial),
+		PairsDoc: "every pair of pages of one site (they share the template) and every (copy, earlier page) pair: a copy and a page holding what it copied are positive, pages whose articles share no word negative",
+	}
+	s.Pairs = func(yield func(string, string) bool) {
+		for i, p := range g.Pages {
+			for _, q := range g.Pages[:i] {
+				if q.Site != p.Site && p.Unique() {
+					continue
+				}
+				if l := g.Label(p.ID, q.ID); l != Unlabelled && (q.Site == p.Site || l == Positive) {
+					if !yield(p.ID, q.ID) {
+						return
+					}
+				}
+			}
+		}
+	}
+	return s
+}
+
+// SitesResult is what the stream reported on a site set beyond its
+// links: the unique pages it flagged, by their rank on their site, and
+// the copies it found, by kind of copy.
+type SitesResult struct {
+	// Unique counts the pages planted as copies of nothing; Flagged those
+	// of them the stream gave a duplicate verdict (any kind but unique),
+	// FlaggedSameSite those of them linked to a page of their own site
+	// (the template, not the article, made them alike).
+	Unique, Flagged, FlaggedSameSite int
+	// ByRank splits the unique pages by their rank among their site's
+	// pages in crawl order: a stream cannot know a template is common
+	// before it has seen a few pages of the site.
+	ByRank []RankBin
+	// BySite splits the unique pages by site.
+	BySite []SiteRow
+	// ByCopy counts the expected links by kind of copy.
+	ByCopy []CopyRow
+}
+
+// SiteRow counts a site's pages, its unique pages and those flagged.
+// TemplateWords are the words of its template in the text rendering
+// (those of its first page, without the article).
+type SiteRow struct {
+	Site                   string
+	TemplateWords          int
+	Pages, Unique, Flagged int
+}
+
+// RankBin counts the unique pages whose rank on their site is in
+// [Lo, Hi], and those flagged.
+type RankBin struct {
+	Lo, Hi          int
+	Unique, Flagged int
+}
+
+// CopyRow counts the expected links of one kind of copy and those
+// found, by the kind of the finding match.
+type CopyRow struct {
+	Copy            string
+	Expected, Found int
+	ByKind          map[string]int
+}
+
+// FlaggedShare is Flagged / Unique.
+func (r *SitesResult) FlaggedShare() float64 {
+	if r.Unique == 0 {
+		return 0
+	}
+	return float64(r.Flagged) / float64(r.Unique)
+}
+
+// siteRankBins are the bins' upper ends; the last is open.
+var siteRankBins = []int{2, 5, 10, 20, 1 << 30}
+
+var copyKinds = []string{"near-same-site", "near-other-site", "partial-1", "partial-2", "excerpt"}
+
+func sitesResult(s *Set, events []Event, links LinkStats) *SitesResult {
+	g := s.sites
+	res := &SitesResult{}
+	lo := 1
+	for _, hi := range siteRankBins {
+		res.ByRank = append(res.ByRank, RankBin{Lo: lo, Hi: hi})
+		lo = hi + 1
+	}
+	byID := eventsByID(events)
+	siteRow := map[*Site]*SiteRow{}
+	for _, st := range g.Sites {
+		siteRow[st] = &SiteRow{Site: st.Name}
+	}
+	for _, p := range g.Pages {
+		row := siteRow[p.Site]
+		row.Pages++
+		if p.Rank == 1 {
+			row.TemplateWords = len(strings.Fields(string(p.Text()))) - p.Words()
+		}
+		if !p.Unique() {
+			continue
+		}
+		row.Unique++
+		res.Unique++
+		bin := &res.ByRank[slices.IndexFunc(siteRankBins, func(hi int) bool { return p.Rank <= hi })]
+		bin.Unique++
+		ev := byID[p.ID]
+		if ev == nil || ev.Dead != "" || ev.Kind == pipeline.KindUnique || ev.Kind == "" {
+			continue
+		}
+		res.Flagged++
+		bin.Flagged++
+		row.Flagged++
+		if linkedTo(ev, func(id string) bool { q := g.Page(id); return q != nil && q.Site == p.Site }) != nil {
+			res.FlaggedSameSite++
+		}
+	}
+	for _, st := range g.Sites {
+		res.BySite = append(res.BySite, *siteRow[st])
+	}
+	rows := map[string]*CopyRow{}
+	for _, k := range copyKinds {
+		rows[k] = &CopyRow{Copy: k, ByKind: map[string]int{}}
+	}
+	for i, x := range s.Expected {
+		row := rows[g.Page(x.Later).Copy]
+		row.Expected++
+		if m := links.FoundBy[i]; m != nil {
+			row.Found++
+			row.ByKind[m.Kind]++
+		}
+	}
+	for _, k := range copyKinds {
+		res.ByCopy = append(res.ByCopy, *rows[k])
+	}
+	return res
+}
+
+func writeSites(p printf, r *SitesResult) {
+	p("**Unique pages flagged:** %d of %d (%.1f%%) got a duplicate verdict; %d of them were linked to a page of their own site (template text, not the article, made them alike).\n\n",
+		r.Flagged, r.Unique, 100*r.FlaggedShare(), r.FlaggedSameSite)
+	p("By the page's rank among its site's pages in crawl order (the stream has seen rank − 1 pages of the site's template before it):\n\n| rank on its site | unique pages | flagged | share |\n|---|--:|--:|--:|\n")
+	for _, b := range r.ByRank {
+		p("| %s | %d | %d | %s |\n", b.label(), b.Unique, b.Flagged, pct(b.Flagged, b.Unique))
+	}
+	p("\nBy site:\n\n| site | template words (text) | pages | unique pages | flagged | share |\n|---|--:|--:|--:|--:|--:|\n")
+	for _, r := range r.BySite {
+		p("| %s | %d | %d | %d | %d | %s |\n", r.Site, r.TemplateWords, r.Pages, r.Unique, r.Flagged, pct(r.Flagged, r.Unique))
+	}
+	p("\n**Copies found** (an expected link per source of a copy):\n\n| copy | expected links | found | recall | by kind |\n|---|--:|--:|--:|---|\n")
+	for _, c := range r.ByCopy {
+		p("| %s | %d | %d | %s | %s |\n", c.Copy, c.Expected, c.Found, pct(c.Found, c.Expected), kindCounts(c.ByKind))
+	}
+	p("\n")
+}
+
+func (b RankBin) label() string {
+	switch {
+	case b.Hi >= 1<<30:
+		return fmt.Sprintf("%d and later", b.Lo)
+	case b.Lo == b.Hi:
+		return fmt.Sprint(b.Lo)
+	}
+	return fmt.Sprintf("%d–%d", b.Lo, b.Hi)
+}
+
+func pct(a, b int) string {
+	if b == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f%%", 100*float64(a)/float64(b))
+}
+
+// SitesLinksFile is the file [Sites.Write] writes the expected links to.
+const SitesLinksFile = "sites-links.jsonl"
+
+// sitesLine is a page in the input contract of neardup scan, with what
+// the generator knows about it in meta.
+type sitesLine struct {
+	ID   string    `json:"id"`
+	URL  string    `json:"url"`
+	Text string    `json:"text,omitempty"`
+	HTML string    `json:"html,omitempty"`
+	Meta sitesMeta `json:"meta"`
+}
+
+type sitesMeta struct {
+	Site    string   `json:"site"`
+	Rank    int      `json:"rank"`
+	Role    Role     `json:"role"`
+	Copy    string   `json:"copy,omitempty"`
+	Sources []string `json:"sources,omitempty"`
+	Words   int      `json:"article_words"`
+}
+
+// Write writes each rendering of the corpus into dir as JSON lines that
+// neardup scan reads (one file per rendering, named after its set:
+// sites.jsonl with field text, sites-html.jsonl and
+// sites-html-boiler.jsonl with field html; meta holds the site, the
+// page's rank on it, its role and its sources), in crawl order, and the
+// expected links as SitesLinksFile: {"later", "earlier": [ids any of
+// which is a right link], "copy"} per line. It returns the paths
+// written.
+func (g *Sites) Write(dir string) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("eval: %w", err)
+	}
+	var paths []string
+	write := func(name string, each func(enc *json.Encoder) error) error {
+		path := filepath.Join(dir, name)
+		f, err := os.Create(path)
+		if err != nil {
+			return fmt.Errorf("eval: %w", err)
+		}
+		w := bufio.NewWriter(f)
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		err = each(enc)
+		if err == nil {
+			err = w.Flush()
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("eval: write %s: %w", path, err)
+		}
+		paths = append(paths, path)
+		return nil
+	}
+	for _, v := range SitesVariants {
+		err := write(v.Name()+".jsonl", func(enc *json.Encoder) error {
+			for i, d := range g.Docs(v) {
+				p := g.Pages[i]
+				l := sitesLine{ID: d.ID, URL: p.URL, Meta: sitesMeta{Site: p.Site.Domain, Rank: p.Rank, Role: p.Role, Copy: p.Copy, Sources: p.Sources, Words: p.Words()}}
+				if d.HTML {
+					l.HTML = string(d.Text)
+				} else {
+					l.Text = string(d.Text)
+				}
+				if err := enc.Encode(l); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	err := write(SitesLinksFile, func(enc *json.Encoder) error {
+		for _, x := range g.Expected() {
+			l := struct {
+				Later   string   `json:"later"`
+				Earlier []string `json:"earlier"`
+				Copy    string   `json:"copy"`
+			}{x.Later, x.Earlier, g.Page(x.Later).Copy}
+			if err := enc.Encode(l); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return paths, err
+}
+
+// WriteSites generates the site corpus of the evaluation (the default
+// [SitesConfig]) from the gutenberg-editions folder under the data root
+// and writes it into dir with [Sites.Write].
+func WriteSites(root, dir string) ([]string, error) {
+	g, err := GenerateSites(filepath.Join(root, SetGutenberg), SitesConfig{})
+	if err != nil {
+		return nil, err
+	}
+	return g.Write(dir)
+}

@@ -1,0 +1,71 @@
+package verify
+
+// Discount is the part of the incoming document that is not evidence: the
+// text it shares with so many stored documents that the index holds its
+// keys as common (a site's template, a consent notice, a licence clause).
+// Verification leaves it out of both documents: resemblance and
+// containment are computed over the other shingles, and passage alignment
+// is not seeded from common anchors.
+//
+// Hashes are in the stored form of [sketch.Features] (decoded features:
+// the top 32 bits of a shingle or anchor hash in the low half).
+type Discount struct {
+	// Shingles are the hashes of the document's shingles that lie in
+	// common passages, sorted and distinct; nil when the document is
+	// judged whole (its text is mostly common).
+	Shingles []uint64
+	// Common are the document's common passages: sorted, disjoint ranges
+	// of its shingle positions. A passage aligned with a candidate is
+	// evidence only when at least the passage floor of its matched
+	// positions lie outside them.
+	Common []Range
+}
+
+// Range is the shingle positions [Lo, Hi).
+type Range struct{ Lo, Hi int }
+
+// empty reports whether d leaves nothing out.
+func (d *Discount) empty() bool {
+	return d == nil || len(d.Shingles) == 0 && len(d.Common) == 0
+}
+
+// without appends to dst the values of set (sorted) that are not in drop
+// (sorted): a linear merge.
+func without(dst, set, drop []uint64) []uint64 {
+	j := 0
+	for _, x := range set {
+		for j < len(drop) && drop[j] < x {
+			j++
+		}
+		if j < len(drop) && drop[j] == x {
+			continue
+		}
+		dst = append(dst, x)
+	}
+	return dst
+}
+
+// dropCommon removes the passages with fewer than minShared matched
+// positions (cover: the aligner's matched positions of the document)
+// outside the common ranges rs (sorted, disjoint), and returns the
+// passages kept and the positions they match.
+func dropCommon(ps []AlignPassage, rs []Range, cover []bool, minShared int) ([]AlignPassage, int) {
+	kept, matched := ps[:0], 0
+	for _, x := range ps {
+		out, r := 0, 0
+		for q := x.A0; q < x.A1 && q < len(cover); q++ {
+			for r < len(rs) && rs[r].Hi <= q {
+				r++
+			}
+			if cover[q] && (r == len(rs) || q < rs[r].Lo) {
+				out++
+			}
+		}
+		if out < minShared {
+			continue
+		}
+		kept = append(kept, x)
+		matched += x.Matched
+	}
+	return kept, matched
+}

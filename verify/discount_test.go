@@ -1,0 +1,49 @@
+package verify
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestWithout(t *testing.T) {
+	for _, tt := range []struct{ set, drop, want []uint64 }{
+		{nil, []uint64{1}, nil},
+		{[]uint64{1, 2, 3}, nil, []uint64{1, 2, 3}},
+		{[]uint64{1, 2, 3, 5, 8}, []uint64{0, 2, 4, 8, 9}, []uint64{1, 3, 5}},
+		{[]uint64{4, 5}, []uint64{4, 5}, nil},
+	} {
+		if got := without(nil, tt.set, tt.drop); !slices.Equal(got, tt.want) {
+			t.Errorf("without(%v, %v) = %v, want %v", tt.set, tt.drop, got, tt.want)
+		}
+	}
+}
+
+// A passage counts only for the matched positions it holds outside the
+// document's common ranges.
+func TestDropCommon(t *testing.T) {
+	cover := make([]bool, 200)
+	for q := 10; q < 100; q++ {
+		cover[q] = true
+	}
+	for q := 150; q < 160; q++ {
+		cover[q] = true // a short run past a gap
+	}
+	ps := []AlignPassage{{A0: 10, A1: 100, Matched: 90}, {A0: 140, A1: 170, Matched: 10}}
+	for _, tt := range []struct {
+		name    string
+		common  []Range
+		want    int // passages kept
+		matched int
+	}{
+		{"no common ranges", nil, 1, 90},
+		{"template inside the passage, 25 positions left", []Range{{0, 75}}, 1, 90},
+		{"template inside the passage, 15 positions left", []Range{{0, 80}, {95, 200}}, 0, 0},
+		{"the whole passage", []Range{{5, 120}}, 0, 0},
+		{"two ranges around 30 positions", []Range{{0, 40}, {70, 100}}, 1, 90},
+	} {
+		got, matched := dropCommon(slices.Clone(ps), tt.common, cover, 20)
+		if len(got) != tt.want || matched != tt.matched {
+			t.Errorf("%s: kept %v (matched %d), want %d passages matching %d", tt.name, got, matched, tt.want, tt.matched)
+		}
+	}
+}
