@@ -380,6 +380,37 @@ func TestDocsVariables(t *testing.T) {
 	}
 }
 
+// Every configuration key the documentation names in code spans
+// (`sketch.k`, `--index.url=…`) exists, so a renamed or removed key does
+// not live on in the docs.
+func TestDocsKeys(t *testing.T) {
+	keys := map[string]bool{}
+	for _, k := range config.Keys() {
+		keys[k] = true
+		if i := strings.LastIndex(k, "."); i > 0 {
+			keys[k[:i]] = true // its section
+		}
+	}
+	re := regexp.MustCompile("`-{0,2}((?:sketch|index|verify|pipeline|kafka|http|log)\\.[a-z_.]*[a-z])([._]\\*)?")
+	for _, f := range docFiles(t) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range re.FindAllStringSubmatch(string(data), -1) {
+			if m[2] != "" { // a wildcard: index.tls_*
+				if !slices.ContainsFunc(config.Keys(), func(k string) bool { return strings.HasPrefix(k, m[1]+m[2][:1]) }) {
+					t.Errorf("%s: no configuration key matches `%s%s`", f, m[1], m[2])
+				}
+				continue
+			}
+			if !keys[m[1]] {
+				t.Errorf("%s: `%s` is no configuration key ('neardup config example' lists them)", f, m[1])
+			}
+		}
+	}
+}
+
 // The checker itself: a wrong flag, a flag after a path and a bad variable
 // are caught; a right line passes.
 func TestDocsCommandChecker(t *testing.T) {
