@@ -17,6 +17,9 @@ import (
 // cluster, or a page that is all template, and is judged whole.
 const MaxDiscountShare = 2.0 / 3
 
+// minRun is the fewest common anchors that make a common passage.
+const minRun = 2
+
 // discount computes what verification leaves out of j: its common
 // passages. A common passage is a run of at least two common anchors,
 // each within a winnowing window of the next, widened by a window less
@@ -37,7 +40,7 @@ func (p *Pipeline) discount(j *job) *verify.Discount {
 	var d verify.Discount
 	first, last, count := -1, -1, 0 // the current run of common anchors
 	flush := func() {
-		if count >= 2 {
+		if count >= minRun {
 			lo, hi := max(first-(w-1), 0), min(last+w, n)
 			if k := len(d.Common); k > 0 && d.Common[k-1].Hi >= lo {
 				d.Common[k-1].Hi = hi

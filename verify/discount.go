@@ -45,21 +45,33 @@ func without(dst, set, drop []uint64) []uint64 {
 	return dst
 }
 
+// MinEvidenceRun is the shortest run of consecutive matched positions
+// outside the common passages that counts towards a passage's evidence:
+// shorter runs are scraps of a template (a share line, a title in a
+// related-links list) that the common passages did not cover.
+const MinEvidenceRun = 8
+
 // dropCommon removes the passages with fewer than minShared matched
-// positions (cover: the aligner's matched positions of the document)
-// outside the common ranges rs (sorted, disjoint), and returns the
+// positions outside the common ranges rs (sorted, disjoint), counted in
+// runs of at least MinEvidenceRun consecutive matched positions (cover:
+// the aligner's matched positions of the document), and returns the
 // passages kept and the positions they match.
 func dropCommon(ps []AlignPassage, rs []Range, cover []bool, minShared int) ([]AlignPassage, int) {
 	kept, matched := ps[:0], 0
 	for _, x := range ps {
-		out, r := 0, 0
-		for q := x.A0; q < x.A1 && q < len(cover); q++ {
+		out, run, r := 0, 0, 0
+		for q := x.A0; q <= x.A1; q++ {
 			for r < len(rs) && rs[r].Hi <= q {
 				r++
 			}
-			if cover[q] && (r == len(rs) || q < rs[r].Lo) {
-				out++
+			if q < x.A1 && q < len(cover) && cover[q] && (r == len(rs) || q < rs[r].Lo) {
+				run++
+				continue
 			}
+			if run >= MinEvidenceRun {
+				out += run
+			}
+			run = 0
 		}
 		if out < minShared {
 			continue
