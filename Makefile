@@ -1,5 +1,9 @@
 # neardup build and test entry points. `make test` is the README's test
-# command and what CI runs (.ci/run); it installs what the tests need.
+# command and what CI runs (.ci/run); it installs what the tests need:
+# redis-server, podman and chromium with apt-get when missing (deps), promtool taken
+# out of Debian's prometheus package into bin/tools (promtool). The docs
+# tests (cmd/neardup/docs_test.go: the docs' command lines against the real
+# flags, runnable blocks run, figures from docs/performance.md) run in unit.
 
 GO ?= go
 BENCH_MODULES := bench/sketchbench bench/indexbench bench/scanbench

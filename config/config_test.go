@@ -74,6 +74,11 @@ func TestErrorsNameTheKey(t *testing.T) {
 		{"env type", "", []string{"NEARDUP_INDEX_RETENTION=soon"}, "NEARDUP_INDEX_RETENTION"},
 		{"bands without rows", "sketch:\n  bands: 9\n", nil, "sketch.bands/sketch.rows"},
 		{"malformed yaml", "sketch: [1, 2\n", nil, "yaml"},
+		// go.yaml.in/yaml/v3 names the 0-based line for parser errors.
+		{"yaml parser error line", "sketch:\n  k: [oops\n", nil, "yaml: line 2: did not find expected ',' or ']'"},
+		{"yaml scanner error line", "sketch:\n  k: 3\n  seed: a: b\n", nil, "yaml: line 3: mapping values are not allowed"},
+		{"unknown env key", "", []string{"NEARDUP_SKETCH_KK=12"}, "$NEARDUP_SKETCH_KK: no configuration key \"sketch.kk\"; did you mean sketch.k ($NEARDUP_SKETCH_K)?"},
+		{"unknown env section", "", []string{"NEARDUP_FOO=1"}, "unknown environment variable $NEARDUP_FOO"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -106,6 +111,40 @@ func TestExampleRoundTrip(t *testing.T) {
 		}
 		if !strings.Contains(buf.String(), "# MinHash signature length") {
 			t.Error("example lacks comments")
+		}
+	}
+}
+
+// Variables that are not keys but are documented as read elsewhere load.
+func TestOtherVariables(t *testing.T) {
+	var env []string
+	for _, k := range OtherVariables {
+		env = append(env, k+"=1")
+	}
+	if _, err := Load("", append(env, "NEARDUP_SKETCH_K=64", "OTHER_THING=1"), nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The example prints the thresholds the profile's cascade really uses
+// (verify's built-in profiles), not the zero that means "the profile's".
+func TestExampleThresholds(t *testing.T) {
+	for _, tt := range []struct {
+		profile string
+		want    []string
+	}{
+		{"web", []string{"  jaccard: 0.5\n", "  containment: 0.8\n", "  passage_shared: 20\n", "  its: 0\n"}},
+		{"books", []string{"  jaccard: 0.6\n", "  its: 0.72\n", "  containment: 0\n", "  passage_shared: 0\n"}},
+		{"sentence", []string{"  edit: 0.75\n", "  jaccard: 0\n"}},
+	} {
+		var buf bytes.Buffer
+		if err := Example(&buf, tt.profile); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(buf.String(), w) {
+				t.Errorf("%s example lacks %q", tt.profile, w)
+			}
 		}
 	}
 }

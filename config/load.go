@@ -7,11 +7,14 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/neardup/neardup/verify"
 )
 
 // field is one settable key.
@@ -190,6 +193,125 @@ func EnvName(key string) string {
 	return "NEARDUP_" + strings.NewReplacer(".", "_", "-", "_").Replace(strings.ToUpper(key))
 }
 
+// OtherVariables are the NEARDUP_ environment variables that are not
+// configuration keys: the evaluation data folder (neardup eval and the
+// tests) and the switches of long tests and benchmarks. Any other NEARDUP_
+// variable that names no key is an error, so a typo (NEARDUP_SKETCH_KK)
+// does not pass silently.
+var OtherVariables = []string{
+	"NEARDUP_DATA",            // neardup eval, tests: the evaluation sets
+	"NEARDUP_PERF",            // verify tests: assert timing ratios
+	"NEARDUP_BENCH_DOCS",      // index benchmarks: documents per run
+	"NEARDUP_BENCH_ROUNDS",    // index benchmarks: rounds
+	"NEARDUP_MEM_DOCS",        // index memory benchmark: documents
+	"NEARDUP_TEST_AS_COMMAND", // cmd/neardup tests: run the test binary as the command
+	"NEARDUP_SCREENSHOT",      // cmd/neardup browser test: write a screenshot of compare --html
+}
+
+// envKeys returns the NEARDUP_ variables of environ by name; a NEARDUP_
+// variable that is neither a key's (EnvName) nor one of OtherVariables is
+// an error that names it and the closest key.
+func envKeys(environ []string) (map[string]string, error) {
+	known := map[string]bool{}
+	for _, k := range Keys() {
+		known[EnvName(k)] = true
+	}
+	for _, k := range OtherVariables {
+		known[k] = true
+	}
+	env := map[string]string{}
+	for _, kv := range environ {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || !strings.HasPrefix(k, "NEARDUP_") {
+			continue
+		}
+		if !known[k] {
+			return nil, fmt.Errorf("%w: unknown environment variable $%s: no configuration key %q%s (unset it, or see 'neardup config example')",
+				ErrInvalid, k, envKey(k), closest(envKey(k)))
+		}
+		env[k] = v
+	}
+	return env, nil
+}
+
+// envKey is the configuration key a NEARDUP_ variable would name, for
+// messages: NEARDUP_SKETCH_KK → sketch.kk (underscores inside key names
+// cannot be told from separators, so this is a guess).
+func envKey(name string) string {
+	s := strings.ToLower(strings.TrimPrefix(name, "NEARDUP_"))
+	for _, k := range Keys() {
+		if strings.ReplaceAll(k, ".", "_") == s {
+			return k
+		}
+	}
+	if sec, rest, ok := strings.Cut(s, "_"); ok {
+		return sec + "." + rest
+	}
+	return s
+}
+
+// closest returns ", did you mean K (NEARDUP_K)?" for the key nearest to
+// key by edit distance, when one is within two edits.
+func closest(key string) string {
+	best, bestD := "", 3
+	for _, k := range Keys() {
+		if d := editDistance(key, k); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf("; did you mean %s ($%s)?", best, EnvName(best))
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			sub := prev[j-1]
+			if a[i-1] != b[j-1] {
+				sub++
+			}
+			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// yamlParserProblems are the messages of go.yaml.in/yaml/v3's parser (not
+// its scanner). For these the package prints the 0-based line of the
+// construct being parsed (or no line at all for the first line), while
+// scanner errors print 1-based lines; yamlLine makes both 1-based.
+var yamlParserProblems = []string{
+	"did not find expected ',' or ']'", "did not find expected ',' or '}'", "did not find expected '-' indicator",
+	"did not find expected <document start>", "did not find expected <stream-start>", "did not find expected key",
+	"did not find expected node content", "found duplicate %TAG directive", "found duplicate %YAML directive",
+	"found incompatible YAML document", "found undefined tag handle",
+}
+
+// yamlLine rewrites a yaml parser error to name the 1-based line.
+func yamlLine(err error) error {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	line := 0
+	if rest, ok := strings.CutPrefix(msg, "line "); ok {
+		n, after, ok := strings.Cut(rest, ": ")
+		if v, perr := strconv.Atoi(n); ok && perr == nil {
+			line, msg = v, after
+		}
+	}
+	if !slices.Contains(yamlParserProblems, msg) {
+		return err
+	}
+	return fmt.Errorf("yaml: line %d: %s", line+1, msg)
+}
+
 // Load builds the configuration: defaults, the profile, the YAML file at
 // path (if not empty), variables from environ (os.Environ() form), then
 // overrides; and validates it.
@@ -201,11 +323,9 @@ func Load(path string, environ []string, overrides *Overrides) (Config, error) {
 			return Config{}, fmt.Errorf("config: %w", err)
 		}
 	}
-	env := map[string]string{}
-	for _, kv := range environ {
-		if k, v, ok := strings.Cut(kv, "="); ok && strings.HasPrefix(k, "NEARDUP_") {
-			env[k] = v
-		}
+	env, err := envKeys(environ)
+	if err != nil {
+		return Config{}, err
 	}
 	if overrides == nil {
 		overrides = &Overrides{}
@@ -257,7 +377,7 @@ func applyFile(c *Config, file []byte, only map[string]bool) error {
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(file, &doc); err != nil {
-		return fmt.Errorf("%w: %w", ErrInvalid, err)
+		return fmt.Errorf("%w: %w", ErrInvalid, yamlLine(err))
 	}
 	if len(doc.Content) == 0 {
 		return nil
@@ -298,6 +418,10 @@ func Example(w io.Writer, profile string) error {
 	if err := applyProfile(&c, profile); err != nil {
 		return err
 	}
+	effective, err := profileThresholds(&c)
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(w, "# neardup configuration (defaults of the %s profile).\n", profile)
 	fmt.Fprintln(w, "# Every key can also be set with an environment variable (sketch.k → NEARDUP_SKETCH_K)")
 	fmt.Fprintln(w, "# or a flag (--sketch.k=128). Precedence: defaults < profile < this file < environment < flags.")
@@ -314,10 +438,55 @@ func Example(w io.Writer, profile string) error {
 		if f.secret {
 			val = ""
 		}
+		if v, ok := effective[f.key]; ok && f.v.IsZero() {
+			// A zero threshold means the profile's own: print that value,
+			// or say that this profile does not check the score.
+			switch {
+			case v == "" && f.key == "verify.passage_shared":
+				fmt.Fprintf(w, "%s# (0: the passage lane is off in the %s profile, sketch.passage_words 0 or character shingles)\n", indent, profile)
+			case v == "":
+				fmt.Fprintf(w, "%s# (0: the %s profile does not check this score; a value adds the check)\n", indent, profile)
+			default:
+				val = v
+			}
+		}
 		if f.v.Kind() == reflect.String {
 			val = strconv.Quote(val)
 		}
 		fmt.Fprintf(w, "%s%s: %s\n", indent, name, val)
 	}
 	return nil
+}
+
+// profileThresholds returns the thresholds the verification cascade of
+// c's profile uses, by key in string form; "" for a score it does not
+// check. verify.passage_shared is the profile's floor when the passage
+// lane is on.
+func profileThresholds(c *Config) (map[string]string, error) {
+	p, err := verify.ProfileByName(c.Profile)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	out := map[string]string{"verify.jaccard": "", "verify.containment": "", "verify.its": "", "verify.cs": "", "verify.edit": "", "verify.passage_shared": ""}
+	num := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	for _, ch := range p.Checks {
+		switch ch.Method {
+		case verify.MethodJaccard:
+			out["verify.jaccard"] = num(ch.Threshold)
+		case verify.MethodContainment:
+			out["verify.containment"] = num(ch.Threshold)
+		case verify.MethodEdit:
+			out["verify.edit"] = num(ch.Threshold)
+		case verify.MethodLCS:
+			if ch.Score == verify.ScoreCS {
+				out["verify.cs"] = num(ch.Threshold)
+			} else {
+				out["verify.its"] = num(ch.Threshold)
+			}
+		}
+	}
+	if c.Sketch.PassageWords > 0 && c.Sketch.CharGram == 0 {
+		out["verify.passage_shared"] = strconv.Itoa(verify.DefaultPassageShared)
+	}
+	return out, nil
 }

@@ -278,11 +278,13 @@ func TestLCSAllocs(t *testing.T) {
 	}
 }
 
-// TestLCSSpeedup measures LIS against the DP at 256 × 256 and logs the
-// figures (run with -v). The two are timed in alternating rounds and each
-// keeps its fastest round, so a busy machine slows neither side alone.
-// Timing is a measurement, not a CI gate: the targets (≥ 20×, ≤ 10 µs)
-// are asserted only with NEARDUP_PERF=1.
+// TestLCSSpeedup checks LIS against the DP at 256 × 256, pair by pair
+// (the same length), and measures the two (run with -v). They are timed in
+// alternating rounds and each keeps its fastest round, so a busy machine
+// slows neither side alone. The gate that always runs is a floor far below
+// the measured 30–40× that still fails if LIS lost its O(n log n)
+// advantage (a quadratic LIS is about 1×): ≥ 5×. The documented targets
+// (≥ 20×, ≤ 10 µs) are asserted with NEARDUP_PERF=1, on a quiet machine.
 func TestLCSSpeedup(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("timing test")
@@ -296,6 +298,12 @@ func TestLCSSpeedup(t *testing.T) {
 	}
 	var al Aligner
 	row := dpRow(nil, pairs[0][1])
+	for i, p := range pairs {
+		got, _, _ := al.Len(p[0], p[1], 0)
+		if want := lcsDP(p[0], p[1], row); got != want {
+			t.Fatalf("pair %d: LIS length %d, DP %d", i, got, want)
+		}
+	}
 	var sink int
 	round := func(f func(a, b []sketch.UniqueWord) int) time.Duration {
 		start := time.Now()
@@ -315,6 +323,10 @@ func TestLCSSpeedup(t *testing.T) {
 	}
 	ratio := float64(bestDP) / float64(bestLIS)
 	t.Logf("LCS 256×256: LIS %v/pair, DP %v/pair, ratio %.1f× (sink %d)", bestLIS, bestDP, ratio, sink)
+	const floor = 5
+	if ratio < floor {
+		t.Errorf("LIS only %.1f× faster than the DP, want ≥ %d× even on a busy machine", ratio, floor)
+	}
 	if assert && ratio < 20 {
 		t.Errorf("LIS only %.1f× faster than the DP, want ≥ 20×", ratio)
 	}

@@ -37,10 +37,17 @@ import (
 // runBench implements "neardup bench serve" and its helper "neardup bench
 // broker".
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	const use = "Usage: neardup bench serve [flags]   the service's throughput, CPU per document and latency\n" +
+		"       neardup bench broker          the Kafka broker bench serve starts in a process of its own\n\n" +
+		"Run 'neardup bench serve -h' for its flags.\n"
 	if len(args) == 0 {
+		fmt.Fprint(stderr, use)
 		return fmt.Errorf("%w: want 'bench serve [flags]' (or 'bench broker', the Kafka broker it starts)", errUsage)
 	}
 	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stdout, use)
+		return nil
 	case "serve":
 		return runBenchServe(ctx, args[1:], stdout, stderr)
 	case "broker":

@@ -14,10 +14,11 @@ import (
 var version = "dev"
 
 // openStore builds the pipeline configuration of c and opens its index
-// (pipeline.OpenStore); configuration errors wrap errUsage.
+// (pipeline.OpenStore); configuration errors, a bad index.url among them,
+// wrap errUsage.
 func openStore(ctx context.Context, c *config.Config) (pipeline.Config, index.Store, error) {
 	pc, store, err := pipeline.OpenStore(ctx, c, version)
-	if errors.Is(err, config.ErrInvalid) {
+	if errors.Is(err, config.ErrInvalid) || errors.Is(err, index.ErrInvalid) {
 		err = fmt.Errorf("%w: %w", errUsage, err)
 	}
 	return pc, store, err

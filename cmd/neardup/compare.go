@@ -47,7 +47,8 @@ func runCompare(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	htmlOut := fs.String("html", "", "also write a self-contained HTML page to this file: both texts side by side, copied passages highlighted and linked, the verdict and every score")
 	overrides, path := config.RegisterFlags(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: neardup compare [--json] [--html FILE] [--config FILE] [--KEY=VALUE ...] A B\n\nPrints every similarity score for files A and B (.html files are reduced to their text).\nAny configuration key is a flag, e.g. --sketch.shingle=3 --profile=books; see 'neardup config example'.")
+		fmt.Fprintln(stderr, "Usage: neardup compare [--json] [--html FILE] [--config FILE] [--KEY=VALUE ...] A B\n\nPrints every similarity score for files A and B (.html files are reduced to their text).\nAny configuration key is a flag, e.g. --sketch.shingle=3 --profile=books; see 'neardup config example'.\n\nFlags:")
+		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %w", errUsage, err)

@@ -2,18 +2,20 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 
 	"github.com/neardup/neardup/config"
+	"github.com/neardup/neardup/pipeline"
 )
 
 // runConfig implements "neardup config example|check".
 func runConfig(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return fmt.Errorf("%w: want 'config example [--profile P]' or 'config check [flags]'", errUsage)
+		return fmt.Errorf("%w: want 'config example [--profile P]' or 'config check [FILE] [flags]'", errUsage)
 	}
 	switch args[0] {
 	case "example":
@@ -23,19 +25,45 @@ func runConfig(_ context.Context, args []string, stdout, stderr io.Writer) error
 		if err := fs.Parse(args[1:]); err != nil {
 			return fmt.Errorf("%w: %w", errUsage, err)
 		}
-		return config.Example(stdout, *profile)
+		if fs.NArg() > 0 {
+			return fmt.Errorf("%w: unexpected arguments %q", errUsage, fs.Args())
+		}
+		if err := config.Example(stdout, *profile); err != nil {
+			return fmt.Errorf("%w: %w", errUsage, err)
+		}
+		return nil
 	case "check":
 		fs := flag.NewFlagSet("config check", flag.ContinueOnError)
 		fs.SetOutput(stderr)
 		overrides, path := config.RegisterFlags(fs)
-		if err := fs.Parse(args[1:]); err != nil {
-			return fmt.Errorf("%w: %w", errUsage, err)
+		fs.Usage = func() {
+			fmt.Fprint(stderr, `Usage: neardup config check [FILE | --config FILE] [--key=value ...]
+
+Loads the configuration exactly as serve and scan do (defaults, profile,
+FILE, NEARDUP_* environment variables, flags), validates it, and prints
+every key's resulting value (secrets masked). Exit codes: 0 valid, 2 the
+file is missing or invalid, or a key, variable or flag is unknown or bad.
+
+Flags:
+`)
+			fs.PrintDefaults()
 		}
-		c, err := config.Load(*path, os.Environ(), overrides)
+		file, err := parseWithFile(fs, args[1:], path)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "configuration is valid (profile %s)\n", c.Profile)
+		c, err := config.Load(file, os.Environ(), overrides)
+		if err != nil {
+			return fmt.Errorf("%w: %w", errUsage, err)
+		}
+		if _, err := pipeline.FromConfig(&c, version); err != nil {
+			return fmt.Errorf("%w: %w", errUsage, err)
+		}
+		what := "defaults and environment"
+		if file != "" {
+			what = file
+		}
+		fmt.Fprintf(stdout, "configuration is valid: %s (profile %s)\n", what, c.Profile)
 		for _, k := range config.Keys() {
 			v, _ := c.Display(k)
 			fmt.Fprintf(stdout, "%s=%s\n", k, v)
@@ -43,4 +71,33 @@ func runConfig(_ context.Context, args []string, stdout, stderr io.Writer) error
 		return nil
 	}
 	return fmt.Errorf("%w: unknown 'config %s'", errUsage, args[0])
+}
+
+// parseWithFile parses "[FILE] [flags]" or "[flags] [FILE]": at most one
+// positional argument, the configuration file, which must agree with
+// --config when both are given. Flags may follow FILE.
+func parseWithFile(fs *flag.FlagSet, args []string, path *string) (string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return "", err
+			}
+			return "", fmt.Errorf("%w: %w", errUsage, err)
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	switch {
+	case len(pos) > 1:
+		return "", fmt.Errorf("%w: want one configuration file, got %q", errUsage, pos)
+	case len(pos) == 1 && *path != "" && *path != pos[0]:
+		return "", fmt.Errorf("%w: two configuration files: %s and --config %s", errUsage, pos[0], *path)
+	case len(pos) == 1:
+		return pos[0], nil
+	}
+	return *path, nil
 }

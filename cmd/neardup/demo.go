@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/url"
 	"runtime"
 	"strconv"
 	"text/tabwriter"
@@ -43,6 +44,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	partitions := fs.Int("partitions", 6, "partitions of the input topic")
 	seed := fs.Uint64("seed", 1, "seed of the generated crawl")
 	ixURL := fs.String("index", "memory", "index shared by the instances: memory (in process) or a redis:// URL")
+	namespace := fs.String("namespace", "", "key prefix in a redis:// index (default: a new neardup-demo-TIME namespace for each run; never the service's default namespace unless named here)")
 	verbose := fs.Bool("v", false, "print the service logs")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `Usage: neardup demo [flags]
@@ -98,6 +100,14 @@ Flags:
 	} {
 		o.Add(kv[0], kv[1])
 	}
+	// The demo's crawl is synthetic: written into a real index's namespace
+	// it would become the first-seen original of whatever matches it. So
+	// each run writes into a new namespace of its own, unless told.
+	ns := *namespace
+	if ns == "" {
+		ns = "neardup-demo-" + time.Now().UTC().Format("20060102T150405.000000000")
+	}
+	o.Add("index.namespace", ns)
 	cfg, err := config.Load("", nil, o)
 	if err != nil {
 		return err
@@ -141,7 +151,11 @@ Flags:
 		}
 		g.Go(func() error { return svc.Run(gctx) })
 	}
-	fmt.Fprintf(stdout, "%d service instances in consumer group %q, index %s\n", *instances, "neardup-demo", *ixURL)
+	where := ""
+	if *ixURL != "memory" {
+		where = fmt.Sprintf(", namespace %q (remove it afterwards: redis-cli --scan --pattern '%s:*' | xargs redis-cli unlink)", ns, ns)
+	}
+	fmt.Fprintf(stdout, "%d service instances in consumer group %q, index %s%s\n", *instances, "neardup-demo", redactURL(*ixURL), where)
 
 	ids := make(map[string]bool, len(crawl))
 	for _, d := range crawl {
@@ -158,6 +172,15 @@ Flags:
 	}
 	demoReport(stdout, crawl, res, len(malformed), elapsed)
 	return nil
+}
+
+// redactURL drops the password of a redis:// URL for printing.
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.User == nil {
+		return s
+	}
+	return u.Redacted()
 }
 
 // demoMalformed returns records the service must dead-letter.

@@ -31,7 +31,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.SetOutput(stderr)
 	overrides, path := config.RegisterFlags(fs)
 	data := fs.String("data", "", "folder holding the evaluation sets (default: $NEARDUP_DATA, else shared/data beside the repository or a parent)")
-	out := fs.String("out", "docs/eval", "folder to write "+eval.ReportFile+" and the plots into")
+	out := fs.String("out", evalDefaultOut, "folder to write "+eval.ReportFile+" and the plots into; a run with --sets, a configuration or NEARDUP_* settings must name it (the default holds the committed full report)")
 	setList := fs.String("sets", "", "comma-separated sets to run, by folder or short name (default: every set present): "+strings.Join(eval.SetNames(), ", "))
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	fs.Usage = func() {
@@ -63,6 +63,9 @@ are skipped with what they need; the sets (folders of --data, or generated):
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected arguments %q", errUsage, fs.Args())
+	}
+	if err := guardDefaultOut(fs, "eval", args, "data", "quiet"); err != nil {
+		return err
 	}
 	cfg, err := config.Load(*path, os.Environ(), overrides)
 	if err != nil {
@@ -112,6 +115,37 @@ are skipped with what they need; the sets (folders of --data, or generated):
 	rep.Summary(stdout)
 	fmt.Fprintf(stdout, "report: %s\n", strings.TrimSuffix(*out, "/")+"/"+eval.ReportFile)
 	return nil
+}
+
+// evalDefaultOut is where the committed reports live (make eval).
+const evalDefaultOut = "docs/eval"
+
+// guardDefaultOut refuses a run that would overwrite the committed report
+// in evalDefaultOut with different figures: one that sets a flag other than
+// --out and those in same (flags that do not change what is measured), or a
+// NEARDUP_* setting that does (see reproduce), without naming --out.
+func guardDefaultOut(fs *flag.FlagSet, command string, args []string, same ...string) error {
+	outSet := false
+	var changed []string
+	fs.Visit(func(f *flag.Flag) {
+		switch {
+		case f.Name == "out":
+			outSet = true
+		case !slices.Contains(same, f.Name):
+			changed = append(changed, "--"+f.Name)
+		}
+	})
+	if outSet {
+		return nil
+	}
+	if r := reproduce(command, nil); r != "neardup "+command {
+		changed = append(changed, strings.TrimSuffix(r, " neardup "+command))
+	}
+	if len(changed) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %s would overwrite the committed report in %s with a different run (%s); pass --out DIR, or --out %s to replace it deliberately",
+		errUsage, "neardup "+command, evalDefaultOut, strings.Join(changed, " "), evalDefaultOut)
 }
 
 // evalSets turns --sets into folder names; short names (pan13, clough,
@@ -198,7 +232,7 @@ func runEvalSynth(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs := flag.NewFlagSet("eval synth", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	seed := fs.Uint64("seed", 1, "seed of the excerpts, replaced spans and noise")
-	out := fs.String("out", "docs/eval", "folder to write "+eval.SynthReport+" and its plots into")
+	out := fs.String("out", evalDefaultOut, "folder to write "+eval.SynthReport+" and its plots into; a run with other settings than the defaults must name it (the default holds the committed report)")
 	data := fs.String("data", "", "folder holding gutenberg-editions, whose books give the texts (default: $NEARDUP_DATA, else shared/data beside the repository; absent: generated text)")
 	words := fs.Int("words", 600, "words of the reference and of each copy")
 	reps := fs.Int("reps", 10, "copies per cell of the overlap × noise grid")
@@ -222,6 +256,9 @@ Flags:
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected arguments %q", errUsage, fs.Args())
+	}
+	if err := guardDefaultOut(fs, "eval synth", args, "data", "quiet"); err != nil {
+		return err
 	}
 	o := &config.Overrides{}
 	o.Add("profile", *profile)

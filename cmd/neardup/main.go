@@ -15,6 +15,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -22,11 +23,11 @@ import (
 	"syscall"
 )
 
-// Exit codes.
+// Exit codes, the same for every command (README "Exit codes").
 const (
 	exitOK    = 0
-	exitError = 1 // the run failed
-	exitUsage = 2 // bad flags or arguments
+	exitError = 1 // the run failed: an index or broker unavailable, a write failed
+	exitUsage = 2 // bad flags, arguments, paths or configuration (file, NEARDUP_* variables)
 	exitIntr  = 130
 )
 
@@ -71,7 +72,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if c.name == args[0] {
 			err := c.run(ctx, args[1:], stdout, stderr)
 			switch {
-			case err == nil:
+			case err == nil, errors.Is(err, flag.ErrHelp): // -h: the usage was printed
 				return exitOK
 			case errors.Is(err, errInterrupted):
 				fmt.Fprintf(stderr, "neardup %s: interrupted\n", c.name)

@@ -222,8 +222,65 @@ func TestScanUsage(t *testing.T) {
 	if code, _, _ := neardup(t, "nope"); code != exitUsage {
 		t.Errorf("unknown command: exit %d", code)
 	}
-	if code, _, errOut := neardup(t, "scan", filepath.Join(t.TempDir(), "missing")); code != exitError || !strings.Contains(errOut, "no such file") {
+	// A path that does not exist is bad usage, reported before anything
+	// runs (no summary of 0 documents).
+	if code, _, errOut := neardup(t, "scan", filepath.Join(t.TempDir(), "missing")); code != exitUsage || !strings.Contains(errOut, "no such file") || strings.Contains(errOut, "0 documents") {
 		t.Errorf("missing path: exit %d, %q", code, errOut)
+	}
+}
+
+// The exit-code contract of README "Exit codes", command by command: 2 for
+// anything the user typed or configured wrong, 0 for -h.
+func TestExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	good := filepath.Join(dir, "good.yaml")
+	if err := os.WriteFile(bad, []byte("sketch:\n  k: [oops\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(good, []byte("sketch:\n  k: 64\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "missing.yaml")
+	tests := []struct {
+		name        string
+		env         []string
+		args        []string
+		code        int
+		out, errOut string // substrings wanted
+	}{
+		{"config check FILE", nil, []string{"config", "check", good}, exitOK, "configuration is valid: " + good, ""},
+		{"config check FILE reads FILE", nil, []string{"config", "check", good}, exitOK, "sketch.k=64\n", ""},
+		{"config check bad FILE", nil, []string{"config", "check", bad}, exitUsage, "", "yaml: line 2: "},
+		{"config check missing FILE", nil, []string{"config", "check", missing}, exitUsage, "", "no such file"},
+		{"config check --config bad", nil, []string{"config", "check", "--config", bad}, exitUsage, "", "yaml: line 2: "},
+		{"config check FILE then flags", nil, []string{"config", "check", good, "--sketch.k=32"}, exitOK, "sketch.k=32\n", ""},
+		{"config check two files", nil, []string{"config", "check", "--config", bad, good}, exitUsage, "", "two configuration files"},
+		{"config check bad value", nil, []string{"config", "check", "--pipeline.emit=some"}, exitUsage, "", "pipeline.emit"},
+		{"config check unknown env key", []string{"NEARDUP_SKETCH_KK", "12"}, []string{"config", "check"}, exitUsage, "", "$NEARDUP_SKETCH_KK"},
+		{"scan unknown env key", []string{"NEARDUP_SKETCH_KK", "12"}, []string{"scan", "--quiet", good}, exitUsage, "", "did you mean sketch.k"},
+		{"config example bad profile", nil, []string{"config", "example", "--profile", "news"}, exitUsage, "", "news"},
+		{"scan --config bad", nil, []string{"scan", "--config", bad, good}, exitUsage, "", "yaml: line 2: "},
+		{"scan bad index scheme", nil, []string{"scan", "--quiet", "--index", "foo://x", good}, exitUsage, "", `scheme "foo"`},
+		{"bench -h", nil, []string{"bench", "-h"}, exitOK, "neardup bench serve", ""},
+		{"bench unknown", nil, []string{"bench", "nope"}, exitUsage, "", "unknown 'bench nope'"},
+		{"scan -h", nil, []string{"scan", "-h"}, exitOK, "", "Exit codes"},
+		{"eval --sets into the committed report", nil, []string{"eval", "--sets", "gutenberg"}, exitUsage, "", "would overwrite the committed report"},
+		{"eval synth --seed into the committed report", nil, []string{"eval", "synth", "--seed", "2"}, exitUsage, "", "would overwrite the committed report"},
+		{"eval with a configuration key", nil, []string{"eval", "--sketch.k=64"}, exitUsage, "", "--sketch.k"},
+		{"eval with a NEARDUP_ setting", []string{"NEARDUP_VERIFY_JACCARD", "0.7"}, []string{"eval"}, exitUsage, "", "NEARDUP_VERIFY_JACCARD=0.7"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for i := 0; i < len(tt.env); i += 2 {
+				t.Setenv(tt.env[i], tt.env[i+1])
+			}
+			code, out, errOut := neardup(t, tt.args...)
+			if code != tt.code || !strings.Contains(out, tt.out) || !strings.Contains(errOut, tt.errOut) {
+				t.Errorf("neardup %s: exit %d (want %d)\nstdout %q (want %q)\nstderr %q (want %q)",
+					strings.Join(tt.args, " "), code, tt.code, out, tt.out, errOut, tt.errOut)
+			}
+		})
 	}
 }
 

@@ -67,8 +67,8 @@ JSON lines on standard input (the default when no PATH is given; WARC with
 --input-format warc).
 
 Exit codes: 0 done, 1 failed (e.g. the index stayed unavailable), 2 bad
-usage or configuration, 130 interrupted (in-flight documents were finished
-and flushed).
+usage, a PATH that does not exist, or bad configuration, 130 interrupted
+(in-flight documents were finished and flushed).
 
 Flags (any configuration key is also a flag; see 'neardup config example'):
 `)
@@ -98,6 +98,14 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 	paths := fs.Args()
 	if len(paths) == 0 {
 		paths = []string{"-"}
+	}
+	for _, p := range paths {
+		if p == "-" {
+			continue
+		}
+		if _, err := os.Stat(p); err != nil {
+			return fmt.Errorf("%w: %w", errUsage, err)
+		}
 	}
 	pc, store, err := openStore(ctx, &cfg)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -81,12 +82,21 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 	return nil
 }
 
+// durationString writes durations as Go duration strings ("10s"), which
+// the JSON handler would otherwise write as integer nanoseconds.
+func durationString(_ []string, a slog.Attr) slog.Attr {
+	if d, ok := a.Value.Any().(time.Duration); ok {
+		return slog.String(a.Key, d.String())
+	}
+	return a
+}
+
 // newLogger returns the service logger: JSON or text on w at the level
 // of log.level.
 func newLogger(w io.Writer, c config.Log) *slog.Logger {
 	var lv slog.Level
 	_ = lv.UnmarshalText([]byte(c.Level)) // validated by config
-	opts := &slog.HandlerOptions{Level: lv}
+	opts := &slog.HandlerOptions{Level: lv, ReplaceAttr: durationString}
 	if c.Format == "text" {
 		return slog.New(slog.NewTextHandler(w, opts))
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/segmentio/kafka-go"
 
+	"github.com/neardup/neardup/config"
 	"github.com/neardup/neardup/internal/kafkatest"
 	"github.com/neardup/neardup/internal/synth"
 )
@@ -155,5 +156,14 @@ func TestServeCommandConfigErrors(t *testing.T) {
 		if !errors.As(err, &exit) || exit.ExitCode() != exitUsage || !strings.Contains(string(out), tt.want) {
 			t.Errorf("env %v: %v, output %q; want exit 2 naming %s", tt.env, err, out, tt.want)
 		}
+	}
+}
+
+// The JSON log writes durations as "10s", not integer nanoseconds.
+func TestLoggerDurations(t *testing.T) {
+	var b strings.Builder
+	newLogger(&b, config.Log{Format: "json", Level: "info"}).Info("x", "deadline", 10*time.Second)
+	if !strings.Contains(b.String(), `"deadline":"10s"`) {
+		t.Errorf("log line %s", b.String())
 	}
 }

@@ -55,7 +55,8 @@ func Dir(t testing.TB, name string) string {
 }
 
 // CI reports whether the tests run under continuous integration: the
-// environment variable CI is set to anything but "" or "false".
+// environment variable CI is set to anything but "", "false" or "0"
+// (deploy/main_test.go reads it the same way).
 func CI() bool {
 	v := os.Getenv("CI")
 	return v != "" && v != "false" && v != "0"
