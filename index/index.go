@@ -2,10 +2,10 @@ package index
 
 import (
 	"cmp"
-	"maps"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"unicode/utf8"

@@ -800,8 +800,8 @@ func (m *Memory) tableOp(t, hk int, key uint64, cur *memGen, older []*memGen, st
 	}
 	s, f := bucketStripe(key), bucketField(key)
 	collect := m.refresh && !st.lookOnly
-	var old *memPend   // members of older generations, for refresh
-	oldCommon := 0 // the key's count where it is common in an older generation
+	var old *memPend // members of older generations, for refresh
+	oldCommon := 0   // the key's count where it is common in an older generation
 	for _, g := range older {
 		b, one, ok := lookupBucket(&g.stripes[s], f, sim)
 		if !ok {
