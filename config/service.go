@@ -23,6 +23,7 @@ type Kafka struct {
 	// In-flight bounds: records read but not yet decided and acknowledged.
 	MaxInflightRecords int           `yaml:"max_inflight_records" doc:"records read from Kafka but not yet decided and acknowledged, at most"`
 	MaxInflightBytes   int           `yaml:"max_inflight_bytes" doc:"bytes of record values in flight, at most (a record larger than this is still taken alone); also bounds fetch buffers"`
+	MaxRecordBytes     int           `yaml:"max_record_bytes" doc:"a record batch over the fetch limit (larger than max(max_inflight_bytes/2, sketch.max_bytes + 1 MiB)) is read alone, up to this size, and dead-lettered whole; a larger one is dead-lettered unread (source headers and size only) and its partition goes on. At most 1GiB; the memory it takes comes on top of max_inflight_bytes"`
 	CommitInterval     time.Duration `yaml:"commit_interval" doc:"how often offsets of decided, acknowledged records are committed (also on rebalance and shutdown)"`
 	ProduceTimeout     time.Duration `yaml:"produce_timeout" doc:"how long a produce is retried before it fails the service (its record's offset is never committed)"`
 	ShutdownTimeout    time.Duration `yaml:"shutdown_timeout" doc:"on SIGTERM/SIGINT, and when partitions are revoked: how long in-flight records may take to be decided, produced and committed before they are abandoned (re-read by the next owner)"`
@@ -60,7 +61,7 @@ type Log struct {
 func defaultKafka() Kafka {
 	return Kafka{
 		OutputTopic: "neardup.events", DeadLetterTopic: "neardup.dead-letters", Group: "neardup", ClientID: "neardup",
-		StartOffset: "earliest", MaxInflightRecords: 4096, MaxInflightBytes: 64 << 20, CommitInterval: time.Second,
+		StartOffset: "earliest", MaxInflightRecords: 4096, MaxInflightBytes: 64 << 20, MaxRecordBytes: 64 << 20, CommitInterval: time.Second,
 		ProduceTimeout: 30 * time.Second, ShutdownTimeout: 10 * time.Second,
 	}
 }
@@ -79,6 +80,8 @@ func (c *Config) validateService(bad func(key string, v any, want string) error)
 		return bad("kafka.max_inflight_records", k.MaxInflightRecords, ">= 1")
 	case k.MaxInflightBytes < 1<<10:
 		return bad("kafka.max_inflight_bytes", k.MaxInflightBytes, ">= 1KiB")
+	case k.MaxRecordBytes < 1<<10 || k.MaxRecordBytes > 1<<30:
+		return bad("kafka.max_record_bytes", k.MaxRecordBytes, "between 1KiB and 1GiB")
 	case k.CommitInterval <= 0:
 		return bad("kafka.commit_interval", k.CommitInterval, "> 0")
 	case k.ProduceTimeout < time.Second:

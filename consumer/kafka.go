@@ -34,6 +34,15 @@ type KafkaConfig struct {
 	// MaxInflightRecords and MaxInflightBytes bound the records between
 	// being read and being done (see [Record.Done]).
 	MaxInflightRecords, MaxInflightBytes int
+	// MaxRecordBytes is the largest record batch read to be dead-lettered
+	// whole when it is over the fetch limit (kafka.max_record_bytes;
+	// default 64 MiB, at most 1 GiB); larger ones are dead-lettered
+	// unread. See oversize.go.
+	MaxRecordBytes int
+	// ProbeClient holds the connection options of the short-lived clients
+	// that read an oversized batch (Client without metrics hooks); nil:
+	// Client.
+	ProbeClient []kgo.Opt
 	// DrainTimeout bounds how long a revocation waits for the revoked
 	// partitions' records in flight before abandoning them.
 	DrainTimeout time.Duration
@@ -62,6 +71,8 @@ type KafkaConfig struct {
 type Kafka struct {
 	cl       *kgo.Client
 	topic    string
+	group    string
+	fromEnd  bool
 	dec      *pipeline.Decoder
 	inflight *inflight
 	tr       *tracker
@@ -71,6 +82,14 @@ type Kafka struct {
 	joined   atomic.Bool
 	closing  atomic.Bool
 	commitMu sync.Mutex // one commit at a time, so done offsets only grow
+
+	// Oversized batches (oversize.go).
+	probeOpts  []kgo.Opt
+	readLimit  int32 // the consumer's BrokerMaxReadBytes
+	maxRecord  int32 // the probe's read limit for a batch read whole
+	lastRescue time.Time
+	stallMu    sync.Mutex
+	stall      map[int32]time.Time // partition (−1: unknown) → last failed attempt
 }
 
 // NewKafka creates the client and joins nothing yet: the group is joined
@@ -84,6 +103,9 @@ func NewKafka(cfg KafkaConfig) (*Kafka, error) {
 	}
 	k := &Kafka{
 		topic:    cfg.Topic,
+		group:    cfg.Group,
+		fromEnd:  cfg.FromEnd,
+		stall:    map[int32]time.Time{},
 		dec:      pipeline.NewDecoder(cfg.MaxBytes),
 		inflight: newInflight(int64(max(cfg.MaxInflightRecords, 1)), int64(max(cfg.MaxInflightBytes, 1))),
 		tr:       newTracker(),
@@ -99,6 +121,16 @@ func NewKafka(cfg KafkaConfig) (*Kafka, error) {
 	// per fetch response and partition, at least one record over the
 	// document limit.
 	fetchMax := int32(min(max(cfg.MaxInflightBytes/4, 1<<20), 1<<30))
+	k.readLimit = max(2*fetchMax, int32(min(cfg.MaxBytes+1<<20, 1<<30)))
+	if cfg.MaxRecordBytes <= 0 {
+		cfg.MaxRecordBytes = 64 << 20
+	}
+	// The probe's response holds one batch and its headers.
+	k.maxRecord = int32(min(cfg.MaxRecordBytes+1<<20, 1<<30))
+	k.probeOpts = cfg.ProbeClient
+	if k.probeOpts == nil {
+		k.probeOpts = cfg.Client
+	}
 	opts := append([]kgo.Opt{}, cfg.Client...)
 	opts = append(opts,
 		kgo.ConsumerGroup(cfg.Group),
@@ -108,7 +140,7 @@ func NewKafka(cfg KafkaConfig) (*Kafka, error) {
 		kgo.ConsumeResetOffset(start),
 		kgo.FetchMaxBytes(fetchMax),
 		kgo.FetchMaxPartitionBytes(fetchMax),
-		kgo.BrokerMaxReadBytes(max(2*fetchMax, int32(min(cfg.MaxBytes+1<<20, 1<<30)))),
+		kgo.BrokerMaxReadBytes(k.readLimit),
 		kgo.OnPartitionsAssigned(k.assigned),
 		kgo.OnPartitionsRevoked(k.revoked),
 		kgo.OnPartitionsLost(k.lost),
@@ -132,10 +164,14 @@ func (k *Kafka) Joined() bool { return k.joined.Load() }
 // record's output has been fully acknowledged.
 type Record struct {
 	*kgo.Record
-	k    *Kafka
-	e    *entry
-	size int64
-	once sync.Once
+	// Unread is, for a record batch too large to read (over
+	// kafka.max_record_bytes), the size of the batch; Record then holds
+	// only its topic, partition and offset.
+	Unread int64
+	k      *Kafka
+	e      *entry
+	size   int64
+	once   sync.Once
 }
 
 // Done reports the record complete: its offset may now be committed once
@@ -160,9 +196,13 @@ func (k *Kafka) Run(ctx context.Context, out chan<- pipeline.Item) error {
 		if fs.IsClientClosed() || ctx.Err() != nil {
 			return nil
 		}
+		tooLarge := false
 		fs.EachError(func(topic string, p int32, err error) {
 			if errors.Is(err, context.Canceled) {
 				return
+			}
+			if _, ok := responseTooLarge(err); ok {
+				tooLarge = true
 			}
 			k.log.Warn("kafka fetch error", "topic", topic, "partition", p, "err", err)
 		})
@@ -174,8 +214,15 @@ func (k *Kafka) Run(ctx context.Context, out chan<- pipeline.Item) error {
 			if err != nil {
 				return
 			}
+			k.tr.polled(r.Topic, r.Partition, r.Offset+1)
 			err = k.feed(ctx, r, out)
 		})
+		// A batch too large to read stops its broker's fetches until it
+		// is moved past; tried at most every 2s.
+		if err == nil && tooLarge && time.Since(k.lastRescue) > 2*time.Second {
+			k.lastRescue = time.Now()
+			err = k.rescue(ctx, out)
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil

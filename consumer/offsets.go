@@ -33,6 +33,7 @@ type partState struct {
 	hasNext  bool  // next is set: something was done since assignment
 	done     int64 // committed offset known to the group (−1: none yet)
 	hwm      int64 // high watermark from the last fetch (−1: unknown)
+	pos      int64 // one past the last record polled (−1: none since assignment)
 	detached bool
 }
 
@@ -55,7 +56,7 @@ func (t *tracker) assign(topic string, partitions []int32) {
 	for _, p := range partitions {
 		tp := topicPartition{topic, p}
 		if _, ok := t.parts[tp]; !ok {
-			t.parts[tp] = &partState{tp: tp, done: -1, hwm: -1}
+			t.parts[tp] = &partState{tp: tp, done: -1, hwm: -1, pos: -1}
 		}
 	}
 }
@@ -213,4 +214,35 @@ func (t *tracker) lags(fn func(topic string, partition int32, lag int64)) {
 		}
 		fn(ps.tp.topic, ps.tp.partition, ps.hwm-from)
 	}
+}
+
+// polled records that the consumer's position in a partition is next.
+func (t *tracker) polled(topic string, partition int32, next int64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if ps, ok := t.parts[topicPartition{topic, partition}]; ok && next > ps.pos {
+		ps.pos = next
+	}
+}
+
+// position returns one past the last record polled from tp since its
+// assignment, −1 when none was (or tp is not owned).
+func (t *tracker) position(tp topicPartition) int64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if ps, ok := t.parts[tp]; ok {
+		return ps.pos
+	}
+	return -1
+}
+
+// owned returns the tracked partitions.
+func (t *tracker) owned() []topicPartition {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([]topicPartition, 0, len(t.parts))
+	for tp := range t.parts {
+		out = append(out, tp)
+	}
+	return out
 }

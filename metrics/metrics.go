@@ -51,6 +51,7 @@ type Metrics struct {
 	commitErrors  prometheus.Counter
 	inflightRecs  prometheus.Gauge
 	inflightBytes prometheus.Gauge
+	stalled       prometheus.Gauge
 	ready         prometheus.Gauge
 }
 
@@ -144,6 +145,10 @@ func New(reg prometheus.Registerer, version string) *Metrics {
 			Name: "neardup_inflight_bytes",
 			Help: "Bytes of record values read but not yet decided and acknowledged.",
 		}),
+		stalled: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "neardup_consumer_stalled_partitions",
+			Help: "Owned input partitions that cannot advance: a record batch too large to read that could not be moved past (see kafka.max_record_bytes). Non-zero makes /readyz answer 503.",
+		}),
 		ready: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "neardup_ready",
 			Help: "1 while /readyz answers 200 (Kafka and the index reachable, group joined).",
@@ -158,7 +163,7 @@ func New(reg prometheus.Registerer, version string) *Metrics {
 	m.indexUp.Set(1)
 	reg.MustRegister(m.documents, m.replays, m.corrections, m.deadLetters, m.candidates, m.verifications,
 		m.truncated, m.stage, m.endToEnd, m.indexErrors, m.indexRetries, m.indexUp, m.lag, m.rebalances,
-		m.produced, m.produceErrors, m.commits, m.commitErrors, m.inflightRecs, m.inflightBytes, m.ready, info)
+		m.produced, m.produceErrors, m.commits, m.commitErrors, m.inflightRecs, m.inflightBytes, m.stalled, m.ready, info)
 	// Label values known in advance are created now, so a dashboard
 	// shows them at zero before the first event.
 	for _, k := range []string{"unique", "exact", "near", "partial"} {
@@ -329,6 +334,14 @@ func (m *Metrics) InFlight(records, bytes int64) {
 	}
 	m.inflightRecs.Set(float64(records))
 	m.inflightBytes.Set(float64(bytes))
+}
+
+// Stalled sets the number of input partitions that cannot advance.
+func (m *Metrics) Stalled(n int) {
+	if m == nil {
+		return
+	}
+	m.stalled.Set(float64(n))
 }
 
 // Ready sets the readiness gauge.

@@ -148,23 +148,36 @@ func New(ctx context.Context, o Options) (*Service, error) {
 		return opts
 	}
 	k := c.Kafka
-	s.snk, err = sink.NewKafka(sink.KafkaConfig{
-		Client: withHooks("producer"), EventsTopic: k.OutputTopic, DeadLetterTopic: k.DeadLetterTopic,
-		UniqueTopic: k.UniqueTopic, DeliveryTimeout: k.ProduceTimeout, Metrics: s.m,
-	})
+	pingCtx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	admin, err := kgo.NewClient(base...)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrKafka, err)
+	}
+	err = checkKafka(pingCtx, admin, k, lg)
+	dlMax := 0
+	if err == nil {
+		dlMax, err = maxMessageBytes(pingCtx, admin, k.DeadLetterTopic)
+		if err != nil {
+			log.Warn("cannot read the dead-letter topic's max.message.bytes; dead letters over 1000012 bytes are cut", "topic", k.DeadLetterTopic, "err", err)
+			err = nil
+		}
+	}
+	admin.Close()
 	if err != nil {
 		return nil, err
 	}
-	pingCtx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	defer cancel()
-	if err := checkKafka(pingCtx, s.snk.Client(), k, lg); err != nil {
-		s.snk.Close()
+	s.snk, err = sink.NewKafka(sink.KafkaConfig{
+		Client: withHooks("producer"), EventsTopic: k.OutputTopic, DeadLetterTopic: k.DeadLetterTopic,
+		UniqueTopic: k.UniqueTopic, DeliveryTimeout: k.ProduceTimeout, DeadLetterMaxBytes: dlMax, DeadLetterClient: withHooks("dead_letters"), Metrics: s.m,
+	})
+	if err != nil {
 		return nil, err
 	}
 	s.src, err = consumer.NewKafka(consumer.KafkaConfig{
 		Client: withHooks("consumer"), Topic: k.InputTopic, Group: k.Group, FromEnd: k.StartOffset == "latest",
 		MaxBytes: c.Sketch.MaxBytes, MaxInflightRecords: k.MaxInflightRecords, MaxInflightBytes: k.MaxInflightBytes,
-		DrainTimeout: k.ShutdownTimeout, Metrics: s.m, Logger: log,
+		MaxRecordBytes: k.MaxRecordBytes, ProbeClient: base, DrainTimeout: k.ShutdownTimeout, Metrics: s.m, Logger: log,
 	})
 	if err != nil {
 		s.snk.Close()
@@ -230,6 +243,9 @@ func (s *Service) notReady() []string {
 			msg += ": " + *p
 		}
 		why = append(why, msg)
+	}
+	if n := s.src.Stalled(); n > 0 {
+		why = append(why, fmt.Sprintf("%d input partition(s) cannot advance (record batch too large to read; see the logs)", n))
 	}
 	if !s.src.Joined() {
 		why = append(why, "consumer group not joined")
