@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -181,6 +182,7 @@ func (r *Record) Done() {
 	r.once.Do(func() {
 		r.k.tr.complete(r.e)
 		r.k.inflight.release(r.size)
+		r.k.m.InFlight(r.k.inflight.load())
 		if !r.Timestamp.IsZero() {
 			r.k.m.EndToEnd(time.Since(r.Timestamp))
 		}
@@ -205,9 +207,6 @@ func (k *Kafka) Run(ctx context.Context, out chan<- pipeline.Item) error {
 				tooLarge = true
 			}
 			k.log.Warn("kafka fetch error", "topic", topic, "partition", p, "err", err)
-		})
-		fs.EachPartition(func(p kgo.FetchTopicPartition) {
-			k.tr.setHighWatermark(p.Topic, p.Partition, p.HighWatermark)
 		})
 		var err error
 		fs.EachRecord(func(r *kgo.Record) {
@@ -339,10 +338,68 @@ func (k *Kafka) lost(_ context.Context, _ *kgo.Client, lost map[string][]int32) 
 }
 
 // Commit commits, for every owned partition, the offset past its done
-// prefix, and updates the lag gauges.
+// prefix.
 func (k *Kafka) Commit(ctx context.Context) error {
-	k.tr.lags(k.m.Lag)
 	return k.commit(ctx, nil)
+}
+
+// RefreshLag sets the lag gauge of every owned partition to the lag as
+// the brokers measure it: the partition's end offset minus the group's
+// committed offset (minus the log start offset when nothing is
+// committed), read with two admin requests. It also refreshes the
+// in-flight gauges, so both fall back to 0 at idle.
+func (k *Kafka) RefreshLag(ctx context.Context) error {
+	k.m.InFlight(k.inflight.load())
+	owned := k.tr.owned()
+	if len(owned) == 0 {
+		return nil
+	}
+	adm := kadm.NewClient(k.cl)
+	ends, err := adm.ListEndOffsets(ctx, k.topic)
+	if err == nil {
+		err = ends.Error()
+	}
+	if err != nil {
+		return fmt.Errorf("consumer: kafka: lag: end offsets: %w", err)
+	}
+	committed, err := adm.FetchOffsets(ctx, k.group)
+	if err == nil {
+		err = committed.Error()
+	}
+	if err != nil {
+		return fmt.Errorf("consumer: kafka: lag: committed offsets: %w", err)
+	}
+	var starts kadm.ListedOffsets
+	for _, tp := range owned {
+		end, ok := ends.Lookup(tp.topic, tp.partition)
+		if !ok || end.Err != nil {
+			continue
+		}
+		from := int64(-1)
+		if c, ok := committed.Lookup(tp.topic, tp.partition); ok && c.At >= 0 {
+			from = c.At
+		} else {
+			if starts == nil {
+				if starts, err = adm.ListStartOffsets(ctx, k.topic); err != nil {
+					return fmt.Errorf("consumer: kafka: lag: start offsets: %w", err)
+				}
+			}
+			if s, ok := starts.Lookup(tp.topic, tp.partition); ok && s.Err == nil {
+				from = s.Offset
+			}
+		}
+		if from < 0 {
+			continue
+		}
+		if !k.tr.isOwned(tp) {
+			continue // revoked meanwhile: its series was removed
+		}
+		k.m.Lag(tp.topic, tp.partition, end.Offset-from)
+		if !k.tr.isOwned(tp) { // revoked while it was set
+			k.m.ForgetPartition(tp.topic, tp.partition)
+		}
+	}
+	return nil
 }
 
 func (k *Kafka) commit(ctx context.Context, states []*partState) error {

@@ -115,7 +115,7 @@ func New(reg prometheus.Registerer, version string) *Metrics {
 		}),
 		lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "neardup_consumer_lag_records",
-			Help: "Records of an assigned input partition not yet decided and committed: the partition's high watermark minus the next offset to commit.",
+			Help: "Lag of an assigned input partition as the brokers measure it: its end offset minus the group's committed offset (log start offset when none), read from the brokers every commit interval (1-10 s), idle or not.",
 		}, []string{"topic", "partition"}),
 		rebalances: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "neardup_rebalances_total",

@@ -377,6 +377,7 @@ func (s *Service) Run(ctx context.Context) error {
 	})
 	g.Go(func() error { s.loop(gctx, finished, k.CommitInterval, s.commit); return nil })
 	g.Go(func() error { s.loop(gctx, finished, 2*time.Second, s.check); return nil })
+	g.Go(func() error { s.loop(gctx, finished, lagInterval(k.CommitInterval), s.lag); return nil })
 	if s.srv != nil {
 		g.Go(func() error {
 			err := s.srv.Serve(s.ln)
@@ -447,6 +448,20 @@ func (s *Service) loop(ctx context.Context, finished <-chan struct{}, every time
 func (s *Service) commit(ctx context.Context) {
 	if err := s.src.Commit(ctx); err != nil && ctx.Err() == nil {
 		s.log.Warn("offset commit failed; retried at the next interval", "err", err)
+	}
+}
+
+// lagInterval is how often the lag is read from the brokers: with the
+// commits, between 1 s and 10 s.
+func lagInterval(commit time.Duration) time.Duration {
+	return min(max(commit, time.Second), 10*time.Second)
+}
+
+func (s *Service) lag(ctx context.Context) {
+	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := s.src.RefreshLag(cctx); err != nil && ctx.Err() == nil {
+		s.log.Warn("consumer lag not refreshed", "err", err)
 	}
 }
 

@@ -58,7 +58,7 @@ type KafkaConfig struct {
 	// client when it is one of its own (hooks must not be shared between
 	// clients); nil: Client.
 	DeadLetterClient []kgo.Opt
-	Metrics         *metrics.Metrics
+	Metrics          *metrics.Metrics
 }
 
 // Kafka produces the pipeline's outputs: events (key: the document id;
