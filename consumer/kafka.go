@@ -45,10 +45,16 @@ type KafkaConfig struct {
 	// Client.
 	ProbeClient []kgo.Opt
 	// DrainTimeout bounds how long a revocation waits for the revoked
-	// partitions' records in flight before abandoning them.
+	// partitions' records in flight before abandoning them (at most half
+	// of RebalanceTimeout, so the member rejoins in time).
 	DrainTimeout time.Duration
-	Metrics      *metrics.Metrics
-	Logger       *slog.Logger
+	// SessionTimeout, RebalanceTimeout and HeartbeatInterval are the
+	// group membership timings (0: franz-go's defaults, 45s, 60s, 3s);
+	// InstanceID, when set, makes the membership static.
+	SessionTimeout, RebalanceTimeout, HeartbeatInterval time.Duration
+	InstanceID                                          string
+	Metrics                                             *metrics.Metrics
+	Logger                                              *slog.Logger
 }
 
 // Kafka is a consumer-group member (franz-go, cooperative-sticky
@@ -146,6 +152,21 @@ func NewKafka(cfg KafkaConfig) (*Kafka, error) {
 		kgo.OnPartitionsRevoked(k.revoked),
 		kgo.OnPartitionsLost(k.lost),
 	)
+	if cfg.SessionTimeout > 0 {
+		opts = append(opts, kgo.SessionTimeout(cfg.SessionTimeout))
+	}
+	if cfg.RebalanceTimeout > 0 {
+		opts = append(opts, kgo.RebalanceTimeout(cfg.RebalanceTimeout))
+		if k.drain > cfg.RebalanceTimeout/2 {
+			k.drain = cfg.RebalanceTimeout / 2
+		}
+	}
+	if cfg.HeartbeatInterval > 0 {
+		opts = append(opts, kgo.HeartbeatInterval(cfg.HeartbeatInterval))
+	}
+	if cfg.InstanceID != "" {
+		opts = append(opts, kgo.InstanceID(cfg.InstanceID))
+	}
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
 		return nil, fmt.Errorf("consumer: kafka: %w", err)

@@ -177,7 +177,9 @@ func New(ctx context.Context, o Options) (*Service, error) {
 	s.src, err = consumer.NewKafka(consumer.KafkaConfig{
 		Client: withHooks("consumer"), Topic: k.InputTopic, Group: k.Group, FromEnd: k.StartOffset == "latest",
 		MaxBytes: c.Sketch.MaxBytes, MaxInflightRecords: k.MaxInflightRecords, MaxInflightBytes: k.MaxInflightBytes,
-		MaxRecordBytes: k.MaxRecordBytes, ProbeClient: base, DrainTimeout: k.ShutdownTimeout, Metrics: s.m, Logger: log,
+		MaxRecordBytes: k.MaxRecordBytes, ProbeClient: base, DrainTimeout: k.ShutdownTimeout,
+		SessionTimeout: k.SessionTimeout, RebalanceTimeout: k.RebalanceTimeout, HeartbeatInterval: k.HeartbeatInterval,
+		InstanceID: k.InstanceID, Metrics: s.m, Logger: log,
 	})
 	if err != nil {
 		s.snk.Close()
