@@ -76,19 +76,21 @@ type KafkaConfig struct {
 // until [Kafka.Close]. Run, Commit and Close may be called from different
 // goroutines.
 type Kafka struct {
-	cl       *kgo.Client
-	topic    string
-	group    string
-	fromEnd  bool
-	dec      *pipeline.Decoder
-	inflight *inflight
-	tr       *tracker
-	drain    time.Duration
-	m        *metrics.Metrics
-	log      *slog.Logger
-	joined   atomic.Bool
-	closing  atomic.Bool
-	commitMu sync.Mutex // one commit at a time, so done offsets only grow
+	cl        *kgo.Client
+	topic     string
+	group     string
+	fromEnd   bool
+	dec       *pipeline.Decoder
+	inflight  *inflight
+	tr        *tracker
+	drain     time.Duration
+	m         *metrics.Metrics
+	log       *slog.Logger
+	joined    atomic.Bool
+	closing   atomic.Bool
+	commitMu  sync.Mutex // one commit at a time, so done offsets only grow
+	closed    chan struct{}
+	closeOnce sync.Once
 
 	// Oversized batches (oversize.go).
 	probeOpts  []kgo.Opt
@@ -113,6 +115,7 @@ func NewKafka(cfg KafkaConfig) (*Kafka, error) {
 		group:    cfg.Group,
 		fromEnd:  cfg.FromEnd,
 		stall:    map[int32]time.Time{},
+		closed:   make(chan struct{}),
 		dec:      pipeline.NewDecoder(cfg.MaxBytes),
 		inflight: newInflight(int64(max(cfg.MaxInflightRecords, 1)), int64(max(cfg.MaxInflightBytes, 1))),
 		tr:       newTracker(),
@@ -317,11 +320,15 @@ func (k *Kafka) revoked(ctx context.Context, _ *kgo.Client, revoked map[string][
 	abandoned := 0
 	if !k.closing.Load() {
 		abandoned = k.waitDrained(ctx, states)
+		// Bounded: the member must rejoin within the rebalance timeout.
+		cctx, cancel := context.WithTimeout(ctx, max(k.drain, time.Second))
+		if err := k.commit(cctx, states); err != nil {
+			k.log.Warn("commit on revocation failed", "err", err)
+		}
+		cancel()
 	} else {
+		// Closing: Close has committed what was done.
 		abandoned, _ = k.tr.pending(states)
-	}
-	if err := k.commit(ctx, states); err != nil {
-		k.log.Warn("commit on revocation failed", "err", err)
 	}
 	k.log.Info("partitions revoked", "partitions", fmt.Sprint(revoked), "abandoned_in_flight", abandoned)
 }
@@ -454,18 +461,42 @@ func (k *Kafka) commit(ctx context.Context, states []*partState) error {
 }
 
 // Close commits what is done, leaves the group and closes the client,
-// within ctx. Records not done are not committed: the partitions' next
-// owners read them again.
+// within ctx: half of the time left for the commit, the rest for leaving
+// and closing. Records not done are not committed: the partitions' next
+// owners read them again. When ctx ends first (brokers that do not
+// answer), Close returns an error and the client's own close finishes in
+// the background, bounded by its request timeouts; nothing is committed
+// after Close returns.
 func (k *Kafka) Close(ctx context.Context) error {
 	k.closing.Store(true)
-	err := k.Commit(ctx)
+	cctx, cancel := ctx, context.CancelFunc(func() {})
+	if dl, ok := ctx.Deadline(); ok {
+		cctx, cancel = context.WithTimeout(ctx, time.Until(dl)/2)
+	}
+	err := k.Commit(cctx)
+	cancel()
 	if lerr := k.cl.LeaveGroupContext(ctx); lerr != nil && err == nil {
 		err = fmt.Errorf("consumer: kafka: leave group: %w", lerr)
 	}
-	k.cl.Close()
+	k.tr.detachAll()
+	go func() { // owned by Close; Closed reports its end
+		k.cl.Close()
+		k.closeOnce.Do(func() { close(k.closed) })
+	}()
+	select {
+	case <-k.closed:
+	case <-ctx.Done():
+		if err == nil {
+			err = fmt.Errorf("consumer: kafka: close: %w", ctx.Err())
+		}
+	}
 	k.joined.Store(false)
 	return err
 }
+
+// Closed is closed once the client started by Close has finished closing
+// (after Close returned, when the brokers do not answer).
+func (k *Kafka) Closed() <-chan struct{} { return k.closed }
 
 // Abort gives everything up without committing and closes the client, as
 // a crash would (the group moves the partitions on at once).
@@ -473,5 +504,6 @@ func (k *Kafka) Abort() {
 	k.closing.Store(true)
 	k.tr.detachAll()
 	k.cl.Close()
+	k.closeOnce.Do(func() { close(k.closed) })
 	k.joined.Store(false)
 }

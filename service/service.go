@@ -96,6 +96,7 @@ type Service struct {
 	closeOnce sync.Once
 
 	docs, dead, completed atomic.Int64
+	snkClosed             chan struct{} // the producer's close has finished (finish)
 }
 
 // pinger is the optional health check of an index.Store.
@@ -117,7 +118,7 @@ func New(ctx context.Context, o Options) (*Service, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Service{cfg: c, store: o.Store, log: log, kill: make(chan struct{})}
+	s := &Service{cfg: c, store: o.Store, log: log, kill: make(chan struct{}), snkClosed: make(chan struct{})}
 	s.indexUp.Store(true)
 	if o.Registerer != nil {
 		s.m = metrics.New(o.Registerer, o.Version)
@@ -280,12 +281,28 @@ func (s *Service) Kill() {
 	})
 }
 
+// WaitClosed waits, after Run returned, until the Kafka clients have
+// finished closing: when the brokers stop answering, Run returns at its
+// deadline and the clients' closes go on in the background, bounded by
+// their request timeouts. The serve command exits without waiting.
+func (s *Service) WaitClosed(ctx context.Context) error {
+	for _, ch := range []<-chan struct{}{s.src.Closed(), s.snkClosed} {
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
 // Close releases what New acquired, for a Service whose Run is never
 // called.
 func (s *Service) Close() {
 	s.closeOnce.Do(func() {
 		s.src.Abort()
 		s.snk.Close()
+		close(s.snkClosed)
 		if s.ln != nil {
 			s.ln.Close()
 		}
@@ -406,18 +423,31 @@ func (s *Service) Run(ctx context.Context) error {
 	return s.finish(ctx, err, deadline.Load())
 }
 
-// finish commits what is done, leaves the group and closes the clients.
+// finish commits what is done, leaves the group and closes the clients,
+// within finishTimeout whatever the brokers do.
 func (s *Service) finish(ctx context.Context, err error, deadline bool) error {
 	s.closeOnce.Do(func() {
-		defer s.snk.Close()
 		if s.killed.Load() {
 			s.src.Abort()
+			s.snk.Close()
+			close(s.snkClosed)
 			return
 		}
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), finishTimeout-2*time.Second)
 		defer cancel()
 		if cerr := s.src.Close(cctx); cerr != nil {
 			s.log.Warn("final commit", "err", cerr)
+		}
+		// The producer's close fails what is not acknowledged; bounded
+		// like the consumer's.
+		go func() { // owned by finish; WaitClosed waits for it
+			defer close(s.snkClosed)
+			s.snk.Close()
+		}()
+		select {
+		case <-s.snkClosed:
+		case <-time.After(time.Second):
+			s.log.Warn("producer close abandoned after 1s (brokers not answering)")
 		}
 	})
 	if s.killed.Load() {
@@ -430,6 +460,11 @@ func (s *Service) finish(ctx context.Context, err error, deadline bool) error {
 	s.log.Info("neardup serve stopped", "documents", s.docs.Load(), "dead_letters", s.dead.Load(), "err", err)
 	return err
 }
+
+// finishTimeout bounds the final commit, the leave and the clients'
+// close after the records in flight are done or abandoned: Run returns
+// within kafka.shutdown_timeout + finishTimeout of the shutdown.
+const finishTimeout = 5 * time.Second
 
 // loop calls fn every interval until finished or ctx ends.
 func (s *Service) loop(ctx context.Context, finished <-chan struct{}, every time.Duration, fn func(context.Context)) {
