@@ -316,7 +316,7 @@ func (s *Service) Close() {
 func (s *Service) Run(ctx context.Context) error {
 	k := s.cfg.Kafka
 	s.log.Info("neardup serve starting", "input_topic", k.InputTopic, "group", k.Group, "output_topic", k.OutputTopic,
-		"index", redactedIndex(s.cfg), "http", s.Addr(), "config", s.cfg.Redacted())
+		"index", redactedIndex(s.cfg), "http", s.Addr(), "config", redactedConfig(s.cfg))
 	if strings.HasPrefix(s.cfg.Index.URL, "memory") {
 		s.log.Warn("index.url=memory: this instance keeps its own index; instances of one group must share a Redis index to see each other's documents")
 	}
@@ -522,7 +522,17 @@ func (s *Service) check(ctx context.Context) {
 	s.m.IndexUp(s.indexUp.Load())
 }
 
-func redactedIndex(c *config.Config) string {
-	v, _ := c.Display("index.url")
-	return v
+func redactedIndex(c *config.Config) string { return index.RedactURL(c.Index.URL) }
+
+// redactedConfig is the configuration as printed in the start-up log:
+// secrets masked, and the user information of every URL value masked
+// whatever its form (index.RedactURL).
+func redactedConfig(c *config.Config) map[string]string {
+	m := c.Redacted()
+	for k, v := range m {
+		if strings.Contains(v, "@") {
+			m[k] = index.RedactURL(v)
+		}
+	}
+	return m
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/neardup/neardup/config"
 	"github.com/neardup/neardup/index"
@@ -63,6 +64,12 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 		return fmt.Errorf("%w: %w", errUsage, err)
 	}
 	log := newLogger(stderr, cfg.Log)
+	// go-redis logs through a package-level logger (failed dials,
+	// cluster reloads) whose only hook is the global redis.SetLogger.
+	// The command is the one owner of the process's logging, so it is
+	// set here, once, and never in a library package; without it those
+	// lines would be plain text inside serve's JSON log stream.
+	redis.SetLogger(redisLogger{log})
 	svc, store, err := startService(ctx, &cfg, log)
 	if err != nil || svc == nil { // svc nil: stopped while starting
 		return err
@@ -168,6 +175,14 @@ func serveStartup(addr string, waiting *atomic.Pointer[string]) (stop func(), bo
 		_ = srv.Shutdown(ctx)
 		<-done
 	}, ln.Addr().String(), nil
+}
+
+// redisLogger sends go-redis's log lines to slog at warning level (they
+// report failures: dials, cluster state).
+type redisLogger struct{ l *slog.Logger }
+
+func (r redisLogger) Printf(ctx context.Context, format string, v ...any) {
+	r.l.Log(ctx, slog.LevelWarn, "redis client: "+fmt.Sprintf(format, v...))
 }
 
 // newLogger returns the service logger: JSON or text on w at the level

@@ -21,7 +21,7 @@ import (
 // though index.retry says serve retries forever and reports not ready.
 // Now it waits: /healthz 200, /readyz 503 naming what it waits for, and
 // once Redis is back it starts, decides the documents, and exits 0 on
-// SIGTERM.
+// SIGTERM. Every log line is JSON, go-redis's included.
 func TestServeCommandWaitsForIndexAtStart(t *testing.T) {
 	redis := redistest.Start(t, redistest.Options{})
 	redis.Kill()
@@ -105,5 +105,12 @@ func TestServeCommandWaitsForIndexAtStart(t *testing.T) {
 	}
 	if err := cmd.Wait(); err != nil {
 		t.Errorf("exit after SIGTERM: %v\n%s", err, strings.Join(all, "\n"))
+	}
+	// go-redis's own log lines (failed dials while Redis was away) go
+	// through the service's JSON logger too.
+	for _, l := range all {
+		if !json.Valid([]byte(l)) {
+			t.Errorf("log line is not JSON: %q", l)
+		}
 	}
 }
