@@ -438,9 +438,10 @@ func (k *Kafka) commit(ctx context.Context, states []*partState) error {
 		return nil
 	}
 	var cerr error
+	failed := false // the request as a whole: nothing was committed
 	k.cl.CommitOffsetsSync(ctx, offsets, func(_ *kgo.Client, _ *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
 		if err != nil {
-			cerr = err
+			cerr, failed = err, true
 			return
 		}
 		for _, t := range resp.Topics {
@@ -452,7 +453,11 @@ func (k *Kafka) commit(ctx context.Context, states []*partState) error {
 			}
 		}
 	})
-	k.tr.committed(offsets, states)
+	if !failed {
+		// Partitions that failed were removed: they stay due and are
+		// committed again by the next commit.
+		k.tr.committed(offsets, states)
+	}
 	k.m.Commit(cerr)
 	if cerr != nil {
 		return fmt.Errorf("consumer: kafka: commit: %w", cerr)
