@@ -52,6 +52,7 @@ type Metrics struct {
 	inflightRecs  prometheus.Gauge
 	inflightBytes prometheus.Gauge
 	stalled       prometheus.Gauge
+	maintenance   prometheus.Counter
 	ready         prometheus.Gauge
 }
 
@@ -149,6 +150,10 @@ func New(reg prometheus.Registerer, version string) *Metrics {
 			Name: "neardup_consumer_stalled_partitions",
 			Help: "Owned input partitions that cannot advance: a record batch too large to read that could not be moved past (see kafka.max_record_bytes). Non-zero makes /readyz answer 503.",
 		}),
+		maintenance: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "neardup_index_maintenance_total",
+			Help: "Completed runs of the index's periodic maintenance (Redis: expiries of closed generations), hourly.",
+		}),
 		ready: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "neardup_ready",
 			Help: "1 while /readyz answers 200 (Kafka and the index reachable, group joined).",
@@ -163,7 +168,7 @@ func New(reg prometheus.Registerer, version string) *Metrics {
 	m.indexUp.Set(1)
 	reg.MustRegister(m.documents, m.replays, m.corrections, m.deadLetters, m.candidates, m.verifications,
 		m.truncated, m.stage, m.endToEnd, m.indexErrors, m.indexRetries, m.indexUp, m.lag, m.rebalances,
-		m.produced, m.produceErrors, m.commits, m.commitErrors, m.inflightRecs, m.inflightBytes, m.stalled, m.ready, info)
+		m.produced, m.produceErrors, m.commits, m.commitErrors, m.inflightRecs, m.inflightBytes, m.stalled, m.maintenance, m.ready, info)
 	// Label values known in advance are created now, so a dashboard
 	// shows them at zero before the first event.
 	for _, k := range []string{"unique", "exact", "near", "partial"} {
@@ -342,6 +347,14 @@ func (m *Metrics) Stalled(n int) {
 		return
 	}
 	m.stalled.Set(float64(n))
+}
+
+// Maintenance counts a completed index maintenance run (err nil).
+func (m *Metrics) Maintenance(err error) {
+	if m == nil || err != nil {
+		return
+	}
+	m.maintenance.Inc()
 }
 
 // Ready sets the readiness gauge.

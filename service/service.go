@@ -71,6 +71,10 @@ type Options struct {
 	Gatherer   prometheus.Gatherer
 	Logger     *slog.Logger
 	Version    string
+	// MaintainInterval is how often the index's maintenance runs when
+	// the store has any (index.Redis: expiries of closed generations, so
+	// an idle namespace still expires); 0 is hourly.
+	MaintainInterval time.Duration
 }
 
 // Service is one neardup serve instance. Create it with New and call Run
@@ -97,10 +101,14 @@ type Service struct {
 
 	docs, dead, completed atomic.Int64
 	snkClosed             chan struct{} // the producer's close has finished (finish)
+	maintainEvery         time.Duration
 }
 
 // pinger is the optional health check of an index.Store.
 type pinger interface{ Ping(context.Context) error }
+
+// maintainer is the optional periodic maintenance of an index.Store.
+type maintainer interface{ Maintain(context.Context) error }
 
 // New validates the configuration, creates the Kafka clients, checks the
 // brokers and topics, and opens the HTTP listener. It fails with an error
@@ -118,7 +126,11 @@ func New(ctx context.Context, o Options) (*Service, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Service{cfg: c, store: o.Store, log: log, kill: make(chan struct{}), snkClosed: make(chan struct{})}
+	s := &Service{cfg: c, store: o.Store, log: log, kill: make(chan struct{}), snkClosed: make(chan struct{}),
+		maintainEvery: o.MaintainInterval}
+	if s.maintainEvery <= 0 {
+		s.maintainEvery = time.Hour
+	}
 	s.indexUp.Store(true)
 	if o.Registerer != nil {
 		s.m = metrics.New(o.Registerer, o.Version)
@@ -397,6 +409,9 @@ func (s *Service) Run(ctx context.Context) error {
 	g.Go(func() error { s.loop(gctx, finished, k.CommitInterval, s.commit); return nil })
 	g.Go(func() error { s.loop(gctx, finished, 2*time.Second, s.check); return nil })
 	g.Go(func() error { s.loop(gctx, finished, lagInterval(k.CommitInterval), s.lag); return nil })
+	if _, ok := s.store.(maintainer); ok {
+		g.Go(func() error { s.loop(gctx, finished, s.maintainEvery, s.maintain); return nil })
+	}
 	if s.srv != nil {
 		g.Go(func() error {
 			err := s.srv.Serve(s.ln)
@@ -500,6 +515,22 @@ func (s *Service) lag(ctx context.Context) {
 	if err := s.src.RefreshLag(cctx); err != nil && ctx.Err() == nil {
 		s.log.Warn("consumer lag not refreshed", "err", err)
 	}
+}
+
+// maintain runs the index's maintenance; a failure is logged and retried
+// at the next interval (the index's own expiry goes on with the writes).
+func (s *Service) maintain(ctx context.Context) {
+	cctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	err := s.store.(maintainer).Maintain(cctx)
+	if err != nil && ctx.Err() == nil {
+		s.log.Warn("index maintenance failed; retried at the next interval", "every", s.maintainEvery, "err", err)
+		if errors.Is(err, index.ErrUnavailable) {
+			s.indexHealth(err)
+		}
+		return
+	}
+	s.m.Maintenance(err)
 }
 
 // check pings Kafka and the index for /readyz.
