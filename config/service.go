@@ -22,7 +22,7 @@ type Kafka struct {
 	CreateTopics    bool   `yaml:"create_topics" doc:"create missing output, dead-letter and unique topics at start (broker defaults for partitions and replication); off: a missing topic is a start-up error"`
 	// In-flight bounds: records read but not yet decided and acknowledged.
 	MaxInflightRecords int           `yaml:"max_inflight_records" doc:"records read from Kafka but not yet decided and acknowledged, at most"`
-	MaxInflightBytes   int           `yaml:"max_inflight_bytes" doc:"bytes of record values in flight, at most (a record larger than this is still taken alone); also bounds fetch buffers"`
+	MaxInflightBytes   int           `yaml:"max_inflight_bytes" doc:"working memory of the records in flight, at most: each record is charged 16 × its bytes (a document's decoded text, tokens, shingles and sketch), and one charged more than this is still taken alone; also bounds fetch buffers (a quarter of it per fetch)"`
 	MaxRecordBytes     int           `yaml:"max_record_bytes" doc:"a record batch over the fetch limit (larger than max(max_inflight_bytes/2, sketch.max_bytes + 1 MiB)) is read alone, up to this size, and dead-lettered whole; a larger one is dead-lettered unread (source headers and size only) and its partition goes on. At most 1GiB; the memory it takes comes on top of max_inflight_bytes"`
 	CommitInterval     time.Duration `yaml:"commit_interval" doc:"how often offsets of decided, acknowledged records are committed (also on rebalance and shutdown)"`
 	ProduceTimeout     time.Duration `yaml:"produce_timeout" doc:"how long a produce is retried before it fails the service (its record's offset is never committed)"`
