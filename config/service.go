@@ -22,12 +22,18 @@ type Kafka struct {
 	CreateTopics    bool   `yaml:"create_topics" doc:"create missing output, dead-letter and unique topics at start (broker defaults for partitions and replication); off: a missing topic is a start-up error"`
 	// In-flight bounds: records read but not yet decided and acknowledged.
 	MaxInflightRecords int           `yaml:"max_inflight_records" doc:"records read from Kafka but not yet decided and acknowledged, at most"`
-	MaxInflightBytes   int           `yaml:"max_inflight_bytes" doc:"bytes of record values in flight, at most (a record larger than this is still taken alone); also bounds fetch buffers"`
+	MaxInflightBytes   int           `yaml:"max_inflight_bytes" doc:"working memory of the records in flight, at most: each record is charged 16 × its bytes (a document's decoded text, tokens, shingles and sketch), and one charged more than this is still taken alone; also bounds fetch buffers (a quarter of it per fetch)"`
+	MaxRecordBytes     int           `yaml:"max_record_bytes" doc:"a record batch over the fetch limit (larger than max(max_inflight_bytes/2, sketch.max_bytes + 1 MiB)) is read alone, up to this size, and dead-lettered whole; a larger one is dead-lettered unread (source headers and size only) and its partition goes on. At most 1GiB; the memory it takes comes on top of max_inflight_bytes"`
 	CommitInterval     time.Duration `yaml:"commit_interval" doc:"how often offsets of decided, acknowledged records are committed (also on rebalance and shutdown)"`
 	ProduceTimeout     time.Duration `yaml:"produce_timeout" doc:"how long a produce is retried before it fails the service (its record's offset is never committed)"`
 	ShutdownTimeout    time.Duration `yaml:"shutdown_timeout" doc:"on SIGTERM/SIGINT, and when partitions are revoked: how long in-flight records may take to be decided, produced and committed before they are abandoned (re-read by the next owner)"`
-	TLS                KafkaTLS      `yaml:"tls" doc:"TLS to the brokers"`
-	SASL               KafkaSASL     `yaml:"sasl" doc:"SASL authentication to the brokers"`
+	// Group membership: how fast a dead member's partitions move on.
+	SessionTimeout    time.Duration `yaml:"session_timeout" doc:"a member that sends no heartbeat for this long is declared dead and its partitions are reassigned (the brokers' group.min/max.session.timeout.ms bound it)"`
+	RebalanceTimeout  time.Duration `yaml:"rebalance_timeout" doc:"how long a rebalance waits for every member to rejoin (a member that died during one stalls the group this long); revocations drain records in flight for at most half of it"`
+	HeartbeatInterval time.Duration `yaml:"heartbeat_interval" doc:"how often a member heartbeats; at most a third of session_timeout"`
+	InstanceID        string        `yaml:"instance_id" doc:"static group membership (KIP-345): a stable id per member (the kit sets the pod name), so a member restarted under the same id gets its partitions back without a rebalance; empty: dynamic membership. Two live members must never share one"`
+	TLS               KafkaTLS      `yaml:"tls" doc:"TLS to the brokers"`
+	SASL              KafkaSASL     `yaml:"sasl" doc:"SASL authentication to the brokers"`
 }
 
 // KafkaTLS configures TLS to the brokers.
@@ -60,8 +66,9 @@ type Log struct {
 func defaultKafka() Kafka {
 	return Kafka{
 		OutputTopic: "neardup.events", DeadLetterTopic: "neardup.dead-letters", Group: "neardup", ClientID: "neardup",
-		StartOffset: "earliest", MaxInflightRecords: 4096, MaxInflightBytes: 64 << 20, CommitInterval: time.Second,
+		StartOffset: "earliest", MaxInflightRecords: 4096, MaxInflightBytes: 64 << 20, MaxRecordBytes: 64 << 20, CommitInterval: time.Second,
 		ProduceTimeout: 30 * time.Second, ShutdownTimeout: 10 * time.Second,
+		SessionTimeout: 10 * time.Second, RebalanceTimeout: 20 * time.Second, HeartbeatInterval: 3 * time.Second,
 	}
 }
 
@@ -79,12 +86,20 @@ func (c *Config) validateService(bad func(key string, v any, want string) error)
 		return bad("kafka.max_inflight_records", k.MaxInflightRecords, ">= 1")
 	case k.MaxInflightBytes < 1<<10:
 		return bad("kafka.max_inflight_bytes", k.MaxInflightBytes, ">= 1KiB")
+	case k.MaxRecordBytes < 1<<10 || k.MaxRecordBytes > 1<<30:
+		return bad("kafka.max_record_bytes", k.MaxRecordBytes, "between 1KiB and 1GiB")
 	case k.CommitInterval <= 0:
 		return bad("kafka.commit_interval", k.CommitInterval, "> 0")
 	case k.ProduceTimeout < time.Second:
 		return bad("kafka.produce_timeout", k.ProduceTimeout, ">= 1s")
 	case k.ShutdownTimeout <= 0:
 		return bad("kafka.shutdown_timeout", k.ShutdownTimeout, "> 0")
+	case k.SessionTimeout < time.Second:
+		return bad("kafka.session_timeout", k.SessionTimeout, ">= 1s (brokers allow 6s to 30m by default)")
+	case k.RebalanceTimeout < time.Second:
+		return bad("kafka.rebalance_timeout", k.RebalanceTimeout, ">= 1s")
+	case k.HeartbeatInterval <= 0 || 3*k.HeartbeatInterval > k.SessionTimeout:
+		return bad("kafka.heartbeat_interval", k.HeartbeatInterval, "> 0 and at most a third of kafka.session_timeout")
 	case k.SASL.Mechanism != "" && !slices.Contains(saslMechanisms, strings.ToLower(k.SASL.Mechanism)):
 		return bad("kafka.sasl.mechanism", k.SASL.Mechanism, "plain, scram-sha-256 or scram-sha-512 (or empty)")
 	case k.SASL.Mechanism != "" && k.SASL.User == "":

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -34,11 +35,26 @@ type KafkaConfig struct {
 	// MaxInflightRecords and MaxInflightBytes bound the records between
 	// being read and being done (see [Record.Done]).
 	MaxInflightRecords, MaxInflightBytes int
+	// MaxRecordBytes is the largest record batch read to be dead-lettered
+	// whole when it is over the fetch limit (kafka.max_record_bytes;
+	// default 64 MiB, at most 1 GiB); larger ones are dead-lettered
+	// unread. See oversize.go.
+	MaxRecordBytes int
+	// ProbeClient holds the connection options of the short-lived clients
+	// that read an oversized batch (Client without metrics hooks); nil:
+	// Client.
+	ProbeClient []kgo.Opt
 	// DrainTimeout bounds how long a revocation waits for the revoked
-	// partitions' records in flight before abandoning them.
+	// partitions' records in flight before abandoning them (at most half
+	// of RebalanceTimeout, so the member rejoins in time).
 	DrainTimeout time.Duration
-	Metrics      *metrics.Metrics
-	Logger       *slog.Logger
+	// SessionTimeout, RebalanceTimeout and HeartbeatInterval are the
+	// group membership timings (0: franz-go's defaults, 45s, 60s, 3s);
+	// InstanceID, when set, makes the membership static.
+	SessionTimeout, RebalanceTimeout, HeartbeatInterval time.Duration
+	InstanceID                                          string
+	Metrics                                             *metrics.Metrics
+	Logger                                              *slog.Logger
 }
 
 // Kafka is a consumer-group member (franz-go, cooperative-sticky
@@ -60,17 +76,29 @@ type KafkaConfig struct {
 // until [Kafka.Close]. Run, Commit and Close may be called from different
 // goroutines.
 type Kafka struct {
-	cl       *kgo.Client
-	topic    string
-	dec      *pipeline.Decoder
-	inflight *inflight
-	tr       *tracker
-	drain    time.Duration
-	m        *metrics.Metrics
-	log      *slog.Logger
-	joined   atomic.Bool
-	closing  atomic.Bool
-	commitMu sync.Mutex // one commit at a time, so done offsets only grow
+	cl        *kgo.Client
+	topic     string
+	group     string
+	fromEnd   bool
+	dec       *pipeline.Decoder
+	inflight  *inflight
+	tr        *tracker
+	drain     time.Duration
+	m         *metrics.Metrics
+	log       *slog.Logger
+	joined    atomic.Bool
+	closing   atomic.Bool
+	commitMu  sync.Mutex // one commit at a time, so done offsets only grow
+	closed    chan struct{}
+	closeOnce sync.Once
+
+	// Oversized batches (oversize.go).
+	probeOpts  []kgo.Opt
+	readLimit  int32 // the consumer's BrokerMaxReadBytes
+	maxRecord  int32 // the probe's read limit for a batch read whole
+	lastRescue time.Time
+	stallMu    sync.Mutex
+	stall      map[int32]time.Time // partition (−1: unknown) → last failed attempt
 }
 
 // NewKafka creates the client and joins nothing yet: the group is joined
@@ -84,6 +112,10 @@ func NewKafka(cfg KafkaConfig) (*Kafka, error) {
 	}
 	k := &Kafka{
 		topic:    cfg.Topic,
+		group:    cfg.Group,
+		fromEnd:  cfg.FromEnd,
+		stall:    map[int32]time.Time{},
+		closed:   make(chan struct{}),
 		dec:      pipeline.NewDecoder(cfg.MaxBytes),
 		inflight: newInflight(int64(max(cfg.MaxInflightRecords, 1)), int64(max(cfg.MaxInflightBytes, 1))),
 		tr:       newTracker(),
@@ -99,6 +131,16 @@ func NewKafka(cfg KafkaConfig) (*Kafka, error) {
 	// per fetch response and partition, at least one record over the
 	// document limit.
 	fetchMax := int32(min(max(cfg.MaxInflightBytes/4, 1<<20), 1<<30))
+	k.readLimit = max(2*fetchMax, int32(min(cfg.MaxBytes+1<<20, 1<<30)))
+	if cfg.MaxRecordBytes <= 0 {
+		cfg.MaxRecordBytes = 64 << 20
+	}
+	// The probe's response holds one batch and its headers.
+	k.maxRecord = int32(min(cfg.MaxRecordBytes+1<<20, 1<<30))
+	k.probeOpts = cfg.ProbeClient
+	if k.probeOpts == nil {
+		k.probeOpts = cfg.Client
+	}
 	opts := append([]kgo.Opt{}, cfg.Client...)
 	opts = append(opts,
 		kgo.ConsumerGroup(cfg.Group),
@@ -108,11 +150,26 @@ func NewKafka(cfg KafkaConfig) (*Kafka, error) {
 		kgo.ConsumeResetOffset(start),
 		kgo.FetchMaxBytes(fetchMax),
 		kgo.FetchMaxPartitionBytes(fetchMax),
-		kgo.BrokerMaxReadBytes(max(2*fetchMax, int32(min(cfg.MaxBytes+1<<20, 1<<30)))),
+		kgo.BrokerMaxReadBytes(k.readLimit),
 		kgo.OnPartitionsAssigned(k.assigned),
 		kgo.OnPartitionsRevoked(k.revoked),
 		kgo.OnPartitionsLost(k.lost),
 	)
+	if cfg.SessionTimeout > 0 {
+		opts = append(opts, kgo.SessionTimeout(cfg.SessionTimeout))
+	}
+	if cfg.RebalanceTimeout > 0 {
+		opts = append(opts, kgo.RebalanceTimeout(cfg.RebalanceTimeout))
+		if k.drain > cfg.RebalanceTimeout/2 {
+			k.drain = cfg.RebalanceTimeout / 2
+		}
+	}
+	if cfg.HeartbeatInterval > 0 {
+		opts = append(opts, kgo.HeartbeatInterval(cfg.HeartbeatInterval))
+	}
+	if cfg.InstanceID != "" {
+		opts = append(opts, kgo.InstanceID(cfg.InstanceID))
+	}
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
 		return nil, fmt.Errorf("consumer: kafka: %w", err)
@@ -132,10 +189,14 @@ func (k *Kafka) Joined() bool { return k.joined.Load() }
 // record's output has been fully acknowledged.
 type Record struct {
 	*kgo.Record
-	k    *Kafka
-	e    *entry
-	size int64
-	once sync.Once
+	// Unread is, for a record batch too large to read (over
+	// kafka.max_record_bytes), the size of the batch; Record then holds
+	// only its topic, partition and offset.
+	Unread int64
+	k      *Kafka
+	e      *entry
+	size   int64
+	once   sync.Once
 }
 
 // Done reports the record complete: its offset may now be committed once
@@ -145,6 +206,7 @@ func (r *Record) Done() {
 	r.once.Do(func() {
 		r.k.tr.complete(r.e)
 		r.k.inflight.release(r.size)
+		r.k.m.InFlight(r.k.inflight.load())
 		if !r.Timestamp.IsZero() {
 			r.k.m.EndToEnd(time.Since(r.Timestamp))
 		}
@@ -160,22 +222,30 @@ func (k *Kafka) Run(ctx context.Context, out chan<- pipeline.Item) error {
 		if fs.IsClientClosed() || ctx.Err() != nil {
 			return nil
 		}
+		tooLarge := false
 		fs.EachError(func(topic string, p int32, err error) {
 			if errors.Is(err, context.Canceled) {
 				return
 			}
+			if _, ok := responseTooLarge(err); ok {
+				tooLarge = true
+			}
 			k.log.Warn("kafka fetch error", "topic", topic, "partition", p, "err", err)
-		})
-		fs.EachPartition(func(p kgo.FetchTopicPartition) {
-			k.tr.setHighWatermark(p.Topic, p.Partition, p.HighWatermark)
 		})
 		var err error
 		fs.EachRecord(func(r *kgo.Record) {
 			if err != nil {
 				return
 			}
+			k.tr.polled(r.Topic, r.Partition, r.Offset+1)
 			err = k.feed(ctx, r, out)
 		})
+		// A batch too large to read stops its broker's fetches until it
+		// is moved past; tried at most every 2s.
+		if err == nil && tooLarge && time.Since(k.lastRescue) > 2*time.Second {
+			k.lastRescue = time.Now()
+			err = k.rescue(ctx, out)
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
@@ -187,7 +257,7 @@ func (k *Kafka) Run(ctx context.Context, out chan<- pipeline.Item) error {
 
 // feed decodes one record and sends it on, within the in-flight bounds.
 func (k *Kafka) feed(ctx context.Context, r *kgo.Record, out chan<- pipeline.Item) error {
-	size := int64(len(r.Value) + len(r.Key))
+	size := workingMemory(r)
 	if err := k.inflight.acquire(ctx, size); err != nil {
 		return err
 	}
@@ -210,6 +280,21 @@ func (k *Kafka) feed(ctx context.Context, r *kgo.Record, out chan<- pipeline.Ite
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// WorkingMemoryFactor is the working memory of a document in flight per
+// byte of its record: decoded and normalized text, tokens, shingle
+// hashes, sketch and verification buffers. Measured at about 19 for a
+// 16 MiB text (docs/operations.md, "Memory budget"); the in-flight byte
+// budget (kafka.max_inflight_bytes) is charged this much per record
+// byte, so that it bounds memory, not just record bytes. A record
+// charged more than the whole budget is still taken alone.
+const WorkingMemoryFactor = 16
+
+// workingMemory is what a record is charged against the in-flight byte
+// budget.
+func workingMemory(r *kgo.Record) int64 {
+	return WorkingMemoryFactor * int64(len(r.Value)+len(r.Key))
 }
 
 // contentType returns the record's content-type header, if any.
@@ -250,11 +335,15 @@ func (k *Kafka) revoked(ctx context.Context, _ *kgo.Client, revoked map[string][
 	abandoned := 0
 	if !k.closing.Load() {
 		abandoned = k.waitDrained(ctx, states)
+		// Bounded: the member must rejoin within the rebalance timeout.
+		cctx, cancel := context.WithTimeout(ctx, max(k.drain, time.Second))
+		if err := k.commit(cctx, states); err != nil {
+			k.log.Warn("commit on revocation failed", "err", err)
+		}
+		cancel()
 	} else {
+		// Closing: Close has committed what was done.
 		abandoned, _ = k.tr.pending(states)
-	}
-	if err := k.commit(ctx, states); err != nil {
-		k.log.Warn("commit on revocation failed", "err", err)
 	}
 	k.log.Info("partitions revoked", "partitions", fmt.Sprint(revoked), "abandoned_in_flight", abandoned)
 }
@@ -292,10 +381,68 @@ func (k *Kafka) lost(_ context.Context, _ *kgo.Client, lost map[string][]int32) 
 }
 
 // Commit commits, for every owned partition, the offset past its done
-// prefix, and updates the lag gauges.
+// prefix.
 func (k *Kafka) Commit(ctx context.Context) error {
-	k.tr.lags(k.m.Lag)
 	return k.commit(ctx, nil)
+}
+
+// RefreshLag sets the lag gauge of every owned partition to the lag as
+// the brokers measure it: the partition's end offset minus the group's
+// committed offset (minus the log start offset when nothing is
+// committed), read with two admin requests. It also refreshes the
+// in-flight gauges, so both fall back to 0 at idle.
+func (k *Kafka) RefreshLag(ctx context.Context) error {
+	k.m.InFlight(k.inflight.load())
+	owned := k.tr.owned()
+	if len(owned) == 0 {
+		return nil
+	}
+	adm := kadm.NewClient(k.cl)
+	ends, err := adm.ListEndOffsets(ctx, k.topic)
+	if err == nil {
+		err = ends.Error()
+	}
+	if err != nil {
+		return fmt.Errorf("consumer: kafka: lag: end offsets: %w", err)
+	}
+	committed, err := adm.FetchOffsets(ctx, k.group)
+	if err == nil {
+		err = committed.Error()
+	}
+	if err != nil {
+		return fmt.Errorf("consumer: kafka: lag: committed offsets: %w", err)
+	}
+	var starts kadm.ListedOffsets
+	for _, tp := range owned {
+		end, ok := ends.Lookup(tp.topic, tp.partition)
+		if !ok || end.Err != nil {
+			continue
+		}
+		from := int64(-1)
+		if c, ok := committed.Lookup(tp.topic, tp.partition); ok && c.At >= 0 {
+			from = c.At
+		} else {
+			if starts == nil {
+				if starts, err = adm.ListStartOffsets(ctx, k.topic); err != nil {
+					return fmt.Errorf("consumer: kafka: lag: start offsets: %w", err)
+				}
+			}
+			if s, ok := starts.Lookup(tp.topic, tp.partition); ok && s.Err == nil {
+				from = s.Offset
+			}
+		}
+		if from < 0 {
+			continue
+		}
+		if !k.tr.isOwned(tp) {
+			continue // revoked meanwhile: its series was removed
+		}
+		k.m.Lag(tp.topic, tp.partition, end.Offset-from)
+		if !k.tr.isOwned(tp) { // revoked while it was set
+			k.m.ForgetPartition(tp.topic, tp.partition)
+		}
+	}
+	return nil
 }
 
 func (k *Kafka) commit(ctx context.Context, states []*partState) error {
@@ -306,9 +453,10 @@ func (k *Kafka) commit(ctx context.Context, states []*partState) error {
 		return nil
 	}
 	var cerr error
+	failed := false // the request as a whole: nothing was committed
 	k.cl.CommitOffsetsSync(ctx, offsets, func(_ *kgo.Client, _ *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
 		if err != nil {
-			cerr = err
+			cerr, failed = err, true
 			return
 		}
 		for _, t := range resp.Topics {
@@ -320,7 +468,11 @@ func (k *Kafka) commit(ctx context.Context, states []*partState) error {
 			}
 		}
 	})
-	k.tr.committed(offsets, states)
+	if !failed {
+		// Partitions that failed were removed: they stay due and are
+		// committed again by the next commit.
+		k.tr.committed(offsets, states)
+	}
 	k.m.Commit(cerr)
 	if cerr != nil {
 		return fmt.Errorf("consumer: kafka: commit: %w", cerr)
@@ -329,18 +481,42 @@ func (k *Kafka) commit(ctx context.Context, states []*partState) error {
 }
 
 // Close commits what is done, leaves the group and closes the client,
-// within ctx. Records not done are not committed: the partitions' next
-// owners read them again.
+// within ctx: half of the time left for the commit, the rest for leaving
+// and closing. Records not done are not committed: the partitions' next
+// owners read them again. When ctx ends first (brokers that do not
+// answer), Close returns an error and the client's own close finishes in
+// the background, bounded by its request timeouts; nothing is committed
+// after Close returns.
 func (k *Kafka) Close(ctx context.Context) error {
 	k.closing.Store(true)
-	err := k.Commit(ctx)
+	cctx, cancel := ctx, context.CancelFunc(func() {})
+	if dl, ok := ctx.Deadline(); ok {
+		cctx, cancel = context.WithTimeout(ctx, time.Until(dl)/2)
+	}
+	err := k.Commit(cctx)
+	cancel()
 	if lerr := k.cl.LeaveGroupContext(ctx); lerr != nil && err == nil {
 		err = fmt.Errorf("consumer: kafka: leave group: %w", lerr)
 	}
-	k.cl.Close()
+	k.tr.detachAll()
+	go func() { // owned by Close; Closed reports its end
+		k.cl.Close()
+		k.closeOnce.Do(func() { close(k.closed) })
+	}()
+	select {
+	case <-k.closed:
+	case <-ctx.Done():
+		if err == nil {
+			err = fmt.Errorf("consumer: kafka: close: %w", ctx.Err())
+		}
+	}
 	k.joined.Store(false)
 	return err
 }
+
+// Closed is closed once the client started by Close has finished closing
+// (after Close returned, when the brokers do not answer).
+func (k *Kafka) Closed() <-chan struct{} { return k.closed }
 
 // Abort gives everything up without committing and closes the client, as
 // a crash would (the group moves the partitions on at once).
@@ -348,5 +524,6 @@ func (k *Kafka) Abort() {
 	k.closing.Store(true)
 	k.tr.detachAll()
 	k.cl.Close()
+	k.closeOnce.Do(func() { close(k.closed) })
 	k.joined.Store(false)
 }

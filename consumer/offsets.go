@@ -32,7 +32,7 @@ type partState struct {
 	next     kgo.EpochOffset
 	hasNext  bool  // next is set: something was done since assignment
 	done     int64 // committed offset known to the group (−1: none yet)
-	hwm      int64 // high watermark from the last fetch (−1: unknown)
+	pos      int64 // one past the last record polled (−1: none since assignment)
 	detached bool
 }
 
@@ -55,7 +55,7 @@ func (t *tracker) assign(topic string, partitions []int32) {
 	for _, p := range partitions {
 		tp := topicPartition{topic, p}
 		if _, ok := t.parts[tp]; !ok {
-			t.parts[tp] = &partState{tp: tp, done: -1, hwm: -1}
+			t.parts[tp] = &partState{tp: tp, done: -1, pos: -1}
 		}
 	}
 }
@@ -182,35 +182,41 @@ func (t *tracker) committed(offsets map[string]map[int32]kgo.EpochOffset, states
 	}
 }
 
-// setHighWatermark records a partition's high watermark from a fetch.
-func (t *tracker) setHighWatermark(topic string, partition int32, hwm int64) {
+// polled records that the consumer's position in a partition is next.
+func (t *tracker) polled(topic string, partition int32, next int64) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if ps, ok := t.parts[topicPartition{topic, partition}]; ok {
-		ps.hwm = hwm
+	if ps, ok := t.parts[topicPartition{topic, partition}]; ok && next > ps.pos {
+		ps.pos = next
 	}
 }
 
-// lags returns, per tracked partition with a known high watermark, the
-// records not yet committed: the high watermark minus the next offset to
-// commit (or the oldest record in flight, or the committed offset).
-func (t *tracker) lags(fn func(topic string, partition int32, lag int64)) {
+// position returns one past the last record polled from tp since its
+// assignment, −1 when none was (or tp is not owned).
+func (t *tracker) position(tp topicPartition) int64 {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for _, ps := range t.parts {
-		if ps.hwm < 0 {
-			continue
-		}
-		from := ps.done
-		switch {
-		case ps.hasNext:
-			from = ps.next.Offset
-		case len(ps.queue) > 0:
-			from = ps.queue[0].offset
-		}
-		if from < 0 {
-			continue
-		}
-		fn(ps.tp.topic, ps.tp.partition, ps.hwm-from)
+	if ps, ok := t.parts[tp]; ok {
+		return ps.pos
 	}
+	return -1
+}
+
+// owned returns the tracked partitions.
+func (t *tracker) owned() []topicPartition {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([]topicPartition, 0, len(t.parts))
+	for tp := range t.parts {
+		out = append(out, tp)
+	}
+	return out
+}
+
+// isOwned reports whether tp is tracked.
+func (t *tracker) isOwned(tp topicPartition) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	_, ok := t.parts[tp]
+	return ok
 }

@@ -56,6 +56,13 @@ func TestCompose(t *testing.T) {
 		}
 		return s
 	}
+	// Issue 24, point 5: Redis ran without persistence, so a restart
+	// emptied the index silently. It keeps an append-only file on a
+	// named volume.
+	if r := svc("redis"); !slices.Contains(r.Command, "--appendonly") || r.Command[slices.Index(r.Command, "--appendonly")+1] != "yes" ||
+		!slices.ContainsFunc(r.Volumes, func(v types.ServiceVolumeConfig) bool { return v.Type == types.VolumeTypeVolume && v.Target == "/data" }) {
+		t.Errorf("redis: command %q, volumes %v: want --appendonly yes and a named volume at /data", r.Command, r.Volumes)
+	}
 	for _, s := range p.Services {
 		if s.Image == "" || (!strings.Contains(s.Image, ":") && s.Build == nil) {
 			t.Errorf("%s: image %q: pin a tag", s.Name, s.Image)

@@ -72,7 +72,9 @@ func parseURL(rawURL string, o Options) (cfg RedisConfig, memory bool, err error
 	}
 	u, err := url.Parse(rawURL)
 	if err != nil {
-		return cfg, false, bad("%v", err)
+		// url.Parse's error quotes the URL and the part it stopped at,
+		// which may be the password.
+		return cfg, false, bad("does not parse as a URL (percent-encode @ / : %% and spaces in the user and password)")
 	}
 	tlsOn := false
 	switch u.Scheme {
@@ -167,10 +169,27 @@ func parseURL(rawURL string, o Options) (cfg RedisConfig, memory bool, err error
 }
 
 // redactURL hides the password of a URL in error messages.
-func redactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil || u.User == nil {
+func redactURL(s string) string { return RedactURL(s) }
+
+// RedactURL returns s, an index URL, with its user information masked,
+// whether or not s parses: everything between the scheme's "//" (or the
+// start of s) and the last '@' before the query becomes "xxxxx". It masks
+// the user and password of redis://user:pass@host, the password of the
+// password-only form redis://PASSWORD@host, and passwords holding '@',
+// '/' or ':' that were not percent-encoded (which make the URL
+// unparsable). Strings without an '@' are returned unchanged.
+func RedactURL(s string) string {
+	start := 0
+	if i := strings.Index(s, "://"); i >= 0 {
+		start = i + 3
+	}
+	rest := s[start:]
+	if q := strings.IndexByte(rest, '?'); q >= 0 {
+		rest = rest[:q]
+	}
+	at := strings.LastIndexByte(rest, '@')
+	if at < 0 {
 		return s
 	}
-	return u.Redacted()
+	return s[:start] + "xxxxx" + s[start+at:]
 }

@@ -51,6 +51,8 @@ type Metrics struct {
 	commitErrors  prometheus.Counter
 	inflightRecs  prometheus.Gauge
 	inflightBytes prometheus.Gauge
+	stalled       prometheus.Gauge
+	maintenance   prometheus.Counter
 	ready         prometheus.Gauge
 }
 
@@ -114,7 +116,7 @@ func New(reg prometheus.Registerer, version string) *Metrics {
 		}),
 		lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "neardup_consumer_lag_records",
-			Help: "Records of an assigned input partition not yet decided and committed: the partition's high watermark minus the next offset to commit.",
+			Help: "Lag of an assigned input partition as the brokers measure it: its end offset minus the group's committed offset (log start offset when none), read from the brokers every commit interval (1-10 s), idle or not.",
 		}, []string{"topic", "partition"}),
 		rebalances: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "neardup_rebalances_total",
@@ -144,6 +146,14 @@ func New(reg prometheus.Registerer, version string) *Metrics {
 			Name: "neardup_inflight_bytes",
 			Help: "Bytes of record values read but not yet decided and acknowledged.",
 		}),
+		stalled: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "neardup_consumer_stalled_partitions",
+			Help: "Owned input partitions that cannot advance: a record batch too large to read that could not be moved past (see kafka.max_record_bytes). Non-zero makes /readyz answer 503.",
+		}),
+		maintenance: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "neardup_index_maintenance_total",
+			Help: "Completed runs of the index's periodic maintenance (Redis: expiries of closed generations), hourly.",
+		}),
 		ready: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "neardup_ready",
 			Help: "1 while /readyz answers 200 (Kafka and the index reachable, group joined).",
@@ -158,7 +168,7 @@ func New(reg prometheus.Registerer, version string) *Metrics {
 	m.indexUp.Set(1)
 	reg.MustRegister(m.documents, m.replays, m.corrections, m.deadLetters, m.candidates, m.verifications,
 		m.truncated, m.stage, m.endToEnd, m.indexErrors, m.indexRetries, m.indexUp, m.lag, m.rebalances,
-		m.produced, m.produceErrors, m.commits, m.commitErrors, m.inflightRecs, m.inflightBytes, m.ready, info)
+		m.produced, m.produceErrors, m.commits, m.commitErrors, m.inflightRecs, m.inflightBytes, m.stalled, m.maintenance, m.ready, info)
 	// Label values known in advance are created now, so a dashboard
 	// shows them at zero before the first event.
 	for _, k := range []string{"unique", "exact", "near", "partial"} {
@@ -329,6 +339,22 @@ func (m *Metrics) InFlight(records, bytes int64) {
 	}
 	m.inflightRecs.Set(float64(records))
 	m.inflightBytes.Set(float64(bytes))
+}
+
+// Stalled sets the number of input partitions that cannot advance.
+func (m *Metrics) Stalled(n int) {
+	if m == nil {
+		return
+	}
+	m.stalled.Set(float64(n))
+}
+
+// Maintenance counts a completed index maintenance run (err nil).
+func (m *Metrics) Maintenance(err error) {
+	if m == nil || err != nil {
+		return
+	}
+	m.maintenance.Inc()
 }
 
 // Ready sets the readiness gauge.

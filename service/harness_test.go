@@ -25,6 +25,9 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv(memberEnv) != "" {
+		os.Exit(runMember())
+	}
 	goleak.VerifyTestMain(m,
 		// go-redis and franz-go close their pools asynchronously.
 		goleak.IgnoreTopFunction("github.com/redis/go-redis/v9/internal/pool.(*ConnPool).reaper"),

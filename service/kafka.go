@@ -143,6 +143,43 @@ func checkKafka(ctx context.Context, cl *kgo.Client, k config.Kafka, sw *saslWat
 	return nil
 }
 
+// maxMessageBytes returns a topic's max.message.bytes (the topic's own
+// setting, else the broker's).
+func maxMessageBytes(ctx context.Context, cl *kgo.Client, topic string) (int, error) {
+	rcs, err := kadm.NewClient(cl).DescribeTopicConfigs(ctx, topic)
+	if err != nil {
+		return 0, err
+	}
+	rc, err := rcs.On(topic, nil)
+	if err != nil {
+		return 0, err
+	}
+	if rc.Err != nil {
+		return 0, rc.Err
+	}
+	// Kafka reports the topic key with the broker's value as its source
+	// when the topic has none of its own; some brokers (kfake) list the
+	// broker's message.max.bytes beside the topic key's default instead.
+	var topicKey, brokerKey *string
+	for _, c := range rc.Configs {
+		switch {
+		case c.Key == "max.message.bytes" && c.Source == kmsg.ConfigSourceDynamicTopicConfig && c.Value != nil:
+			return strconv.Atoi(*c.Value)
+		case c.Key == "max.message.bytes":
+			topicKey = c.Value
+		case c.Key == "message.max.bytes":
+			brokerKey = c.Value
+		}
+	}
+	if brokerKey != nil {
+		return strconv.Atoi(*brokerKey)
+	}
+	if topicKey != nil {
+		return strconv.Atoi(*topicKey)
+	}
+	return 0, fmt.Errorf("topic %s: no max.message.bytes", topic)
+}
+
 // describeKafkaError says what failed against which brokers. With SASL, an
 // authentication failure (the error itself, or a failed SASL exchange seen
 // by the client: brokers may just close the connection) names the

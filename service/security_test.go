@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"math/big"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -219,4 +220,40 @@ func (l *lockedBuilder) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// Issue 24, point 7: a Redis password in the password-only form
+// redis://PASSWORD@host, or in a URL that does not parse, was printed
+// raw by the start-up log and errors. Every form is masked now.
+func TestSecretsNotPrintedAnyURLForm(t *testing.T) {
+	cl := startKafka(t, 1)
+	for _, tt := range []struct{ name, url string }{
+		{"password-only", "redis://s3cret-A1@127.0.0.1:1/0"},
+		{"empty-user", "redis://:s3cret-A1@127.0.0.1:1/0"},
+		{"user-and-password", "redis://alice:s3cret-A1@127.0.0.1:1/0"},
+		{"unparsable-at-and-slash", "redis://:s3cret-A1/x@y@127.0.0.1:1/0"},
+		{"unparsable-percent", "redis://:s3cret-A1%zz@127.0.0.1:1/0"},
+		{"cluster", "redis+cluster://alice:s3cret-A1@127.0.0.1:1,127.0.0.1:2"},
+		{"tls", "rediss://s3cret-A1@127.0.0.1:1/0?namespace=n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := loadConfig(t, cl.Brokers, "index.url", tt.url)
+			_, _, err := pipeline.OpenStore(context.Background(), c, "test")
+			if err == nil {
+				t.Fatal("opening an index on a closed port succeeded")
+			}
+			if strings.Contains(err.Error(), "s3cret") {
+				t.Errorf("error shows the password: %v", err)
+			}
+			var logs lockedBuilder
+			in := startLogged(t, c, memoryStore(t, c), slog.New(slog.NewJSONHandler(&logs, nil)))
+			in.waitReady(t, http.StatusOK, 30*time.Second)
+			if err := in.stop(t); err != nil {
+				t.Fatal(err)
+			}
+			if l := logs.String(); strings.Contains(l, "s3cret") || !strings.Contains(l, "xxxxx@") {
+				t.Errorf("start-up log shows the password or no masked URL:\n%s", l)
+			}
+		})
+	}
 }

@@ -71,6 +71,10 @@ type Options struct {
 	Gatherer   prometheus.Gatherer
 	Logger     *slog.Logger
 	Version    string
+	// MaintainInterval is how often the index's maintenance runs when
+	// the store has any (index.Redis: expiries of closed generations, so
+	// an idle namespace still expires); 0 is hourly.
+	MaintainInterval time.Duration
 }
 
 // Service is one neardup serve instance. Create it with New and call Run
@@ -96,10 +100,15 @@ type Service struct {
 	closeOnce sync.Once
 
 	docs, dead, completed atomic.Int64
+	snkClosed             chan struct{} // the producer's close has finished (finish)
+	maintainEvery         time.Duration
 }
 
 // pinger is the optional health check of an index.Store.
 type pinger interface{ Ping(context.Context) error }
+
+// maintainer is the optional periodic maintenance of an index.Store.
+type maintainer interface{ Maintain(context.Context) error }
 
 // New validates the configuration, creates the Kafka clients, checks the
 // brokers and topics, and opens the HTTP listener. It fails with an error
@@ -117,7 +126,11 @@ func New(ctx context.Context, o Options) (*Service, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Service{cfg: c, store: o.Store, log: log, kill: make(chan struct{})}
+	s := &Service{cfg: c, store: o.Store, log: log, kill: make(chan struct{}), snkClosed: make(chan struct{}),
+		maintainEvery: o.MaintainInterval}
+	if s.maintainEvery <= 0 {
+		s.maintainEvery = time.Hour
+	}
 	s.indexUp.Store(true)
 	if o.Registerer != nil {
 		s.m = metrics.New(o.Registerer, o.Version)
@@ -148,23 +161,38 @@ func New(ctx context.Context, o Options) (*Service, error) {
 		return opts
 	}
 	k := c.Kafka
-	s.snk, err = sink.NewKafka(sink.KafkaConfig{
-		Client: withHooks("producer"), EventsTopic: k.OutputTopic, DeadLetterTopic: k.DeadLetterTopic,
-		UniqueTopic: k.UniqueTopic, DeliveryTimeout: k.ProduceTimeout, Metrics: s.m,
-	})
+	pingCtx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	admin, err := kgo.NewClient(base...)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrKafka, err)
+	}
+	err = checkKafka(pingCtx, admin, k, lg)
+	dlMax := 0
+	if err == nil {
+		dlMax, err = maxMessageBytes(pingCtx, admin, k.DeadLetterTopic)
+		if err != nil {
+			log.Warn("cannot read the dead-letter topic's max.message.bytes; dead letters over 1000012 bytes are cut", "topic", k.DeadLetterTopic, "err", err)
+			err = nil
+		}
+	}
+	admin.Close()
 	if err != nil {
 		return nil, err
 	}
-	pingCtx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	defer cancel()
-	if err := checkKafka(pingCtx, s.snk.Client(), k, lg); err != nil {
-		s.snk.Close()
+	s.snk, err = sink.NewKafka(sink.KafkaConfig{
+		Client: withHooks("producer"), EventsTopic: k.OutputTopic, DeadLetterTopic: k.DeadLetterTopic,
+		UniqueTopic: k.UniqueTopic, DeliveryTimeout: k.ProduceTimeout, DeadLetterMaxBytes: dlMax, DeadLetterClient: withHooks("dead_letters"), Metrics: s.m,
+	})
+	if err != nil {
 		return nil, err
 	}
 	s.src, err = consumer.NewKafka(consumer.KafkaConfig{
 		Client: withHooks("consumer"), Topic: k.InputTopic, Group: k.Group, FromEnd: k.StartOffset == "latest",
 		MaxBytes: c.Sketch.MaxBytes, MaxInflightRecords: k.MaxInflightRecords, MaxInflightBytes: k.MaxInflightBytes,
-		DrainTimeout: k.ShutdownTimeout, Metrics: s.m, Logger: log,
+		MaxRecordBytes: k.MaxRecordBytes, ProbeClient: base, DrainTimeout: k.ShutdownTimeout,
+		SessionTimeout: k.SessionTimeout, RebalanceTimeout: k.RebalanceTimeout, HeartbeatInterval: k.HeartbeatInterval,
+		InstanceID: k.InstanceID, Metrics: s.m, Logger: log,
 	})
 	if err != nil {
 		s.snk.Close()
@@ -231,6 +259,9 @@ func (s *Service) notReady() []string {
 		}
 		why = append(why, msg)
 	}
+	if n := s.src.Stalled(); n > 0 {
+		why = append(why, fmt.Sprintf("%d input partition(s) cannot advance (record batch too large to read; see the logs)", n))
+	}
 	if !s.src.Joined() {
 		why = append(why, "consumer group not joined")
 	}
@@ -262,12 +293,28 @@ func (s *Service) Kill() {
 	})
 }
 
+// WaitClosed waits, after Run returned, until the Kafka clients have
+// finished closing: when the brokers stop answering, Run returns at its
+// deadline and the clients' closes go on in the background, bounded by
+// their request timeouts. The serve command exits without waiting.
+func (s *Service) WaitClosed(ctx context.Context) error {
+	for _, ch := range []<-chan struct{}{s.src.Closed(), s.snkClosed} {
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
 // Close releases what New acquired, for a Service whose Run is never
 // called.
 func (s *Service) Close() {
 	s.closeOnce.Do(func() {
 		s.src.Abort()
 		s.snk.Close()
+		close(s.snkClosed)
 		if s.ln != nil {
 			s.ln.Close()
 		}
@@ -281,7 +328,7 @@ func (s *Service) Close() {
 func (s *Service) Run(ctx context.Context) error {
 	k := s.cfg.Kafka
 	s.log.Info("neardup serve starting", "input_topic", k.InputTopic, "group", k.Group, "output_topic", k.OutputTopic,
-		"index", redactedIndex(s.cfg), "http", s.Addr(), "config", s.cfg.Redacted())
+		"index", redactedIndex(s.cfg), "http", s.Addr(), "config", redactedConfig(s.cfg))
 	if strings.HasPrefix(s.cfg.Index.URL, "memory") {
 		s.log.Warn("index.url=memory: this instance keeps its own index; instances of one group must share a Redis index to see each other's documents")
 	}
@@ -361,6 +408,10 @@ func (s *Service) Run(ctx context.Context) error {
 	})
 	g.Go(func() error { s.loop(gctx, finished, k.CommitInterval, s.commit); return nil })
 	g.Go(func() error { s.loop(gctx, finished, 2*time.Second, s.check); return nil })
+	g.Go(func() error { s.loop(gctx, finished, lagInterval(k.CommitInterval), s.lag); return nil })
+	if _, ok := s.store.(maintainer); ok {
+		g.Go(func() error { s.loop(gctx, finished, s.maintainEvery, s.maintain); return nil })
+	}
 	if s.srv != nil {
 		g.Go(func() error {
 			err := s.srv.Serve(s.ln)
@@ -387,18 +438,31 @@ func (s *Service) Run(ctx context.Context) error {
 	return s.finish(ctx, err, deadline.Load())
 }
 
-// finish commits what is done, leaves the group and closes the clients.
+// finish commits what is done, leaves the group and closes the clients,
+// within finishTimeout whatever the brokers do.
 func (s *Service) finish(ctx context.Context, err error, deadline bool) error {
 	s.closeOnce.Do(func() {
-		defer s.snk.Close()
 		if s.killed.Load() {
 			s.src.Abort()
+			s.snk.Close()
+			close(s.snkClosed)
 			return
 		}
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), finishTimeout-2*time.Second)
 		defer cancel()
 		if cerr := s.src.Close(cctx); cerr != nil {
 			s.log.Warn("final commit", "err", cerr)
+		}
+		// The producer's close fails what is not acknowledged; bounded
+		// like the consumer's.
+		go func() { // owned by finish; WaitClosed waits for it
+			defer close(s.snkClosed)
+			s.snk.Close()
+		}()
+		select {
+		case <-s.snkClosed:
+		case <-time.After(time.Second):
+			s.log.Warn("producer close abandoned after 1s (brokers not answering)")
 		}
 	})
 	if s.killed.Load() {
@@ -411,6 +475,11 @@ func (s *Service) finish(ctx context.Context, err error, deadline bool) error {
 	s.log.Info("neardup serve stopped", "documents", s.docs.Load(), "dead_letters", s.dead.Load(), "err", err)
 	return err
 }
+
+// finishTimeout bounds the final commit, the leave and the clients'
+// close after the records in flight are done or abandoned: Run returns
+// within kafka.shutdown_timeout + finishTimeout of the shutdown.
+const finishTimeout = 5 * time.Second
 
 // loop calls fn every interval until finished or ctx ends.
 func (s *Service) loop(ctx context.Context, finished <-chan struct{}, every time.Duration, fn func(context.Context)) {
@@ -434,6 +503,36 @@ func (s *Service) commit(ctx context.Context) {
 	}
 }
 
+// lagInterval is how often the lag is read from the brokers: with the
+// commits, between 1 s and 10 s.
+func lagInterval(commit time.Duration) time.Duration {
+	return min(max(commit, time.Second), 10*time.Second)
+}
+
+func (s *Service) lag(ctx context.Context) {
+	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := s.src.RefreshLag(cctx); err != nil && ctx.Err() == nil {
+		s.log.Warn("consumer lag not refreshed", "err", err)
+	}
+}
+
+// maintain runs the index's maintenance; a failure is logged and retried
+// at the next interval (the index's own expiry goes on with the writes).
+func (s *Service) maintain(ctx context.Context) {
+	cctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	err := s.store.(maintainer).Maintain(cctx)
+	if err != nil && ctx.Err() == nil {
+		s.log.Warn("index maintenance failed; retried at the next interval", "every", s.maintainEvery, "err", err)
+		if errors.Is(err, index.ErrUnavailable) {
+			s.indexHealth(err)
+		}
+		return
+	}
+	s.m.Maintenance(err)
+}
+
 // check pings Kafka and the index for /readyz.
 func (s *Service) check(ctx context.Context) {
 	cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
@@ -454,7 +553,17 @@ func (s *Service) check(ctx context.Context) {
 	s.m.IndexUp(s.indexUp.Load())
 }
 
-func redactedIndex(c *config.Config) string {
-	v, _ := c.Display("index.url")
-	return v
+func redactedIndex(c *config.Config) string { return index.RedactURL(c.Index.URL) }
+
+// redactedConfig is the configuration as printed in the start-up log:
+// secrets masked, and the user information of every URL value masked
+// whatever its form (index.RedactURL).
+func redactedConfig(c *config.Config) map[string]string {
+	m := c.Redacted()
+	for k, v := range m {
+		if strings.Contains(v, "@") {
+			m[k] = index.RedactURL(v)
+		}
+	}
+	return m
 }

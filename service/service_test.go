@@ -7,13 +7,16 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/segmentio/kafka-go"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/neardup/neardup/consumer"
+	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/internal/kafkatest"
 	"github.com/neardup/neardup/internal/synth"
 	"github.com/neardup/neardup/pipeline"
@@ -230,5 +233,49 @@ func TestServeDeadLetters(t *testing.T) {
 	}
 	if total != int64(len(msgs)) {
 		t.Errorf("committed %d of %d records", total, len(msgs))
+	}
+}
+
+// maintained is an index that counts its maintenance runs.
+type maintained struct {
+	index.Store
+	runs atomic.Int64
+}
+
+func (m *maintained) Maintain(context.Context) error { m.runs.Add(1); return nil }
+
+// Issue 24, point 7: serve never ran the index's maintenance (the Redis
+// index's Maintain, which expires closed generations of an idle
+// namespace). A store that has it is now maintained periodically.
+func TestServeMaintainsIndex(t *testing.T) {
+	cl := startKafka(t, 1)
+	c := loadConfig(t, cl.Brokers)
+	st := &maintained{Store: memoryStore(t, c)}
+	pc, err := pipeline.FromConfig(c, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := prometheus.NewRegistry()
+	svc, err := New(context.Background(), Options{Config: c, Pipeline: pc, Store: st, Registerer: reg, Gatherer: reg,
+		MaintainInterval: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- svc.Run(ctx) }() // owned: waited for below
+	deadline := time.Now().Add(30 * time.Second)
+	for st.runs.Load() < 3 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if n := st.runs.Load(); n < 3 {
+		t.Errorf("maintenance ran %d times in 30s at a 50ms interval", n)
+	}
+	if v := counterValue(t, reg, "neardup_index_maintenance_total", ""); v < 3 {
+		t.Errorf("neardup_index_maintenance_total = %v", v)
 	}
 }

@@ -22,6 +22,10 @@ const (
 	HeaderSourceTopic     = "neardup.source.topic"
 	HeaderSourcePartition = "neardup.source.partition"
 	HeaderSourceOffset    = "neardup.source.offset"
+	// HeaderSourceSize is the size of the input record's value in bytes
+	// (for a record batch too large to read, the size of the batch, and
+	// the dead letter has no key, value or other header of the input).
+	HeaderSourceSize = "neardup.source.size"
 	// HeaderTruncated is set (to the original value's length) on a dead
 	// letter whose value had to be cut because the topic refused it whole.
 	HeaderTruncated = "neardup.truncated"
@@ -45,7 +49,16 @@ type KafkaConfig struct {
 	// DeliveryTimeout bounds the client's retries of one record before
 	// its produce fails (default 30s).
 	DeliveryTimeout time.Duration
-	Metrics         *metrics.Metrics
+	// DeadLetterMaxBytes is the largest record the dead-letter topic takes
+	// (its max.message.bytes); 0: Kafka's default, 1000012. Dead letters
+	// up to it keep the input's whole value; a larger one keeps the part
+	// of its value that fits (header neardup.truncated).
+	DeadLetterMaxBytes int
+	// DeadLetterClient holds the connection options of the dead-letter
+	// client when it is one of its own (hooks must not be shared between
+	// clients); nil: Client.
+	DeadLetterClient []kgo.Opt
+	Metrics          *metrics.Metrics
 }
 
 // Kafka produces the pipeline's outputs: events (key: the document id;
@@ -57,9 +70,15 @@ type KafkaConfig struct {
 // own goroutines until Close.
 type Kafka struct {
 	cl                   *kgo.Client
+	dl                   *kgo.Client // dead letters: cl, or a client whose batches may reach dlMax
+	dlMax                int
 	events, dead, unique string
 	m                    *metrics.Metrics
 }
+
+// defaultMaxMessageBytes is Kafka's default max.message.bytes, and
+// franz-go's default producer batch limit.
+const defaultMaxMessageBytes = 1000012
 
 // NewKafka creates the producer client.
 func NewKafka(cfg KafkaConfig) (*Kafka, error) {
@@ -79,7 +98,24 @@ func NewKafka(cfg KafkaConfig) (*Kafka, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sink: kafka: %w", err)
 	}
-	return &Kafka{cl: cl, events: cfg.EventsTopic, dead: cfg.DeadLetterTopic, unique: cfg.UniqueTopic, m: cfg.Metrics}, nil
+	k := &Kafka{cl: cl, dl: cl, dlMax: defaultMaxMessageBytes, events: cfg.EventsTopic, dead: cfg.DeadLetterTopic, unique: cfg.UniqueTopic, m: cfg.Metrics}
+	if cfg.DeadLetterMaxBytes > defaultMaxMessageBytes {
+		// The producer batch limit applies to every topic of a client,
+		// and a batch over a topic's limit fails whole: dead letters get
+		// a client of their own.
+		k.dlMax = min(cfg.DeadLetterMaxBytes, 1<<30)
+		dlOpts := cfg.DeadLetterClient
+		if dlOpts == nil {
+			dlOpts = cfg.Client
+		}
+		dlOpts = append(append([]kgo.Opt{}, dlOpts...), opts[len(cfg.Client):]...)
+		k.dl, err = kgo.NewClient(append(dlOpts, kgo.ProducerBatchMaxBytes(int32(k.dlMax)))...)
+		if err != nil {
+			cl.Close()
+			return nil, fmt.Errorf("sink: kafka: %w", err)
+		}
+	}
+	return k, nil
 }
 
 // Client returns the underlying client (for pings and admin requests).
@@ -131,11 +167,15 @@ func (k *Kafka) Write(ctx context.Context, o pipeline.Output, in *kgo.Record, do
 	start := time.Now()
 	for i, r := range recs {
 		role := roles[i]
-		k.cl.Produce(ctx, r, func(r *kgo.Record, err error) {
+		cl := k.cl
+		if role == RoleDeadLetters {
+			cl = k.dl
+		}
+		cl.Produce(ctx, r, func(r *kgo.Record, err error) {
 			if err != nil && role == RoleDeadLetters && errors.Is(err, kerr.MessageTooLarge) {
-				// The topic refuses the record whole: keep its start and
+				// The topic refuses the record whole: keep what fits and
 				// say so; the headers locate the original.
-				k.cl.Produce(ctx, truncated(r, in), func(_ *kgo.Record, err error) {
+				k.dl.Produce(ctx, truncated(r, in, k.dlMax), func(_ *kgo.Record, err error) {
 					k.acked(role, start, err, agg)
 				})
 				return
@@ -187,15 +227,31 @@ func deadLetter(topic string, dl *pipeline.DeadLetter, in *kgo.Record) *kgo.Reco
 		kgo.RecordHeader{Key: HeaderSourcePartition, Value: []byte(strconv.Itoa(int(in.Partition)))},
 		kgo.RecordHeader{Key: HeaderSourceOffset, Value: []byte(strconv.FormatInt(in.Offset, 10))},
 	)
+	if !hasHeader(in.Headers, HeaderSourceSize) {
+		h = append(h, kgo.RecordHeader{Key: HeaderSourceSize, Value: []byte(strconv.Itoa(len(in.Value)))})
+	}
 	return &kgo.Record{Topic: topic, Key: in.Key, Value: in.Value, Headers: h}
 }
 
-// truncated is a dead letter cut to pipeline.MaxRawBytes of its value.
-func truncated(r, in *kgo.Record) *kgo.Record {
-	return &kgo.Record{
-		Topic: r.Topic, Key: r.Key, Value: r.Value[:min(len(r.Value), pipeline.MaxRawBytes)],
-		Headers: append(cloneHeaders(r.Headers), kgo.RecordHeader{Key: HeaderTruncated, Value: []byte(strconv.Itoa(len(in.Value)))}),
+// truncated is a dead letter cut to what fits in a record of limit bytes
+// (what its key, headers and the batch framing leave), at least
+// pipeline.MaxRawBytes of its value.
+func truncated(r, in *kgo.Record, limit int) *kgo.Record {
+	h := append(cloneHeaders(r.Headers), kgo.RecordHeader{Key: HeaderTruncated, Value: []byte(strconv.Itoa(len(in.Value)))})
+	room := limit - len(r.Key) - 1024 // batch and record framing, varints
+	for _, x := range h {
+		room -= len(x.Key) + len(x.Value) + 10
 	}
+	return &kgo.Record{Topic: r.Topic, Key: r.Key, Value: r.Value[:min(len(r.Value), max(room, pipeline.MaxRawBytes))], Headers: h}
+}
+
+func hasHeader(hs []kgo.RecordHeader, key string) bool {
+	for _, h := range hs {
+		if h.Key == key {
+			return true
+		}
+	}
+	return false
 }
 
 func cloneHeaders(h []kgo.RecordHeader) []kgo.RecordHeader {
@@ -207,8 +263,18 @@ func (k *Kafka) Flush(ctx context.Context) error {
 	if err := k.cl.Flush(ctx); err != nil {
 		return fmt.Errorf("sink: kafka: flush: %w", err)
 	}
+	if k.dl != k.cl {
+		if err := k.dl.Flush(ctx); err != nil {
+			return fmt.Errorf("sink: kafka: flush dead letters: %w", err)
+		}
+	}
 	return nil
 }
 
-// Close closes the client; records not yet acknowledged fail.
-func (k *Kafka) Close() { k.cl.Close() }
+// Close closes the clients; records not yet acknowledged fail.
+func (k *Kafka) Close() {
+	if k.dl != k.cl {
+		k.dl.Close()
+	}
+	k.cl.Close()
+}

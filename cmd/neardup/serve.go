@@ -7,13 +7,18 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"net/http"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/neardup/neardup/config"
+	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/service"
 )
 
@@ -59,27 +64,125 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 		return fmt.Errorf("%w: %w", errUsage, err)
 	}
 	log := newLogger(stderr, cfg.Log)
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-
-	pc, store, err := openStore(ctx, &cfg)
-	if err != nil {
+	// go-redis logs through a package-level logger (failed dials,
+	// cluster reloads) whose only hook is the global redis.SetLogger.
+	// The command is the one owner of the process's logging, so it is
+	// set here, once, and never in a library package; without it those
+	// lines would be plain text inside serve's JSON log stream.
+	redis.SetLogger(redisLogger{log})
+	svc, store, err := startService(ctx, &cfg, log)
+	if err != nil || svc == nil { // svc nil: stopped while starting
 		return err
 	}
 	defer store.Close()
+	return svc.Run(ctx)
+}
+
+// startService opens the index and creates the service, retrying while
+// the index or the Kafka cluster cannot be reached (index.retry: serve
+// waits for its dependencies and reports not ready meanwhile): /healthz
+// answers 200 and /readyz 503 naming what is awaited on http.addr. Bad
+// configuration is not retried. It returns a nil service, and no error,
+// when ctx ends first.
+func startService(ctx context.Context, cfg *config.Config, log *slog.Logger) (*service.Service, index.Store, error) {
+	var waiting atomic.Pointer[string]
+	backoff := time.Second
+	for {
+		svc, store, err := tryStart(ctx, cfg, log)
+		if err == nil || errors.Is(err, errUsage) || !retryableAtStart(err) {
+			return svc, store, err
+		}
+		msg := err.Error()
+		waiting.Store(&msg)
+		// Between attempts a start-up endpoint holds http.addr; the
+		// service listens on it itself, so it is handed over for each
+		// attempt.
+		stop := func() {}
+		if cfg.HTTP.Addr != "" {
+			var addr string
+			var lerr error
+			if stop, addr, lerr = serveStartup(cfg.HTTP.Addr, &waiting); lerr != nil {
+				return nil, nil, lerr
+			}
+			log.Info("neardup serve waiting for its dependencies; /readyz answers 503 meanwhile", "http", addr)
+		}
+		log.Warn("dependency unavailable at start; retrying", "in", backoff, "err", err)
+		select {
+		case <-ctx.Done():
+			stop()
+			log.Info("neardup serve stopped while starting")
+			return nil, nil, nil
+		case <-time.After(backoff):
+		}
+		stop()
+		backoff = min(2*backoff, 30*time.Second)
+	}
+}
+
+// tryStart opens the index and creates the service once.
+func tryStart(ctx context.Context, cfg *config.Config, log *slog.Logger) (*service.Service, index.Store, error) {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	pc, store, err := openStore(ctx, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
 	svc, err := service.New(ctx, service.Options{
-		Config: &cfg, Pipeline: pc, Store: store, Registerer: reg, Gatherer: reg, Logger: log, Version: version,
+		Config: cfg, Pipeline: pc, Store: store, Registerer: reg, Gatherer: reg, Logger: log, Version: version,
 	})
 	if err != nil {
+		store.Close()
 		if errors.Is(err, config.ErrInvalid) {
-			return fmt.Errorf("%w: %w", errUsage, err)
+			return nil, nil, fmt.Errorf("%w: %w", errUsage, err)
 		}
-		return err
+		return nil, nil, err
 	}
-	if err := svc.Run(ctx); err != nil {
-		return err
+	return svc, store, nil
+}
+
+// retryableAtStart reports whether a start-up failure is a dependency
+// that may come back: the index or the Kafka cluster unreachable.
+func retryableAtStart(err error) bool {
+	return errors.Is(err, index.ErrUnavailable) || errors.Is(err, service.ErrKafka)
+}
+
+// serveStartup serves /healthz (200) and /readyz (503 with what is
+// awaited) on addr until stop is called; stop waits for the server.
+func serveStartup(addr string, waiting *atomic.Pointer[string]) (stop func(), bound string, err error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, "", fmt.Errorf("%w: http.addr %s: %w", errUsage, addr, err)
 	}
-	return nil
+	mux := http.NewServeMux()
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
+	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		msg := "starting"
+		if p := waiting.Load(); p != nil {
+			msg += ": " + *p
+		}
+		fmt.Fprintln(w, "not ready: "+msg)
+	})
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	done := make(chan struct{})
+	go func() { // owned by stop
+		defer close(done)
+		_ = srv.Serve(ln) // ErrServerClosed after stop
+	}()
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+		<-done
+	}, ln.Addr().String(), nil
+}
+
+// redisLogger sends go-redis's log lines to slog at warning level (they
+// report failures: dials, cluster state).
+type redisLogger struct{ l *slog.Logger }
+
+func (r redisLogger) Printf(ctx context.Context, format string, v ...any) {
+	r.l.Log(ctx, slog.LevelWarn, "redis client: "+fmt.Sprintf(format, v...))
 }
 
 // durationString writes durations as Go duration strings ("10s"), which

@@ -7,6 +7,13 @@
 //	cd deploy && go run ./measure -docs 20000
 //	cd deploy && go run ./measure -docs 20000 -set NEARDUP_SKETCH_SIMHASH_K=3
 //
+// With -bytes, every document's text is its synthetic text repeated to
+// that many bytes: -bytes 16776192 (sketch.max_bytes less 1 KiB) is the
+// stream of largest documents the kit accepts, the memory budget's worst
+// case (docs/operations.md, "Memory budget"):
+//
+//	cd deploy && go run ./measure -docs 24 -bytes 16776192
+//
 // The broker is kfake in this process; neardup serve (built from the
 // repository with CGO_ENABLED=0, as in the image) and redis-server run as
 // child processes, so each one's CPU and memory are its own. The documents
@@ -49,16 +56,21 @@ func main() {
 	docs := flag.Int("docs", 20000, "documents to decide")
 	partitions := flag.Int("partitions", 6, "partitions of the input topic")
 	index := flag.String("index", "local-redis", "local-redis (a redis-server from PATH) or memory")
+	size := flag.Int("bytes", 0, "if > 0, each document's text is repeated to this many bytes")
+	memLimit := flag.String("gomemlimit", "512MiB", "GOMEMLIMIT of neardup serve (the kit sets the container limit, 512Mi); empty: none")
 	var sets setFlags
 	flag.Var(&sets, "set", "NEARDUP_KEY=value on top of the ConfigMap (repeatable)")
 	flag.Parse()
-	if err := run(*docs, *partitions, *index, sets); err != nil {
+	if *memLimit != "" {
+		sets = append([]string{"GOMEMLIMIT=" + *memLimit}, sets...)
+	}
+	if err := run(*docs, *partitions, *index, *size, sets); err != nil {
 		fmt.Fprintln(os.Stderr, "measure:", err)
 		os.Exit(1)
 	}
 }
 
-func run(n, partitions int, index string, sets []string) error {
+func run(n, partitions int, index string, size int, sets []string) error {
 	ctx := context.Background()
 	tmp, err := os.MkdirTemp("", "neardup-measure-")
 	if err != nil {
@@ -84,7 +96,8 @@ func run(n, partitions int, index string, sets []string) error {
 	input := cm.Data["NEARDUP_KAFKA_INPUT_TOPIC"]
 	kc, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(int32(partitions), input),
 		kfake.SeedTopics(int32(partitions), cm.Data["NEARDUP_KAFKA_OUTPUT_TOPIC"]), kfake.SeedTopics(1, cm.Data["NEARDUP_KAFKA_DEAD_LETTER_TOPIC"]),
-		kfake.ListenFn(func(network, _ string) (net.Listener, error) { return net.Listen(network, "127.0.0.1:0") }))
+		kfake.ListenFn(func(network, _ string) (net.Listener, error) { return net.Listen(network, "127.0.0.1:0") }),
+		kfake.BrokerConfigs(map[string]string{"message.max.bytes": strconv.Itoa(max(size+1<<20, 1<<20))}))
 	if err != nil {
 		return err
 	}
@@ -105,15 +118,27 @@ func run(n, partitions int, index string, sets []string) error {
 
 	corpus := synth.Corpus(synth.Config{Docs: n, Seed: 2026, MinWords: 900, MaxWords: 1150, Contain: true})
 	var bytes int
-	pc, err := kgo.NewClient(kgo.SeedBrokers(brokers), kgo.DefaultProduceTopic(input), kgo.ProducerLinger(time.Millisecond))
+	pc, err := kgo.NewClient(kgo.SeedBrokers(brokers), kgo.DefaultProduceTopic(input), kgo.ProducerLinger(time.Millisecond),
+		kgo.ProducerBatchMaxBytes(int32(max(size+1<<20, 1<<20))))
 	if err != nil {
 		return err
 	}
 	var recs []*kgo.Record
 	for _, d := range corpus {
-		v, _ := json.Marshal(map[string]string{"id": d.ID, "text": d.Text})
+		text := d.Text
+		if size > 0 {
+			text = strings.Repeat(d.Text+" ", size/(len(d.Text)+1)+1)[:size]
+		}
+		v, _ := json.Marshal(map[string]string{"id": d.ID, "text": text})
 		bytes += len(v)
-		recs = append(recs, &kgo.Record{Key: []byte(d.ID), Value: v})
+		rec := &kgo.Record{Key: []byte(d.ID), Value: v}
+		if size > 0 { // one at a time: the process holds one large record
+			if err := pc.ProduceSync(ctx, rec).FirstErr(); err != nil {
+				return err
+			}
+			continue
+		}
+		recs = append(recs, rec)
 	}
 	if err := pc.ProduceSync(ctx, recs...).FirstErr(); err != nil {
 		return err

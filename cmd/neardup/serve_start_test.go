@@ -1,0 +1,116 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+
+	"github.com/neardup/neardup/index/redistest"
+	"github.com/neardup/neardup/internal/kafkatest"
+	"github.com/neardup/neardup/internal/synth"
+)
+
+// Issue 24, point 6: with Redis down at start, serve exited 1 at once,
+// though index.retry says serve retries forever and reports not ready.
+// Now it waits: /healthz 200, /readyz 503 naming what it waits for, and
+// once Redis is back it starts, decides the documents, and exits 0 on
+// SIGTERM. Every log line is JSON, go-redis's included.
+func TestServeCommandWaitsForIndexAtStart(t *testing.T) {
+	redis := redistest.Start(t, redistest.Options{})
+	redis.Kill()
+	cl := kafkatest.Start(t, kafkatest.Topic("crawl", 3), kafkatest.Topic("neardup.events", 3), kafkatest.Topic("neardup.dead-letters", 1))
+	docs := synth.Corpus(synth.Config{Docs: 50, Seed: 9})
+	var msgs []kafka.Message
+	for _, d := range docs {
+		v, _ := json.Marshal(map[string]string{"id": d.ID, "text": d.Text})
+		msgs = append(msgs, kafka.Message{Key: []byte(d.ID), Value: v})
+	}
+	cl.Produce(t, "crawl", msgs...)
+
+	cmd := asCommand(t, []string{
+		"NEARDUP_KAFKA_BROKERS=" + cl.Brokers, "NEARDUP_KAFKA_INPUT_TOPIC=crawl", "NEARDUP_HTTP_ADDR=127.0.0.1:0",
+		"NEARDUP_PIPELINE_EMIT=all", "NEARDUP_INDEX_URL=redis://" + redis.Addr + "/0", "NEARDUP_INDEX_TIMEOUT=500ms",
+	}, "serve")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	lines := make(chan map[string]any, 1000)
+	var all []string
+	go func() { // owned: ends when the process closes stderr
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			var rec map[string]any
+			_ = json.Unmarshal(sc.Bytes(), &rec)
+			all = append(all, sc.Text())
+			lines <- rec
+		}
+		close(lines)
+	}()
+	// waitLog returns the first log record with msg starting with prefix.
+	waitLog := func(prefix string) map[string]any {
+		t.Helper()
+		for {
+			select {
+			case rec, ok := <-lines:
+				if !ok {
+					t.Fatalf("serve exited while waiting for %q", prefix)
+				}
+				if m, _ := rec["msg"].(string); strings.HasPrefix(m, prefix) {
+					return rec
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatalf("no log %q in 30s", prefix)
+			}
+		}
+	}
+	rec := waitLog("neardup serve waiting for its dependencies")
+	addr, _ := rec["http"].(string)
+	get := func(path string) (int, string) {
+		resp, err := http.Get("http://" + addr + path)
+		if err != nil {
+			t.Fatalf("GET %s: %v", path, err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, _ := get("/healthz"); code != http.StatusOK {
+		t.Errorf("/healthz %d while waiting", code)
+	}
+	if code, body := get("/readyz"); code != http.StatusServiceUnavailable || !strings.Contains(body, "starting") {
+		t.Errorf("/readyz %d %q while waiting, want 503 naming what it waits for", code, body)
+	}
+
+	redis.Restart()
+	waitLog("neardup serve starting")
+	if got := cl.WaitFor(t, "neardup.events", len(docs), time.Minute, nil); len(got) < len(docs) {
+		t.Fatalf("%d events for %d documents", len(got), len(docs))
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	for range lines {
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("exit after SIGTERM: %v\n%s", err, strings.Join(all, "\n"))
+	}
+	// go-redis's own log lines (failed dials while Redis was away) go
+	// through the service's JSON logger too.
+	for _, l := range all {
+		if !json.Valid([]byte(l)) {
+			t.Errorf("log line is not JSON: %q", l)
+		}
+	}
+}

@@ -1,0 +1,86 @@
+package consumer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/neardup/neardup/internal/kafkatest"
+	"github.com/neardup/neardup/pipeline"
+)
+
+// Issue 24, point 7: a commit whose request failed as a whole was
+// recorded as done, so its offsets were never committed again although
+// the log said "retried at the next interval". Now the next commit sends
+// them again.
+func TestCommitFailedIsRetried(t *testing.T) {
+	cl := kafkatest.Start(t, kafkatest.Topic("in", 2))
+	var failing atomic.Bool
+	cl.ControlKey(kmsg.OffsetCommit.Int16(), func(kmsg.Request) (kmsg.Response, error, bool) {
+		cl.KeepControl()
+		if failing.Load() {
+			return nil, errors.New("commit refused"), true
+		}
+		return nil, nil, false
+	})
+	k, err := NewKafka(KafkaConfig{
+		// A short retry timeout: the commit request fails after 1s of
+		// refusals instead of franz-go's 30s.
+		Client: []kgo.Opt{kgo.SeedBrokers(cl.Brokers), kgo.RetryTimeout(time.Second)},
+		Topic:  "in", Group: "g", MaxBytes: 1 << 20, MaxInflightRecords: 100, MaxInflightBytes: 1 << 20,
+		DrainTimeout: time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	out := make(chan pipeline.Item, 100)
+	done := make(chan error, 1)
+	go func() { done <- k.Run(ctx, out) }() // owned: stopped below
+	defer func() {
+		cancel()
+		<-done
+		cctx, ccancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer ccancel()
+		_ = k.Close(cctx)
+	}()
+	const n = 50
+	var msgs []kafka.Message
+	for i := range n {
+		msgs = append(msgs, kafka.Message{Key: []byte(fmt.Sprint(i)), Value: []byte(`{"id":"x","text":"t"}`)})
+	}
+	cl.Produce(t, "in", msgs...)
+	for range n {
+		select {
+		case it := <-out:
+			it.Tag.(*Record).Done()
+		case <-time.After(30 * time.Second):
+			t.Fatal("records not fed")
+		}
+	}
+
+	failing.Store(true)
+	cctx, ccancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer ccancel()
+	if err := k.Commit(cctx); err == nil {
+		t.Fatal("commit succeeded while the broker refused commits")
+	}
+	failing.Store(false)
+	if err := k.Commit(cctx); err != nil {
+		t.Fatalf("commit after the broker accepts commits again: %v", err)
+	}
+	total := int64(0)
+	for _, off := range cl.Committed(t, "g", "in") {
+		total += max(off, 0)
+	}
+	if total != n {
+		t.Errorf("committed %d of %d records after the failed commit was retried", total, n)
+	}
+}
