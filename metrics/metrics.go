@@ -38,6 +38,7 @@ type Metrics struct {
 	candidates    prometheus.Histogram
 	verifications *prometheus.CounterVec
 	truncated     prometheus.Counter
+	commonKeys    prometheus.Counter
 	stage         *prometheus.HistogramVec
 	endToEnd      prometheus.Histogram
 	indexErrors   *prometheus.CounterVec
@@ -88,9 +89,13 @@ func New(reg prometheus.Registerer, version string) *Metrics {
 			Name: "neardup_verifications_total",
 			Help: "Candidate verifications, by the check that decided (method) and its verdict (kind: exact, near, partial, distinct).",
 		}, []string{"method", "kind"}),
+		commonKeys: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "neardup_common_keys_total",
+			Help: "Common index keys met by documents (LSH bands, passage anchors, sentence keys held by index.common_docs documents: boilerplate, or a text copied that many times); each yields only its exemplar.",
+		}),
 		truncated: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "neardup_bucket_truncations_total",
-			Help: "Candidates withheld by the hot-bucket guard (documents turned away from full LSH buckets).",
+			Help: "Candidates withheld by the SimHash tables' guard (documents turned away from full SimHash buckets; LSH and passage keys become common instead, see neardup_common_keys_total).",
 		}),
 		stage: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "neardup_stage_duration_seconds",
@@ -167,7 +172,7 @@ func New(reg prometheus.Registerer, version string) *Metrics {
 	info.Set(1)
 	m.indexUp.Set(1)
 	reg.MustRegister(m.documents, m.replays, m.corrections, m.deadLetters, m.candidates, m.verifications,
-		m.truncated, m.stage, m.endToEnd, m.indexErrors, m.indexRetries, m.indexUp, m.lag, m.rebalances,
+		m.truncated, m.commonKeys, m.stage, m.endToEnd, m.indexErrors, m.indexRetries, m.indexUp, m.lag, m.rebalances,
 		m.produced, m.produceErrors, m.commits, m.commitErrors, m.inflightRecs, m.inflightBytes, m.stalled, m.maintenance, m.ready, info)
 	// Label values known in advance are created now, so a dashboard
 	// shows them at zero before the first event.
@@ -218,15 +223,19 @@ func (m *Metrics) DeadLetter(reason string) {
 	m.deadLetters.WithLabelValues(reason).Inc()
 }
 
-// Candidates records the candidates verified for one document, and the
-// candidates the hot-bucket guard withheld from it.
-func (m *Metrics) Candidates(n, truncated int) {
+// Candidates records the candidates verified for one document, the
+// candidates the SimHash guard withheld from it and the common keys it
+// met.
+func (m *Metrics) Candidates(n, truncated, common int) {
 	if m == nil {
 		return
 	}
 	m.candidates.Observe(float64(n))
 	if truncated > 0 {
 		m.truncated.Add(float64(truncated))
+	}
+	if common > 0 {
+		m.commonKeys.Add(float64(common))
 	}
 }
 

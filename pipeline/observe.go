@@ -29,7 +29,7 @@ func (p *Pipeline) observe(r verify.Result, o Output, resolveStart time.Time) {
 		kind = o.Event.Kind
 	}
 	m.Document(kind, replay)
-	m.Candidates(len(r.Verdicts), j.res.Truncated)
+	m.Candidates(len(r.Verdicts), j.res.Truncated, j.res.Common)
 	for _, v := range r.Verdicts {
 		m.Verification(v.Check, string(v.Kind))
 	}
