@@ -39,6 +39,12 @@ var (
 	ErrNotFound = errors.New("index: not found")
 	// ErrClosed is returned by every method after Close.
 	ErrClosed = errors.New("index: closed")
+	// ErrIndexLost means the namespace this store had found (or was told
+	// exists, RedisConfig.RequireExisting) is gone: the server restarted
+	// without its data, or someone deleted the keys. Nothing is decided
+	// against it, since every earlier document would read as unseen;
+	// retrying does not help. [Redis.AcceptEmpty] accepts the loss.
+	ErrIndexLost = errors.New("index: the stored documents are gone")
 )
 
 // Params are the sketch parameters that give band keys their meaning. They

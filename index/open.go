@@ -31,6 +31,9 @@ type Options struct {
 	// TLS is used for rediss:// URLs (default: system roots, the URL's
 	// host name).
 	TLS *tls.Config
+	// RequireExisting: a Redis namespace that does not exist is
+	// ErrIndexLost (RedisConfig.RequireExisting).
+	RequireExisting bool
 }
 
 // Open opens a store from a URL:
@@ -64,7 +67,7 @@ func parseURL(rawURL string, o Options) (cfg RedisConfig, memory bool, err error
 	cfg = RedisConfig{
 		Params: o.Params, Namespace: o.Namespace, Retention: o.Retention, Generation: o.Generation,
 		RefreshOnMatch: o.RefreshOnMatch, MaxBucket: o.MaxBucket, MaxCandidates: o.MaxCandidates,
-		Capacity: o.Capacity, Batch: o.Batch,
+		Capacity: o.Capacity, Batch: o.Batch, RequireExisting: o.RequireExisting,
 		DialTimeout: o.Timeout, ReadTimeout: o.Timeout, WriteTimeout: o.Timeout,
 	}
 	if rawURL == "memory" || rawURL == "memory://" {

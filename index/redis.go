@@ -77,6 +77,11 @@ type RedisConfig struct {
 	DialTimeout, ReadTimeout, WriteTimeout time.Duration
 	// PoolSize is the connection pool size (default go-redis's).
 	PoolSize int
+	// RequireExisting makes a namespace that does not exist an error
+	// (ErrIndexLost) instead of a new, empty one: for a caller that has
+	// written to it before (a service whose consumer group has committed
+	// offsets), a missing namespace means the server lost its data.
+	RequireExisting bool
 	// Clock returns the current time (default time.Now). Generations are
 	// computed from it and kept monotonic per shard on the server.
 	Clock func() time.Time
@@ -126,6 +131,10 @@ type Redis struct {
 	closed  atomic.Bool
 	scripts redisScripts
 	co      coalescer
+	// seen[s] is set once a call found shard s's namespace (or created
+	// it): from then on a missing one is ErrIndexLost (ARGV[6]).
+	seen    []atomic.Bool
+	shardOf map[string]int // clock key → shard
 }
 
 type redisScripts struct {
@@ -262,6 +271,12 @@ func newRedis(cfg RedisConfig) (*Redis, error) {
 		r.prefix = append(r.prefix, p)
 		r.clock = append(r.clock, p+"c")
 	}
+	r.seen = make([]atomic.Bool, r.shards)
+	r.shardOf = make(map[string]int, r.shards)
+	for i, c := range r.clock {
+		r.shardOf[c] = i
+		r.seen[i].Store(cfg.RequireExisting)
+	}
 	r.fp = fmt.Sprintf("%s layout=v%d gen=%d groups=%d shards=%d", r.p, SchemaVersion, r.genSec, r.gn, r.shards)
 	r.scripts = newRedisScripts(r.scriptConstants())
 	r.co.max = 16 * r.batch
@@ -325,10 +340,34 @@ func (r *Redis) Close() error {
 	return r.c.Close()
 }
 
-// header is ARGV[1..5] of every script for shard s.
+// header is ARGV[1..6] of every script for shard s.
 func (r *Redis) header(s, budget int) []any {
 	lo, hi := r.groupRange(s)
-	return []any{r.prefix[s], r.now().Unix(), lo, hi, budget}
+	seen := "0"
+	if r.seen[s].Load() {
+		seen = "1"
+	}
+	return []any{r.prefix[s], r.now().Unix(), lo, hi, budget, seen}
+}
+
+// AcceptEmpty makes the store start its namespace afresh where it finds
+// none, after ErrIndexLost: what was stored is accepted as gone, and
+// documents are decided against what is stored from now on.
+func (r *Redis) AcceptEmpty() {
+	for i := range r.seen {
+		r.seen[i].Store(false)
+	}
+}
+
+// markSeen records the shards whose namespace calls found (or created).
+func (r *Redis) markSeen(calls []*call) {
+	for _, c := range calls {
+		if c.cmd != nil && c.cmd.Err() == nil && len(c.keys) > 0 {
+			if i, ok := r.shardOf[c.keys[0]]; ok && !r.seen[i].Load() {
+				r.seen[i].Store(true)
+			}
+		}
+	}
 }
 
 // groupRange is the half-open range of groups stored in shard s.
@@ -398,6 +437,7 @@ type call struct {
 // run sends the calls in one round trip (a pipeline when more than one)
 // with EVALSHA, and again with EVAL those the server did not know.
 func (r *Redis) run(ctx context.Context, calls []*call) error {
+	defer r.markSeen(calls)
 	if len(calls) == 1 {
 		c := calls[0]
 		c.cmd = r.c.EvalSha(ctx, c.s.Hash(), c.keys, c.args...)
@@ -461,6 +501,9 @@ func (r *Redis) wrap(ctx context.Context, op string, err error) error {
 	}
 	if r.closed.Load() || errors.Is(err, redis.ErrClosed) {
 		return fmt.Errorf("index: %s: %w", op, ErrClosed)
+	}
+	if redis.HasErrorPrefix(err, "NDLOST") {
+		return fmt.Errorf("index: %s: namespace %q: %w: %s", op, r.ns, ErrIndexLost, strings.TrimPrefix(err.Error(), "NDLOST "))
 	}
 	if redis.HasErrorPrefix(err, "NDPARAMS") {
 		return fmt.Errorf("index: namespace %q: %w: %s; configured: %s", r.ns, ErrParamsMismatch,

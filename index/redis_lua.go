@@ -12,7 +12,10 @@ package index
 //	ARGV[2]  now, unix seconds (the caller's clock)
 //	ARGV[3]  ARGV[4]  the shard's group range [glo, ghi) (for the sweep)
 //	ARGV[5]  sweep budget: key names to give an expiry in this call
-//	ARGV[6…] the script's own arguments
+//	ARGV[6]  "1" when the caller has seen this shard's namespace before:
+//	         a shard found without its clock hash then answers NDLOST
+//	         instead of starting afresh (the data is gone)
+//	ARGV[7…] the script's own arguments
 //
 // The store's constants (the namespace fingerprint FP, generation length
 // L and retention R in seconds, NLIVE live generations, GN groups per
@@ -32,6 +35,9 @@ local CLOCK = KEYS[1]
 local sub = string.sub
 local ST = redis.call('HMGET', CLOCK, 'f', 'g', 's', 'u', 'q', 'w')
 local FRESH = not ST[1]
+if FRESH and ARGV[6] == '1' then
+  return redis.error_reply('NDLOST the namespace has no clock: it was deleted or the server lost its data')
+end
 if FRESH then
   redis.call('HSET', CLOCK, 'f', FP)
 elseif ST[1] ~= FP then
@@ -532,7 +538,7 @@ end
 
 // luaLookupInsert is the single-node LookupInsert: registration, the
 // content lane, every table and the I-Match lane of every document,
-// ranking, resolution and writes, in one atomic call. ARGV[6…], per
+// ranking, resolution and writes, in one atomic call. ARGV[7…], per
 // document:
 //
 //	id idg flags features ops [fingerprint] [digest] [content]
@@ -575,7 +581,7 @@ local function feats(s)
   end
   return lenstr(v)
 end
-local a = 6
+local a = 7
 while a <= #ARGV do
   local id, ig, flags, feat = ARGV[a], ARGV[a + 1], tonumber(ARGV[a + 2]), ARGV[a + 3]
   a = a + 4
@@ -670,11 +676,11 @@ if q ~= q0 then redis.call('HSET', CLOCK, 'q', q) end
 return table.concat(out)
 `
 
-// luaRegister is cluster phase 2, per id shard. ARGV[6…], per document:
+// luaRegister is cluster phase 2, per id shard. ARGV[7…], per document:
 // id idg seq features. Reply per document: status u8 · seq u48 · verdict.
 const luaRegister = luaPrelude + `
 local out = {}
-for a = 6, #ARGV, 4 do
+for a = 7, #ARGV, 4 do
   local id, ig, seq, feat = ARGV[a], ARGV[a + 1], tonumber(ARGV[a + 2]), ARGV[a + 3]
   local self, replay = register(id, ig, seq)
   local vd = false
@@ -691,7 +697,7 @@ flush(WF)
 return table.concat(out)
 `
 
-// luaBuckets is cluster phase 3, per bucket shard. ARGV[6…], per document:
+// luaBuckets is cluster phase 3, per bucket shard. ARGV[7…], per document:
 // seq mode fingerprint ops digest-or-"": fingerprint the SimHash's 8 bytes
 // (zeros for none), ops 14 bytes each: the table t u16 (PT for an anchor),
 // then the op as in luaLookupInsert.
@@ -705,7 +711,7 @@ return table.concat(out)
 const luaBuckets = luaPrelude + `
 LOWER = false
 local out = {}
-local a = 6
+local a = 7
 while a <= #ARGV do
   local self, mode = tonumber(ARGV[a]), tonumber(ARGV[a + 1])
   QHI, QLO = struct.unpack('>I4I4', ARGV[a + 2])
@@ -739,14 +745,14 @@ return table.concat(out)
 `
 
 // luaCopies is the content lane of cluster phase 2, per content shard.
-// ARGV[6…], per document: seq mode content. Reply per document: found seq
+// ARGV[7…], per document: seq mode content. Reply per document: found seq
 // u48 · found-in-older-generation u8 · current representative seq u48
 // (0 = none). The caller resolves both and decides: a live earlier
 // representative makes the document a copy, which skips the buckets.
 const luaCopies = luaPrelude + `
 LOWER = false
 local out = {}
-for a = 6, #ARGV, 3 do
+for a = 7, #ARGV, 3 do
   begin(tonumber(ARGV[a]), tonumber(ARGV[a + 1]))
   local found, old, _, cur = copyOp(ARGV[a + 2], false)
   out[#out + 1] = struct.pack('>I6BI6', found, old and 1 or 0, cur)
@@ -754,11 +760,11 @@ end
 return table.concat(out)
 `
 
-// luaResolve is cluster phase 4, per record shard: ARGV[6…] = (seq
+// luaResolve is cluster phase 4, per record shard: ARGV[7…] = (seq
 // refresh)×n. Reply: per seq its id (i32 length, −1 = gone).
 const luaResolve = luaPrelude + `
 local out = {}
-for a = 6, #ARGV, 2 do
+for a = 7, #ARGV, 2 do
   local s = tonumber(ARGV[a])
   local id = resolve(s)
   if id and ARGV[a + 1] == '1' then refreshRecords(s, id) end
@@ -767,7 +773,7 @@ end
 return table.concat(out)
 `
 
-// luaFeatures returns the features of ids: ARGV[6…] = (id idg)×n. Reply:
+// luaFeatures returns the features of ids: ARGV[7…] = (id idg)×n. Reply:
 // per id, features (i32 length, −1 = unknown).
 var luaFeatures = luaRecords("f")
 
@@ -780,7 +786,7 @@ var luaVerdicts = luaRecords("v")
 func luaRecords(kind string) string {
 	return luaPrelude + `
 local out = {}
-for a = 6, #ARGV, 2 do
+for a = 7, #ARGV, 2 do
   local s = idSeq(ARGV[a], ARGV[a + 1])
   local v = false
   if s then
@@ -793,11 +799,11 @@ return table.concat(out)
 `
 }
 
-// luaVerdict records verdicts: ARGV[6…] = (id idg verdict)×n. Reply: per
+// luaVerdict records verdicts: ARGV[7…] = (id idg verdict)×n. Reply: per
 // id one byte, 1 when stored or already set, 0 when the id is unknown.
 const luaVerdict = luaPrelude + `
 local out, exps = {}, {}
-for a = 6, #ARGV, 3 do
+for a = 7, #ARGV, 3 do
   local s = idSeq(ARGV[a], ARGV[a + 1])
   if s then
     local k, f = rkey('v', s)
@@ -815,13 +821,13 @@ end
 return table.concat(out)
 `
 
-// luaDelete deletes documents: ARGV[6…] = (id idg)×n. Their id mappings
+// luaDelete deletes documents: ARGV[7…] = (id idg)×n. Their id mappings
 // and records go; their bucket members become dangling and are dropped by
 // the next rewrite of their bucket or with their generation. Reply: the
 // number of documents deleted.
 const luaDelete = luaPrelude + `
 local n = 0
-for a = 6, #ARGV, 2 do
+for a = 7, #ARGV, 2 do
   local id, ig = ARGV[a], ARGV[a + 1]
   local s
   for _, h in ipairs(DESC) do

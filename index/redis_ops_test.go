@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -492,7 +493,7 @@ func TestFNV32Lua(t *testing.T) {
 	s := openRedis(t, RedisConfig{Addrs: []string{addr}, Namespace: "fnv"})
 	probe := redis.NewScript(s.scriptConstants() + luaPrelude + `
 local out = {}
-for a = 6, #ARGV do out[#out + 1] = tostring(fnv32(ARGV[a])) end
+for a = 7, #ARGV do out[#out + 1] = tostring(fnv32(ARGV[a])) end
 return out
 `)
 	ids := []string{"", "a", "document-1", "x\xff\xfe", strings.Repeat("long id ", 100), "日本語のid"}
@@ -698,6 +699,94 @@ func TestDecoderFeatures(t *testing.T) {
 			if d.bad != tt.bad {
 				t.Errorf("bad = %v, want %v", d.bad, tt.bad)
 			}
+		})
+	}
+}
+
+// A store that has used its namespace notices when the namespace is gone
+// (the server restarted without persistence, or the keys were deleted):
+// every call fails with ErrIndexLost and writes nothing, instead of
+// starting afresh and reporting every later copy as unique, until
+// AcceptEmpty. A store told the namespace exists (RequireExisting) fails
+// at once when it does not. The same on a single node and in a cluster.
+func TestRedisIndexLost(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name    string
+		addrs   []string
+		cluster bool
+	}{{"node", []string{redistest.StartServer(t)}, false}, {"cluster", redistest.StartCluster(t), true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := RedisConfig{Addrs: tc.addrs, Cluster: tc.cluster, Namespace: "lost", Params: testParams}
+			s := openRedis(t, cfg)
+			insert(t, s, entry(testParams, "a", map[int]uint64{0: 7}))
+			c := redis.NewUniversalClient(&redis.UniversalOptions{Addrs: tc.addrs, IsClusterMode: tc.cluster})
+			defer c.Close()
+			flush := func() {
+				t.Helper()
+				var err error
+				if cc, ok := c.(*redis.ClusterClient); ok {
+					err = cc.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error { return m.FlushAll(ctx).Err() })
+				} else {
+					err = c.FlushAll(ctx).Err()
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			keys := func() int {
+				t.Helper()
+				n := 0
+				var err error
+				if cc, ok := c.(*redis.ClusterClient); ok {
+					var mu sync.Mutex
+					err = cc.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
+						k, err := m.DBSize(ctx).Result()
+						mu.Lock()
+						n += int(k)
+						mu.Unlock()
+						return err
+					})
+				} else {
+					var k int64
+					k, err = c.DBSize(ctx).Result()
+					n = int(k)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				return n
+			}
+			flush()
+			_, err := s.LookupInsert(ctx, []Entry{entry(testParams, "b", map[int]uint64{0: 7})})
+			if !errors.Is(err, ErrIndexLost) {
+				t.Fatalf("LookupInsert after the data was lost: %v, want ErrIndexLost", err)
+			}
+			if errors.Is(err, ErrUnavailable) {
+				t.Errorf("ErrIndexLost is also ErrUnavailable (retried forever): %v", err)
+			}
+			if _, err := s.Verdicts(ctx, []string{"a"}); !errors.Is(err, ErrIndexLost) {
+				t.Errorf("Verdicts after the data was lost: %v, want ErrIndexLost", err)
+			}
+			// Nothing but, in cluster mode, the sequence counter that the
+			// first phase reserves from before any script runs.
+			if n, want := keys(), map[bool]int{false: 0, true: 1}[tc.cluster]; n > want {
+				t.Errorf("%d keys written into the lost namespace, want at most %d", n, want)
+			}
+			s.AcceptEmpty()
+			r := insert(t, s, entry(testParams, "b", map[int]uint64{0: 7}))[0]
+			if r.Replay || len(r.Candidates) != 0 {
+				t.Errorf("b after AcceptEmpty: %+v, want a new document with no candidates", r)
+			}
+			// A new store told the namespace exists.
+			flush()
+			req := cfg
+			req.RequireExisting = true
+			if _, err := NewRedis(ctx, req); !errors.Is(err, ErrIndexLost) {
+				t.Errorf("NewRedis(RequireExisting) on an empty server: %v, want ErrIndexLost", err)
+			}
+			openRedis(t, cfg) // creates it
+			openRedis(t, req) // now it exists
 		})
 	}
 }
