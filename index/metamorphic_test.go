@@ -40,7 +40,7 @@ func TestMetamorphicMemoryRedis(t *testing.T) {
 			}
 			red := openRedis(t, RedisConfig{Addrs: []string{addr}, Params: p, MaxBucket: 4, MaxSimHashBucket: 5, MaxCandidates: 3,
 				Namespace: fmt.Sprint("meta", tc.seed), Capacity: 256, Retention: ret, Generation: gen,
-				RefreshOnMatch: tc.refresh, Clock: clk.Now})
+				RefreshOnMatch: tc.refresh, Clock: clk.Now, MaxClockAhead: -1})
 			tick := func(rng *rand.Rand) {
 				if tc.timed {
 					clk.Advance(time.Duration(rng.IntN(1500)) * time.Millisecond)

@@ -82,6 +82,13 @@ type RedisConfig struct {
 	// written to it before (a service whose consumer group has committed
 	// offsets), a missing namespace means the server lost its data.
 	RequireExisting bool
+	// MaxClockAhead bounds how far the caller's clock may run ahead of
+	// the server's (default DefaultMaxClockAhead; negative: unbounded,
+	// for tests that drive the clock). A call from further ahead fails
+	// with ErrUnavailable naming the skew: one member's fast clock would
+	// otherwise move every shard's generation forward and hide the index
+	// from the others until real time caught up.
+	MaxClockAhead time.Duration
 	// Clock returns the current time (default time.Now). Generations are
 	// computed from it and kept monotonic per shard on the server.
 	Clock func() time.Time
@@ -94,7 +101,9 @@ const (
 	DefaultClusterShards = 48
 	DefaultBatch         = 64
 	maxLiveGenerations   = 64
-	sweepBudget          = 256  // key names given an expiry per LookupInsert call
+	sweepBudget          = 256 // key names given an expiry per LookupInsert call
+	// DefaultMaxClockAhead is RedisConfig.MaxClockAhead's default.
+	DefaultMaxClockAhead = 5 * time.Minute
 	maintainBudget       = 8192 // per Maintain call
 	metaGroup            = 64   // documents per record hash
 	fieldBits            = 31   // bits of a bucket key kept in its hash field
@@ -131,6 +140,7 @@ type Redis struct {
 	closed  atomic.Bool
 	scripts redisScripts
 	co      coalescer
+	ahead   int64 // MaxClockAhead in seconds; 0: unbounded
 	// seen[s] is set once a call found shard s's namespace (or created
 	// it): from then on a missing one is ErrIndexLost (ARGV[6]).
 	seen    []atomic.Bool
@@ -163,9 +173,9 @@ func (r *Redis) scriptConstants() string {
 	if r.refresh {
 		refresh = 1
 	}
-	return fmt.Sprintf("local FP = %s\nlocal L, R, NLIVE, GN, B, PT, MAXB, MAXS, SIMK, S, REFRESH, MAXC, PSPLIT = %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d\n",
+	return fmt.Sprintf("local FP = %s\nlocal L, R, NLIVE, GN, B, PT, MAXB, MAXS, SIMK, S, REFRESH, MAXC, PSPLIT, AHEAD = %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d\n",
 		luaQuote(r.fp), r.genSec, r.retSec, r.nlive, r.gn, r.p.Bands, r.p.passageTable(), r.maxb, r.maxs, r.p.SimHashK, r.shards, refresh, r.maxc,
-		1<<passageSplitBits)
+		1<<passageSplitBits, r.ahead)
 }
 
 // luaQuote returns s as a Lua 5.1 string literal.
@@ -249,6 +259,9 @@ func newRedis(cfg RedisConfig) (*Redis, error) {
 			return nil, bad("retention %v / generation %v: want ≥ 1s", cfg.Retention, gen)
 		}
 		r.retSec, r.genSec = int64(cfg.Retention/time.Second), int64(gen/time.Second)
+		if a := cmp.Or(cfg.MaxClockAhead, DefaultMaxClockAhead); a > 0 {
+			r.ahead = max(int64(a/time.Second), 1)
+		}
 		r.nlive = int((r.retSec+r.genSec-1)/r.genSec) + 1
 		if r.nlive > maxLiveGenerations {
 			return nil, bad("retention %v / generation %v = %d live generations: want ≤ %d (each is one more read per band)",
@@ -501,6 +514,9 @@ func (r *Redis) wrap(ctx context.Context, op string, err error) error {
 	}
 	if r.closed.Load() || errors.Is(err, redis.ErrClosed) {
 		return fmt.Errorf("index: %s: %w", op, ErrClosed)
+	}
+	if redis.HasErrorPrefix(err, "NDCLOCK") {
+		return fmt.Errorf("index: %s: %w: %s", op, ErrUnavailable, strings.TrimPrefix(err.Error(), "NDCLOCK "))
 	}
 	if redis.HasErrorPrefix(err, "NDLOST") {
 		return fmt.Errorf("index: %s: namespace %q: %w: %s", op, r.ns, ErrIndexLost, strings.TrimPrefix(err.Error(), "NDLOST "))

@@ -18,7 +18,8 @@ package index
 //	ARGV[7…] the script's own arguments
 //
 // The store's constants (the namespace fingerprint FP, generation length
-// L and retention R in seconds, NLIVE live generations, GN groups per
+// L and retention R in seconds, AHEAD the most the caller's clock may run
+// ahead of the server's (0: unbounded), NLIVE live generations, GN groups per
 // table, B bands, PT the passage table, the guards MAXB and MAXS,
 // SIMK, S shards, REFRESH, MAXC candidates returned, PSPLIT the passage
 // table's groups per band table group) are compiled into the source by
@@ -55,6 +56,14 @@ end
 -- current generation followed by OLD, newest first.
 local GEN = 0
 local OLD, DESC = {}, {0}
+if L > 0 and AHEAD > 0 then
+  -- A caller's clock far ahead of the server's would move the generation
+  -- forward for everyone: refuse it.
+  local t = tonumber(redis.call('TIME')[1])
+  if NOW > t + AHEAD then
+    return redis.error_reply('NDCLOCK the caller\'s clock is ' .. string.format('%d', NOW - t) .. ' s ahead of the server\'s')
+  end
+end
 if L > 0 then
   GEN = math.floor(NOW / L)
   local sg = tonumber(ST[2])

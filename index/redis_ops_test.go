@@ -337,7 +337,7 @@ func TestRedisGenerationExpiry(t *testing.T) {
 	ctx := context.Background()
 	clk := newFakeClock()
 	s := openRedis(t, RedisConfig{Addrs: []string{addr}, Namespace: "exp", Capacity: 64,
-		Retention: 10 * time.Second, Generation: 5 * time.Second, Clock: clk.Now})
+		Retention: 10 * time.Second, Generation: 5 * time.Second, Clock: clk.Now, MaxClockAhead: -1})
 	g0 := clk.Now().Unix() / 5
 	a := withAnchors(entry(testParams, "a", nil), anchors("a", 3)...)
 	insert(t, s, a)
@@ -381,7 +381,7 @@ func TestRedisGenerationExpiry(t *testing.T) {
 	// A clock in the past: the generation's keys are deleted by the sweep.
 	past := &fakeClock{now: time.Now().Add(-time.Hour).Truncate(time.Minute)}
 	old := openRedis(t, RedisConfig{Addrs: []string{addr}, Namespace: "old", Capacity: 64,
-		Retention: 10 * time.Second, Generation: 5 * time.Second, Clock: past.Now})
+		Retention: 10 * time.Second, Generation: 5 * time.Second, Clock: past.Now, MaxClockAhead: -1})
 	insert(t, old, a)
 	if n, want := len(c.Keys(ctx, "old:v4:{0}b*").Val()), 4+len(old.passageGroups(a.Anchors)); n != want {
 		t.Fatalf("%d band and passage keys, want %d", n, want)
@@ -548,7 +548,7 @@ func TestRedisReadsLiveGenerations(t *testing.T) {
 	clk := newFakeClock()
 	// Retention 10 s in generations of 5 s: three live generations.
 	s := openRedis(t, RedisConfig{Addrs: []string{addr}, Namespace: "gens", Capacity: 64,
-		Retention: 10 * time.Second, Generation: 5 * time.Second, Clock: clk.Now})
+		Retention: 10 * time.Second, Generation: 5 * time.Second, Clock: clk.Now, MaxClockAhead: -1})
 	hgets := func(id string) int64 {
 		t.Helper()
 		before := commandCalls(t, c, "hget")
@@ -800,4 +800,27 @@ func TestRedisIndexLost(t *testing.T) {
 			openRedis(t, req) // now it exists
 		})
 	}
+}
+
+// A member whose clock runs ahead of the server's by more than
+// MaxClockAhead is refused (ErrUnavailable, naming the skew) instead of
+// moving every shard's generation forward and hiding the index from the
+// others; a small skew is fine.
+func TestRedisClockAhead(t *testing.T) {
+	addr := redistest.StartServer(t)
+	ctx := context.Background()
+	cfg := RedisConfig{Addrs: []string{addr}, Namespace: "skew", Params: testParams, Retention: time.Hour, Generation: 10 * time.Minute}
+	good := openRedis(t, cfg)
+	insert(t, good, entry(testParams, "a", map[int]uint64{0: 3}))
+	fast := cfg
+	fast.Clock = func() time.Time { return time.Now().Add(2 * time.Hour) }
+	if _, err := NewRedis(ctx, fast); !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "ahead") {
+		t.Fatalf("NewRedis with a clock 2 h ahead: %v, want ErrUnavailable naming the skew", err)
+	}
+	slight := cfg
+	slight.Clock = func() time.Time { return time.Now().Add(time.Minute) }
+	s := openRedis(t, slight)
+	wantCands(t, "b", insert(t, s, entry(testParams, "b", map[int]uint64{0: 3}))[0], "a/lsh")
+	// The others still see the same generation: a is found.
+	wantCands(t, "c", insert(t, good, entry(testParams, "c", map[int]uint64{0: 3}))[0], "b/lsh", "a/lsh")
 }
