@@ -158,16 +158,37 @@
 // members are dropped lazily: by the next rewrite of the bucket (single
 // node) or with their generation (cluster).
 //
-// # Hot buckets
+// # Common keys
 //
-// A bucket that reaches RedisConfig.MaxBucket live members (LSH and passage
-// tables; MaxSimHashBucket for SimHash tables), as boilerplate pages and
-// boilerplate passages do, stops growing: later
-// documents get the stored members but are not added, and the number of
-// documents turned away is reported (Result.Truncated, Stats.HotBuckets,
-// Stats.Withheld). The entry's anchors whose passage-table bucket is full
-// are listed (Result.CommonAnchors), so a caller can tell a boilerplate
-// passage or sentence from a copied one.
+// A band or passage-table key (LSH bands, passage anchors, sentence keys)
+// that reaches RedisConfig.MaxBucket live documents becomes common: a site
+// template, a consent notice, a licence clause, or a text copied that many
+// times. Its bucket is replaced by a mark (Redis: 8 bytes, 'C', the
+// exemplar's 6-byte seq and a count of the documents that held or found
+// it, capped at 255), so that finding it costs one read: it yields only
+// its exemplar, the first document that held it, as a candidate, and
+// takes no more members. Result.Common counts an entry's common keys,
+// Result.CommonAnchors lists its common anchors and
+// Result.CommonAnchorDocs how many documents hold each, so the caller can
+// leave common passages out of the evidence. A key common in an older
+// generation is marked common in the current one (with the entry as the
+// exemplar there). Deleting documents does not make a common key
+// ordinary again within its generation. SimHash tables keep a guard of
+// their own (MaxSimHashBucket): a full SimHash bucket stops growing, and
+// the documents it turns away are counted (Result.Truncated,
+// Stats.Withheld).
+//
+// # Lost namespaces and clocks
+//
+// A Redis store remembers the shards whose namespace it has found or
+// created; if one of them is later gone (the server restarted without its
+// data, the keys were deleted), every call fails with [ErrIndexLost] and
+// writes nothing rather than starting afresh, until [Redis.AcceptEmpty].
+// RedisConfig.RequireExisting makes a store that has never seen the
+// namespace expect it too. The generation comes from the caller's clock
+// but a clock more than RedisConfig.MaxClockAhead ahead of the server's
+// is refused, so one member's fast clock cannot hide the index from the
+// others.
 //
 // RefreshOnMatch carries into the current generation the records of the
 // candidates returned and of lane hits, and the bucket entries of the
