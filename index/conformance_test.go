@@ -728,6 +728,45 @@ func runConformance(t *testing.T, b backend) {
 		wantHits(t, "w", r, 1)
 	})
 
+	t.Run("lookup", func(t *testing.T) {
+		// Lookup answers as LookupInsert would and stores nothing: the
+		// looked-up document is neither a candidate nor a replay later,
+		// and a common key's count does not move.
+		s := open(t, storeOpts{maxBucket: 3})
+		a := withAnchors(entry(p, "a", nil), anchors("a", 3)...)
+		a.Content, a.HasContent = sketch.ContentDigest{9}, true
+		insert(t, s, a)
+		q := withAnchors(entry(p, "q", map[int]uint64{0: a.Bands[0]}), a.Anchors[1])
+		rs, err := s.Lookup(ctx, []Entry{q, q, a})
+		if b.cluster {
+			if !errors.Is(err, ErrInvalid) {
+				t.Errorf("Lookup on a cluster: %v, want ErrInvalid", err)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, r := range rs[:2] {
+			if r.Seq != 0 || r.Replay {
+				t.Errorf("lookup %d: %+v, want no seq and no replay", i, r)
+			}
+			wantCands(t, "q", r, "a/lsh")
+			wantHits(t, "q", r, 2)
+		}
+		if rs[2].Copy != "a" || rs[2].Replay {
+			t.Errorf("a looked up again: %+v, want its own copy, not a replay", rs[2])
+		}
+		if f := features(t, s, []string{"q"}); f[0] != nil {
+			t.Errorf("Features(q) after Lookup = %q, want none", f[0])
+		}
+		r := insert(t, s, entry(p, "r", map[int]uint64{0: a.Bands[0]}))[0]
+		wantCands(t, "r", r, "a/lsh")
+		if r2 := insert(t, s, q)[0]; r2.Replay {
+			t.Errorf("q inserted after Lookup is a replay: %+v", r2)
+		}
+	})
+
 	t.Run("passage-common", func(t *testing.T) {
 		s := open(t, storeOpts{maxBucket: 3})
 		hot := key("hot", 1)

@@ -275,6 +275,14 @@ type Store interface {
 	// Result.IMatchFeatures), those of an earlier entry of the same batch
 	// included; Redis Cluster leaves them nil.
 	LookupInsert(ctx context.Context, docs []Entry) ([]Result, error)
+	// Lookup looks each entry up as LookupInsert would, against what is
+	// stored, and stores nothing: no id, bucket member, digest, verdict
+	// or refresh (a common key's count does not move). Each entry stands
+	// after every stored document (an id already stored is looked up as
+	// a new document); Seq is 0 and Replay false. Entries of one call do
+	// not see each other. Redis Cluster returns ErrInvalid (not yet
+	// supported).
+	Lookup(ctx context.Context, docs []Entry) ([]Result, error)
 	// Features returns the stored features of each id, nil for unknown,
 	// deleted or expired ids. The returned slices must not be modified.
 	// Callers need it only for the candidates LookupInsert returned

@@ -439,6 +439,7 @@ type entryState struct {
 	self     uint32
 	selfSeq  uint64
 	lookOnly bool // a replay without a verdict: look up, store nothing (MODE 1)
+	check    bool // Lookup: not a stored document at all
 	qfp      uint64
 	now      int64
 	res      *Result
@@ -452,6 +453,16 @@ type entryState struct {
 
 // LookupInsert implements [Store].
 func (m *Memory) LookupInsert(ctx context.Context, docs []Entry) ([]Result, error) {
+	return m.lookup(ctx, docs, false)
+}
+
+// Lookup implements [Store].
+func (m *Memory) Lookup(ctx context.Context, docs []Entry) ([]Result, error) {
+	return m.lookup(ctx, docs, true)
+}
+
+// lookup looks docs up and, unless check, inserts them.
+func (m *Memory) lookup(ctx context.Context, docs []Entry, check bool) ([]Result, error) {
 	if err := validateEntries(m.p, docs); err != nil {
 		return nil, err
 	}
@@ -464,14 +475,14 @@ func (m *Memory) LookupInsert(ctx context.Context, docs []Entry) ([]Result, erro
 	defer m.scratch.Put(sc)
 	out := make([]Result, len(docs))
 	for i := range docs {
-		if err := m.lookupInsert(&docs[i], now, sc, &out[i]); err != nil {
+		if err := m.lookupInsert(&docs[i], now, sc, &out[i], check); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
 }
 
-func (m *Memory) lookupInsert(e *Entry, now int64, sc *memScratch, r *Result) error {
+func (m *Memory) lookupInsert(e *Entry, now int64, sc *memScratch, r *Result, check bool) error {
 	sc.keys = sc.keys[:0]
 	for i, k := range e.Bands {
 		sc.keys = append(sc.keys, salt(i, k))
@@ -497,7 +508,7 @@ func (m *Memory) lookupInsert(e *Entry, now int64, sc *memScratch, r *Result) er
 		sc.stripes = append(sc.stripes, contentStripe(&e.Content))
 	}
 	locked := m.lockSet(sc.stripes)
-	st := entryState{now: now, res: r, sc: sc, qfp: e.SimHash}
+	st := entryState{now: now, res: r, sc: sc, qfp: e.SimHash, check: check}
 	err := m.lookupInsertLocked(e, &st)
 	m.unlockSet(locked)
 	if err != nil {
@@ -514,6 +525,9 @@ func (m *Memory) lookupInsert(e *Entry, now int64, sc *memScratch, r *Result) er
 	}
 	r.CommonAnchors, r.CommonAnchorDocs = hotAnchors(e.Anchors, st.hotIdx, docs)
 	r.Common = st.hot
+	if check {
+		return nil
+	}
 	m.stats.docs.Add(1)
 	m.stats.hot.Add(uint64(st.hot))
 	m.stats.candidates.Add(uint64(len(r.Candidates)))
@@ -553,7 +567,10 @@ func (m *Memory) lookupInsertLocked(e *Entry, st *entryState) error {
 	r, sc := st.res, st.sc
 	cur := m.gens[len(m.gens)-1]
 	older := m.readableOlder(st.now)
-	if h, ok := m.findID(e.ID, st.now); ok {
+	if st.check {
+		// Looked up after every stored document; nothing is stored.
+		st.self, st.selfSeq, st.lookOnly = bigTag, m.seq.Load()+1, true
+	} else if h, ok := m.findID(e.ID, st.now); ok {
 		st.self, st.lookOnly = h, true
 		l := m.docs.lock(h)
 		l.Lock()
@@ -607,7 +624,7 @@ func (m *Memory) lookupInsertLocked(e *Entry, st *entryState) error {
 			r.Copy, r.CopySeq = d.id, d.seq
 		}
 		if skip {
-			if copyOld && m.refresh {
+			if copyOld && m.refresh && !st.check {
 				m.refreshRecords(copyH, cur, st)
 			}
 			return nil
@@ -669,11 +686,11 @@ func (m *Memory) lookupInsertLocked(e *Entry, st *entryState) error {
 	if imH != bigTag {
 		d := m.docs.get(imH)
 		r.IMatch, r.IMatchSeq, r.IMatchFeatures = d.id, d.seq, m.features(imH)
-		if imOld && m.refresh {
+		if imOld && m.refresh && !st.check {
 			m.refreshRecords(imH, cur, st)
 		}
 	}
-	if copyH != bigTag && copyOld && m.refresh {
+	if copyH != bigTag && copyOld && m.refresh && !st.check {
 		m.refreshRecords(copyH, cur, st)
 	}
 	return nil

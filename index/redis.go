@@ -596,7 +596,39 @@ func (r *Redis) count(out []Result) {
 	r.stats.dropped.Add(dropped)
 }
 
+// Lookup implements [Store]. On a single node it is LookupInsert's
+// script with every document marked look-up-only; Redis Cluster does not
+// support it yet.
+func (r *Redis) Lookup(ctx context.Context, docs []Entry) ([]Result, error) {
+	if err := r.check(ctx); err != nil {
+		return nil, err
+	}
+	if err := validateEntries(r.p, docs); err != nil {
+		return nil, err
+	}
+	if len(docs) == 0 {
+		return nil, nil
+	}
+	if r.cluster {
+		return nil, fmt.Errorf("%w: lookup without insert is not supported on Redis Cluster yet", ErrInvalid)
+	}
+	out, err := r.lookupSingle(ctx, docs, true)
+	if err != nil {
+		return nil, r.wrap(ctx, "lookup", err)
+	}
+	for i := range out {
+		out[i].Seq = 0
+	}
+	return out, nil
+}
+
 func (r *Redis) lookupInsertSingle(ctx context.Context, docs []Entry) ([]Result, error) {
+	return r.lookupSingle(ctx, docs, false)
+}
+
+// lookupSingle runs the single-node script; with check, nothing is
+// registered or written (flag 16) and no expiry is swept.
+func (r *Redis) lookupSingle(ctx context.Context, docs []Entry, check bool) ([]Result, error) {
 	var calls []*call
 	var sim, anchors []uint64
 	// The documents' bucket ops share one buffer; each argument is a slice
@@ -608,11 +640,18 @@ func (r *Redis) lookupInsertSingle(ctx context.Context, docs []Entry) ([]Result,
 	buf := make([]byte, 0, nops*opWidth)
 	for lo := 0; lo < len(docs); lo += r.batch {
 		chunk := docs[lo:min(lo+r.batch, len(docs))]
-		args := r.header(0, sweepBudget)
+		budget := sweepBudget
+		if check {
+			budget = 0
+		}
+		args := r.header(0, budget)
 		args = slices.Grow(args, len(chunk)*8)
 		for i := range chunk {
 			e := &chunk[i]
 			flags := 0
+			if check {
+				flags |= 16
+			}
 			if e.HasSimHash {
 				flags |= 1
 			}

@@ -556,7 +556,8 @@ end
 // bytes each (appendOp: the group's 8 hex digits, the field's 4 bytes):
 // the B bands, then with a SimHash the k+1 blocks, then one per distinct
 // anchor; fingerprint the SimHash's 8 bytes. flags: 1 SimHash present,
-// 2 I-Match digest present, 4 content digest present, 8 anchors present.
+// 2 I-Match digest present, 4 content digest present, 8 anchors present,
+// 16 look up only (Lookup: nothing registered or written).
 // Reply:
 // one string, per document (big-endian):
 //
@@ -594,18 +595,23 @@ local a = 7
 while a <= #ARGV do
   local id, ig, flags, feat = ARGV[a], ARGV[a + 1], tonumber(ARGV[a + 2]), ARGV[a + 3]
   a = a + 4
-  local self, replay = register(id, ig, q + 1)
+  -- flags 16: look up only (Lookup): the document is not registered and
+  -- nothing is written; it stands after every stored document.
+  local check = math.floor(flags / 16) % 2 == 1
+  local self, replay
+  if check then self, replay = q + 1, false
+  else self, replay = register(id, ig, q + 1) end
   local vd = false
   if replay then
     vd = verdict(self)
-  else
+  elseif not check then
     q = self
     RCACHE[self] = id
     PF[self] = feat
     defer(WM, 'm', self, id)
     if #feat > 0 then defer(WF, 'f', self, feat) end
   end
-  begin(self, replay and 1 or 0)
+  begin(self, (replay or check) and 1 or 0)
   local hasSim, hasIM = flags % 2 == 1, math.floor(flags / 2) % 2 == 1
   local hasC, hasA = math.floor(flags / 4) % 2 == 1, math.floor(flags / 8) % 2 == 1
   local ops = ARGV[a]
@@ -668,12 +674,12 @@ while a <= #ARGV do
   local exid = false
   if ex > 0 then
     exid = resolve(ex)
-    if exold and REFRESH == 1 and exid then refreshRecords(ex, exid) end
+    if exold and REFRESH == 1 and exid and not check then refreshRecords(ex, exid) end
   end
   local cpid = false
   if cp > 0 then
     cpid = resolve(cp)
-    if cpold and REFRESH == 1 and cpid then refreshRecords(cp, cpid) end
+    if cpold and REFRESH == 1 and cpid and not check then refreshRecords(cp, cpid) end
   end
   out[#out + 1] = struct.pack('>BI6I4I2', replay and 1 or 0, self, TRUNC, HOT) .. lenstr(vd) ..
     struct.pack('>I6', cp) .. lenstr(cpid) .. struct.pack('>I6', ex) .. lenstr(exid) ..
