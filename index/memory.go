@@ -570,6 +570,7 @@ func (m *Memory) lookupInsertLocked(e *Entry, st *entryState) error {
 	if st.check {
 		// Looked up after every stored document; nothing is stored.
 		st.self, st.selfSeq, st.lookOnly = bigTag, m.seq.Load()+1, true
+		r.Seq = st.selfSeq
 	} else if h, ok := m.findID(e.ID, st.now); ok {
 		st.self, st.lookOnly = h, true
 		l := m.docs.lock(h)

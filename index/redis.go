@@ -616,9 +616,6 @@ func (r *Redis) Lookup(ctx context.Context, docs []Entry) ([]Result, error) {
 	if err != nil {
 		return nil, r.wrap(ctx, "lookup", err)
 	}
-	for i := range out {
-		out[i].Seq = 0
-	}
 	return out, nil
 }
 

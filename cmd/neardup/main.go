@@ -5,6 +5,7 @@
 //	neardup demo                    the service end to end on an embedded Kafka
 //	neardup serve [--config FILE]   the streaming service (Kafka in, events out)
 //	neardup scan [flags] [PATH...]  duplicates among local files
+//	neardup check [flags] PATH...   decide documents against an index, storing nothing
 //	neardup compare [flags] A B     every similarity score for two files
 //	neardup lexicon build [flags] FILE...   build an I-Match idf lexicon
 //	neardup eval [flags]            accuracy on labelled data: report and plots
@@ -44,6 +45,7 @@ func commands() []command {
 		{"demo", "run the Kafka service end to end on an embedded broker with a planted crawl", runDemo},
 		{"serve", "the streaming service: Kafka consumer group in, duplicate events out", runServe},
 		{"scan", "find duplicates among local files and JSON lines", runScan},
+		{"check", "decide documents against an index without storing them", runCheck},
 		{"compare", "print every similarity score for two files", runCompare},
 		{"lexicon", "build an I-Match idf lexicon from text files", runLexicon},
 		{"config", "print a commented example configuration, or check one", runConfig},

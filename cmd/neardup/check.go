@@ -1,0 +1,152 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/neardup/neardup/config"
+	"github.com/neardup/neardup/consumer"
+	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/pipeline"
+)
+
+// pathList is a repeatable flag.
+type pathList []string
+
+func (p *pathList) String() string     { return strings.Join(*p, ",") }
+func (p *pathList) Set(v string) error { *p = append(*p, v); return nil }
+
+// runCheck implements "neardup check [--from PATH ...] [--index URL] PATH ...".
+func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	overrides, path := config.RegisterFlags(fs)
+	var from pathList
+	fs.Var(&from, "from", "read and store these documents first (a corpus for the memory index; repeatable)")
+	ixURL := fs.String("index", "", "memory or a redis:// URL (shorthand for --index.url)")
+	quiet := fs.Bool("quiet", false, "no summary")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `Usage: neardup check [--from PATH ...] [--index URL] [flags] PATH ...
+
+Decides each document of PATH (files, directories, .jsonl, .warc, or - for
+JSON lines on standard input) against the index as the service would, and
+stores nothing: no id, bucket, digest or verdict is written (on Redis the
+server's data is left as it was). Writes one JSON event per document, the
+event scan would write, with "not_stored": true, to standard output. With
+the memory index, --from names a corpus to store first. Redis Cluster does
+not support it yet.
+
+Exit codes: 0 done, 1 failed, 2 bad usage, a PATH that does not exist, or
+bad configuration.
+
+Flags (any configuration key is also a flag; see 'neardup config example'):
+`)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("%w: %w", errUsage, err)
+	}
+	if *ixURL != "" {
+		overrides.Add("index.url", *ixURL)
+	}
+	overrides.Add("pipeline.emit", "all")
+	cfg, err := config.Load(*path, os.Environ(), overrides)
+	if err != nil {
+		return fmt.Errorf("%w: %w", errUsage, err)
+	}
+	paths := fs.Args()
+	if len(paths) == 0 {
+		return fmt.Errorf("%w: check: no PATH to check", errUsage)
+	}
+	for _, p := range append(append([]string(nil), from...), paths...) {
+		if p == "-" {
+			continue
+		}
+		if _, err := os.Stat(p); err != nil {
+			return fmt.Errorf("%w: %w", errUsage, err)
+		}
+	}
+	pc, store, err := openStore(ctx, &cfg)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	stored := 0
+	if len(from) > 0 {
+		pl, err := pipeline.New(pc, store)
+		if err != nil {
+			return err
+		}
+		err = runFiles(ctx, pl, &consumer.Files{Paths: from, MaxBytes: cfg.Sketch.MaxBytes}, func(pipeline.Output) error {
+			stored++
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	pl, err := pipeline.New(pc, index.ReadOnly(store))
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(stdout)
+	checked, dups := 0, 0
+	err = runFiles(ctx, pl, &consumer.Files{Paths: paths, MaxBytes: cfg.Sketch.MaxBytes}, func(o pipeline.Output) error {
+		checked++
+		switch {
+		case o.Dead != nil:
+			return enc.Encode(o.Dead)
+		case o.Event != nil:
+			if o.Event.Kind != pipeline.KindUnique {
+				dups++
+			}
+			return enc.Encode(struct {
+				*pipeline.Event
+				NotStored bool `json:"not_stored"`
+			}{o.Event, true})
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if !*quiet {
+		if len(from) > 0 {
+			fmt.Fprintf(stderr, "neardup check: %d documents stored from --from\n", stored)
+		}
+		fmt.Fprintf(stderr, "neardup check: %d documents checked, %d duplicates (not stored)\n", checked, dups)
+	}
+	return nil
+}
+
+// runFiles runs pl over the documents src reads and hands each output,
+// in input order, to out.
+func runFiles(ctx context.Context, pl *pipeline.Pipeline, src *consumer.Files, out func(pipeline.Output) error) error {
+	items := make(chan pipeline.Item, 64)
+	outs := make(chan pipeline.Output, 64)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		defer close(items)
+		return src.Run(gctx, items)
+	})
+	g.Go(func() error {
+		defer close(outs)
+		return pl.Run(gctx, items, outs)
+	})
+	g.Go(func() error {
+		for o := range outs {
+			if err := out(o); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return g.Wait()
+}
