@@ -279,10 +279,8 @@ type Store interface {
 	// stored, and stores nothing: no id, bucket member, digest, verdict
 	// or refresh (a common key's count does not move). Each entry stands
 	// after every stored document (an id already stored is looked up as
-	// a new document): Seq is the next sequence number, which no stored
-	// document holds, and Replay is false. Entries of one call do not see
-	// each other. Redis Cluster returns ErrInvalid (not yet
-	// supported).
+	// a new document): Seq is above every stored document's, and Replay
+	// is false. Entries of one call do not see each other.
 	Lookup(ctx context.Context, docs []Entry) ([]Result, error)
 	// Features returns the stored features of each id, nil for unknown,
 	// deleted or expired ids. The returned slices must not be modified.

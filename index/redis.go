@@ -596,9 +596,8 @@ func (r *Redis) count(out []Result) {
 	r.stats.dropped.Add(dropped)
 }
 
-// Lookup implements [Store]. On a single node it is LookupInsert's
-// script with every document marked look-up-only; Redis Cluster does not
-// support it yet.
+// Lookup implements [Store]: LookupInsert's scripts with every document
+// marked look-up-only, no id registered and no expiry swept.
 func (r *Redis) Lookup(ctx context.Context, docs []Entry) ([]Result, error) {
 	if err := r.check(ctx); err != nil {
 		return nil, err
@@ -609,10 +608,13 @@ func (r *Redis) Lookup(ctx context.Context, docs []Entry) ([]Result, error) {
 	if len(docs) == 0 {
 		return nil, nil
 	}
+	var out []Result
+	var err error
 	if r.cluster {
-		return nil, fmt.Errorf("%w: lookup without insert is not supported on Redis Cluster yet", ErrInvalid)
+		out, err = r.lookupCluster(ctx, docs, true)
+	} else {
+		out, err = r.lookupSingle(ctx, docs, true)
 	}
-	out, err := r.lookupSingle(ctx, docs, true)
 	if err != nil {
 		return nil, r.wrap(ctx, "lookup", err)
 	}

@@ -35,10 +35,46 @@ import (
 // registered concurrently with a higher Seq is reported as Copy, and the
 // document is processed in full.
 func (r *Redis) lookupInsertCluster(ctx context.Context, docs []Entry) ([]Result, error) {
+	return r.lookupCluster(ctx, docs, false)
+}
+
+// checkSeq is the seq a looked-up-only document stands at in cluster
+// mode: after every stored document (seqs stay below 2^47 there).
+const checkSeq = 1 << 47
+
+// lookupCluster runs the phases; with check (Lookup) it registers nothing,
+// looks every bucket and lane up without writing (mode 1), sweeps no
+// expiry and refreshes no record.
+func (r *Redis) lookupCluster(ctx context.Context, docs []Entry, check bool) ([]Result, error) {
+	n := len(docs)
+	budget := sweepBudget
+	if check {
+		budget = 0
+	}
+	out := make([]Result, n)
+	if check {
+		for i := range out {
+			out[i].Seq = checkSeq
+		}
+	} else if err := r.reserveAndRegister(ctx, docs, out); err != nil {
+		return nil, err
+	}
+
+	// 3. the content lane.
+	skip, copyOld, err := r.copiesCluster(ctx, docs, out, check)
+	if err != nil {
+		return nil, err
+	}
+	return r.bucketsAndResolve(ctx, docs, out, skip, copyOld, check, budget)
+}
+
+// reserveAndRegister is phases 1 and 2: seqs reserved, ids registered
+// and records written; out gets each document's Seq, Replay and Verdict.
+func (r *Redis) reserveAndRegister(ctx context.Context, docs []Entry, out []Result) error {
 	n := len(docs)
 	last, err := r.c.HIncrBy(ctx, r.clock[0], "q", int64(n)).Result()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	first := uint64(last) - uint64(n) + 1
 	S := uint64(r.shards)
@@ -58,13 +94,12 @@ func (r *Redis) lookupInsertCluster(ctx context.Context, docs []Entry) ([]Result
 		}
 	}
 	if err := r.run(ctx, calls); err != nil {
-		return nil, err
+		return err
 	}
-	out := make([]Result, n)
 	for ci, c := range calls {
 		reply, err := c.cmd.Text()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		d := decoder{s: reply}
 		for _, i := range idx[ci] {
@@ -73,15 +108,16 @@ func (r *Redis) lookupInsertCluster(ctx context.Context, docs []Entry) ([]Result
 			out[i].Verdict = d.bytes()
 		}
 		if d.bad {
-			return nil, fmt.Errorf("malformed register reply")
+			return fmt.Errorf("malformed register reply")
 		}
 	}
+	return nil
+}
 
-	// 3. the content lane.
-	skip, copyOld, err := r.copiesCluster(ctx, docs, out)
-	if err != nil {
-		return nil, err
-	}
+// bucketsAndResolve are phases 4 and 5 (see lookupInsertCluster).
+func (r *Redis) bucketsAndResolve(ctx context.Context, docs []Entry, out []Result, skip, copyOld []bool, check bool, budget int) ([]Result, error) {
+	n := len(docs)
+	var calls []*call
 
 	// 4. buckets: one argument list per shard, one entry per document.
 	type part struct {
@@ -99,7 +135,10 @@ func (r *Redis) lookupInsertCluster(ctx context.Context, docs []Entry) ([]Result
 			continue
 		}
 		mode := 0
-		if res.Replay {
+		switch {
+		case check:
+			mode = 1 // look up only
+		case res.Replay:
 			mode = 2 // a replay whose first attempt may have stopped half-way
 		}
 		ops := make([][]byte, r.shards)
@@ -140,12 +179,11 @@ func (r *Redis) lookupInsertCluster(ctx context.Context, docs []Entry) ([]Result
 			perShard[sh] = append(perShard[sh], part{i, a, anchorOf[sh]})
 		}
 	}
-	calls = calls[:0]
 	var owners [][]part
 	for sh, parts := range perShard {
 		for lo := 0; lo < len(parts); lo += r.batch {
 			chunk := parts[lo:min(lo+r.batch, len(parts))]
-			args := r.header(sh, sweepBudget)
+			args := r.header(sh, budget)
 			for _, p := range chunk {
 				args = append(args, p.args...)
 			}
@@ -215,12 +253,13 @@ func (r *Redis) lookupInsertCluster(ctx context.Context, docs []Entry) ([]Result
 		rankCandidates(ranked[i])
 	}
 	next := make([]int, n) // ranked[i][:next[i]] were sent for resolution
+	refresh := r.refresh && !check
 	lanes := map[uint64]bool{}
 	for i := range out {
 		if s := out[i].IMatchSeq; s != 0 {
-			lanes[s] = lanes[s] || (imatchOld[i] && r.refresh)
+			lanes[s] = lanes[s] || (imatchOld[i] && refresh)
 		}
-		if s := out[i].CopySeq; s != 0 && copyOld[i] && r.refresh {
+		if s := out[i].CopySeq; s != 0 && copyOld[i] && refresh {
 			lanes[s] = true
 		}
 	}
@@ -236,7 +275,7 @@ func (r *Redis) lookupInsertCluster(ctx context.Context, docs []Entry) ([]Result
 			have := len(out[i].Candidates)
 			for ; have < r.maxc && next[i] < len(ranked[i]); next[i]++ {
 				c := ranked[i][next[i]]
-				want[c.Seq] = want[c.Seq] || (cands[i][c.Seq].old && r.refresh)
+				want[c.Seq] = want[c.Seq] || (cands[i][c.Seq].old && refresh)
 				have++
 			}
 		}
@@ -284,7 +323,7 @@ func (r *Redis) lookupInsertCluster(ctx context.Context, docs []Entry) ([]Result
 // content digest and no recorded verdict, resolves the documents it names
 // and fills Copy and CopySeq. skip marks the exact copies of a live
 // earlier representative: their buckets are not touched.
-func (r *Redis) copiesCluster(ctx context.Context, docs []Entry, out []Result) (skip, old []bool, err error) {
+func (r *Redis) copiesCluster(ctx context.Context, docs []Entry, out []Result, check bool) (skip, old []bool, err error) {
 	n := len(docs)
 	skip, old = make([]bool, n), make([]bool, n)
 	byShard := make([][]int, r.shards)
@@ -299,10 +338,14 @@ func (r *Redis) copiesCluster(ctx context.Context, docs []Entry, out []Result) (
 	for sh, list := range byShard {
 		for lo := 0; lo < len(list); lo += r.batch {
 			chunk := list[lo:min(lo+r.batch, len(list))]
-			args := r.header(sh, sweepBudget)
+			budget := sweepBudget
+			if check {
+				budget = 0
+			}
+			args := r.header(sh, budget)
 			for _, i := range chunk {
 				mode := 0
-				if out[i].Replay {
+				if out[i].Replay || check {
 					mode = 1
 				}
 				args = append(args, out[i].Seq, mode, docs[i].Content[:])

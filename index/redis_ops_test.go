@@ -825,51 +825,79 @@ func TestRedisClockAhead(t *testing.T) {
 	wantCands(t, "c", insert(t, good, entry(testParams, "c", map[int]uint64{0: 3}))[0], "b/lsh", "a/lsh")
 }
 
-// Lookup writes nothing: the server's DBSIZE and its count of writes are
-// the same after as before, however many documents are looked up, common
-// keys included.
+// Lookup writes nothing: the servers' DBSIZE and their count of writes
+// are the same after as before, however many documents are looked up,
+// common keys included, on a single node and in a cluster.
 func TestRedisLookupWritesNothing(t *testing.T) {
-	addr := redistest.StartServer(t)
 	ctx := context.Background()
-	s := openRedis(t, RedisConfig{Addrs: []string{addr}, Namespace: "ro", Params: testParams, MaxBucket: 3})
-	var docs []Entry
-	for i := range 50 {
-		e := withAnchors(entry(testParams, fmt.Sprint("d", i), map[int]uint64{0: uint64(i % 5)}), anchors(fmt.Sprint("a", i%7), 4)...)
-		e.Features = []byte(fmt.Sprint("features of ", i))
-		docs = append(docs, e)
-	}
-	insert(t, s, docs...)
-	c := redis.NewClient(&redis.Options{Addr: addr})
-	defer c.Close()
-	state := func() (int64, int64) {
-		t.Helper()
-		n, err := c.DBSize(ctx).Result()
-		if err != nil {
-			t.Fatal(err)
-		}
-		// The server's count of writes since its last save: any write,
-		// even one that leaves the size alone, moves it.
-		return n, infoInt(t, c, "persistence", "rdb_changes_since_last_save")
-	}
-	keys0, mem0 := state()
-	var probes []Entry
-	for i := range 40 {
-		e := withAnchors(entry(testParams, fmt.Sprint("p", i), map[int]uint64{0: uint64(i % 5), 1: uint64(i)}), anchors(fmt.Sprint("a", i%7), 4)...)
-		e.Features = []byte("probe")
-		probes = append(probes, e)
-	}
-	rs, err := s.Lookup(ctx, probes)
-	if err != nil {
-		t.Fatal(err)
-	}
-	found := 0
-	for _, r := range rs {
-		found += len(r.Candidates)
-	}
-	if found == 0 {
-		t.Fatal("the probes found nothing")
-	}
-	if keys1, mem1 := state(); keys1 != keys0 || mem1 != mem0 {
-		t.Errorf("after Lookup: %d keys, %d writes since the last save; before: %d keys, %d writes", keys1, mem1, keys0, mem0)
+	for _, tc := range []struct {
+		name    string
+		addrs   []string
+		cluster bool
+	}{{"node", []string{redistest.StartServer(t)}, false}, {"cluster", redistest.StartCluster(t), true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := openRedis(t, RedisConfig{Addrs: tc.addrs, Cluster: tc.cluster, Namespace: "ro", Params: testParams, MaxBucket: 3})
+			var docs []Entry
+			for i := range 50 {
+				e := withAnchors(entry(testParams, fmt.Sprint("d", i), map[int]uint64{0: uint64(i % 5)}), anchors(fmt.Sprint("a", i%7), 4)...)
+				e.Features = []byte(fmt.Sprint("features of ", i))
+				docs = append(docs, e)
+			}
+			insert(t, s, docs...)
+			var masters []*redis.Client
+			if tc.cluster {
+				cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: tc.addrs})
+				defer cc.Close()
+				var mu sync.Mutex
+				if err := cc.ForEachMaster(ctx, func(_ context.Context, m *redis.Client) error {
+					mu.Lock()
+					defer mu.Unlock()
+					masters = append(masters, redis.NewClient(&redis.Options{Addr: m.Options().Addr}))
+					return nil
+				}); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				masters = []*redis.Client{redis.NewClient(&redis.Options{Addr: tc.addrs[0]})}
+			}
+			state := func() (keys, writes int64) {
+				t.Helper()
+				for _, c := range masters {
+					n, err := c.DBSize(ctx).Result()
+					if err != nil {
+						t.Fatal(err)
+					}
+					// The server's count of writes since its last save:
+					// any write, even one that leaves the size alone,
+					// moves it.
+					keys, writes = keys+n, writes+infoInt(t, c, "persistence", "rdb_changes_since_last_save")
+				}
+				return keys, writes
+			}
+			keys0, writes0 := state()
+			var probes []Entry
+			for i := range 40 {
+				e := withAnchors(entry(testParams, fmt.Sprint("p", i), map[int]uint64{0: uint64(i % 5), 1: uint64(i)}), anchors(fmt.Sprint("a", i%7), 4)...)
+				e.Features = []byte("probe")
+				probes = append(probes, e)
+			}
+			rs, err := s.Lookup(ctx, probes)
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := 0
+			for _, r := range rs {
+				found += len(r.Candidates)
+			}
+			if found == 0 {
+				t.Fatal("the probes found nothing")
+			}
+			if keys1, writes1 := state(); keys1 != keys0 || writes1 != writes0 {
+				t.Errorf("after Lookup: %d keys, %d writes since the last save; before: %d keys, %d writes", keys1, writes1, keys0, writes0)
+			}
+			for _, c := range masters {
+				c.Close()
+			}
+		})
 	}
 }

@@ -40,8 +40,7 @@ JSON lines on standard input) against the index as the service would, and
 stores nothing: no id, bucket, digest or verdict is written (on Redis the
 server's data is left as it was). Writes one JSON event per document, the
 event scan would write, with "not_stored": true, to standard output. With
-the memory index, --from names a corpus to store first. Redis Cluster does
-not support it yet.
+the memory index, --from names a corpus to store first.
 
 Exit codes: 0 done, 1 failed, 2 bad usage, a PATH that does not exist, or
 bad configuration.
