@@ -546,19 +546,13 @@ func (r *Redis) check(ctx context.Context) error {
 // documentation) and leaves Candidate.Features and Result.IMatchFeatures
 // nil.
 func (r *Redis) LookupInsert(ctx context.Context, docs []Entry) ([]Result, error) {
-	if err := r.check(ctx); err != nil {
+	if err := r.checkEntries(ctx, docs); err != nil || len(docs) == 0 {
 		return nil, err
-	}
-	if err := validateEntries(r.p, docs); err != nil {
-		return nil, err
-	}
-	if len(docs) == 0 {
-		return nil, nil
 	}
 	var out []Result
 	var err error
 	if r.cluster {
-		out, err = r.lookupInsertCluster(ctx, docs)
+		out, err = r.lookupCluster(ctx, docs, false)
 	} else {
 		out, err = r.co.do(ctx, docs, r.lookupInsertSingle)
 	}
@@ -567,6 +561,34 @@ func (r *Redis) LookupInsert(ctx context.Context, docs []Entry) ([]Result, error
 	}
 	r.count(out)
 	return out, nil
+}
+
+// Lookup implements [Store]: LookupInsert's scripts with every document
+// marked look-up-only, no id registered and no expiry swept.
+func (r *Redis) Lookup(ctx context.Context, docs []Entry) ([]Result, error) {
+	if err := r.checkEntries(ctx, docs); err != nil || len(docs) == 0 {
+		return nil, err
+	}
+	var out []Result
+	var err error
+	if r.cluster {
+		out, err = r.lookupCluster(ctx, docs, true)
+	} else {
+		out, err = r.lookupSingle(ctx, docs, true)
+	}
+	if err != nil {
+		return nil, r.wrap(ctx, "lookup", err)
+	}
+	return out, nil
+}
+
+// checkEntries fails a call on a closed store, a cancelled context or an
+// invalid entry, before anything is sent.
+func (r *Redis) checkEntries(ctx context.Context, docs []Entry) error {
+	if err := r.check(ctx); err != nil {
+		return err
+	}
+	return validateEntries(r.p, docs)
 }
 
 func (r *Redis) count(out []Result) {
@@ -594,31 +616,6 @@ func (r *Redis) count(out []Result) {
 	r.stats.passage.Add(passage)
 	r.stats.withheld.Add(withheld)
 	r.stats.dropped.Add(dropped)
-}
-
-// Lookup implements [Store]: LookupInsert's scripts with every document
-// marked look-up-only, no id registered and no expiry swept.
-func (r *Redis) Lookup(ctx context.Context, docs []Entry) ([]Result, error) {
-	if err := r.check(ctx); err != nil {
-		return nil, err
-	}
-	if err := validateEntries(r.p, docs); err != nil {
-		return nil, err
-	}
-	if len(docs) == 0 {
-		return nil, nil
-	}
-	var out []Result
-	var err error
-	if r.cluster {
-		out, err = r.lookupCluster(ctx, docs, true)
-	} else {
-		out, err = r.lookupSingle(ctx, docs, true)
-	}
-	if err != nil {
-		return nil, r.wrap(ctx, "lookup", err)
-	}
-	return out, nil
 }
 
 func (r *Redis) lookupInsertSingle(ctx context.Context, docs []Entry) ([]Result, error) {

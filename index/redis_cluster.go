@@ -7,7 +7,7 @@ import (
 	"strconv"
 )
 
-// lookupInsertCluster runs LookupInsert over shards that live on
+// lookupCluster runs LookupInsert over shards that live on
 // different masters:
 //
 //  1. HINCRBY reserves one sequence number per document on shard 0;
@@ -34,17 +34,9 @@ import (
 // documentation applies. The content lane follows the same rule: a copy
 // registered concurrently with a higher Seq is reported as Copy, and the
 // document is processed in full.
-func (r *Redis) lookupInsertCluster(ctx context.Context, docs []Entry) ([]Result, error) {
-	return r.lookupCluster(ctx, docs, false)
-}
-
-// checkSeq is the seq a looked-up-only document stands at in cluster
-// mode: after every stored document (seqs stay below 2^47 there).
-const checkSeq = 1 << 47
-
-// lookupCluster runs the phases; with check (Lookup) it registers nothing,
-// looks every bucket and lane up without writing (mode 1), sweeps no
-// expiry and refreshes no record.
+//
+// With check (Lookup) it registers nothing, looks every bucket and lane up
+// without writing (mode 1), sweeps no expiry and refreshes no record.
 func (r *Redis) lookupCluster(ctx context.Context, docs []Entry, check bool) ([]Result, error) {
 	n := len(docs)
 	budget := sweepBudget
@@ -67,6 +59,10 @@ func (r *Redis) lookupCluster(ctx context.Context, docs []Entry, check bool) ([]
 	}
 	return r.bucketsAndResolve(ctx, docs, out, skip, copyOld, check, budget)
 }
+
+// checkSeq is the seq a looked-up-only document stands at in cluster
+// mode: after every stored document (seqs stay below 2^47 there).
+const checkSeq = 1 << 47
 
 // reserveAndRegister is phases 1 and 2: seqs reserved, ids registered
 // and records written; out gets each document's Seq, Replay and Verdict.
@@ -114,7 +110,7 @@ func (r *Redis) reserveAndRegister(ctx context.Context, docs []Entry, out []Resu
 	return nil
 }
 
-// bucketsAndResolve are phases 4 and 5 (see lookupInsertCluster).
+// bucketsAndResolve are phases 4 and 5 (see lookupCluster).
 func (r *Redis) bucketsAndResolve(ctx context.Context, docs []Entry, out []Result, skip, copyOld []bool, check bool, budget int) ([]Result, error) {
 	n := len(docs)
 	var calls []*call
