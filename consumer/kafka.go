@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -345,7 +348,7 @@ func (k *Kafka) revoked(ctx context.Context, _ *kgo.Client, revoked map[string][
 		// Closing: Close has committed what was done.
 		abandoned, _ = k.tr.pending(states)
 	}
-	k.log.Info("partitions revoked", "partitions", fmt.Sprint(revoked), "abandoned_in_flight", abandoned)
+	k.log.Info("partitions revoked", "partitions", partitionList(revoked), "abandoned_in_flight", abandoned)
 }
 
 // waitDrained waits until states have no record in flight or the drain
@@ -377,7 +380,22 @@ func (k *Kafka) lost(_ context.Context, _ *kgo.Client, lost map[string][]int32) 
 	}
 	k.joined.Store(false)
 	k.m.Rebalance("lost")
-	k.log.Warn("partitions lost (session expired or fenced); their records in flight will be read again by their next owner", "partitions", fmt.Sprint(lost))
+	k.log.Warn("partitions lost (session expired or fenced); their records in flight will be read again by their next owner", "partitions", partitionList(lost))
+}
+
+// partitionList names the partitions of a rebalance callback as
+// "topic/partition" strings, by topic then partition number: a JSON list
+// in the logs (fmt.Sprint of the map printed Go syntax,
+// "map[crawl.documents:[0 1 2]]").
+func partitionList(m map[string][]int32) []string {
+	topics := slices.Sorted(maps.Keys(m))
+	var out []string
+	for _, topic := range topics {
+		for _, p := range slices.Sorted(slices.Values(m[topic])) {
+			out = append(out, topic+"/"+strconv.Itoa(int(p)))
+		}
+	}
+	return out
 }
 
 // Commit commits, for every owned partition, the offset past its done

@@ -1,9 +1,13 @@
 package consumer
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -82,5 +86,60 @@ func TestCommitFailedIsRetried(t *testing.T) {
 	}
 	if total != n {
 		t.Errorf("committed %d of %d records after the failed commit was retried", total, n)
+	}
+}
+
+// Issue 24, "Nothing silent": the revoked and lost partitions were logged
+// as fmt.Sprint of a map, Go syntax inside JSON logs
+// ("map[crawl.documents:[0 1 2]]"). They are a JSON list of
+// "topic/partition" strings, by topic, then partition number.
+func TestRebalanceLogsPartitionsAsJSON(t *testing.T) {
+	cl := kafkatest.Start(t, kafkatest.Topic("crawl.documents", 12))
+	var logs bytes.Buffer
+	k, err := NewKafka(KafkaConfig{
+		Client: []kgo.Opt{kgo.SeedBrokers(cl.Brokers)},
+		Topic:  "crawl.documents", Group: "g", MaxBytes: 1 << 20, MaxInflightRecords: 10, MaxInflightBytes: 1 << 20,
+		Logger: slog.New(slog.NewJSONHandler(&logs, nil)),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k.Abort()
+	ctx := context.Background()
+	parts := map[string][]int32{"crawl.documents": {10, 0, 2}, "a.topic": {1}}
+	k.assigned(ctx, nil, parts)
+	k.closing.Store(true) // revoked gives the partitions up without waiting or committing
+	k.revoked(ctx, nil, parts)
+	k.lost(ctx, nil, map[string][]int32{"crawl.documents": {3, 1}})
+
+	want := map[string][]string{
+		"partitions revoked": {"a.topic/1", "crawl.documents/0", "crawl.documents/2", "crawl.documents/10"},
+		"partitions lost (session expired or fenced); their records in flight will be read again by their next owner": {"crawl.documents/1", "crawl.documents/3"},
+	}
+	seen := 0
+	for _, line := range bytes.Split(bytes.TrimSpace(logs.Bytes()), []byte("\n")) {
+		var rec struct {
+			Msg        string          `json:"msg"`
+			Partitions json.RawMessage `json:"partitions"`
+		}
+		if err := json.Unmarshal(line, &rec); err != nil {
+			t.Fatalf("log line is not JSON: %v: %s", err, line)
+		}
+		w, ok := want[rec.Msg]
+		if !ok {
+			continue
+		}
+		seen++
+		var got []string
+		if err := json.Unmarshal(rec.Partitions, &got); err != nil {
+			t.Errorf("%q: partitions %s are not a list of strings: %v", rec.Msg, rec.Partitions, err)
+			continue
+		}
+		if !slices.Equal(got, w) {
+			t.Errorf("%q: partitions %q, want %q", rec.Msg, got, w)
+		}
+	}
+	if seen != len(want) {
+		t.Errorf("%d of the %d rebalance lines logged:\n%s", seen, len(want), logs.Bytes())
 	}
 }

@@ -43,6 +43,10 @@ const (
 	ReasonEventTooLarge Reason = "event_too_large" // the event encodes to more than Config.MaxEventBytes
 	ReasonUnencodable   Reason = "unencodable"     // the event cannot be encoded as JSON
 	ReasonInternal      Reason = "internal_error"  // processing the document panicked (a bug); the run goes on
+	// ReasonBadVerdict: a verdict the index holds does not decode: the
+	// document's own (it is a replay), or that of the earlier document it
+	// duplicates (its cluster is unknown). The error names the id.
+	ReasonBadVerdict Reason = "bad_stored_verdict"
 )
 
 // ErrInvalid is wrapped by every [*InvalidError].

@@ -148,6 +148,11 @@ func (p *Pipeline) resolve(ctx context.Context, r verify.Result) (Output, []byte
 	}
 	doc := j.item.Doc
 	rec, err := p.recorded(ctx, j)
+	if errors.Is(err, errBadVerdict) {
+		// Nothing is recorded: the stored verdict stands until it is
+		// removed, and every replay of the id fails the same way.
+		return p.reject(j, o, ReasonBadVerdict, err)
+	}
 	if err != nil {
 		return o, nil, err
 	}
@@ -237,6 +242,12 @@ func (p *Pipeline) resolve(ctx context.Context, r verify.Result) (Output, []byte
 	ev.Sentences, ev.SentenceMatchesDropped = capSentences(ev.Sentences, p.sentenceMax)
 	if ev.DuplicateOf != "" {
 		c, err := p.clusterOf(ctx, ev.DuplicateOf)
+		if errors.Is(err, errBadVerdict) {
+			// The earlier document's cluster is unknown: naming it would
+			// split the cluster (or merge it with the wrong one), so this
+			// document is not decided either; a replay decides it again.
+			return p.reject(j, o, ReasonBadVerdict, err)
+		}
 		if err != nil {
 			return o, nil, err
 		}
@@ -289,7 +300,7 @@ func (p *Pipeline) recorded(ctx context.Context, j *job) (*verdictRecord, error)
 	case !j.res.Replay:
 		return nil, nil
 	case j.res.Verdict != nil:
-		return decodeRecord(j.res.Verdict), nil
+		return decodeRecord(j.item.Doc.ID, j.res.Verdict)
 	case j.first != nil:
 		return j.first.rec, nil
 	}
@@ -302,18 +313,34 @@ func (p *Pipeline) recorded(ctx context.Context, j *job) (*verdictRecord, error)
 	if err != nil || len(recs) != 1 || recs[0] == nil {
 		return nil, err
 	}
-	return decodeRecord(recs[0]), nil
+	return decodeRecord(j.item.Doc.ID, recs[0])
 }
 
-// decodeRecord reads a recorded verdict. Bytes that do not decode (not
-// written by this version) read as an empty record: a unique document
-// without a time, rather than a stopped stream.
-func decodeRecord(b []byte) *verdictRecord {
-	rec := &verdictRecord{}
-	if json.Unmarshal(b, rec) != nil {
-		return &verdictRecord{}
+// errBadVerdict is wrapped by decodeRecord for stored verdict bytes that
+// are not a verdict record (written by something else, or damaged).
+var errBadVerdict = errors.New("stored verdict does not decode")
+
+// decodeRecord reads the verdict recorded for id. Bytes that are not a
+// JSON object with the decision time ("a", which every record has) are
+// an error wrapping errBadVerdict: read as an empty record they would
+// call the document unique, whatever was decided. Unknown fields are
+// ignored, so records of a newer version still read.
+func decodeRecord(id string, b []byte) (*verdictRecord, error) {
+	// The outer At, shallower than the embedded record's, receives "a";
+	// nil means the field is missing (or null).
+	var s struct {
+		*verdictRecord
+		At *int64 `json:"a"`
 	}
-	return rec
+	s.verdictRecord = &verdictRecord{}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("%w: id %q: %v", errBadVerdict, id, err)
+	}
+	if s.At == nil {
+		return nil, fmt.Errorf("%w: id %q: no decision time (\"a\") in %.64q", errBadVerdict, id, b)
+	}
+	s.verdictRecord.At = *s.At
+	return s.verdictRecord, nil
 }
 
 // errEventTooLarge is wrapped by check for an event over MaxEventBytes.
@@ -373,7 +400,10 @@ func (p *Pipeline) reject(j *job, o Output, r Reason, err error) (Output, []byte
 // clusterOf returns the cluster of an earlier document: from the cache of
 // recent decisions, else from the verdict recorded in the index (decided
 // by another instance, or forgotten here). A document whose verdict is not
-// recorded yet (in flight elsewhere) stands for its own cluster.
+// recorded yet (in flight elsewhere) stands for its own cluster. A
+// recorded verdict that does not decode is an error wrapping
+// errBadVerdict: retrying cannot help, and guessing would misplace the
+// duplicate, so the caller rejects the duplicate instead.
 func (p *Pipeline) clusterOf(ctx context.Context, id string) (string, error) {
 	if c, ok := p.clusters.lookup(id); ok {
 		return c, nil
@@ -388,7 +418,11 @@ func (p *Pipeline) clusterOf(ctx context.Context, id string) (string, error) {
 		return "", err
 	}
 	if len(recs) == 1 && recs[0] != nil {
-		c := decodeRecord(recs[0]).Cluster
+		rec, err := decodeRecord(id, recs[0])
+		if err != nil {
+			return "", err
+		}
+		c := rec.Cluster
 		if c == "" {
 			c = id
 		}

@@ -18,6 +18,13 @@ type Schema struct{ s *jsonschema.Schema }
 // repository root, found by walking up from the working directory.
 func Load(t testing.TB, name string) *Schema {
 	t.Helper()
+	return LoadRef(t, name, "")
+}
+
+// LoadRef compiles the subschema of docs/<name> at the JSON pointer ref
+// (e.g. "/$defs/kafka_headers"); "" is the whole schema.
+func LoadRef(t testing.TB, name, ref string) *Schema {
+	t.Helper()
 	dir, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)
@@ -35,9 +42,13 @@ func Load(t testing.TB, name string) *Schema {
 	path := filepath.Join(dir, "docs", name)
 	c := jsonschema.NewCompiler()
 	c.AssertFormat()
-	s, err := c.Compile(path)
+	loc := path
+	if ref != "" {
+		loc += "#" + ref
+	}
+	s, err := c.Compile(loc)
 	if err != nil {
-		t.Fatalf("schematest: compile %s: %v", path, err)
+		t.Fatalf("schematest: compile %s: %v", loc, err)
 	}
 	return &Schema{s}
 }
