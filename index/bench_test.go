@@ -461,3 +461,71 @@ func envInt(name string, def int) int {
 	}
 	return def
 }
+
+// BenchmarkCommonKeys compares, on one redis-server, the server time per
+// document of a stream whose every page carries one site template (the
+// same 40 anchors and 3 of its 9 band keys, a template's common keys once
+// common_docs pages hold them) with a stream of distinct pages (the same
+// numbers of random keys), at common_docs 3, and the longest script call
+// of each (SLOWLOG). The bound: the template stream within 1.5× of
+// the distinct one on both.
+//
+//	NEARDUP_BENCH_DOCS=20000 go test ./index -run '^$' -bench CommonKeys -benchtime 1x
+func BenchmarkCommonKeys(b *testing.B) {
+	n := envInt("NEARDUP_BENCH_DOCS", 20000)
+	addr := redistest.StartServer(b)
+	admin := redis.NewClient(&redis.Options{Addr: addr})
+	defer admin.Close()
+	ctx := context.Background()
+	template := withRandomAnchors(benchDocs(1, 99, false), 40, 99)[0]
+	stream := func(shared bool, seed uint64) []Entry {
+		docs := withRandomAnchors(benchDocs(n, seed, false), 10, seed)
+		if !shared {
+			return withRandomAnchors(benchDocs(n, seed, false), 50, seed)
+		}
+		for i := range docs {
+			docs[i].Anchors = append(docs[i].Anchors, template.Anchors...)
+			copy(docs[i].Bands[:3], template.Bands[:3])
+		}
+		return docs
+	}
+	var perDoc, longest [2]float64
+	for k, shared := range []bool{false, true} {
+		name := map[bool]string{false: "distinct", true: "template"}[shared]
+		b.Run(name, func(b *testing.B) {
+			for range b.N {
+				s := openRedis(b, RedisConfig{Addrs: []string{addr}, Params: benchParams, Namespace: fmt.Sprint("ck", rand.Uint64()), MaxBucket: 3})
+				docs := stream(shared, rand.Uint64())
+				admin.ConfigResetStat(ctx)
+				admin.ConfigSet(ctx, "slowlog-log-slower-than", "0")
+				admin.ConfigSet(ctx, "slowlog-max-len", "1000000")
+				admin.SlowLogReset(ctx)
+				parallelInsert(b, s, docs, 1, 64)
+				_, usec := scriptStats(b, admin)
+				logs, err := admin.SlowLogGet(ctx, -1).Result()
+				if err != nil {
+					b.Fatal(err)
+				}
+				var max time.Duration
+				for _, l := range logs {
+					if len(l.Args) > 0 && strings.EqualFold(l.Args[0], "evalsha") {
+						max = maxDur(max, l.Duration)
+					}
+				}
+				perDoc[k], longest[k] = float64(usec)/float64(n), float64(max.Microseconds())
+				b.ReportMetric(perDoc[k], "server-µs/doc")
+				b.ReportMetric(longest[k], "longest-call-µs")
+			}
+		})
+	}
+	if perDoc[0] > 0 && longest[0] > 0 {
+		b.Logf("template / distinct: server time per document %.2f×, longest script call %.2f×", perDoc[1]/perDoc[0], longest[1]/longest[0])
+	}
+}
+
+func maxDur(a, b time.Duration) time.Duration {
+	if a > b {
+		return a
+	}
+	return b
+}
