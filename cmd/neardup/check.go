@@ -64,13 +64,8 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 	if len(paths) == 0 {
 		return fmt.Errorf("%w: check: no PATH to check", errUsage)
 	}
-	for _, p := range append(append([]string(nil), from...), paths...) {
-		if p == "-" {
-			continue
-		}
-		if _, err := os.Stat(p); err != nil {
-			return fmt.Errorf("%w: %w", errUsage, err)
-		}
+	if err := checkPaths(append(append([]string(nil), from...), paths...)); err != nil {
+		return err
 	}
 	pc, store, err := openStore(ctx, &cfg)
 	if err != nil {

@@ -99,13 +99,8 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 	if len(paths) == 0 {
 		paths = []string{"-"}
 	}
-	for _, p := range paths {
-		if p == "-" {
-			continue
-		}
-		if _, err := os.Stat(p); err != nil {
-			return fmt.Errorf("%w: %w", errUsage, err)
-		}
+	if err := checkPaths(paths); err != nil {
+		return err
 	}
 	pc, store, err := openStore(ctx, &cfg)
 	if err != nil {
@@ -243,6 +238,20 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 	}
 	if ctx.Err() != nil {
 		return errInterrupted
+	}
+	return nil
+}
+
+// checkPaths fails with a usage error on a PATH that does not exist ("-"
+// is standard input), before anything is read or opened.
+func checkPaths(paths []string) error {
+	for _, p := range paths {
+		if p == "-" {
+			continue
+		}
+		if _, err := os.Stat(p); err != nil {
+			return fmt.Errorf("%w: %w", errUsage, err)
+		}
 	}
 	return nil
 }
