@@ -156,3 +156,59 @@ func waitGauge(t testing.TB, in *instance, name string, want float64, timeout ti
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// Two members over one index, both finding it lost: the loss accepted on
+// one, the other finds the namespace again and resumes by itself. With
+// index.accept_empty a member accepts a loss at once and never stops.
+func TestServeIndexLostMembers(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	cl := startKafka(t, 4)
+	url := "redis://" + srv.Addr + "/0?namespace=members"
+	c := loadConfig(t, cl.Brokers, "index.url", url, "index.timeout", "500ms")
+	a := start(t, c, openStore(t, c))
+	b := start(t, c, openStore(t, c))
+	a.waitReady(t, http.StatusOK, 30*time.Second)
+	b.waitReady(t, http.StatusOK, 30*time.Second)
+	docs := synth.Corpus(synth.Config{Docs: 100, Seed: 33})
+	cl.Produce(t, inTopic, docMessages(t, docs)...)
+	waitEvents(t, cl, idsOf(docs), time.Minute)
+
+	srv.Restart()
+	waitLost(t, a, 30*time.Second)
+	waitLost(t, b, 30*time.Second)
+	if code, body := a.post(t, AcceptEmptyPath); code != http.StatusOK {
+		t.Fatalf("POST %s on a: %d %q", AcceptEmptyPath, code, body)
+	}
+	a.waitReady(t, http.StatusOK, 30*time.Second)
+	b.waitReady(t, http.StatusOK, 30*time.Second)
+	waitGauge(t, b, "neardup_index_lost", 0, 10*time.Second)
+	later := synth.Corpus(synth.Config{Docs: 100, Seed: 34})
+	for i := range later {
+		later[i].ID = "later-" + later[i].ID
+	}
+	cl.Produce(t, inTopic, docMessages(t, later)...)
+	waitEvents(t, cl, idsOf(later), time.Minute)
+	for _, in := range []*instance{a, b} {
+		if err := in.stop(t); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// index.accept_empty: the loss is accepted at once.
+	ca := loadConfig(t, cl.Brokers, "index.url", url, "index.timeout", "500ms", "index.accept_empty", "true")
+	d := start(t, ca, openStore(t, ca))
+	d.waitReady(t, http.StatusOK, 30*time.Second)
+	srv.Restart()
+	last := synth.Corpus(synth.Config{Docs: 50, Seed: 35})
+	for i := range last {
+		last[i].ID = "last-" + last[i].ID
+	}
+	cl.Produce(t, inTopic, docMessages(t, last)...)
+	waitEvents(t, cl, idsOf(last), time.Minute)
+	if v := counterValue(t, d.reg, "neardup_index_lost", ""); v != 0 {
+		t.Errorf("neardup_index_lost %v with index.accept_empty", v)
+	}
+	if err := d.stop(t); err != nil {
+		t.Fatal(err)
+	}
+}
