@@ -47,8 +47,8 @@ type loss struct {
 	why   string
 }
 
-// state returns the current epoch, and while lost the channel closed
-// when the loss ends.
+// lossState returns the current epoch, and while lost the channel
+// closed when the loss ends.
 func (s *Service) lossState() (uint64, <-chan struct{}) {
 	s.loss.mu.Lock()
 	defer s.loss.mu.Unlock()
