@@ -68,6 +68,7 @@ type Index struct {
 	Batch          int           `yaml:"batch" doc:"documents per index round trip"`
 	Timeout        time.Duration `yaml:"timeout" doc:"per-call timeout of index operations"`
 	Retry          time.Duration `yaml:"retry" doc:"how long a failing index call is retried before the run gives up (nothing is reported while retrying, never 'unique' because the index was down); 0 is the command's default: 30s for scan, forever for serve (which reports not ready meanwhile)"`
+	AcceptEmpty    bool          `yaml:"accept_empty" doc:"serve: accept an index whose stored documents are gone (Redis restarted without its data) and go on deciding against the empty index; false (the default) stops deciding and reports not ready until the data is restored or the loss is accepted (POST /admin/accept-empty-index, docs/operations.md)"`
 	TLSCA          string        `yaml:"tls_ca" doc:"PEM file of the CA that signs the Redis server certificate (rediss://)"`
 	TLSCert        string        `yaml:"tls_cert" doc:"PEM client certificate for mutual TLS"`
 	TLSKey         string        `yaml:"tls_key" doc:"PEM client key for mutual TLS"`

@@ -44,6 +44,7 @@ type Metrics struct {
 	indexErrors   *prometheus.CounterVec
 	indexRetries  *prometheus.CounterVec
 	indexUp       prometheus.Gauge
+	indexLost     prometheus.Gauge
 	lag           *prometheus.GaugeVec
 	rebalances    *prometheus.CounterVec
 	produced      *prometheus.CounterVec
@@ -119,6 +120,10 @@ func New(reg prometheus.Registerer, version string) *Metrics {
 			Name: "neardup_index_up",
 			Help: "1 when the last index call or health check succeeded, 0 while the index is unavailable.",
 		}),
+		indexLost: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "neardup_index_lost",
+			Help: "1 while the index's stored documents are gone (Redis restarted without its data, keys deleted): nothing is decided until the empty index is accepted or the data restored.",
+		}),
 		lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "neardup_consumer_lag_records",
 			Help: "Lag of an assigned input partition as the brokers measure it: its end offset minus the group's committed offset (log start offset when none), read from the brokers every commit interval (1-10 s), idle or not.",
@@ -172,7 +177,7 @@ func New(reg prometheus.Registerer, version string) *Metrics {
 	info.Set(1)
 	m.indexUp.Set(1)
 	reg.MustRegister(m.documents, m.replays, m.corrections, m.deadLetters, m.candidates, m.verifications,
-		m.truncated, m.commonKeys, m.stage, m.endToEnd, m.indexErrors, m.indexRetries, m.indexUp, m.lag, m.rebalances,
+		m.truncated, m.commonKeys, m.stage, m.endToEnd, m.indexErrors, m.indexRetries, m.indexUp, m.indexLost, m.lag, m.rebalances,
 		m.produced, m.produceErrors, m.commits, m.commitErrors, m.inflightRecs, m.inflightBytes, m.stalled, m.maintenance, m.ready, info)
 	// Label values known in advance are created now, so a dashboard
 	// shows them at zero before the first event.
@@ -290,6 +295,14 @@ func (m *Metrics) IndexUp(up bool) {
 		return
 	}
 	m.indexUp.Set(b2f(up))
+}
+
+// IndexLost sets whether the index's stored documents are gone.
+func (m *Metrics) IndexLost(lost bool) {
+	if m == nil {
+		return
+	}
+	m.indexLost.Set(b2f(lost))
 }
 
 // Lag sets the lag of one input partition.

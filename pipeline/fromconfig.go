@@ -82,6 +82,18 @@ func VerifyProfile(c *config.Config) (verify.Profile, error) {
 // it names (index.url) with the parameters that configuration gives band
 // keys. Configuration errors wrap config.ErrInvalid.
 func OpenStore(ctx context.Context, c *config.Config, version string) (Config, index.Store, error) {
+	return openStore(ctx, c, version, false)
+}
+
+// OpenExistingStore is OpenStore for a caller that has written to the
+// index before (a service whose consumer group has committed offsets): a
+// Redis namespace that does not exist is index.ErrIndexLost instead of a
+// new, empty one (index.Options.RequireExisting).
+func OpenExistingStore(ctx context.Context, c *config.Config, version string) (Config, index.Store, error) {
+	return openStore(ctx, c, version, true)
+}
+
+func openStore(ctx context.Context, c *config.Config, version string, existing bool) (Config, index.Store, error) {
 	pc, err := FromConfig(c, version)
 	if err != nil {
 		return pc, nil, fmt.Errorf("%w: %w", config.ErrInvalid, err)
@@ -96,17 +108,18 @@ func OpenStore(ctx context.Context, c *config.Config, version string) (Config, i
 	}
 	ix := c.Index
 	store, err := index.Open(ctx, ix.URL, index.Options{
-		Params:         probe.IndexParams(),
-		Namespace:      ix.Namespace,
-		Retention:      ix.Retention,
-		Generation:     ix.Generation,
-		RefreshOnMatch: ix.RefreshOnMatch,
-		MaxBucket:      ix.CommonDocs,
-		MaxCandidates:  c.Verify.MaxCandidates,
-		Capacity:       ix.Capacity,
-		Batch:          ix.Batch,
-		Timeout:        ix.Timeout,
-		TLS:            tc,
+		Params:          probe.IndexParams(),
+		Namespace:       ix.Namespace,
+		Retention:       ix.Retention,
+		Generation:      ix.Generation,
+		RefreshOnMatch:  ix.RefreshOnMatch,
+		MaxBucket:       ix.CommonDocs,
+		MaxCandidates:   c.Verify.MaxCandidates,
+		Capacity:        ix.Capacity,
+		Batch:           ix.Batch,
+		Timeout:         ix.Timeout,
+		TLS:             tc,
+		RequireExisting: existing,
 	})
 	return pc, store, err
 }

@@ -265,3 +265,37 @@ func (g kgoLogger) Log(level kgo.LogLevel, msg string, keyvals ...any) {
 	}
 	g.l.Log(context.Background(), lv, "kafka client: "+msg, keyvals...)
 }
+
+// GroupHasOffsets reports whether kafka.group has committed offsets on
+// kafka.input_topic: the service has decided documents before, so the
+// index it wrote them to must exist (a missing namespace is a lost
+// index, not a first start). A failure to ask wraps ErrKafka.
+func GroupHasOffsets(ctx context.Context, k config.Kafka, log *slog.Logger) (bool, error) {
+	opts, sw, err := clientOptions(k, log)
+	if err != nil {
+		return false, fmt.Errorf("%w: %w", config.ErrInvalid, err)
+	}
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		return false, fmt.Errorf("%w: %w", ErrKafka, err)
+	}
+	defer cl.Close()
+	actx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	offs, err := kadm.NewClient(cl).FetchOffsets(actx, k.Group)
+	if err == nil {
+		err = offs.Error()
+	}
+	if errors.Is(err, kerr.GroupIDNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, describeKafkaError(err, k, sw.failure())
+	}
+	for _, o := range offs[k.InputTopic] {
+		if o.Err == nil && o.At >= 0 {
+			return true, nil
+		}
+	}
+	return false, nil
+}

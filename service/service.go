@@ -11,6 +11,14 @@
 // stops the service without committing its record, so a restart reads it
 // again and a replayed id gets its first verdict.
 //
+// A lost index (index.ErrIndexLost: the Redis namespace the member used
+// is gone, the server having restarted without its data) stops deciding
+// too: index calls wait, /readyz answers 503 naming the loss and
+// neardup_index_lost is 1, until the data is restored (the namespace is
+// found again) or the loss is accepted: POST /admin/accept-empty-index
+// (AcceptEmptyPath) on http.addr, or index.accept_empty set at start,
+// which accepts any loss at once.
+//
 // Shutdown (the context passed to Run ending): polling stops, records in
 // flight are decided, produced and committed, the member leaves its group
 // and Run returns nil — all within kafka.shutdown_timeout; past it, what
@@ -92,6 +100,7 @@ type Service struct {
 	srv   *http.Server
 
 	indexUp   atomic.Bool
+	loss      loss
 	kafkaErr  atomic.Pointer[string]
 	indexErr  atomic.Pointer[string]
 	killed    atomic.Bool
@@ -141,7 +150,7 @@ func New(ctx context.Context, o Options) (*Service, error) {
 	if pc.Retry == 0 {
 		pc.Retry = -1 // until shutdown: never give up while records wait
 	}
-	pl, err := pipeline.New(pc, o.Store)
+	pl, err := pipeline.New(pc, gate{s: s, ix: o.Store})
 	if err != nil {
 		return nil, err
 	}
@@ -236,6 +245,7 @@ func (s *Service) handler(g prometheus.Gatherer) http.Handler {
 		}
 		fmt.Fprintln(w, "ready")
 	})
+	mux.HandleFunc(AcceptEmptyPath, s.acceptHandler)
 	return mux
 }
 
@@ -258,6 +268,9 @@ func (s *Service) notReady() []string {
 			msg += ": " + *p
 		}
 		why = append(why, msg)
+	}
+	if lost := s.lostReason(); lost != "" {
+		why = append(why, "index lost: "+lost+" (nothing is decided: restore the data, or accept the empty index with POST "+AcceptEmptyPath+")")
 	}
 	if n := s.src.Stalled(); n > 0 {
 		why = append(why, fmt.Sprintf("%d input partition(s) cannot advance (record batch too large to read; see the logs)", n))
@@ -522,7 +535,15 @@ func (s *Service) lag(ctx context.Context) {
 func (s *Service) maintain(ctx context.Context) {
 	cctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
+	epoch, lost := s.lossState()
+	if lost != nil {
+		return // it would fail: the namespace is gone
+	}
 	err := s.store.(maintainer).Maintain(cctx)
+	if errors.Is(err, index.ErrIndexLost) {
+		s.markLost(epoch, err)
+		return
+	}
 	if err != nil && ctx.Err() == nil {
 		s.log.Warn("index maintenance failed; retried at the next interval", "every", s.maintainEvery, "err", err)
 		if errors.Is(err, index.ErrUnavailable) {
@@ -547,6 +568,9 @@ func (s *Service) check(ctx context.Context) {
 	}
 	if p, ok := s.store.(pinger); ok {
 		s.indexHealth(p.Ping(cctx))
+	}
+	if s.indexUp.Load() {
+		s.probeLoss(cctx)
 	}
 	ready := len(s.notReady()) == 0
 	s.m.Ready(ready)

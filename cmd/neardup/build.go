@@ -23,3 +23,13 @@ func openStore(ctx context.Context, c *config.Config) (pipeline.Config, index.St
 	}
 	return pc, store, err
 }
+
+// openExistingStore is openStore for an index that must exist
+// (pipeline.OpenExistingStore): a missing namespace is index.ErrIndexLost.
+func openExistingStore(ctx context.Context, c *config.Config) (pipeline.Config, index.Store, error) {
+	pc, store, err := pipeline.OpenExistingStore(ctx, c, version)
+	if errors.Is(err, config.ErrInvalid) || errors.Is(err, index.ErrInvalid) {
+		err = fmt.Errorf("%w: %w", errUsage, err)
+	}
+	return pc, store, err
+}

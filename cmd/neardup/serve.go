@@ -10,15 +10,18 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/neardup/neardup/config"
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/metrics"
 	"github.com/neardup/neardup/service"
 )
 
@@ -41,7 +44,9 @@ Every key can be set in the file, as an environment variable
 (NEARDUP_KAFKA_BROKERS, NEARDUP_KAFKA_INPUT_TOPIC, ...) or as a flag. Only
 kafka.brokers and kafka.input_topic are required.
 
-Endpoints on http.addr: /metrics (Prometheus), /healthz, /readyz.
+Endpoints on http.addr: /metrics (Prometheus), /healthz, /readyz, and
+POST /admin/accept-empty-index: after the index was lost (Redis restarted
+without its data; neardup_index_lost 1), go on with an empty index.
 SIGTERM or SIGINT: records in flight are finished, produced and committed,
 the group is left, exit 0 — within kafka.shutdown_timeout (default 10s).
 Exit codes: 0 stopped cleanly, 1 failed, 2 bad configuration.
@@ -84,16 +89,29 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 // answers 200 and /readyz 503 naming what is awaited on http.addr. Bad
 // configuration is not retried. It returns a nil service, and no error,
 // when ctx ends first.
+//
+// When the consumer group has committed offsets (documents were decided
+// before) the index must exist: a missing one is index.ErrIndexLost, and
+// serve waits as for an unreachable index, /readyz naming the loss and
+// /metrics exporting neardup_index_lost 1, until the data is restored or
+// the loss is accepted (index.accept_empty, or POST
+// /admin/accept-empty-index on http.addr).
 func startService(ctx context.Context, cfg *config.Config, log *slog.Logger) (*service.Service, index.Store, error) {
-	var waiting atomic.Pointer[string]
+	st := &startup{accept: make(chan struct{}, 1)}
 	backoff := time.Second
 	for {
-		svc, store, err := tryStart(ctx, cfg, log)
-		if err == nil || errors.Is(err, errUsage) || !retryableAtStart(err) {
+		svc, store, err := tryStart(ctx, cfg, log, st.accepted.Load())
+		lost := errors.Is(err, index.ErrIndexLost)
+		if err == nil || errors.Is(err, errUsage) || !(lost || retryableAtStart(err)) {
 			return svc, store, err
 		}
 		msg := err.Error()
-		waiting.Store(&msg)
+		if lost {
+			msg = "index lost: " + msg + " (the consumer group has committed offsets, so the index existed: restore the data, or accept the empty index with POST " +
+				service.AcceptEmptyPath + " or index.accept_empty=true)"
+		}
+		st.waiting.Store(&msg)
+		st.lost.Store(lost)
 		// Between attempts a start-up endpoint holds http.addr; the
 		// service listens on it itself, so it is handed over for each
 		// attempt.
@@ -101,29 +119,48 @@ func startService(ctx context.Context, cfg *config.Config, log *slog.Logger) (*s
 		if cfg.HTTP.Addr != "" {
 			var addr string
 			var lerr error
-			if stop, addr, lerr = serveStartup(cfg.HTTP.Addr, &waiting); lerr != nil {
+			if stop, addr, lerr = st.serve(cfg.HTTP.Addr); lerr != nil {
 				return nil, nil, lerr
 			}
 			log.Info("neardup serve waiting for its dependencies; /readyz answers 503 meanwhile", "http", addr)
 		}
-		log.Warn("dependency unavailable at start; retrying", "in", backoff, "err", err)
+		if lost {
+			log.Error("index lost at start: the consumer group has decided documents, but the index namespace does not exist (Redis restarted without its data?); nothing is decided until the data is restored or the empty index is accepted (docs/operations.md)",
+				"retry_in", backoff, "err", err)
+		} else {
+			log.Warn("dependency unavailable at start; retrying", "in", backoff, "err", err)
+		}
 		select {
 		case <-ctx.Done():
 			stop()
 			log.Info("neardup serve stopped while starting")
 			return nil, nil, nil
 		case <-time.After(backoff):
+		case <-st.accept:
+			log.Warn("lost index accepted: starting with an empty index")
 		}
 		stop()
 		backoff = min(2*backoff, 30*time.Second)
 	}
 }
 
-// tryStart opens the index and creates the service once.
-func tryStart(ctx context.Context, cfg *config.Config, log *slog.Logger) (*service.Service, index.Store, error) {
+// tryStart opens the index and creates the service once. Unless
+// acceptEmpty (or index.accept_empty), a group with committed offsets
+// needs the index to exist.
+func tryStart(ctx context.Context, cfg *config.Config, log *slog.Logger, acceptEmpty bool) (*service.Service, index.Store, error) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	pc, store, err := openStore(ctx, cfg)
+	open := openStore
+	if !acceptEmpty && !cfg.Index.AcceptEmpty && !strings.HasPrefix(cfg.Index.URL, "memory") {
+		decided, err := service.GroupHasOffsets(ctx, cfg.Kafka, log)
+		if err != nil {
+			return nil, nil, err
+		}
+		if decided {
+			open = openExistingStore
+		}
+	}
+	pc, store, err := open(ctx, cfg)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -146,9 +183,19 @@ func retryableAtStart(err error) bool {
 	return errors.Is(err, index.ErrUnavailable) || errors.Is(err, service.ErrKafka)
 }
 
-// serveStartup serves /healthz (200) and /readyz (503 with what is
-// awaited) on addr until stop is called; stop waits for the server.
-func serveStartup(addr string, waiting *atomic.Pointer[string]) (stop func(), bound string, err error) {
+// startup is what the start-up endpoint serves between attempts.
+type startup struct {
+	waiting  atomic.Pointer[string] // what is awaited
+	lost     atomic.Bool            // the last attempt found the index lost
+	accepted atomic.Bool            // the loss was accepted (POST)
+	accept   chan struct{}          // wakes the wait for the next attempt
+}
+
+// serve serves /healthz (200) and /readyz (503 with what is awaited) on
+// addr until stop is called; stop waits for the server. While the index
+// is lost it also serves /metrics (neardup_index_lost 1, neardup_ready 0)
+// and POST /admin/accept-empty-index.
+func (st *startup) serve(addr string) (stop func(), bound string, err error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, "", fmt.Errorf("%w: http.addr %s: %w", errUsage, addr, err)
@@ -158,11 +205,29 @@ func serveStartup(addr string, waiting *atomic.Pointer[string]) (stop func(), bo
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
 		w.WriteHeader(http.StatusServiceUnavailable)
 		msg := "starting"
-		if p := waiting.Load(); p != nil {
+		if p := st.waiting.Load(); p != nil {
 			msg += ": " + *p
 		}
 		fmt.Fprintln(w, "not ready: "+msg)
 	})
+	if st.lost.Load() {
+		reg := prometheus.NewRegistry()
+		metrics.New(reg, version).IndexLost(true)
+		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+		mux.HandleFunc(service.AcceptEmptyPath, func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != http.MethodPost {
+				w.Header().Set("Allow", http.MethodPost)
+				http.Error(w, "POST accepts a lost index", http.StatusMethodNotAllowed)
+				return
+			}
+			st.accepted.Store(true)
+			select {
+			case st.accept <- struct{}{}:
+			default:
+			}
+			fmt.Fprintln(w, "accepted: starting with an empty index")
+		})
+	}
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	done := make(chan struct{})
 	go func() { // owned by stop
