@@ -8,10 +8,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/url"
 	"runtime"
+	"slices"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -329,7 +332,11 @@ func demoReport(w io.Writer, crawl []synth.Doc, res demoResult, malformed int, e
 	}
 	_ = tw.Flush()
 	fmt.Fprintf(w, "\nfound = reported with the planted kind and the planted original as duplicate_of; %d reported pairs were not planted\n", falsePos)
-	fmt.Fprintf(w, "dead letters: %d of %d malformed records, by reason %v\n", sum(res.dead), malformed, res.dead)
+	reasons := make([]string, 0, len(res.dead))
+	for _, r := range slices.Sorted(maps.Keys(res.dead)) {
+		reasons = append(reasons, fmt.Sprintf("%s %d", r, res.dead[r]))
+	}
+	fmt.Fprintf(w, "dead letters: %d of %d malformed records, by reason: %s\n", sum(res.dead), malformed, strings.Join(reasons, ", "))
 	fmt.Fprintf(w, "%d documents decided in %v: %.0f docs/s (produce → decide → event acknowledged, %d cores)\n",
 		len(crawl), elapsed.Round(time.Millisecond), float64(len(crawl))/elapsed.Seconds(), numCPU())
 }
