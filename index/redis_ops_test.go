@@ -722,49 +722,29 @@ func TestDecoderFeatures(t *testing.T) {
 // at once when it does not. The same on a single node and in a cluster.
 func TestRedisIndexLost(t *testing.T) {
 	ctx := context.Background()
-	for _, tc := range []struct {
-		name    string
-		addrs   []string
-		cluster bool
-	}{{"node", []string{redistest.StartServer(t)}, false}, {"cluster", redistest.StartCluster(t), true}} {
+	for _, tc := range nodeAndCluster(t) {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := RedisConfig{Addrs: tc.addrs, Cluster: tc.cluster, Namespace: "lost", Params: testParams}
 			s := openRedis(t, cfg)
 			insert(t, s, entry(testParams, "a", map[int]uint64{0: 7}))
-			c := redis.NewUniversalClient(&redis.UniversalOptions{Addrs: tc.addrs, IsClusterMode: tc.cluster})
-			defer c.Close()
+			masters := tc.masters(t)
 			flush := func() {
 				t.Helper()
-				var err error
-				if cc, ok := c.(*redis.ClusterClient); ok {
-					err = cc.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error { return m.FlushAll(ctx).Err() })
-				} else {
-					err = c.FlushAll(ctx).Err()
-				}
-				if err != nil {
-					t.Fatal(err)
+				for _, m := range masters {
+					if err := m.FlushAll(ctx).Err(); err != nil {
+						t.Fatal(err)
+					}
 				}
 			}
 			keys := func() int {
 				t.Helper()
 				n := 0
-				var err error
-				if cc, ok := c.(*redis.ClusterClient); ok {
-					var mu sync.Mutex
-					err = cc.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
-						k, err := m.DBSize(ctx).Result()
-						mu.Lock()
-						n += int(k)
-						mu.Unlock()
-						return err
-					})
-				} else {
-					var k int64
-					k, err = c.DBSize(ctx).Result()
-					n = int(k)
-				}
-				if err != nil {
-					t.Fatal(err)
+				for _, m := range masters {
+					k, err := m.DBSize(ctx).Result()
+					if err != nil {
+						t.Fatal(err)
+					}
+					n += int(k)
 				}
 				return n
 			}
@@ -830,11 +810,7 @@ func TestRedisClockAhead(t *testing.T) {
 // common keys included, on a single node and in a cluster.
 func TestRedisLookupWritesNothing(t *testing.T) {
 	ctx := context.Background()
-	for _, tc := range []struct {
-		name    string
-		addrs   []string
-		cluster bool
-	}{{"node", []string{redistest.StartServer(t)}, false}, {"cluster", redistest.StartCluster(t), true}} {
+	for _, tc := range nodeAndCluster(t) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := openRedis(t, RedisConfig{Addrs: tc.addrs, Cluster: tc.cluster, Namespace: "ro", Params: testParams, MaxBucket: 3})
 			var docs []Entry
@@ -844,22 +820,7 @@ func TestRedisLookupWritesNothing(t *testing.T) {
 				docs = append(docs, e)
 			}
 			insert(t, s, docs...)
-			var masters []*redis.Client
-			if tc.cluster {
-				cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: tc.addrs})
-				defer cc.Close()
-				var mu sync.Mutex
-				if err := cc.ForEachMaster(ctx, func(_ context.Context, m *redis.Client) error {
-					mu.Lock()
-					defer mu.Unlock()
-					masters = append(masters, redis.NewClient(&redis.Options{Addr: m.Options().Addr}))
-					return nil
-				}); err != nil {
-					t.Fatal(err)
-				}
-			} else {
-				masters = []*redis.Client{redis.NewClient(&redis.Options{Addr: tc.addrs[0]})}
-			}
+			masters := tc.masters(t)
 			state := func() (keys, writes int64) {
 				t.Helper()
 				for _, c := range masters {
@@ -895,9 +856,46 @@ func TestRedisLookupWritesNothing(t *testing.T) {
 			if keys1, writes1 := state(); keys1 != keys0 || writes1 != writes0 {
 				t.Errorf("after Lookup: %d keys, %d writes since the last save; before: %d keys, %d writes", keys1, writes1, keys0, writes0)
 			}
-			for _, c := range masters {
-				c.Close()
-			}
 		})
 	}
+}
+
+// topology is a Redis deployment the index runs on: one node, or a
+// three-master cluster.
+type topology struct {
+	name    string
+	addrs   []string
+	cluster bool
+}
+
+// nodeAndCluster starts a single node and a three-master cluster.
+func nodeAndCluster(t *testing.T) []topology {
+	return []topology{{"node", []string{redistest.StartServer(t)}, false}, {"cluster", redistest.StartCluster(t), true}}
+}
+
+// masters returns a client of each master (closed with the test).
+func (tp topology) masters(t *testing.T) []*redis.Client {
+	t.Helper()
+	addrs := tp.addrs
+	if tp.cluster {
+		cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: tp.addrs})
+		defer cc.Close()
+		addrs = nil
+		var mu sync.Mutex
+		if err := cc.ForEachMaster(context.Background(), func(_ context.Context, m *redis.Client) error {
+			mu.Lock()
+			defer mu.Unlock()
+			addrs = append(addrs, m.Options().Addr)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out []*redis.Client
+	for _, a := range addrs {
+		c := redis.NewClient(&redis.Options{Addr: a})
+		t.Cleanup(func() { c.Close() })
+		out = append(out, c)
+	}
+	return out
 }
