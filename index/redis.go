@@ -692,11 +692,18 @@ func (r *Redis) lookupSingle(ctx context.Context, docs []Entry, check bool) ([]R
 	}
 	out := make([]Result, len(docs))
 	for ci, c := range calls {
-		reply, err := c.cmd.Text()
+		reply, err := c.cmd.Slice()
 		if err != nil {
 			return nil, err
 		}
-		d := decoder{s: reply}
+		if len(reply) == 0 {
+			return nil, errors.New("malformed script reply (empty)")
+		}
+		head, ok := reply[0].(string)
+		if !ok {
+			return nil, fmt.Errorf("malformed script reply (%T first)", reply[0])
+		}
+		d := decoder{s: head, bulks: reply[1:]}
 		sent := map[uint64][]byte{} // features carried by this reply, by seq
 		for i := range min(r.batch, len(docs)-ci*r.batch) {
 			res := &out[ci*r.batch+i]
@@ -731,8 +738,8 @@ func (r *Redis) lookupSingle(ctx context.Context, docs []Entry, check bool) ([]R
 			}
 			res.CommonAnchors, res.CommonAnchorDocs = hotAnchors(docs[ci*r.batch+i].Anchors, hot, held)
 		}
-		if d.bad || d.p != len(d.s) {
-			return nil, fmt.Errorf("malformed script reply (%d of %d bytes read)", d.p, len(d.s))
+		if d.bad || d.p != len(d.s) || len(d.bulks) != 0 {
+			return nil, fmt.Errorf("malformed script reply (%d of %d bytes read, %d features left)", d.p, len(d.s), len(d.bulks))
 		}
 	}
 	return out, nil
@@ -750,11 +757,13 @@ func via(b byte) string {
 	return ViaLSH
 }
 
-// decoder reads the big-endian records of script replies.
+// decoder reads the big-endian records of script replies, and the bulk
+// strings that follow a lookup-insert reply's first element.
 type decoder struct {
-	s   string
-	p   int
-	bad bool
+	s     string
+	p     int
+	bad   bool
+	bulks []any
 }
 
 func (d *decoder) take(n int) string {
@@ -799,13 +808,19 @@ func (d *decoder) bytes() []byte {
 }
 
 // features reads the features of document seq in a lookup-insert reply:
-// an i32-length-prefixed string (nil for −1), or −2 for the features this
-// reply already carried for seq (recorded in sent). A reference to
-// features not sent before marks the reply malformed.
+// −3 for the next bulk string of the reply, nil for −1, or −2 for the
+// features this reply already carried for seq (recorded in sent). A
+// reference to features not sent before, or a missing bulk string, marks
+// the reply malformed.
 func (d *decoder) features(seq uint64, sent map[uint64][]byte) []byte {
 	switch n := int32(d.u32()); {
-	case n >= 0:
-		b := []byte(d.take(int(n)))
+	case n == -3 && len(d.bulks) > 0:
+		v, ok := d.bulks[0].(string)
+		d.bulks = d.bulks[1:]
+		if !ok {
+			break
+		}
+		b := []byte(v)
 		sent[seq] = b
 		return b
 	case n == -1:
@@ -842,16 +857,21 @@ func (r *Redis) records(ctx context.Context, what string, s *redis.Script, ids [
 		return nil, r.wrap(ctx, what, err)
 	}
 	for ci, c := range calls {
-		reply, err := c.cmd.Text()
+		reply, err := c.cmd.Slice()
 		if err != nil {
 			return nil, r.wrap(ctx, what, err)
 		}
-		d := decoder{s: reply}
-		for _, i := range idx[ci] {
-			out[i] = d.bytes()
+		if len(reply) != len(idx[ci]) {
+			return nil, fmt.Errorf("index: %s: malformed script reply (%d values for %d ids)", what, len(reply), len(idx[ci]))
 		}
-		if d.bad {
-			return nil, fmt.Errorf("index: %s: malformed script reply", what)
+		for k, i := range idx[ci] {
+			switch v := reply[k].(type) {
+			case nil:
+			case string:
+				out[i] = []byte(v)
+			default:
+				return nil, fmt.Errorf("index: %s: malformed script reply (%T)", what, v)
+			}
 		}
 	}
 	return out, nil

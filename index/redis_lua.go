@@ -558,8 +558,8 @@ end
 // anchor; fingerprint the SimHash's 8 bytes. flags: 1 SimHash present,
 // 2 I-Match digest present, 4 content digest present, 8 anchors present,
 // 16 look up only (Lookup: nothing registered or written).
-// Reply:
-// one string, per document (big-endian):
+// Reply: an array whose first element is one string holding, per
+// document (big-endian):
 //
 //	status u8 (0 new, 1 replay) · seq u48 · withheld u32 · hot u16 ·
 //	verdict (i32 length, −1 = none) · copy seq u48 · copy id (i32 length) ·
@@ -567,11 +567,12 @@ end
 //	ncand × (seq u48 · via u8 · hits u16 · id (i32 length) · features) ·
 //	imatch features · nhot u16 · nhot × hot anchor u16
 //
-// features is the document's 'f' record (i32 length, then the bytes; an
-// empty record for a document stored without features), −1 when there is
-// no document (no I-Match hit), or −2 when this reply already carried the
-// features of the same seq, earlier in byte order: a popular original is
-// sent once per call, not once per document that finds it. The I-Match
+// features is −3 when the document's 'f' record (empty for a document
+// stored without features) is the next element of the reply array (the
+// elements after the first, in the order of their −3 marks), −1 when
+// there is no document (no I-Match hit), or −2 when this reply already
+// carried the features of the same seq, earlier in byte order: a popular
+// original is sent once per call, not once per document that finds it. The I-Match
 // document's features come last because it is often also a candidate.
 // The features of a document inserted earlier in the same call are still
 // pending writes (WF), so they come from its arguments (PF).
@@ -581,6 +582,10 @@ local q = tonumber(ST[5]) or 0
 local q0 = q
 local out = {}
 local PF, SENT = {}, {}
+-- Features go back as bulk replies of their own, the very strings HGET
+-- returned: concatenated into the reply they would be copied and hashed
+-- again by every '..' and table.concat (Lua interns every string).
+local REPLY = {false}
 local function feats(s)
   if SENT[s] then return struct.pack('>i4', -2) end
   SENT[s] = true
@@ -589,7 +594,8 @@ local function feats(s)
     local k, f = rkey('f', s)
     v = redis.call('HGET', k, f) or ''
   end
-  return lenstr(v)
+  REPLY[#REPLY + 1] = v
+  return struct.pack('>i4', -3)
 end
 local a = 7
 while a <= #ARGV do
@@ -688,7 +694,8 @@ end
 flush(WM)
 flush(WF)
 if q ~= q0 then redis.call('HSET', CLOCK, 'q', q) end
-return table.concat(out)
+REPLY[1] = table.concat(out)
+return REPLY
 `
 
 // luaRegister is cluster phase 2, per id shard. ARGV[7…], per document:
@@ -789,11 +796,12 @@ return table.concat(out)
 `
 
 // luaFeatures returns the features of ids: ARGV[7…] = (id idg)×n. Reply:
-// per id, features (i32 length, −1 = unknown).
+// an array, per id its features as a bulk string of its own (nil =
+// unknown).
 var luaFeatures = luaRecords("f")
 
 // luaVerdicts returns the recorded verdicts of ids, as luaFeatures does
-// features (−1 also when no verdict was recorded).
+// features (nil also when no verdict was recorded).
 var luaVerdicts = luaRecords("v")
 
 // luaRecords reads one per-document record kind ('f' features, 'v'
@@ -808,9 +816,9 @@ for a = 7, #ARGV, 2 do
     local k, f = rkey('` + kind + `', s)
     v = redis.call('HGET', k, f) or ` + map[string]string{"f": "''", "v": "false"}[kind] + `
   end
-  out[#out + 1] = lenstr(v)
+  out[#out + 1] = v
 end
-return table.concat(out)
+return out
 `
 }
 

@@ -680,22 +680,27 @@ func TestDecoderFeatures(t *testing.T) {
 		seq  uint64
 		want string // "<nil>" for nil
 	}
+	next := i32(-3)
 	for _, tt := range []struct {
 		name   string
 		reply  string
+		bulks  []any
 		fields []field
 		bad    bool
 	}{
-		{"bytes", i32(2) + "ab", []field{{1, "ab"}}, false},
-		{"empty", i32(0), []field{{1, ""}}, false},
-		{"none", i32(-1), []field{{1, "<nil>"}}, false},
-		{"back-reference", i32(2) + "ab" + i32(0) + i32(-2) + i32(-2), []field{{1, "ab"}, {2, ""}, {1, "ab"}, {2, ""}}, false},
-		{"reference to unsent", i32(2) + "ab" + i32(-2), []field{{1, "ab"}, {2, "<nil>"}}, true},
-		{"unknown code", i32(-3), []field{{1, "<nil>"}}, true},
-		{"short", i32(5) + "ab", []field{{1, ""}}, true},
+		{"bytes", next, []any{"ab"}, []field{{1, "ab"}}, false},
+		{"empty", next, []any{""}, []field{{1, ""}}, false},
+		{"none", i32(-1), nil, []field{{1, "<nil>"}}, false},
+		{"back-reference", next + next + i32(-2) + i32(-2), []any{"ab", ""}, []field{{1, "ab"}, {2, ""}, {1, "ab"}, {2, ""}}, false},
+		{"reference to unsent", next + i32(-2), []any{"ab"}, []field{{1, "ab"}, {2, "<nil>"}}, true},
+		{"unknown code", i32(-4), nil, []field{{1, "<nil>"}}, true},
+		{"length-prefixed (old form)", i32(2) + "ab", nil, []field{{1, "<nil>"}}, true},
+		{"no bulk left", next + next, []any{"ab"}, []field{{1, "ab"}, {2, "<nil>"}}, true},
+		{"bulk not a string", next, []any{int64(3)}, []field{{1, "<nil>"}}, true},
+		{"short", "ab", nil, []field{{1, "<nil>"}}, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			d := decoder{s: tt.reply}
+			d := decoder{s: tt.reply, bulks: tt.bulks}
 			sent := map[uint64][]byte{}
 			for i, f := range tt.fields {
 				got := d.features(f.seq, sent)
