@@ -70,8 +70,10 @@ type RedisConfig struct {
 	// always 1 on a single node).
 	Shards int
 	// Batch is the most documents per server-side script call (default
-	// 64). Larger batches are split into calls sent in one round trip; a
-	// call blocks the server for roughly 25 µs per document.
+	// 64). Larger batches are split into calls sent in one round trip; so
+	// are batches of more than 1,024 bucket ops (bands, SimHash blocks,
+	// anchors) on a single node, since a call blocks the server for
+	// roughly 10 µs per op (maxCallOps).
 	Batch int
 	// Timeouts of the client; ctx deadlines apply as well.
 	DialTimeout, ReadTimeout, WriteTimeout time.Duration
@@ -634,8 +636,15 @@ func (r *Redis) lookupSingle(ctx context.Context, docs []Entry, check bool) ([]R
 		nops += len(docs[i].Bands) + r.p.SimHashK + 1 + len(docs[i].Anchors)
 	}
 	buf := make([]byte, 0, nops*opWidth)
-	for lo := 0; lo < len(docs); lo += r.batch {
-		chunk := docs[lo:min(lo+r.batch, len(docs))]
+	starts := callChunks(docs, r.batch, maxCallOps, r.docOps)
+	end := func(ci int) int {
+		if ci+1 < len(starts) {
+			return starts[ci+1]
+		}
+		return len(docs)
+	}
+	for ci, lo := range starts {
+		chunk := docs[lo:end(ci)]
 		budget := sweepBudget
 		if check {
 			budget = 0
@@ -705,8 +714,9 @@ func (r *Redis) lookupSingle(ctx context.Context, docs []Entry, check bool) ([]R
 		}
 		d := decoder{s: head, bulks: reply[1:]}
 		sent := map[uint64][]byte{} // features carried by this reply, by seq
-		for i := range min(r.batch, len(docs)-ci*r.batch) {
-			res := &out[ci*r.batch+i]
+		lo := starts[ci]
+		for i := range end(ci) - lo {
+			res := &out[lo+i]
 			res.Replay = d.u8() == 1
 			res.Seq = d.u48()
 			res.Truncated = int(d.u32())
@@ -736,13 +746,49 @@ func (r *Redis) lookupSingle(ctx context.Context, docs []Entry, check bool) ([]R
 				hot = append(hot, int(d.u16()))
 				held = append(held, int(d.u8()))
 			}
-			res.CommonAnchors, res.CommonAnchorDocs = hotAnchors(docs[ci*r.batch+i].Anchors, hot, held)
+			res.CommonAnchors, res.CommonAnchorDocs = hotAnchors(docs[lo+i].Anchors, hot, held)
 		}
 		if d.bad || d.p != len(d.s) || len(d.bulks) != 0 {
 			return nil, fmt.Errorf("malformed script reply (%d of %d bytes read, %d features left)", d.p, len(d.s), len(d.bulks))
 		}
 	}
 	return out, nil
+}
+
+// maxCallOps bounds the bucket ops (bands, SimHash blocks, anchors) of
+// one single-node script call: a call holds the server for roughly 10 µs
+// per op on a busy 2-core machine (a cached HSETNX, or an HGET and an
+// HSET, with the Lua around them), so a batch of 64 documents of 70 ops
+// (5 KB pages: 30 bands, ~40 anchors) travels as several calls in one
+// round trip and no call holds Redis for more than about 10 ms, whatever
+// the page size.
+const maxCallOps = 1024
+
+// docOps is the number of bucket ops of entry e in a script call.
+func (r *Redis) docOps(e *Entry) int {
+	n := len(e.Bands) + len(e.Anchors)
+	if e.HasSimHash {
+		n += r.p.SimHashK + 1
+	}
+	return n
+}
+
+// callChunks cuts docs into script calls of at most batch documents and,
+// unless one document alone exceeds it, at most maxOps ops; it returns the
+// index of each call's first document.
+func callChunks(docs []Entry, batch, maxOps int, ops func(*Entry) int) []int {
+	var starts []int
+	n, o := 0, 0
+	for i := range docs {
+		k := ops(&docs[i])
+		if i == 0 || n == batch || (n > 0 && o+k > maxOps) {
+			starts = append(starts, i)
+			n, o = 0, 0
+		}
+		n++
+		o += k
+	}
+	return starts
 }
 
 // via names a candidate's via code: 1 LSH, 2 SimHash, 3 passage (the

@@ -18,6 +18,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -903,4 +904,39 @@ func (tp topology) masters(t *testing.T) []*redis.Client {
 		out = append(out, c)
 	}
 	return out
+}
+
+// Script calls are cut at Batch documents and at maxOps bucket ops, and a
+// document whose ops alone exceed the budget travels in a call of its own.
+func TestCallChunks(t *testing.T) {
+	ops := func(e *Entry) int { return len(e.Bands) }
+	docs := func(sizes ...int) []Entry {
+		out := make([]Entry, len(sizes))
+		for i, n := range sizes {
+			out[i].Bands = make([]uint64, n)
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		name   string
+		docs   []Entry
+		batch  int
+		maxOps int
+		want   []int
+	}{
+		{"none", nil, 4, 10, nil},
+		{"one call", docs(3, 3, 3), 4, 10, []int{0}},
+		{"by batch", docs(1, 1, 1, 1, 1), 2, 10, []int{0, 2, 4}},
+		{"by ops", docs(4, 4, 4, 4), 8, 10, []int{0, 2}},
+		{"exactly the budget", docs(5, 5, 5), 8, 10, []int{0, 2}},
+		{"oversized document alone", docs(2, 30, 2), 8, 10, []int{0, 1, 2}},
+		{"oversized first", docs(30, 1), 8, 10, []int{0, 1}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := callChunks(tt.docs, tt.batch, tt.maxOps, ops)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("callChunks = %v, want %v", got, tt.want)
+			}
+		})
+	}
 }
