@@ -33,6 +33,10 @@ type Event struct {
 	// Replay marks the first verdict of an id seen again (at-least-once
 	// delivery); nothing new was stored.
 	Replay bool `json:"replay,omitempty"`
+	// Abridged marks a replay whose matches are those the index keeps of
+	// the first verdict: the first three, without passages (the first
+	// event listed more, or their passages).
+	Abridged bool `json:"abridged,omitempty"`
 	// Truncated counts candidates withheld by full SimHash buckets.
 	Truncated int `json:"truncated,omitempty"`
 	// CommonKeys counts the document's index keys (LSH bands, passage

@@ -16,15 +16,22 @@ import (
 // decision, for replays and for the clusters of later duplicates. It
 // leaves out what describes one input rather than the document (source,
 // meta, params): a replay reports its own. Kind, duplicate_of, method and
-// scores are those of the first match; a unique document has none. A
-// unique document's record is about 20 bytes.
+// scores are those of the first match; a unique document has none. It
+// keeps the first maxRecordMatches matches without their passages
+// (Abridged says when something was left out), so a record costs a few
+// hundred bytes whatever the event listed: every match with its passages
+// cost 4–7.5 KB per stored document on real text (issue 23). A unique
+// document's record is about 20 bytes.
 type verdictRecord struct {
 	// Cluster is omitted when the document is its own cluster.
-	Cluster    string  `json:"c,omitempty"`
-	Matches    []Match `json:"m,omitempty"`
-	Truncated  int     `json:"t,omitempty"`
-	Unverified int     `json:"u,omitempty"`
-	CommonKeys int     `json:"k,omitempty"`
+	Cluster string  `json:"c,omitempty"`
+	Matches []Match `json:"m,omitempty"`
+	// Abridged is set when the event had more matches, or passages, than
+	// the record keeps.
+	Abridged   bool `json:"b,omitempty"`
+	Truncated  int  `json:"t,omitempty"`
+	Unverified int  `json:"u,omitempty"`
+	CommonKeys int  `json:"k,omitempty"`
 	// CommonShare in thousandths.
 	CommonShare int   `json:"h,omitempty"`
 	At          int64 `json:"a"` // unix milliseconds
@@ -35,9 +42,36 @@ type verdictRecord struct {
 	SentencesBoilerplate int             `json:"sb,omitempty"`
 }
 
+// maxRecordMatches bounds the matches a verdict record keeps: the best
+// (which gives the replay its kind, duplicate_of, method and scores) and
+// the next ones, for a consumer that reads a replay's other matches.
+const maxRecordMatches = 3
+
+// abridge returns the first maxRecordMatches of ms without passages, and
+// whether anything was left out. ms is not changed.
+func abridge(ms []Match) ([]Match, bool) {
+	cut := len(ms) > maxRecordMatches
+	ms = ms[:min(len(ms), maxRecordMatches)]
+	for _, m := range ms {
+		if len(m.Passages) > 0 {
+			cut = true
+		}
+	}
+	if !cut {
+		return ms, false
+	}
+	out := make([]Match, len(ms))
+	for i, m := range ms {
+		m.Passages = nil
+		out[i] = m
+	}
+	return out, true
+}
+
 // record returns the verdict record of ev.
 func record(ev *Event) *verdictRecord {
-	rec := &verdictRecord{Matches: ev.Matches, Truncated: ev.Truncated, Unverified: ev.Unverified, At: ev.At.UnixMilli(),
+	ms, abridged := abridge(ev.Matches)
+	rec := &verdictRecord{Matches: ms, Abridged: abridged, Truncated: ev.Truncated, Unverified: ev.Unverified, At: ev.At.UnixMilli(),
 		CommonKeys: ev.CommonKeys, CommonShare: int(math.Round(ev.CommonShare * 1000)),
 		Sentences: ev.Sentences, SentencesSkipped: ev.SentencesSkipped, SentencesDropped: ev.SentenceMatchesDropped,
 		SentencesBoilerplate: ev.SentencesBoilerplate}
@@ -59,6 +93,7 @@ func (p *Pipeline) replayEvent(doc Document, src Source, rec *verdictRecord) *Ev
 		Params:      p.cfg.Params,
 		At:          time.UnixMilli(rec.At).UTC(),
 		Replay:      true,
+		Abridged:    rec.Abridged,
 		Truncated:   rec.Truncated,
 		Unverified:  rec.Unverified,
 		CommonKeys:  rec.CommonKeys,
