@@ -29,7 +29,7 @@ type Limits struct {
 	// IMatch and SimHash store the I-Match digest and the SimHash
 	// fingerprint.
 	IMatch, SimHash bool
-	// Passages stores [Features.Passage] (when computed): about 2.3 bytes
+	// Passages stores [Features.Passage] (when computed): about 1.8 bytes
 	// per token.
 	Passages bool
 	// Sentences stores [Features.Sentences] (when computed): each
@@ -43,10 +43,11 @@ func DefaultLimits() Limits {
 	return Limits{MaxShingles: 4096, MaxUnique: 8192, IMatch: true, SimHash: true, Passages: true, Sentences: true}
 }
 
-// The storage encoding, version 2; integers are unsigned varints unless
+// The storage encoding, version 3; integers are unsigned varints unless
 // said otherwise:
 //
-//	byte     version (2)
+//	byte     version (3; version 2 still decodes: its passage section
+//	         stores one byte per token offset, see Passage.appendPassage)
 //	byte     flags: 1 I-Match digest, 2 text, 4 SimHash, 8 shingles,
 //	         16 unique words, 32 passages, 64 sentences
 //	varint   token count
@@ -66,7 +67,7 @@ func DefaultLimits() Limits {
 //	  byte   sample shift; varint count; per word: 4 bytes top 32 bits of
 //	  the hash (little-endian) and varint position delta
 //	varint text length and the text (flag 2)
-//	passage section (flag 32, see Passage.appendPassage)
+//	passage section (flag 32, see appendPassageV3)
 //	sentence section (flag 64, see Sentences.appendSentences)
 //
 // Stored hashes keep their top 32 bits: two distinct shingles of documents
@@ -78,7 +79,11 @@ func DefaultLimits() Limits {
 // A decoded Features holds the 32-bit values in its uint64 slices, so
 // decoded features compare only with decoded features: encode the incoming
 // document too before verifying it against stored ones.
-const encodingVersion = 2
+const encodingVersion = 3
+
+// passageV2 is the last version whose passage section stores a byte per
+// token offset (Passage.appendPassage).
+const passageV2 = 2
 
 const (
 	flagIMatch   = 1
@@ -151,7 +156,7 @@ func (f *Features) AppendBinary(dst []byte, lim Limits) []byte {
 		dst = append(dst, f.Text...)
 	}
 	if flags&flagPassage != 0 {
-		dst = f.Passage.appendPassage(dst)
+		dst = appendPassageV3(dst, &f.Passage)
 	}
 	if flags&flagSentence != 0 {
 		dst = f.Sentences.appendSentences(dst)
@@ -281,8 +286,9 @@ func keepTop(v uint64, shift int) bool { return v&(1<<shift-1) == 0 }
 // bytes before anything is allocated.
 func (f *Features) UnmarshalBinary(data []byte) error {
 	d := decoder{b: data}
-	if v := d.byte(); v != encodingVersion {
-		return fmt.Errorf("%w: version %d, want %d", ErrCorrupt, v, encodingVersion)
+	version := d.byte()
+	if version != encodingVersion && version != passageV2 {
+		return fmt.Errorf("%w: version %d, want %d or %d", ErrCorrupt, version, passageV2, encodingVersion)
 	}
 	flags := d.byte()
 	if flags&^(flagIMatch|flagText|flagSimHash|flagShingle|flagUnique|flagPassage|flagSentence) != 0 {
@@ -329,7 +335,11 @@ func (f *Features) UnmarshalBinary(data []byte) error {
 	}
 	f.Passage.reset()
 	if flags&flagPassage != 0 {
-		f.Passage.decodePassage(&d)
+		if version == passageV2 {
+			f.Passage.decodePassage(&d)
+		} else {
+			decodePassageV3(&d, &f.Passage)
+		}
 	}
 	f.Sentences.reset()
 	if flags&flagSentence != 0 {
@@ -595,4 +605,176 @@ func (f *Features) Stored(dst *Features, lim Limits) {
 	if lim.Sentences && f.Sentences.Bands > 0 {
 		f.Sentences.stored(&dst.Sentences)
 	}
+}
+
+// appendPassageV3 appends the passage section of version 3: the
+// fingerprints and anchors as in version 2 (Passage.appendPassage), then
+// the token offsets as 4-bit codes, two per byte (the first in the low
+// half), padded to a whole byte:
+//
+//	varint tokens; per token, its gap g from the previous token's end and
+//	its length l, in code points: the code l when g = 1 and 1 ≤ l ≤ 14
+//	(four tokens in five on English text), 15 then l when g = 2 and
+//	1 ≤ l ≤ 15 (a word after a comma or a full stop), else 0 then g and
+//	l as nibble varints (3 bits a code, the high bit set when more follow,
+//	least significant first)
+//
+// About 5 bits per token on real text (Gutenberg: 81 % of the tokens in
+// one code, 13 % in two), against 8 in version 2: a 5 KB page stores
+// about 300 bytes less.
+func appendPassageV3(dst []byte, p *Passage) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(p.Fp)))
+	for i := 0; i < len(p.Fp); i += 2 {
+		b := p.Fp[i] & 0xF
+		if i+1 < len(p.Fp) {
+			b |= p.Fp[i+1] << 4
+		}
+		dst = append(dst, b)
+	}
+	dst = binary.AppendUvarint(dst, uint64(len(p.Anchors)))
+	var prev uint32
+	for _, a := range p.Anchors {
+		dst = binary.LittleEndian.AppendUint32(dst, uint32(a.Hash>>32))
+		dst = binary.AppendUvarint(dst, uint64(a.Pos-prev))
+		prev = a.Pos
+	}
+	dst = binary.AppendUvarint(dst, uint64(len(p.Starts)))
+	w := nibbleWriter{b: dst}
+	var end uint32
+	for i, s := range p.Starts {
+		g, l := s-end, p.Ends[i]-s
+		switch {
+		case g == 1 && l >= 1 && l <= 14:
+			w.put(byte(l))
+		case g == 2 && l >= 1 && l <= 15:
+			w.put(15)
+			w.put(byte(l))
+		default:
+			w.put(0)
+			w.varint(g)
+			w.varint(l)
+		}
+		end = p.Ends[i]
+	}
+	return w.flush()
+}
+
+// decodePassageV3 reads the section appendPassageV3 writes into p.
+func decodePassageV3(d *decoder, p *Passage) {
+	n := int(d.uvarint(uint64(2 * d.remaining())))
+	packed := d.bytes((n + 1) / 2)
+	p.Fp = slices.Grow(p.Fp[:0], n)
+	if packed != nil {
+		for i := range n {
+			p.Fp = append(p.Fp, packed[i/2]>>(4*(i%2))&0xF)
+		}
+	}
+	na := int(d.uvarint(uint64(d.remaining() / 5)))
+	p.Anchors = slices.Grow(p.Anchors[:0], na)
+	var pos uint64
+	for range na {
+		h := uint64(d.uint32())
+		pos += d.uvarint(uint64(n))
+		if pos >= uint64(max(n, 1)) {
+			d.fail("anchor position past the last shingle")
+			return
+		}
+		p.Anchors = append(p.Anchors, Anchor{Hash: h, Pos: uint32(pos)})
+	}
+	// Each token takes at least one code: half a byte.
+	nt := int(d.uvarint(uint64(2 * d.remaining())))
+	p.Starts, p.Ends = slices.Grow(p.Starts[:0], nt), slices.Grow(p.Ends[:0], nt)
+	r := nibbleReader{b: d.b}
+	var end uint64
+	for range nt {
+		var g, l uint64
+		switch c := r.get(); c {
+		case 0:
+			g, l = r.varint(), r.varint()
+		case 15:
+			g, l = 2, uint64(r.get())
+			if l == 0 {
+				r.bad = true
+			}
+		default:
+			g, l = 1, uint64(c)
+		}
+		if r.bad {
+			d.fail("bad token offset")
+			return
+		}
+		s := end + g
+		e := s + l
+		if e >= 1<<32 {
+			d.fail("token offset overflows 32 bits")
+			return
+		}
+		p.Starts, p.Ends = append(p.Starts, uint32(s)), append(p.Ends, uint32(e))
+		end = e
+	}
+	used := (r.n + 1) / 2
+	if r.n%2 == 1 && r.b[r.n/2]>>4 != 0 {
+		d.fail("nonzero padding")
+		return
+	}
+	d.b = d.b[used:]
+}
+
+// nibbleWriter appends 4-bit codes to b, two per byte, the first in the
+// low half.
+type nibbleWriter struct {
+	b    []byte
+	half bool // the last byte's high half is free
+}
+
+func (w *nibbleWriter) put(c byte) {
+	if w.half {
+		w.b[len(w.b)-1] |= c << 4
+	} else {
+		w.b = append(w.b, c)
+	}
+	w.half = !w.half
+}
+
+// varint writes v in 3-bit groups, least significant first, the code's
+// high bit set when more groups follow.
+func (w *nibbleWriter) varint(v uint32) {
+	for v >= 8 {
+		w.put(byte(v&7) | 8)
+		v >>= 3
+	}
+	w.put(byte(v))
+}
+
+func (w *nibbleWriter) flush() []byte { return w.b }
+
+// nibbleReader reads the codes a nibbleWriter wrote; bad is set past the
+// end of b or on a varint over 32 bits.
+type nibbleReader struct {
+	b   []byte
+	n   int // codes read
+	bad bool
+}
+
+func (r *nibbleReader) get() byte {
+	if r.n/2 >= len(r.b) {
+		r.bad = true
+		return 0
+	}
+	c := r.b[r.n/2] >> (4 * (r.n % 2)) & 0xF
+	r.n++
+	return c
+}
+
+func (r *nibbleReader) varint() uint64 {
+	var v uint64
+	for shift := 0; shift < 33; shift += 3 {
+		c := r.get()
+		v |= uint64(c&7) << shift
+		if c&8 == 0 || r.bad {
+			return v
+		}
+	}
+	r.bad = true
+	return 0
 }

@@ -240,3 +240,70 @@ func TestStoredMatchesDecode(t *testing.T) {
 		}
 	}
 }
+
+// Version 3 stores token offsets as 4-bit codes. Every gap and length
+// round-trips, a version 2 encoding of the same features still decodes to
+// the same passage section, and on text with punctuation version 3 is
+// smaller.
+func TestPassageOffsetsV3(t *testing.T) {
+	var p Passage
+	var end uint32
+	// gap, length pairs covering every code: 1/1–14, 2/1–15, and escapes.
+	for _, gl := range [][2]uint32{{0, 3}, {1, 1}, {1, 14}, {1, 15}, {2, 1}, {2, 15}, {2, 16}, {3, 4}, {1, 0}, {7, 0},
+		{1000, 70000}, {1, 5}, {2, 7}, {0, 1}, {1, 9}} {
+		s := end + gl[0]
+		p.Starts, p.Ends = append(p.Starts, s), append(p.Ends, s+gl[1])
+		end = s + gl[1]
+	}
+	for odd := range 2 {
+		q := p
+		q.Starts, q.Ends = p.Starts[:len(p.Starts)-odd], p.Ends[:len(p.Ends)-odd]
+		var got Passage
+		d := decoder{b: appendPassageV3(nil, &q)}
+		decodePassageV3(&d, &got)
+		if d.err != nil || d.remaining() != 0 {
+			t.Fatalf("decode: %v, %d bytes left", d.err, d.remaining())
+		}
+		if !slices.Equal(got.Starts, q.Starts) || !slices.Equal(got.Ends, q.Ends) {
+			t.Errorf("offsets: got %v %v, want %v %v", got.Starts, got.Ends, q.Starts, q.Ends)
+		}
+	}
+
+	cfg := DefaultConfig()
+	cfg.PassageWords = 40
+	var text []byte
+	for i := range 300 {
+		text = append(text, "The keeper, who had seen the lights; said nothing. \"Why?\" asked the boy — and "...)
+		text = append(text, byte('a'+i%26), ' ')
+	}
+	f := mustSketch(t, cfg, text)
+	lim := Limits{Passages: true}
+	v3 := f.AppendBinary(nil, lim)
+	sec3 := appendPassageV3(nil, &f.Passage)
+	v2 := append([]byte{passageV2}, v3[1:len(v3)-len(sec3)]...)
+	v2 = f.Passage.appendPassage(v2)
+	var a, b Features
+	if err := a.UnmarshalBinary(v3); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.UnmarshalBinary(v2); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(a.Passage.Starts, b.Passage.Starts) || !slices.Equal(a.Passage.Ends, b.Passage.Ends) ||
+		!slices.Equal(a.Passage.Fp, b.Passage.Fp) || !slices.Equal(a.Passage.Anchors, b.Passage.Anchors) {
+		t.Error("version 2 and version 3 encodings decode to different passage sections")
+	}
+	n := len(f.Passage.Starts)
+	t.Logf("%d tokens: version 2 %d bytes, version 3 %d bytes (offsets %.2f → %.2f bits per token)", n, len(v2), len(v3),
+		8.0, 8-float64(8*(len(v2)-len(v3)))/float64(n))
+	if len(v3) >= len(v2) {
+		t.Errorf("version 3 (%d bytes) is not smaller than version 2 (%d)", len(v3), len(v2))
+	}
+	// Truncated or padded wrongly: an error, never a panic.
+	for cut := len(v3) - len(sec3); cut < len(v3); cut++ {
+		var c Features
+		if err := c.UnmarshalBinary(v3[:cut]); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("cut at %d of %d: %v, want ErrCorrupt", cut, len(v3), err)
+		}
+	}
+}
