@@ -47,7 +47,7 @@
 //
 // On a single Redis node one script call looks up and inserts every band,
 // SimHash block, anchor and digest of a batch of documents (at most
-// RedisConfig.Batch documents and 1,024 bucket ops per call, so that no
+// RedisConfig.Batch documents and 512 bucket ops per call, so that no
 // call holds the server for long; larger batches travel as several calls
 // in one round trip). A script runs alone on the server, so LookupInsert is
 // serializable in Seq order: of two near-duplicates processed at the same

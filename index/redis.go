@@ -71,9 +71,9 @@ type RedisConfig struct {
 	Shards int
 	// Batch is the most documents per server-side script call (default
 	// 64). Larger batches are split into calls sent in one round trip; so
-	// are batches of more than 1,024 bucket ops (bands, SimHash blocks,
+	// are batches of more than 512 bucket ops (bands, SimHash blocks,
 	// anchors) on a single node, since a call blocks the server for
-	// roughly 10 µs per op (maxCallOps).
+	// roughly 15–30 µs per op (maxCallOps).
 	Batch int
 	// Timeouts of the client; ctx deadlines apply as well.
 	DialTimeout, ReadTimeout, WriteTimeout time.Duration
@@ -756,13 +756,14 @@ func (r *Redis) lookupSingle(ctx context.Context, docs []Entry, check bool) ([]R
 }
 
 // maxCallOps bounds the bucket ops (bands, SimHash blocks, anchors) of
-// one single-node script call: a call holds the server for roughly 10 µs
-// per op on a busy 2-core machine (a cached HSETNX, or an HGET and an
-// HSET, with the Lua around them), so a batch of 64 documents of 70 ops
-// (5 KB pages: 30 bands, ~40 anchors) travels as several calls in one
-// round trip and no call holds Redis for more than about 10 ms, whatever
-// the page size.
-const maxCallOps = 1024
+// one single-node script call. A call holds the server for roughly 15–30
+// µs per op on a busy 2-core machine (a HSETNX, or an HGET and an HSET,
+// with the Lua around them, and the candidates' records and features),
+// more as the index grows, so a batch of 64 documents of 70 ops (5 KB
+// pages: 30 bands, ~40 anchors) travels as several calls in one round
+// trip and no call holds Redis for more than about 20 ms, whatever the
+// page size (index/BENCHMARKS.md, section 6).
+const maxCallOps = 512
 
 // docOps is the number of bucket ops of entry e in a script call.
 func (r *Redis) docOps(e *Entry) int {
