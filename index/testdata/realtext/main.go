@@ -30,6 +30,7 @@ func main() {
 	n := flag.Int("docs", 100000, "documents")
 	dup := flag.Float64("dup", 0.95, "share of duplicates")
 	seed := flag.Int64("seed", 1, "seed")
+	first := flag.Int("first", 0, "number of the first original: a stream with -first beyond another's originals shares no original text with it")
 	dir := flag.String("data", "../shared/data/gutenberg-editions/texts", "directory of the Gutenberg texts (*.txt)")
 	flag.Parse()
 	rng := rand.New(rand.NewSource(*seed))
@@ -113,7 +114,7 @@ func main() {
 	sizes := make([]int, norig)
 	left := dups
 	for i := range sizes {
-		if i == norig-1 {
+		if i == norig-1 { // the last cluster takes what is left
 			sizes[i] = left
 			break
 		}
@@ -124,12 +125,12 @@ func main() {
 		sizes[i] = s
 		left -= s
 	}
-	for k := 0; k < norig; k++ {
+	for k := *first; k < *first+norig; k++ {
 		o := original(k)
-		t := float64(k) * mean
+		t := float64(k-*first) * mean
 		oid := fmt.Sprintf("o%06d", k)
 		docs = append(docs, doc{t, oid, strings.Join(o, " "), ""})
-		for c := 0; c < sizes[k]; c++ {
+		for c := 0; c < sizes[k-*first]; c++ {
 			var w []string
 			if rng.Float64() < 0.75 { // near: word edits and noise
 				for _, x := range o {

@@ -33,7 +33,7 @@ for f in "$@"; do
   $R info commandstats | grep -E 'evalsha|hsetnx|cmdstat_hget:|cmdstat_hset:' | sed "s/^/   /"
   $R info cpu | grep -E 'used_cpu_(sys|user):' | tr '\n' ' '; echo
 done
-[ -n "$SAVE" ] && $R config set dir $SAVE >/dev/null && $R save >/dev/null
+[ -n "$SAVE" ] && $R save >/dev/null && cp $D/dump.rdb $SAVE/
 $R slowlog get 5 | head -40 > $D/slowlog
 grep -c 'Slow script' $D/log
 echo dir=$D
