@@ -17,7 +17,8 @@
 // With -kind, the documents are another stream (at -bytes each): real
 // text (the Project Gutenberg e-texts of the evaluation data, read in
 // place, each document a different window of them, so that neighbours are
-// near and partial copies that verification compares), or pathological
+// near and partial copies that verification compares), random one-letter
+// words (letters: the most tokens per byte), or pathological
 // HTML: 16 MiB of <p>x</p>, nesting 199,000 deep, real text in 195,000
 // paragraphs, or the largest page readability parses (html-dom: 4 MiB in
 // 49,000 paragraphs). -budget runs every kind at
@@ -76,6 +77,7 @@ func main() {
 	index := flag.String("index", "local-redis", "local-redis (a redis-server from PATH) or memory")
 	size := flag.Int("bytes", 0, "if > 0, each document's text is repeated to this many bytes")
 	kind := flag.String("kind", "synth", "documents: "+strings.Join(kinds, ", ")+" (all but synth need -bytes)")
+	prebuilt := flag.String("bin", "", "a neardup binary to run instead of building the repository's (e.g. another revision's, for a before/after)")
 	budget := flag.Bool("budget", false, "memory budget: every kind at sketch.max_bytes less 1 KiB, -docs each (8 unless set), peak resident set against the Deployment's limit")
 	memLimit := flag.String("gomemlimit", "kit", "GOMEMLIMIT of neardup serve: kit (the Deployment's), a value, or empty: none")
 	var sets setFlags
@@ -106,25 +108,27 @@ func main() {
 	if *budget && !docsSet {
 		*docs = 8
 	}
-	if err := measure(*docs, *partitions, *index, *size, *kind, *budget, sets); err != nil {
+	if err := measure(*prebuilt, *docs, *partitions, *index, *size, *kind, *budget, sets); err != nil {
 		fmt.Fprintln(os.Stderr, "measure:", err)
 		os.Exit(1)
 	}
 }
 
 // measure builds neardup and runs one stream, or with budget every kind.
-func measure(n, partitions int, index string, size int, kind string, budget bool, sets []string) error {
+func measure(bin string, n, partitions int, index string, size int, kind string, budget bool, sets []string) error {
 	tmp, err := os.MkdirTemp("", "neardup-measure-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	bin := filepath.Join(tmp, "neardup")
-	build := exec.Command("go", "build", "-trimpath", "-o", bin, "./cmd/neardup")
-	build.Dir = ".."
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		return fmt.Errorf("build: %v\n%s", err, out)
+	if bin == "" {
+		bin = filepath.Join(tmp, "neardup")
+		build := exec.Command("go", "build", "-trimpath", "-o", bin, "./cmd/neardup")
+		build.Dir = ".."
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := build.CombinedOutput(); err != nil {
+			return fmt.Errorf("build: %v\n%s", err, out)
+		}
 	}
 	var cm struct{ Data map[string]string }
 	b, err := os.ReadFile("kubernetes/configmap.yaml")
@@ -413,7 +417,7 @@ func redisInfo(ctx context.Context, rdb *redis.Client) (mem, cpu float64) {
 const maxArticleBytes = 4 << 20
 
 // kinds are the streams -kind selects; -budget runs them all.
-var kinds = []string{"synth", "real", "html-p", "html-deep", "html-text", "html-dom"}
+var kinds = []string{"synth", "real", "letters", "html-p", "html-deep", "html-text", "html-dom"}
 
 // generator returns the field ("text" or "html") and body of document i
 // of a kind at size bytes (synth: the synthetic text d, repeated to size
@@ -426,6 +430,19 @@ func generator(kind string, size int) (func(i int, d string) (field, body string
 				return "text", d
 			}
 			return "text", strings.Repeat(d+" ", size/(len(d)+1)+1)[:size]
+		}, nil
+	case "letters":
+		// One-letter words: the most tokens a byte of text makes.
+		return func(i int, _ string) (string, string) {
+			b := make([]byte, size)
+			x := uint32(2166136261 + i)
+			for j := 0; j+1 < size; j += 2 {
+				x ^= x << 13
+				x ^= x >> 17
+				x ^= x << 5
+				b[j], b[j+1] = 'a'+byte(x%26), ' '
+			}
+			return "text", string(b)
 		}, nil
 	case "html-p":
 		p := strings.Repeat("<p>x</p>", size/8)
