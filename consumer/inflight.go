@@ -13,12 +13,12 @@ import (
 // value), measured as the peak resident set of neardup scan deciding one
 // such document, less that of a tiny one (docs/operations.md, "Memory
 // budget"): up to [sketch.MaxSketchBytes] the document is decoded,
-// extracted, tokenized, shingled and sketched whole, at most 42 × its
-// bytes (real text 20–37 ×, synthetic 21–25 ×, readability's article
-// extraction 25–42 ×); beyond it only the decoded text and the content
-// digest grow, under 3 × a byte.
+// extracted, tokenized, shingled and sketched whole, at most 50 × its
+// bytes in two runs (real text 20–37 ×, synthetic 21–27 ×, readability's
+// article extraction 23–50 ×); beyond it only the decoded text and the
+// content digest grow, under 3 × a byte.
 const (
-	WorkingMemoryFactor     = 44
+	WorkingMemoryFactor     = 52
 	WorkingMemoryFactorRest = 4
 )
 

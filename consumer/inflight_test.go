@@ -10,7 +10,7 @@ import (
 // factor up to the sketched part and at the lower one beyond, without a
 // step at sketch.MaxSketchBytes.
 func TestWorkingMemory(t *testing.T) {
-	cap := sketch.MaxSketchBytes
+	head := sketch.MaxSketchBytes
 	tests := []struct {
 		name string
 		n    int
@@ -18,9 +18,9 @@ func TestWorkingMemory(t *testing.T) {
 	}{
 		{"empty", 0, 0},
 		{"small", 4900, WorkingMemoryFactor * 4900},
-		{"at the cap", cap, WorkingMemoryFactor * int64(cap)},
-		{"one byte over", cap + 1, WorkingMemoryFactor*int64(cap) + WorkingMemoryFactorRest},
-		{"16 MiB", 16 << 20, WorkingMemoryFactor*int64(cap) + WorkingMemoryFactorRest*int64(16<<20-cap)},
+		{"at the cap", head, WorkingMemoryFactor * int64(head)},
+		{"one byte over", head + 1, WorkingMemoryFactor*int64(head) + WorkingMemoryFactorRest},
+		{"16 MiB", 16 << 20, WorkingMemoryFactor*int64(head) + WorkingMemoryFactorRest*int64(16<<20-head)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
