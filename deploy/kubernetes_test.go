@@ -38,10 +38,10 @@ import (
 const kedaVersion = "v2.21.0"
 
 // measuredPeakRSS is the peak resident set of neardup serve with the
-// kit's ConfigMap, 151 MiB by `go run ./measure -docs 20000`
+// kit's ConfigMap, 148 MiB by `go run ./measure -docs 20000`
 // (docs/operations.md, "Memory of a member"); the Deployment's memory
 // request must cover it.
-const measuredPeakRSS = 151 << 20
+const measuredPeakRSS = 148 << 20
 
 // kit is a rendered kustomization, its objects decoded into their types.
 type kit struct {

@@ -141,7 +141,8 @@ type ContentDigest [16]byte
 
 // Features is everything neardup derives from one document.
 type Features struct {
-	// Tokens is the number of tokens after normalization.
+	// Tokens is the number of tokens after normalization, of the part
+	// sketched (the first [MaxSketchBytes]).
 	Tokens int
 	// Content is the digest of the whole normalized token stream (not of a
 	// sample): equal digests mean equal normalized texts.
