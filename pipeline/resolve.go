@@ -143,6 +143,10 @@ func (p *Pipeline) resolve(ctx context.Context, r verify.Result) (Output, []byte
 		o.Dead = j.dead
 		return o, nil, nil
 	}
+	if j.del != nil {
+		o.Event = p.deletedEvent(j) // delete.go
+		return o, nil, nil
+	}
 	if r.Err != nil {
 		return p.reject(j, o, ReasonInternal, r.Err)
 	}
