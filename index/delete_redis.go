@@ -88,6 +88,7 @@ while a <= #ARGV do
       local k, f = rkey(kind, s)
       redis.call('HDEL', k, f)
     end
+    RCACHE[s] = false -- the same id twice in one call: removed once
   end
   out[#out + 1] = r
 end
