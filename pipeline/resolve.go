@@ -127,7 +127,10 @@ func (p *Pipeline) resolveBatch(ctx context.Context, rs []verify.Result, fl *inf
 		_, err := p.ix.RecordVerdicts(ctx, ids, recs)
 		return err
 	})
-	return outs, err
+	if err != nil {
+		return outs, err
+	}
+	return outs, p.recordCorrections(ctx, outs) // correct.go
 }
 
 // resolve turns verification results into the document's output and

@@ -18,3 +18,14 @@ func (g gate) Remove(ctx context.Context, ids []string) (removed []bool, err err
 	err = g.do(ctx, func() error { removed, err = rm.Remove(ctx, ids); return err })
 	return removed, err
 }
+
+// ReviseVerdicts lets recorded corrections through the gate
+// (pipeline.Reviser).
+func (g gate) ReviseVerdicts(ctx context.Context, ids []string, old, verdicts [][]byte) (revised []bool, err error) {
+	rv, ok := g.ix.(pipeline.Reviser)
+	if !ok {
+		return make([]bool, len(ids)), nil
+	}
+	err = g.do(ctx, func() error { revised, err = rv.ReviseVerdicts(ctx, ids, old, verdicts); return err })
+	return revised, err
+}
