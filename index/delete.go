@@ -20,9 +20,11 @@ import (
 //	16 bytes content digest (flag 4)
 //	varint   n, then n × 8 bytes: the distinct anchors, ascending
 //
-// 2 + 8·Bands + 44 + 8·(distinct anchors) + 1 bytes: 287 bytes for 30
-// bands without anchors, about 690 with 50 anchors (before Redis's hash
-// overhead, a few bytes per field).
+// 2 + 8·Bands + 8 + 20 + 16 (those present) + 1 + 8·(distinct anchors)
+// bytes: 279 at 30 bands with I-Match and content digests and no anchors,
+// 362 bytes of Redis memory with the hashes' overhead (the records are
+// longer than listpack's 64-byte values); 679 and 810 with 50 anchors
+// (BenchmarkKeysRecordBytes).
 const keysVersion = 1
 
 // encodeKeys returns e's keys record.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/neardup/neardup/index/redistest"
 	"github.com/neardup/neardup/sketch"
 )
 
@@ -229,4 +230,59 @@ func runRemove(t *testing.T, b backend, open func(*testing.T, storeOpts) Store) 
 			t.Errorf("replay of b: replay %v verdict %q, want dupb", r.Replay, r.Verdict)
 		}
 	})
+}
+
+// BenchmarkKeysRecordBytes measures what the keys records (what Remove
+// needs) cost in Redis: the MEMORY USAGE of every k hash, per document,
+// at 30 bands with an I-Match and a content digest (the web profile), with
+// 0 and 50 anchors. b.N is ignored: 20,000 documents are stored once.
+//
+//	go test ./index/ -run '^$' -bench KeysRecordBytes -benchtime 1x
+func BenchmarkKeysRecordBytes(b *testing.B) {
+	addr := redistest.StartServer(b)
+	p := Params{Hash: "fnv1a64+splitmix64/v1", K: 128, Bands: 30, Rows: 4, Shingle: 5, Seed: 1}
+	for _, na := range []int{0, 50} {
+		b.Run(fmt.Sprintf("anchors=%d", na), func(b *testing.B) {
+			ns := fmt.Sprintf("kb%d", na)
+			s := openRedis(b, RedisConfig{Addrs: []string{addr}, Namespace: ns, Params: p})
+			const n = 20000
+			docs := make([]Entry, 0, 500)
+			for i := range n {
+				id := fmt.Sprintf("https://example.org/page/%07d", i)
+				e := full(entry(p, id, nil), 0, anchors(id, na)...)
+				e.HasSimHash = false
+				docs = append(docs, e)
+				if len(docs) == cap(docs) {
+					if _, err := s.LookupInsert(context.Background(), docs); err != nil {
+						b.Fatal(err)
+					}
+					docs = docs[:0]
+				}
+			}
+			c := redis.NewClient(&redis.Options{Addr: addr})
+			defer c.Close()
+			ctx := context.Background()
+			keys, err := c.Keys(ctx, ns+":v4:{0}k*").Result()
+			if err != nil {
+				b.Fatal(err)
+			}
+			var total, raw int64
+			for _, k := range keys {
+				u, err := c.MemoryUsage(ctx, k, 0).Result()
+				if err != nil {
+					b.Fatal(err)
+				}
+				total += u
+				vals, err := c.HVals(ctx, k).Result()
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, v := range vals {
+					raw += int64(len(v))
+				}
+			}
+			b.ReportMetric(float64(total)/n, "redis-bytes/doc")
+			b.ReportMetric(float64(raw)/n, "record-bytes/doc")
+		})
+	}
 }

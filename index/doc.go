@@ -160,9 +160,10 @@
 // left empty goes with it), and the I-Match and content lane entries that
 // name it. The bucket keys come from the document's keys record, written
 // with it: its band keys, SimHash fingerprint, digests and distinct
-// anchors, 2 + 8·Bands + 44 + 1 + 8·anchors bytes (287 bytes at 30 bands
-// without anchors, 687 with 50 anchors), as the stored features do not
-// hold the band signature. Remove reads the keys records (one round
+// anchors (delete.go), as the stored features do not hold the band
+// signature: 279 bytes at 30 bands with I-Match and content digests and
+// no anchors, 362 bytes of Redis memory per document with the record
+// hashes' overhead; 679 and 810 with 50 anchors (BenchmarkKeysRecordBytes). Remove reads the keys records (one round
 // trip), then removes the bucket and lane entries and last the ids and
 // records: one more round trip on a single node and in memory, two in
 // cluster mode. What a remove leaves: the shards' clock hashes (the Seq
