@@ -18,8 +18,20 @@ import (
 // what it held before the document was stored (DBSIZE and every hash's
 // length, the clock hash aside), deleting again says not found, and the
 // document scanned again is new (unique, not a replay); the same from
-// --from with JSON lines and plain lines; usage mistakes exit 2.
+// --from with JSON lines and plain lines; usage mistakes exit 2. On a
+// single node and on a 3-master cluster.
 func TestDeleteFromCLI(t *testing.T) {
+	t.Run("redis", func(t *testing.T) {
+		addr := redistest.StartServer(t)
+		testDeleteFromCLI(t, "redis://"+addr+"/0?namespace=del", []string{addr})
+	})
+	t.Run("cluster", func(t *testing.T) {
+		addrs := redistest.StartCluster(t)
+		testDeleteFromCLI(t, "redis+cluster://"+strings.Join(addrs, ",")+"?namespace=del", addrs)
+	})
+}
+
+func testDeleteFromCLI(t *testing.T, ix string, addrs []string) {
 	texts := filepath.Join(dataset.Dir(t, "gutenberg-editions"), "texts")
 	dir := t.TempDir()
 	for _, f := range []string{"pg15.txt", "pg2701.txt", "pg11.txt"} {
@@ -33,33 +45,36 @@ func TestDeleteFromCLI(t *testing.T) {
 	}
 	// pg15 and pg2701 are two editions of Moby Dick; pg11 is Alice.
 	moby, moby2, alice := filepath.Join(dir, "pg15.txt"), filepath.Join(dir, "pg2701.txt"), filepath.Join(dir, "pg11.txt")
-	addr := redistest.StartServer(t)
-	ix := "redis://" + addr + "/0?namespace=del"
-	c := redis.NewClient(&redis.Options{Addr: addr})
-	defer c.Close()
 	ctx := context.Background()
+	// DBSIZE and the fields of every hash but the clock hashes (namespace
+	// fingerprint, generation, seq counter), summed over the masters.
 	state := func() [2]int {
 		t.Helper()
-		n, err := c.DBSize(ctx).Result()
-		if err != nil {
-			t.Fatal(err)
-		}
-		keys, err := c.Keys(ctx, "*").Result()
-		if err != nil {
-			t.Fatal(err)
-		}
-		fields := 0
-		for _, k := range keys {
-			if strings.HasSuffix(k, "}c") {
-				continue // the clock hash: namespace fingerprint, generation, seq counter
-			}
-			l, err := c.HLen(ctx, k).Result()
+		var st [2]int
+		for _, a := range addrs {
+			c := redis.NewClient(&redis.Options{Addr: a})
+			n, err := c.DBSize(ctx).Result()
 			if err != nil {
 				t.Fatal(err)
 			}
-			fields += int(l)
+			keys, err := c.Keys(ctx, "*").Result()
+			if err != nil {
+				t.Fatal(err)
+			}
+			st[0] += int(n)
+			for _, k := range keys {
+				if strings.HasSuffix(k, "}c") {
+					continue
+				}
+				l, err := c.HLen(ctx, k).Result()
+				if err != nil {
+					t.Fatal(err)
+				}
+				st[1] += int(l)
+			}
+			c.Close()
 		}
-		return [2]int{int(n), fields}
+		return st
 	}
 	scan := func(path string) event {
 		t.Helper()
