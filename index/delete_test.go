@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"strings"
@@ -12,7 +13,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/neardup/neardup/index/redistest"
-	"github.com/neardup/neardup/sketch"
 )
 
 // footprint counts what a store holds, for the delete tests: on Redis the
@@ -79,9 +79,12 @@ func footprint(t *testing.T, s Store) (keys, fields int) {
 // content digest, and anchors.
 func full(e Entry, simhash uint64, a ...uint64) Entry {
 	e.SimHash, e.HasSimHash = simhash, true
-	e.IMatch = sketch.Digest([]byte(fmt.Sprintf("imatch-of-%-10s", e.ID)))
+	binary.LittleEndian.PutUint64(e.IMatch[:], key(e.ID+"/imatch", 0))
+	binary.LittleEndian.PutUint64(e.IMatch[8:], key(e.ID+"/imatch", 1))
+	binary.LittleEndian.PutUint32(e.IMatch[16:], uint32(key(e.ID+"/imatch", 2)))
 	e.HasIMatch = true
-	e.Content = sketch.ContentDigest([]byte(fmt.Sprintf("content-%-8s", e.ID)))
+	binary.LittleEndian.PutUint64(e.Content[:], key(e.ID+"/content", 0))
+	binary.LittleEndian.PutUint64(e.Content[8:], key(e.ID+"/content", 1))
 	e.HasContent = true
 	e.Anchors = a
 	e.Features = []byte("features of " + e.ID)
