@@ -123,7 +123,9 @@
 // LSH (band, document) entry or a passage (anchor, document) entry is 14
 // bytes of listpack (6 field + 8 value); a SimHash entry 22; an id 7 + its
 // length; a lane entry (I-Match, content) about 24; a meta record 4 + the
-// id's length; features and verdicts their length plus a few bytes.
+// id's length; features and verdicts their length plus a few bytes; a
+// keys record (see "Deletion") 279 bytes at 30 bands without anchors, 362
+// with its hash's overhead, not included in the figures below.
 // Measured on 1,000,000 documents of the web profile (30 bands, 5 KB
 // pages; bench/bytesbench, docs/performance.md): 1,409 bytes of
 // used_memory per document in all: band hashes 459 (15.3 per (band,
