@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -98,7 +99,7 @@ func TestServeTombstone(t *testing.T) {
 		t.Run(backend, func(t *testing.T) {
 			cl := startKafka(t, 1)
 			var addrs []string
-			kv := []string{}
+			kv := []string{"kafka.unique_topic", uniqueTopic}
 			switch backend {
 			case "redis":
 				addrs = []string{redistest.StartServer(t)}
@@ -195,6 +196,22 @@ func TestServeTombstone(t *testing.T) {
 			}
 			if dead := cl.ReadAll(t, deadTopic); len(dead) != 0 {
 				t.Errorf("%d dead letters, e.g. %s", len(dead), dead[0].Value)
+			}
+			// The unique topic: y, x, the tombstone of x (the second found
+			// nothing), the copy and nothing for x re-sent (an exact copy).
+			var got []string
+			for _, m := range cl.WaitFor(t, uniqueTopic, 4, time.Minute, nil) {
+				s := string(m.Key)
+				if m.Value == nil {
+					s += " tombstone"
+				}
+				got = append(got, s)
+			}
+			slices.Sort(got)
+			want := []string{"copy-of-" + x.ID, x.ID, x.ID + " tombstone", y.ID}
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Errorf("unique topic: %q, want %q", got, want)
 			}
 		})
 	}
