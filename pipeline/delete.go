@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/neardup/neardup/index"
@@ -41,7 +42,7 @@ func (p *Pipeline) prepareDelete(j *job) {
 		return
 	}
 	if err := CheckID(it.Doc.ID); err != nil {
-		j.dead = p.deadLetter(it, &InvalidError{Reason: ReasonBadID, ID: truncate(it.Doc.ID), Detail: err.Error()})
+		j.dead = p.deadLetter(it, &InvalidError{Reason: ReasonBadID, ID: strings.ToValidUTF8(truncate(it.Doc.ID), "?"), Detail: err.Error()})
 		return
 	}
 	j.del = &deletion{}

@@ -120,3 +120,24 @@ func TestPipelineDeleteUnsupported(t *testing.T) {
 		t.Errorf("outputs %+v, want an event and a delete_unsupported dead letter", got)
 	}
 }
+
+// The schema holds deleted events to their shape: no duplicate_of,
+// method, scores or matches; not_found only on them.
+func TestSchemaDeleted(t *testing.T) {
+	schema := schematest.Load(t, "event.schema.json")
+	params := `"params":{"profile":"web","shingle":5,"k":128,"minhash":"oph","bands":9,"rows":13,"seed":1,"simhash_k":3,"index":"memory","version":"x"}`
+	head := `{"id":"a","cluster":"a","source":{},` + params + `,"at":"2026-01-01T00:00:00Z",`
+	schema.Validate(t, []byte(head+`"kind":"deleted","not_found":true}`))
+	for _, bad := range []string{
+		head + `"kind":"deleted","duplicate_of":"b"}`,
+		head + `"kind":"deleted","method":"exact"}`,
+		head + `"kind":"unique","not_found":true}`,
+		head + `"kind":"deleted","not_found":false}`,
+	} {
+		ft := &fakeT{TB: t}
+		schema.Validate(ft, []byte(bad))
+		if !ft.failed {
+			t.Errorf("schema accepted %s", bad)
+		}
+	}
+}
