@@ -277,6 +277,10 @@ func (k *Kafka) feed(ctx context.Context, r *kgo.Record, out chan<- pipeline.Ite
 		// Decoded by the pipeline's workers (the dead letter carries the
 		// record itself).
 		Lazy: func() (pipeline.Document, error) { return k.dec.DecodeRecord(r.Key, r.Value, ct) }}
+	if r.Value == nil {
+		// A tombstone (the key with a null value): delete the document.
+		it.Lazy, it.Delete, it.Doc.ID = nil, true, string(r.Key)
+	}
 	select {
 	case out <- it:
 		return nil

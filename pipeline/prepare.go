@@ -47,6 +47,10 @@ func (p *Pipeline) prepareDoc(s *sketch.Sketcher, f *sketch.Features, enc *[]byt
 		j.item.Decode()
 		p.cfg.Metrics.Stage(metrics.StageDecode, time.Since(t0))
 	}
+	if j.item.Delete {
+		p.prepareDelete(j)
+		return
+	}
 	it := j.item
 	if it.Err != nil {
 		j.dead = p.deadLetter(it, it.Err)
