@@ -52,7 +52,7 @@ func (p *Pipeline) prepareDelete(j *job) {
 // through processBatch, runs of deletes through removeBatch, so that a
 // delete removes what every earlier input stored and nothing a later one
 // stores (a document re-sent after its delete is new).
-func (p *Pipeline) processBatches(ctx context.Context, batch []*job, verifyIn chan<- verify.Job, fl *inflight) error {
+func (p *Pipeline) processBatches(ctx context.Context, batch []*job, verifyIn chan<- verify.Job, fl *inflight, st *settler) error {
 	for len(batch) > 0 {
 		n, del := 1, batch[0].item.Delete
 		for n < len(batch) && batch[n].item.Delete == del {
@@ -60,9 +60,16 @@ func (p *Pipeline) processBatches(ctx context.Context, batch []*job, verifyIn ch
 		}
 		var err error
 		if del {
+			// A delete takes an input position like any document, so the
+			// settler's positions stay those the resolve stage counts.
+			if st != nil {
+				for range batch[:n] {
+					st.push("")
+				}
+			}
 			err = p.removeBatch(ctx, batch[:n], verifyIn)
 		} else {
-			err = p.processBatch(ctx, batch[:n], verifyIn, fl)
+			err = p.processBatch(ctx, batch[:n], verifyIn, fl, st)
 		}
 		if err != nil {
 			return err
@@ -130,8 +137,11 @@ func (p *Pipeline) removeBatch(ctx context.Context, batch []*job, verifyIn chan<
 	return nil
 }
 
-// deletedEvent is a delete job's output event.
+// deletedEvent is a delete job's output event. It runs in the resolve
+// stage, in input order, so the cluster cache forgets the id after every
+// earlier verdict of it was put there.
 func (p *Pipeline) deletedEvent(j *job) *Event {
+	p.clusters.forget(j.item.Doc.ID)
 	return &Event{
 		ID:       j.item.Doc.ID,
 		Kind:     KindDeleted,

@@ -51,6 +51,12 @@ type Event struct {
 	// ranked below verify.max_candidates, or whose stored features were
 	// gone or unreadable by the time they were fetched.
 	Unverified int `json:"unverified,omitempty"`
+	// Settled counts earlier candidates not verified because another
+	// candidate of the same known cluster (its first document when that
+	// is a candidate) was verified first and found a near or exact
+	// duplicate: they could only add matches of that cluster. They are
+	// neither in Matches nor in Unverified.
+	Settled int `json:"settled,omitempty"`
 	// Correction marks an event about another, later document that was
 	// admitted concurrently and did not see this one (Redis Cluster): it
 	// is the verdict a serial run would have given that document. Pair

@@ -24,6 +24,7 @@ type verdictRecord struct {
 	Matches    []Match `json:"m,omitempty"`
 	Truncated  int     `json:"t,omitempty"`
 	Unverified int     `json:"u,omitempty"`
+	Settled    int     `json:"v,omitempty"`
 	CommonKeys int     `json:"k,omitempty"`
 	// CommonShare in thousandths.
 	CommonShare int   `json:"h,omitempty"`
@@ -37,7 +38,7 @@ type verdictRecord struct {
 
 // record returns the verdict record of ev.
 func record(ev *Event) *verdictRecord {
-	rec := &verdictRecord{Matches: ev.Matches, Truncated: ev.Truncated, Unverified: ev.Unverified, At: ev.At.UnixMilli(),
+	rec := &verdictRecord{Matches: ev.Matches, Truncated: ev.Truncated, Unverified: ev.Unverified, Settled: ev.Settled, At: ev.At.UnixMilli(),
 		CommonKeys: ev.CommonKeys, CommonShare: int(math.Round(ev.CommonShare * 1000)),
 		Sentences: ev.Sentences, SentencesSkipped: ev.SentencesSkipped, SentencesDropped: ev.SentenceMatchesDropped,
 		SentencesBoilerplate: ev.SentencesBoilerplate}
@@ -61,6 +62,7 @@ func (p *Pipeline) replayEvent(doc Document, src Source, rec *verdictRecord) *Ev
 		Replay:      true,
 		Truncated:   rec.Truncated,
 		Unverified:  rec.Unverified,
+		Settled:     rec.Settled,
 		CommonKeys:  rec.CommonKeys,
 		CommonShare: float64(rec.CommonShare) / 1000,
 
@@ -217,6 +219,10 @@ func (p *Pipeline) resolve(ctx context.Context, r verify.Result) (Output, []byte
 		}
 	}
 	for i, v := range r.Verdicts {
+		if v.Settled {
+			ev.Settled++
+			continue
+		}
 		if i < j.earlier && i < len(j.candFeats) {
 			ev.Sentences = p.sentenceMatches(ev.Sentences, j.feats, j.candFeats[i], j.cands[i].ID, v.Sentences, hot)
 		}
