@@ -112,6 +112,16 @@ type Match struct {
 	// lane on): maximal aligned passages, in order of the document's
 	// offsets, at most verify.MaxPassages (the longest).
 	Passages []Passage `json:"passages,omitempty"`
+	// Share is the share of the document's words inside the match's
+	// aligned passages (those listed in Passages), and
+	// MatchShare that of the match's words: how much of each text the
+	// shared passages are, so that a copy of most of a page (high on
+	// both sides) can be told from a paragraph quoted by a page of its
+	// own (low on the document's side) without reading the texts. Both
+	// are absent when no passage was aligned (passage lane off, or an
+	// exact match).
+	Share      float64 `json:"share,omitempty"`
+	MatchShare float64 `json:"match_share,omitempty"`
 }
 
 // Passage is one copied range: [Offset, Offset+Length) of the document's
