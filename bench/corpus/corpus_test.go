@@ -173,8 +173,17 @@ func TestBuildBadConfig(t *testing.T) {
 	if _, err := Build(t.TempDir(), Config{Docs: 10}); err == nil {
 		t.Error("a folder without the texts gives no error")
 	}
-	if _, err := Open("nonsense", 10, 0, t.TempDir()); err == nil {
-		t.Error("an unknown corpus gives no error")
+	for _, spec := range []string{"nonsense", "generated:nope", "real:2", "real:0.5:1", "generated", "missing.jsonl"} {
+		docs := 10
+		if spec == "generated" {
+			docs = 0
+		}
+		if _, err := Open(spec, docs, 0, t.TempDir()); err == nil {
+			t.Errorf("corpus %q (%d documents) gives no error", spec, docs)
+		}
+	}
+	if c, err := Open("generated:contain", 200, 0, ""); err != nil || c.Stats().Kinds[Partial] == 0 {
+		t.Errorf("generated:contain: %v", err)
 	}
 }
 

@@ -1,6 +1,7 @@
 package corpus
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -19,8 +20,9 @@ import (
 //	real:DUP:CLUSTER      real text, DUP copies in clusters of CLUSTER documents
 //	sites                 the site pages of the boilerplate evaluation (Gutenberg articles in site templates; its 420 pages whatever docs says)
 //	generated             the generated corpus (internal/synth: Zipf pseudo-words, 25% copies)
+//	generated:contain     bench serve's generated corpus until 2026-11-25 (10% exact, near and partial copies each, a partial one the original inside a longer page)
 //	FILE                  a corpus written by Write (neardup bench corpus)
-const Spec = "real, real:DUP, real:DUP:CLUSTER, sites, generated or a corpus file (.jsonl)"
+const Spec = "real, real:DUP, real:DUP:CLUSTER, sites, generated, generated:contain or a corpus file (.jsonl)"
 
 // Open returns the corpus spec names (see [Spec]) with docs documents
 // (ignored for a file) from seed (0: the default), reading real text from
@@ -68,7 +70,14 @@ func Open(spec string, docs int, seed uint64, dataDir string) (*Corpus, error) {
 		if docs <= 0 {
 			return nil, fmt.Errorf("corpus: generated: want documents > 0, got %d", docs)
 		}
-		return Generated(docs, seed), nil
+		switch args {
+		case "":
+			return Generated(docs, seed), nil
+		case "contain":
+			return fromSynth("generated (internal/synth, 10% exact, near and partial copies, partial ones containing the original)",
+				synth.Config{Docs: docs, Seed: cmp.Or(seed, 2026), MinWords: 900, MaxWords: 1150, Contain: true}), nil
+		}
+		return nil, fmt.Errorf("corpus: unknown corpus %q: want %s", spec, Spec)
 	}
 	if strings.HasSuffix(spec, ".jsonl") {
 		return Read(spec)
@@ -123,9 +132,14 @@ func Generated(docs int, seed uint64) *Corpus {
 	if seed == 0 {
 		seed = 2026
 	}
-	ds := synth.Corpus(synth.Config{Docs: docs, Seed: seed, MinWords: 900, MaxWords: 1100,
+	return fromSynth("generated (internal/synth, 25% copies)", synth.Config{Docs: docs, Seed: seed, MinWords: 900, MaxWords: 1100,
 		ExactRate: 0.05, NearRate: 0.15, PartialRate: 0.05, NearEdits: 0.03, PartialReplace: 0.2, PartialNoise: 0.01})
-	c := &Corpus{Name: "generated (internal/synth, 25% copies)", Docs: make([]Doc, len(ds)), Truth: make([]Truth, len(ds))}
+}
+
+// fromSynth is the generated corpus of cfg with its ground truth.
+func fromSynth(name string, cfg synth.Config) *Corpus {
+	ds := synth.Corpus(cfg)
+	c := &Corpus{Name: name, Docs: make([]Doc, len(ds)), Truth: make([]Truth, len(ds))}
 	for i, d := range ds {
 		c.Docs[i] = Doc{ID: d.ID, Text: d.Text}
 		t := Truth{ID: d.ID, Kind: Kind(d.Kind), Groups: []string{d.ID}}
