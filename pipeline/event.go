@@ -13,6 +13,7 @@ const (
 	KindNear    = string(verify.Near)
 	KindPartial = string(verify.Partial)
 	KindUnique  = "unique"
+	// KindDeleted (delete.go) answers a delete, not a document.
 )
 
 // Event is one verdict, the output contract (docs/event.schema.json). A
@@ -55,6 +56,9 @@ type Event struct {
 	// is the verdict a serial run would have given that document. Pair
 	// events are idempotent on (id, duplicate_of).
 	Correction bool `json:"correction,omitempty"`
+	// NotFound marks a KindDeleted event whose id was not stored: never
+	// seen, expired, or removed already (a tombstone read twice).
+	NotFound bool `json:"not_found,omitempty"`
 	// Sentences are the document's sentences that match sentences of
 	// earlier documents (pipeline.granularity: sentence), in order of
 	// the document's offsets, the most similar first for each sentence.

@@ -19,7 +19,7 @@ func (p *Pipeline) indexStage(ctx context.Context, ordered <-chan *job, verifyIn
 	batch := make([]*job, 0, p.cfg.Batch)
 	for j := range ordered {
 		batch = gather(append(batch[:0], j), ordered, p.cfg.Batch)
-		if err := p.processBatch(ctx, batch, verifyIn, fl); err != nil {
+		if err := p.processBatches(ctx, batch, verifyIn, fl); err != nil { // delete.go
 			return err
 		}
 	}

@@ -259,6 +259,9 @@ type job struct {
 	seq         []uint32
 	discount    *verify.Discount
 	commonShare float64
+	// del is set for a delete (Item.Delete) whose id is valid; see
+	// delete.go.
+	del *deletion
 }
 
 // inflight maps the ids of this run's documents that will record a

@@ -127,7 +127,10 @@ func (p *Pipeline) resolveBatch(ctx context.Context, rs []verify.Result, fl *inf
 		_, err := p.ix.RecordVerdicts(ctx, ids, recs)
 		return err
 	})
-	return outs, err
+	if err != nil {
+		return outs, err
+	}
+	return outs, p.recordCorrections(ctx, outs) // correct.go
 }
 
 // resolve turns verification results into the document's output and
@@ -141,6 +144,10 @@ func (p *Pipeline) resolve(ctx context.Context, r verify.Result) (Output, []byte
 	o := Output{Tag: j.item.Tag}
 	if j.dead != nil {
 		o.Dead = j.dead
+		return o, nil, nil
+	}
+	if j.del != nil {
+		o.Event = p.deletedEvent(j) // delete.go
 		return o, nil, nil
 	}
 	if r.Err != nil {
