@@ -106,17 +106,20 @@ bench:
 	cd bench/scanbench && $(GO) run . -docs 20000 -rounds 3
 	cd bench/scanbench && $(GO) run . -docs 20000 -rounds 3 -profile books
 
-# Bytes per stored document at 1M documents (long: about 5 minutes for the
-# memory index and 10 for Redis per profile); see docs/performance.md.
+# Bytes and CPU per stored document as the index grows: real text at 100k
+# documents (a redis-server of its own), then the generated corpus at 1M
+# (long: about 5 minutes for the memory index and 10 for Redis per
+# profile); see docs/performance.md.
 # REDIS points at a server of its own (its bytesbench:* keys are flushed).
 REDIS ?= redis://127.0.0.1:6379
 bytes:
-	$(GO) run ./bench/bytesbench -profile web -docs 1000000
-	$(GO) run ./bench/bytesbench -profile web -docs 1000000 -index $(REDIS)
-	$(GO) run ./bench/bytesbench -profile sentence -docs 1000000
-	$(GO) run ./bench/bytesbench -profile sentence -docs 1000000 -index $(REDIS)
-	$(GO) run ./bench/bytesbench -profile books -docs 100000
-	$(GO) run ./bench/bytesbench -profile books -docs 100000 -index $(REDIS)
+	$(GO) run ./bench/bytesbench -corpus real -docs 100000 -index local-redis -at 20000,40000,60000,80000,100000
+	$(GO) run ./bench/bytesbench -corpus generated -profile web -docs 1000000
+	$(GO) run ./bench/bytesbench -corpus generated -profile web -docs 1000000 -index $(REDIS)
+	$(GO) run ./bench/bytesbench -corpus generated -profile sentence -docs 1000000
+	$(GO) run ./bench/bytesbench -corpus generated -profile sentence -docs 1000000 -index $(REDIS)
+	$(GO) run ./bench/bytesbench -corpus generated -profile books -docs 100000
+	$(GO) run ./bench/bytesbench -corpus generated -profile books -docs 100000 -index $(REDIS)
 
 # The accuracy report on the labelled sets in ../shared/data and the
 # synthetic sweep, written to docs/eval (README "Evaluation on labelled data").

@@ -15,14 +15,14 @@ type Kafka struct {
 	InputTopic      string `yaml:"input_topic" doc:"topic of incoming documents: JSON values of the input contract, or text/plain values (content-type header) keyed by id (required by serve)"`
 	OutputTopic     string `yaml:"output_topic" doc:"topic the verdict events go to (key: the document id; value: the event JSON that scan prints)"`
 	DeadLetterTopic string `yaml:"dead_letter_topic" doc:"topic of rejected records: original key and value, headers neardup.reason, neardup.error, neardup.source.topic/partition/offset"`
-	UniqueTopic     string `yaml:"unique_topic" doc:"if set, every unique document's original record is passed through to this topic (what an indexer reads next); empty: off"`
+	UniqueTopic     string `yaml:"unique_topic" doc:"if set, every unique document's original record is passed through to this topic (what an indexer reads next), and the tombstone of every document deleted; empty: off"`
 	Group           string `yaml:"group" doc:"consumer group; instances with the same group share the input partitions"`
 	ClientID        string `yaml:"client_id" doc:"client id sent to the brokers (logs, quotas)"`
 	StartOffset     string `yaml:"start_offset" doc:"where a group without committed offsets starts: earliest or latest"`
 	CreateTopics    bool   `yaml:"create_topics" doc:"create missing output, dead-letter and unique topics at start (broker defaults for partitions and replication); off: a missing topic is a start-up error"`
 	// In-flight bounds: records read but not yet decided and acknowledged.
 	MaxInflightRecords int           `yaml:"max_inflight_records" doc:"records read from Kafka but not yet decided and acknowledged, at most"`
-	MaxInflightBytes   int           `yaml:"max_inflight_bytes" doc:"working memory of the records in flight, at most: each record is charged 16 × its bytes (a document's decoded text, tokens, shingles and sketch), and one charged more than this is still taken alone; also bounds fetch buffers (a quarter of it per fetch)"`
+	MaxInflightBytes   int           `yaml:"max_inflight_bytes" doc:"working memory of the records in flight, at most: each record is charged its measured working memory, 52 × its key and value bytes up to 4 MiB and 4 × the rest (decoded text, extraction, tokens, shingles and sketch: docs/operations.md, \"Memory budget\"), and one charged more than this is still taken alone; also bounds fetch buffers (a quarter of it per fetch)"`
 	MaxRecordBytes     int           `yaml:"max_record_bytes" doc:"a record batch over the fetch limit (larger than max(max_inflight_bytes/2, sketch.max_bytes + 1 MiB)) is read alone, up to this size, and dead-lettered whole; a larger one is dead-lettered unread (source headers and size only) and its partition goes on. At most 1GiB; the memory it takes comes on top of max_inflight_bytes"`
 	CommitInterval     time.Duration `yaml:"commit_interval" doc:"how often offsets of decided, acknowledged records are committed (also on rebalance and shutdown)"`
 	ProduceTimeout     time.Duration `yaml:"produce_timeout" doc:"how long a produce is retried before it fails the service (its record's offset is never committed)"`

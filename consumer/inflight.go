@@ -3,7 +3,37 @@ package consumer
 import (
 	"context"
 	"sync"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/neardup/neardup/sketch"
 )
+
+// Working memory of a document in flight per byte of its record (key and
+// value), measured as the peak resident set of neardup scan deciding one
+// such document, less that of a tiny one (docs/operations.md, "Memory
+// budget"): up to [sketch.MaxSketchBytes] the document is decoded,
+// extracted, tokenized, shingled and sketched whole, at most 50 × its
+// bytes in two runs (real text 20–37 ×, synthetic 21–27 ×, readability's
+// article extraction 23–50 ×); beyond it only the decoded text and the
+// content digest grow, under 3 × a byte.
+const (
+	WorkingMemoryFactor     = 52
+	WorkingMemoryFactorRest = 4
+)
+
+// WorkingMemory is what a record of n key and value bytes is charged
+// against the in-flight byte budget (kafka.max_inflight_bytes), so that
+// the budget bounds memory, not just record bytes: WorkingMemoryFactor ×
+// the bytes up to sketch.MaxSketchBytes, WorkingMemoryFactorRest × the
+// rest. A record charged more than the whole budget is still taken alone.
+func WorkingMemory(n int) int64 {
+	head := min(n, sketch.MaxSketchBytes)
+	return WorkingMemoryFactor*int64(head) + WorkingMemoryFactorRest*int64(n-head)
+}
+
+// workingMemory is what a record is charged against the budget.
+func workingMemory(r *kgo.Record) int64 { return WorkingMemory(len(r.Value) + len(r.Key)) }
 
 // inflight bounds the records and bytes between reading a record and its
 // completion. A record larger than the byte bound is admitted alone, so

@@ -277,27 +277,16 @@ func (k *Kafka) feed(ctx context.Context, r *kgo.Record, out chan<- pipeline.Ite
 		// Decoded by the pipeline's workers (the dead letter carries the
 		// record itself).
 		Lazy: func() (pipeline.Document, error) { return k.dec.DecodeRecord(r.Key, r.Value, ct) }}
+	if r.Value == nil {
+		// A tombstone (the key with a null value): delete the document.
+		it.Lazy, it.Delete, it.Doc.ID = nil, true, string(r.Key)
+	}
 	select {
 	case out <- it:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-}
-
-// WorkingMemoryFactor is the working memory of a document in flight per
-// byte of its record: decoded and normalized text, tokens, shingle
-// hashes, sketch and verification buffers. Measured at about 19 for a
-// 16 MiB text (docs/operations.md, "Memory budget"); the in-flight byte
-// budget (kafka.max_inflight_bytes) is charged this much per record
-// byte, so that it bounds memory, not just record bytes. A record
-// charged more than the whole budget is still taken alone.
-const WorkingMemoryFactor = 16
-
-// workingMemory is what a record is charged against the in-flight byte
-// budget.
-func workingMemory(r *kgo.Record) int64 {
-	return WorkingMemoryFactor * int64(len(r.Value)+len(r.Key))
 }
 
 // contentType returns the record's content-type header, if any.

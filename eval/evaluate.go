@@ -92,7 +92,7 @@ func Evaluate(ctx context.Context, cfg config.Config, s *Set, progress Progress)
 	case s.licenses != nil:
 		r.Licenses = licenseResult(s, events)
 	case s.sites != nil:
-		r.Sites = sitesResult(s, events, r.Links)
+		r.Sites = sitesResult(s, events, r.Links, cfg.Index.CommonDocs)
 	}
 	r.Elapsed = time.Since(t0)
 	return r, nil

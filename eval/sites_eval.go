@@ -80,10 +80,24 @@ type SitesResult struct {
 	// pages in crawl order: a stream cannot know a template is common
 	// before it has seen a few pages of the site.
 	ByRank []RankBin
+	// Warm is how many pages of a site the stream must have seen before
+	// its template is common (index.common_docs); Warmed counts the
+	// links of pages ranked after them on their site, and the unique
+	// pages among them and those flagged: the figures once the stream
+	// knows the template.
+	Warm   int
+	Warmed WarmedCounts
 	// BySite splits the unique pages by site.
 	BySite []SiteRow
 	// ByCopy counts the expected links by kind of copy.
 	ByCopy []CopyRow
+}
+
+// WarmedCounts are the links and unique pages of the pages a stream
+// meets once it has seen Warm pages of their site.
+type WarmedCounts struct {
+	Links           Counts
+	Unique, Flagged int
 }
 
 // SiteRow counts a site's pages, its unique pages and those flagged.
@@ -123,9 +137,24 @@ var siteRankBins = []int{2, 5, 10, 20, 1 << 30}
 
 var copyKinds = []string{"near-same-site", "near-other-site", "partial-1", "partial-2", "excerpt"}
 
-func sitesResult(s *Set, events []Event, links LinkStats) *SitesResult {
+func sitesResult(s *Set, events []Event, links LinkStats, warm int) *SitesResult {
 	g := s.sites
-	res := &SitesResult{}
+	res := &SitesResult{Warm: warm}
+	for _, ev := range events {
+		if p := g.Page(ev.ID); p == nil || p.Rank <= warm {
+			continue
+		}
+		for _, m := range ev.Matches {
+			switch s.Label(ev.ID, m.ID) {
+			case Positive:
+				res.Warmed.Links.TP++
+			case Negative:
+				res.Warmed.Links.FP++
+			default:
+				res.Warmed.Links.Unlabelled++
+			}
+		}
+	}
 	lo := 1
 	for _, hi := range siteRankBins {
 		res.ByRank = append(res.ByRank, RankBin{Lo: lo, Hi: hi})
@@ -147,6 +176,9 @@ func sitesResult(s *Set, events []Event, links LinkStats) *SitesResult {
 		}
 		row.Unique++
 		res.Unique++
+		if p.Rank > warm {
+			res.Warmed.Unique++
+		}
 		bin := &res.ByRank[slices.IndexFunc(siteRankBins, func(hi int) bool { return p.Rank <= hi })]
 		bin.Unique++
 		ev := byID[p.ID]
@@ -155,6 +187,9 @@ func sitesResult(s *Set, events []Event, links LinkStats) *SitesResult {
 		}
 		res.Flagged++
 		bin.Flagged++
+		if p.Rank > warm {
+			res.Warmed.Flagged++
+		}
 		row.Flagged++
 		if linkedTo(ev, func(id string) bool { q := g.Page(id); return q != nil && q.Site == p.Site }) != nil {
 			res.FlaggedSameSite++
@@ -184,6 +219,9 @@ func sitesResult(s *Set, events []Event, links LinkStats) *SitesResult {
 func writeSites(p printf, r *SitesResult) {
 	p("**Unique pages flagged:** %d of %d (%.1f%%) got a duplicate verdict; %d of them were linked to a page of their own site (template text, not the article, made them alike).\n\n",
 		r.Flagged, r.Unique, 100*r.FlaggedShare(), r.FlaggedSameSite)
+	w := r.Warmed
+	p("**From a site's page %d on** (the stream has seen `index.common_docs` = %d pages of its template): link precision %s (%d wrong), unique pages flagged %d of %d (%s).\n\n",
+		r.Warm+1, r.Warm, num(w.Links.Precision()), w.Links.FP, w.Flagged, w.Unique, pct(w.Flagged, w.Unique))
 	p("By the page's rank among its site's pages in crawl order (the stream has seen rank − 1 pages of the site's template before it):\n\n| rank on its site | unique pages | flagged | share |\n|---|--:|--:|--:|\n")
 	for _, b := range r.ByRank {
 		p("| %s | %d | %d | %s |\n", b.label(), b.Unique, b.Flagged, pct(b.Flagged, b.Unique))

@@ -35,6 +35,10 @@ type Match struct {
 	// Passages are the copied passages the passage lane aligned, in
 	// Unicode code points of the two documents' texts.
 	Passages []Passage `json:"passages"`
+	// Share and MatchShare are the shares of the document's and the
+	// match's words inside the passages.
+	Share      float64 `json:"share"`
+	MatchShare float64 `json:"match_share"`
 }
 
 // Passage is a copied passage: Length code points at Offset of the

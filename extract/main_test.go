@@ -35,3 +35,31 @@ func TestMainTextArticle(t *testing.T) {
 		t.Errorf("main text %q: want the article without the footer", text)
 	}
 }
+
+// A page within the element limit but over MaxArticleBytes (readability
+// would build its whole DOM) takes the visible text, in memory within a
+// small multiple of the page.
+func TestMainTextLargePageBounded(t *testing.T) {
+	para := "<p>" + string(bytes.Repeat([]byte("The quick brown fox jumps over the lazy dog, again and again. "), 80)) + "</p>"
+	var b bytes.Buffer
+	b.WriteString("<html><body><nav>Home | About</nav><article>")
+	for b.Len() <= MaxArticleBytes {
+		b.WriteString(para)
+	}
+	b.WriteString("</article><footer>Copyright footer text</footer></body></html>")
+	page := b.Bytes()
+	if !fewerElements(page, maxElems) {
+		t.Fatal("the page is over the element limit: the test would not reach the byte limit")
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	text := MainText(page, "")
+	runtime.ReadMemStats(&after)
+	if !bytes.Contains(text, []byte("Copyright footer")) {
+		t.Error("the text of a page over MaxArticleBytes is not all its visible text")
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 4*uint64(len(page)) {
+		t.Errorf("MainText allocated %d MiB for a %d MiB page, want at most 4x the page", alloc>>20, len(page)>>20)
+	}
+}

@@ -107,9 +107,10 @@
 //	                         (group: digest[16:20])
 //	P e<gen>:<group>         content lane: content digest[0:12] → Seq of the
 //	                         generation's representative (group: digest[12:16])
-//	P m<n>, P f<n>, P v<n>   per-document records of local Seqs 64n…64n+63,
-//	                         field Seq mod 64: m external id, f the feature
-//	                         bytes exactly as given, v the verdict bytes
+//	P m<n>, P f<n>, P v<n>,  per-document records of local Seqs 64n…64n+63,
+//	P k<n>                   field Seq mod 64: m external id, f the feature
+//	                         bytes exactly as given, v the verdict bytes,
+//	                         k the keys record (what Remove needs; delete.go)
 //
 // The passage table receives about 64 anchors per document where a band
 // table receives one key, so it has 64 times the groups: the top 6 bits
@@ -123,7 +124,9 @@
 // LSH (band, document) entry or a passage (anchor, document) entry is 14
 // bytes of listpack (6 field + 8 value); a SimHash entry 22; an id 7 + its
 // length; a lane entry (I-Match, content) about 24; a meta record 4 + the
-// id's length; features and verdicts their length plus a few bytes.
+// id's length; features and verdicts their length plus a few bytes; a
+// keys record (see "Deletion") 279 bytes at 30 bands without anchors, 362
+// with its hash's overhead, not included in the figures below.
 // Measured on 1,000,000 documents of the web profile (30 bands, 5 KB
 // pages; bench/bytesbench, docs/performance.md): 1,409 bytes of
 // used_memory per document in all: band hashes 459 (15.3 per (band,
@@ -154,10 +157,28 @@
 //
 // # Deletion
 //
-// Delete removes a document's id and records at once: it is never a
-// candidate again and its id can be inserted anew. Its 6-byte bucket
-// members are dropped lazily: by the next rewrite of the bucket (single
-// node) or with their generation (cluster).
+// [Store.Remove] (and Delete) removes every key of a document: its id,
+// its records, its member in every band, SimHash and passage bucket of
+// every live generation (a bucket left empty is deleted, and a group hash
+// left empty goes with it), and the I-Match and content lane entries that
+// name it. The bucket keys come from the document's keys record, written
+// with it: its band keys, SimHash fingerprint, digests and distinct
+// anchors (delete.go), as the stored features do not hold the band
+// signature: 279 bytes at 30 bands with I-Match and content digests and
+// no anchors, 362 bytes of Redis memory per document with the record
+// hashes' overhead; 679 and 810 with 50 anchors (BenchmarkKeysRecordBytes). Remove reads the keys records (one round
+// trip), then removes the bucket and lane entries and last the ids and
+// records: one more round trip on a single node and in memory, two in
+// cluster mode. What a remove leaves: the shards' clock hashes (the Seq
+// counter only grows), the o-fields that count documents a full bucket
+// turned away, and a common key's mark (see "Common keys"). A document
+// stored before keys records existed has only its id and records removed;
+// its bucket members are dropped lazily, by the next rewrite of the
+// bucket (single node) or with their generation (cluster). Removing an
+// unknown id is not an error, and reports it as not stored.
+//
+// Documents that found a removed document keep what they were told: the
+// index does not revisit other documents' verdicts.
 //
 // # Common keys
 //
@@ -174,7 +195,11 @@
 // leave common passages out of the evidence. A key common in an older
 // generation is marked common in the current one (with the entry as the
 // exemplar there). Deleting documents does not make a common key
-// ordinary again within its generation. SimHash tables keep a guard of
+// ordinary again within its generation. A mark whose exemplar is removed
+// keeps its count and names no document (Redis: seq 0): it yields no
+// candidate, so a removed document is never a candidate through it, and
+// the next document that finds it in its generation becomes its
+// exemplar. SimHash tables keep a guard of
 // their own (MaxSimHashBucket): a full SimHash bucket stops growing, and
 // the documents it turns away are counted (Result.Truncated,
 // Stats.Withheld).

@@ -299,10 +299,26 @@ type Store interface {
 	// each, in order, in one round trip on a single node; stored[i] is
 	// false when ids[i] is not stored (nothing was recorded for it).
 	RecordVerdicts(ctx context.Context, ids []string, verdicts [][]byte) (stored []bool, err error)
+	// ReviseVerdicts replaces the verdict recorded for ids[i] with
+	// verdicts[i] when what is recorded equals old[i] (nil old: no
+	// verdict is recorded yet), a compare-and-set: revised[i] reports
+	// that it was replaced. A correction (Redis Cluster: an earlier
+	// document that found a later one it should have been found by)
+	// records the later document's corrected verdict this way, so that a
+	// replay of it returns the correction.
+	ReviseVerdicts(ctx context.Context, ids []string, old, verdicts [][]byte) (revised []bool, err error)
 	// Delete removes documents: they are no longer candidates, their
 	// features are gone and their ids can be inserted again. Unknown ids
-	// are ignored. The batch is one round trip on a single node.
+	// are ignored. It is Remove without the report.
 	Delete(ctx context.Context, ids ...string) error
+	// Remove deletes documents and every key they hold: their id, records
+	// (features, verdict, keys), their members in every band, SimHash and
+	// passage bucket, and the I-Match and content lane entries that name
+	// them, in every live generation (see "Deletion" in the package
+	// documentation). removed[i] reports that ids[i] was stored; an
+	// unknown id (never stored, expired, or removed already) is not an
+	// error, so a remove read twice is harmless.
+	Remove(ctx context.Context, ids []string) (removed []bool, err error)
 	// Close releases the store. Methods return ErrClosed afterwards.
 	Close() error
 }

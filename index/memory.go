@@ -175,13 +175,14 @@ type memDoc struct {
 	features   []byte
 	verdict    []byte
 	hasVerdict bool
+	keys       []byte // the keys record (delete.go), for Remove
 	dead       atomic.Bool
 	gen        atomic.Pointer[memGen] // the generation holding its records
 }
 
 // reset empties a record for reuse. The document lock is held.
 func (d *memDoc) reset() {
-	d.id, d.seq, d.features, d.verdict, d.hasVerdict = "", 0, nil, nil, false
+	d.id, d.seq, d.features, d.verdict, d.hasVerdict, d.keys = "", 0, nil, nil, false, nil
 	d.dead.Store(false)
 	d.gen.Store(nil)
 }
@@ -596,7 +597,7 @@ func (m *Memory) lookupInsertLocked(e *Entry, st *entryState) error {
 		l := m.docs.lock(h)
 		l.Lock()
 		d.reset()
-		d.id, d.seq = e.ID, seq
+		d.id, d.seq, d.keys = e.ID, seq, encodeKeys(e)
 		if len(e.Features) > 0 {
 			d.features = slices.Clone(e.Features)
 		}
@@ -840,6 +841,9 @@ func (m *Memory) tableOp(t, hk int, key uint64, cur *memGen, older []*memGen, st
 		if n := m.commonHit(hk, kind, b, st, false); !st.lookOnly && n < maxCommonCount {
 			b.overflow++
 		}
+		if !st.lookOnly && b.members[0] == bigTag {
+			b.members[0] = st.self // the removed exemplar's successor
+		}
 		return
 	}
 	if st.lookOnly {
@@ -894,7 +898,7 @@ func (m *Memory) commonHit(hk int, via byte, b *memBucket, st *entryState, oldGe
 		st.commonHK[hk] = n
 	}
 	h := b.members[0]
-	if h != st.self {
+	if h != st.self && h != bigTag { // bigTag: its exemplar was removed
 		if seq := m.docs.get(h).seq; seq < st.selfSeq {
 			m.addCandidate(h, seq, hk, via, st.sc, oldGen)
 		}
@@ -1310,36 +1314,4 @@ func (m *Memory) RecordVerdicts(ctx context.Context, ids []string, verdicts [][]
 		})
 	}
 	return stored, nil
-}
-
-// Delete implements [Store]. The documents' ids go from every generation
-// and their records at once; their bucket and lane entries stay until a
-// bucket rewrite drops them or their generation is evicted, as in Redis.
-func (m *Memory) Delete(ctx context.Context, ids ...string) error {
-	now := m.clock().UnixNano()
-	if err := m.begin(ctx, now); err != nil {
-		return err
-	}
-	defer m.genMu.RUnlock()
-	for _, id := range ids {
-		s := idStripe(id)
-		m.locks[s].Lock()
-		var hs []uint32
-		for _, g := range m.gens {
-			if h, ok := g.stripes[s].ids[id]; ok {
-				hs = append(hs, h)
-				delete(g.stripes[s].ids, id)
-			}
-		}
-		m.locks[s].Unlock()
-		for _, h := range hs {
-			l := m.docs.lock(h)
-			l.Lock()
-			d := m.docs.get(h)
-			d.dead.Store(true)
-			d.features, d.verdict, d.hasVerdict = nil, nil, false
-			l.Unlock()
-		}
-	}
-	return nil
 }

@@ -31,3 +31,11 @@ func (r readOnly) RecordVerdicts(_ context.Context, ids []string, _ [][]byte) ([
 func (r readOnly) Delete(context.Context, ...string) error {
 	return fmt.Errorf("%w: the store is read-only", ErrInvalid)
 }
+
+func (r readOnly) ReviseVerdicts(_ context.Context, ids []string, _, _ [][]byte) ([]bool, error) {
+	return make([]bool, len(ids)), nil
+}
+
+func (r readOnly) Remove(context.Context, []string) ([]bool, error) {
+	return nil, fmt.Errorf("%w: the store is read-only", ErrInvalid)
+}

@@ -150,7 +150,8 @@ type Redis struct {
 }
 
 type redisScripts struct {
-	lookupInsert, register, copies, buckets, resolve, features, verdicts, verdict, del, maintain *redis.Script
+	lookupInsert, register, copies, buckets, resolve, features, verdicts, verdict, maintain *redis.Script
+	delKeys, unlink, revise                                                                 *redis.Script // delete_redis.go
 }
 
 func newRedisScripts(consts string) redisScripts {
@@ -164,7 +165,9 @@ func newRedisScripts(consts string) redisScripts {
 		features:     src(luaFeatures),
 		verdicts:     src(luaVerdicts),
 		verdict:      src(luaVerdict),
-		del:          src(luaDelete),
+		delKeys:      src(luaDelKeys),
+		unlink:       src(luaUnlink),
+		revise:       src(luaRevise),
 		maintain:     src(luaMaintain),
 	}
 }
@@ -194,7 +197,7 @@ func luaQuote(s string) string {
 }
 
 func (s redisScripts) all() []*redis.Script {
-	return []*redis.Script{s.lookupInsert, s.register, s.copies, s.buckets, s.resolve, s.features, s.verdicts, s.verdict, s.del, s.maintain}
+	return []*redis.Script{s.lookupInsert, s.register, s.copies, s.buckets, s.resolve, s.features, s.verdicts, s.verdict, s.maintain, s.delKeys, s.unlink, s.revise}
 }
 
 // NewRedis connects, loads the scripts, checks (or, for a new namespace,
@@ -683,7 +686,11 @@ func (r *Redis) lookupSingle(ctx context.Context, docs []Entry, check bool) ([]R
 			for _, k := range anchors {
 				buf = r.appendOp(buf, r.p.passageTable(), k)
 			}
-			args = append(args, e.ID, r.idGroup(e.ID), flags, e.Features, buf[start:len(buf):len(buf)])
+			var keys []byte
+			if !check {
+				keys = encodeKeys(e)
+			}
+			args = append(args, e.ID, r.idGroup(e.ID), flags, e.Features, keys, buf[start:len(buf):len(buf)])
 			if e.HasSimHash {
 				args = append(args, binary.BigEndian.AppendUint64(nil, e.SimHash))
 			}
@@ -987,20 +994,4 @@ func (r *Redis) RecordVerdicts(ctx context.Context, ids []string, verdicts [][]b
 		}
 	}
 	return stored, nil
-}
-
-// Delete implements [Store]. The documents' id mappings and records are
-// removed at once, so they are never returned again; their bucket entries
-// are dropped lazily (see the package documentation).
-func (r *Redis) Delete(ctx context.Context, ids ...string) error {
-	if err := r.check(ctx); err != nil {
-		return err
-	}
-	if len(ids) == 0 {
-		return nil
-	}
-	calls, _ := r.byIDShard(ids, r.scripts.del, func(args []any, i int) []any {
-		return append(args, ids[i], r.idGroup(ids[i]))
-	})
-	return r.wrap(ctx, "delete", r.run(ctx, calls))
 }

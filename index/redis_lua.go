@@ -202,7 +202,7 @@ local function resolve(s)
 end
 
 -- Deferred writes of per-document records, one HSET per record hash.
-local WM, WF = {}, {}
+local WM, WF, WK = {}, {}, {}
 local function defer(w, kind, s, v)
   local k, f = rkey(kind, s)
   local l = w[k]
@@ -317,6 +317,10 @@ end
 -- that held it) and the documents that held or found it in this
 -- generation, capped at 255. Member lists are multiples of 6 bytes.
 local function iscommon(val, w) return w == 6 and #val % 6 == 2 end
+-- NOEX is the exemplar of a common key whose exemplar was deleted: it
+-- yields no candidate, and the next document to find the key in its
+-- generation becomes the exemplar.
+local NOEX = string.rep('\0', 6)
 local function cmark(ex, n) return 'C' .. ex .. string.char(math.min(n, 255)) end
 
 -- commonHit counts common key hk once (its anchor joins HOTA with the
@@ -332,7 +336,7 @@ local function commonHit(val, hk, via, old)
     HOTD[hk] = n
   elseif n > HOTD[hk] then HOTD[hk] = n end
   local s = struct.unpack('>I6', val, 2)
-  if s ~= SELF and (not LOWER or s < SELF) then
+  if s ~= SELF and s ~= 0 and (not LOWER or s < SELF) then -- 0: exemplar deleted
     addc(s, via, hk)
     if old then OLDC[s] = true end
   end
@@ -390,7 +394,10 @@ local function tableOp(t, gs, f, sim, me, hk)
   local val = redis.call('HGET', k, f) or ''
   if iscommon(val, w) then
     local n = commonHit(val, hk, via, false)
-    if n < 255 then redis.call('HSET', k, f, cmark(sub(val, 2, 7), n + 1)) end
+    local ex = sub(val, 2, 7)
+    if ex == NOEX then
+      redis.call('HSET', k, f, cmark(me, n + 1)) -- the deleted exemplar's successor
+    elseif n < 255 then redis.call('HSET', k, f, cmark(ex, n + 1)) end
     return
   end
   if oc then
@@ -537,7 +544,7 @@ end
 -- generation): its record hashes are extended and its id copied into the
 -- current generation.
 local function refreshRecords(s, id)
-  for _, kind in ipairs({'m', 'f', 'v'}) do
+  for _, kind in ipairs({'m', 'f', 'v', 'k'}) do
     local k = rkey(kind, s)
     redis.call('EXPIREAT', k, EXP, 'GT')
   end
@@ -550,7 +557,7 @@ end
 // ranking, resolution and writes, in one atomic call. ARGV[7…], per
 // document:
 //
-//	id idg flags features ops [fingerprint] [digest] [content]
+//	id idg flags features keys ops [fingerprint] [digest] [content]
 //
 // idg is the id's group (decimal); ops the document's bucket ops, 12
 // bytes each (appendOp: the group's 8 hex digits, the field's 4 bytes):
@@ -599,8 +606,8 @@ local function feats(s)
 end
 local a = 7
 while a <= #ARGV do
-  local id, ig, flags, feat = ARGV[a], ARGV[a + 1], tonumber(ARGV[a + 2]), ARGV[a + 3]
-  a = a + 4
+  local id, ig, flags, feat, krec = ARGV[a], ARGV[a + 1], tonumber(ARGV[a + 2]), ARGV[a + 3], ARGV[a + 4]
+  a = a + 5
   -- flags 16: look up only (Lookup): the document is not registered and
   -- nothing is written; it stands after every stored document.
   local check = math.floor(flags / 16) % 2 == 1
@@ -616,6 +623,7 @@ while a <= #ARGV do
     PF[self] = feat
     defer(WM, 'm', self, id)
     if #feat > 0 then defer(WF, 'f', self, feat) end
+    if #krec > 0 then defer(WK, 'k', self, krec) end
   end
   begin(self, (replay or check) and 1 or 0)
   local hasSim, hasIM = flags % 2 == 1, math.floor(flags / 2) % 2 == 1
@@ -693,17 +701,18 @@ while a <= #ARGV do
 end
 flush(WM)
 flush(WF)
+flush(WK)
 if q ~= q0 then redis.call('HSET', CLOCK, 'q', q) end
 REPLY[1] = table.concat(out)
 return REPLY
 `
 
 // luaRegister is cluster phase 2, per id shard. ARGV[7…], per document:
-// id idg seq features. Reply per document: status u8 · seq u48 · verdict.
+// id idg seq features keys. Reply per document: status u8 · seq u48 · verdict.
 const luaRegister = luaPrelude + `
 local out = {}
-for a = 7, #ARGV, 4 do
-  local id, ig, seq, feat = ARGV[a], ARGV[a + 1], tonumber(ARGV[a + 2]), ARGV[a + 3]
+for a = 7, #ARGV, 5 do
+  local id, ig, seq, feat, krec = ARGV[a], ARGV[a + 1], tonumber(ARGV[a + 2]), ARGV[a + 3], ARGV[a + 4]
   local self, replay = register(id, ig, seq)
   local vd = false
   if replay then
@@ -711,11 +720,13 @@ for a = 7, #ARGV, 4 do
   else
     defer(WM, 'm', self, id)
     if #feat > 0 then defer(WF, 'f', self, feat) end
+    if #krec > 0 then defer(WK, 'k', self, krec) end
   end
   out[#out + 1] = struct.pack('>BI6', replay and 1 or 0, self) .. lenstr(vd)
 end
 flush(WM)
 flush(WF)
+flush(WK)
 return table.concat(out)
 `
 
@@ -842,33 +853,6 @@ for a = 7, #ARGV, 3 do
   end
 end
 return table.concat(out)
-`
-
-// luaDelete deletes documents: ARGV[7…] = (id idg)×n. Their id mappings
-// and records go; their bucket members become dangling and are dropped by
-// the next rewrite of their bucket or with their generation. Reply: the
-// number of documents deleted.
-const luaDelete = luaPrelude + `
-local n = 0
-for a = 7, #ARGV, 2 do
-  local id, ig = ARGV[a], ARGV[a + 1]
-  local s
-  for _, h in ipairs(DESC) do
-    local v = redis.call('HGET', ikey(h, ig), id)
-    if v then
-      s = tonumber(v)
-      redis.call('HDEL', ikey(h, ig), id)
-    end
-  end
-  if s then
-    n = n + 1
-    for _, kind in ipairs({'m', 'f', 'v'}) do
-      local k, f = rkey(kind, s)
-      redis.call('HDEL', k, f)
-    end
-  end
-end
-return n
 `
 
 // luaMaintain runs the expiry sweep with the budget of ARGV[5] and reports

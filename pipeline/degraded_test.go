@@ -152,12 +152,12 @@ func (a *admittedFirst) LookupInsert(ctx context.Context, docs []index.Entry) ([
 	return rs, err
 }
 
-// Known limitation (docs/operations.md, "Scaling out"): a correction is
-// only an event. The later document's recorded verdict is its own, so a
-// replay of it returns that verdict (here unique) and does not repeat the
-// correction. Fixing it needs per-id amendments in the index (issue 24);
-// this test then changes to want the replay to name the earlier document.
-func TestCorrectionIsNotRecorded(t *testing.T) {
+// A correction is recorded (docs/operations.md, "Scaling out"): the later
+// document's recorded verdict, unique, is replaced by the correction, so a
+// replay of it names the earlier document (issue 24). The ordering is
+// forced here on the memory index; TestClusterCorrectionsRecorded shows it
+// on a real cluster.
+func TestCorrectionIsRecorded(t *testing.T) {
 	g := synth.NewGenerator(13, 5000)
 	text := g.Text(g.Words(400))
 	near := text + " " + g.Text(g.Words(20))
@@ -184,8 +184,9 @@ func TestCorrectionIsNotRecorded(t *testing.T) {
 	if ev == nil || !ev.Replay {
 		t.Fatalf("later again: %+v, want a replay", ev)
 	}
-	if ev.Kind != KindUnique || ev.DuplicateOf != "" || len(replay[0].Corrections) != 0 {
-		t.Errorf("later again: kind %s, duplicate_of %q, %d corrections: the limitation is gone, update docs/operations.md and this test",
-			ev.Kind, ev.DuplicateOf, len(replay[0].Corrections))
+	c := o.Corrections[0]
+	if ev.Kind != c.Kind || ev.DuplicateOf != "early" || ev.Cluster != "early" || len(replay[0].Corrections) != 0 {
+		t.Errorf("later again: kind %s, duplicate_of %q, cluster %q, %d corrections; want the correction: %s of early, cluster early",
+			ev.Kind, ev.DuplicateOf, ev.Cluster, len(replay[0].Corrections), c.Kind)
 	}
 }

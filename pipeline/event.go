@@ -13,6 +13,7 @@ const (
 	KindNear    = string(verify.Near)
 	KindPartial = string(verify.Partial)
 	KindUnique  = "unique"
+	// KindDeleted (delete.go) answers a delete, not a document.
 )
 
 // Event is one verdict, the output contract (docs/event.schema.json). A
@@ -54,11 +55,20 @@ type Event struct {
 	// ranked below verify.max_candidates, or whose stored features were
 	// gone or unreadable by the time they were fetched.
 	Unverified int `json:"unverified,omitempty"`
+	// Settled counts earlier candidates not verified because another
+	// candidate of the same known cluster (its first document when that
+	// is a candidate) was verified first and found a near or exact
+	// duplicate: they could only add matches of that cluster. They are
+	// neither in Matches nor in Unverified.
+	Settled int `json:"settled,omitempty"`
 	// Correction marks an event about another, later document that was
 	// admitted concurrently and did not see this one (Redis Cluster): it
 	// is the verdict a serial run would have given that document. Pair
 	// events are idempotent on (id, duplicate_of).
 	Correction bool `json:"correction,omitempty"`
+	// NotFound marks a KindDeleted event whose id was not stored: never
+	// seen, expired, or removed already (a tombstone read twice).
+	NotFound bool `json:"not_found,omitempty"`
 	// Sentences are the document's sentences that match sentences of
 	// earlier documents (pipeline.granularity: sentence), in order of
 	// the document's offsets, the most similar first for each sentence.
@@ -106,6 +116,16 @@ type Match struct {
 	// lane on): maximal aligned passages, in order of the document's
 	// offsets, at most verify.MaxPassages (the longest).
 	Passages []Passage `json:"passages,omitempty"`
+	// Share is the share of the document's words inside the match's
+	// aligned passages (those listed in Passages), and
+	// MatchShare that of the match's words: how much of each text the
+	// shared passages are, so that a copy of most of a page (high on
+	// both sides) can be told from a paragraph quoted by a page of its
+	// own (low on the document's side) without reading the texts. Both
+	// are absent when no passage was aligned (passage lane off, or an
+	// exact match).
+	Share      float64 `json:"share,omitempty"`
+	MatchShare float64 `json:"match_share,omitempty"`
 }
 
 // Passage is one copied range: [Offset, Offset+Length) of the document's

@@ -15,11 +15,11 @@ import (
 // indexStage batches prepared jobs in input order, looks them up and
 // inserts them, decodes their candidates' features (fetching those the
 // index did not return with them) and hands them to the verifier pool.
-func (p *Pipeline) indexStage(ctx context.Context, ordered <-chan *job, verifyIn chan<- verify.Job, fl *inflight) error {
+func (p *Pipeline) indexStage(ctx context.Context, ordered <-chan *job, verifyIn chan<- verify.Job, fl *inflight, st *settler) error {
 	batch := make([]*job, 0, p.cfg.Batch)
 	for j := range ordered {
 		batch = gather(append(batch[:0], j), ordered, p.cfg.Batch)
-		if err := p.processBatch(ctx, batch, verifyIn, fl); err != nil {
+		if err := p.processBatches(ctx, batch, verifyIn, fl, st); err != nil { // delete.go
 			return err
 		}
 	}
@@ -44,7 +44,7 @@ func gather[T any](batch []T, ch <-chan T, limit int) []T {
 	return batch
 }
 
-func (p *Pipeline) processBatch(ctx context.Context, batch []*job, verifyIn chan<- verify.Job, fl *inflight) error {
+func (p *Pipeline) processBatch(ctx context.Context, batch []*job, verifyIn chan<- verify.Job, fl *inflight, st *settler) error {
 	var entries []index.Entry
 	var live []*job
 	for _, j := range batch {
@@ -59,6 +59,11 @@ func (p *Pipeline) processBatch(ctx context.Context, batch []*job, verifyIn chan
 		}
 	}
 	if len(entries) == 0 {
+		if st != nil {
+			for range batch {
+				st.push("")
+			}
+		}
 		for _, j := range batch {
 			select {
 			case verifyIn <- verify.Job{Tag: j}:
@@ -125,10 +130,13 @@ func (p *Pipeline) processBatch(ctx context.Context, batch []*job, verifyIn chan
 		}
 		j.cands, j.earlier = kept, earlier
 	}
+	if err := p.settle(ctx, st, batch); err != nil {
+		return err
+	}
 	now := time.Now()
 	for _, j := range batch {
 		j.verifyAt = now
-		vj := verify.Job{Doc: j.feats, Discount: j.discount, Tag: j}
+		vj := verify.Job{Doc: j.feats, Discount: j.discount, Groups: j.groups, Tag: j}
 		for _, c := range j.cands {
 			vj.Candidates = append(vj.Candidates, feats[c.ID])
 		}
@@ -138,6 +146,32 @@ func (p *Pipeline) processBatch(ctx context.Context, batch []*job, verifyIn chan
 		case <-ctx.Done():
 			return ctx.Err()
 		}
+	}
+	return nil
+}
+
+// settle groups the batch's candidates by known cluster (settle.go) and
+// moves the settler's window past the batch. A nil settler groups nothing.
+func (p *Pipeline) settle(ctx context.Context, st *settler, batch []*job) error {
+	if st == nil {
+		return nil
+	}
+	for _, j := range batch {
+		if j.earlier >= 2 {
+			// The positions lag back from the batch's last are decided.
+			if err := st.waitResolved(ctx, st.next+int64(len(batch))-1-st.lag); err != nil {
+				return err
+			}
+			break
+		}
+	}
+	for _, j := range batch {
+		if j.dead != nil {
+			st.push("")
+			continue
+		}
+		p.group(st, j)
+		st.push(j.entry.ID)
 	}
 	return nil
 }
@@ -190,14 +224,15 @@ func (p *Pipeline) candidates(j *job) {
 // id. Features the index returned with a candidate (Candidate.Features)
 // are used as they are; those of the other candidates (Redis Cluster, or
 // a document deleted since it was found) are read with Store.Features, in
-// one call. Each distinct id is decoded once per batch. Ids whose features
-// are gone or do not decode map to nil.
+// one call. Each distinct id is decoded once per batch, and bytes decoded
+// recently are not decoded again (featCache). Ids whose features are gone
+// or do not decode map to nil.
 func (p *Pipeline) fetch(ctx context.Context, jobs []*job) (map[string]*sketch.Features, error) {
 	out := map[string]*sketch.Features{}
 	for _, j := range jobs {
 		for _, c := range j.cands {
 			if _, ok := out[c.ID]; !ok && c.Features != nil {
-				out[c.ID] = decodeFeatures(c.Features)
+				out[c.ID] = p.decoded.decode(c.Features)
 			}
 		}
 	}
@@ -224,7 +259,7 @@ func (p *Pipeline) fetch(ctx context.Context, jobs []*job) (map[string]*sketch.F
 	}
 	for i, id := range missing {
 		if i < len(raw) && raw[i] != nil {
-			out[id] = decodeFeatures(raw[i])
+			out[id] = p.decoded.decode(raw[i])
 		}
 	}
 	return out, nil

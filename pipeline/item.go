@@ -28,6 +28,10 @@ type Item struct {
 	// so a consumer's reader goroutine only reads. Raw should hold the
 	// input, for the dead letter of an input that does not decode.
 	Lazy func() (Document, error)
+	// Delete makes the item a delete (a Kafka tombstone: the record's key
+	// with a null value): Doc.ID is removed from the index and the output
+	// is a KindDeleted event. Only Doc.ID is read.
+	Delete bool
 }
 
 // Decode runs a Lazy item's decoding (once; nothing for other items): Doc

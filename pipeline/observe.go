@@ -20,6 +20,10 @@ func (p *Pipeline) observe(r verify.Result, o Output, resolveStart time.Time) {
 		m.DeadLetter(string(o.Dead.Reason))
 		return
 	}
+	if j.del != nil {
+		m.Document(KindDeleted, false)
+		return
+	}
 	if !j.verifyAt.IsZero() {
 		m.Stage(metrics.StageVerify, resolveStart.Sub(j.verifyAt))
 	}

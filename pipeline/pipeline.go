@@ -127,6 +127,8 @@ type Pipeline struct {
 	ix       Index
 	verifier *verify.Verifier
 	clusters *clusterCache
+	// decoded caches candidates' decoded features (index stage only).
+	decoded *featCache
 	// limits select and bound the stored features: what the profile's
 	// checks read.
 	limits sketch.Limits
@@ -135,6 +137,10 @@ type Pipeline struct {
 	imatchDecides bool
 	// sentenceMax bounds the matches listed per sentence (sentence mode).
 	sentenceMax int
+	// noSettle verifies every candidate (tests compare it with settling).
+	noSettle bool
+	// settleLag overrides the settling window (settle.go) when positive.
+	settleLag int
 	// stored recycles the stored views of documents (job.feats, each a
 	// few KB of slices) once their output is made.
 	stored sync.Pool
@@ -159,7 +165,8 @@ func New(cfg Config, ix Index) (*Pipeline, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pipeline: %w", err)
 	}
-	pl := &Pipeline{cfg: cfg, ix: ix, verifier: v, clusters: newClusterCache(cfg.ClusterCache), limits: cfg.Verify.Limits(cfg.Limits)}
+	pl := &Pipeline{cfg: cfg, ix: ix, verifier: v, clusters: newClusterCache(cfg.ClusterCache),
+		decoded: newFeatCache(defaultFeatCacheBytes), limits: cfg.Verify.Limits(cfg.Limits)}
 	for _, c := range cfg.Verify.Checks {
 		pl.imatchDecides = pl.imatchDecides || c.Method == verify.MethodIMatch
 	}
@@ -259,6 +266,12 @@ type job struct {
 	seq         []uint32
 	discount    *verify.Discount
 	commonShare float64
+	// del is set for a delete (Item.Delete) whose id is valid; see
+	// delete.go.
+	del *deletion
+	// groups are the verification groups of cands (settle.go), nil when
+	// every candidate is verified.
+	groups []int32
 }
 
 // inflight maps the ids of this run's documents that will record a
@@ -312,6 +325,13 @@ func (p *Pipeline) Run(ctx context.Context, in <-chan Item, out chan<- Output) e
 	verifyIn := make(chan verify.Job, p.cfg.Batch)
 	verifyOut := make(chan verify.Result, p.cfg.Batch)
 	fl := &inflight{m: map[string]*job{}}
+	var st *settler
+	if p.sentenceMax == 0 && !p.noSettle {
+		// Sentence mode reads every candidate's sentence matches.
+		// The lag must exceed a batch: the index stage waits for the
+		// positions lag back from its batch's last.
+		st = newSettler(max(cmp.Or(p.settleLag, settleLag), 2*p.cfg.Batch))
+	}
 
 	// Dispatch: keep input order in ordered, spread the work over prep.
 	g.Go(func() error {
@@ -368,7 +388,7 @@ func (p *Pipeline) Run(ctx context.Context, in <-chan Item, out chan<- Output) e
 	// Index: look up and insert in input order, in batches.
 	g.Go(func() error {
 		defer close(verifyIn)
-		return p.indexStage(ctx, ordered, verifyIn, fl)
+		return p.indexStage(ctx, ordered, verifyIn, fl, st)
 	})
 	pool := verify.NewPool(p.verifier, w)
 	g.Go(func() error {
@@ -380,12 +400,16 @@ func (p *Pipeline) Run(ctx context.Context, in <-chan Item, out chan<- Output) e
 	g.Go(func() error {
 		rs := make([]verify.Result, 0, p.cfg.Batch)
 		var outs []Output
+		var resolved int64
 		for r := range verifyOut {
 			rs = gather(append(rs[:0], r), verifyOut, p.cfg.Batch)
 			t0 := time.Now()
 			var err error
 			if outs, err = p.resolveBatch(ctx, rs, fl, outs[:0]); err != nil {
 				return err
+			}
+			if resolved += int64(len(rs)); st != nil {
+				st.resolvedUpTo(resolved)
 			}
 			for i, o := range outs {
 				p.observe(rs[i], o, t0)

@@ -27,14 +27,29 @@ func (p *Pipeline) prepare(s *sketch.Sketcher, f *sketch.Features, enc *[]byte, 
 		}
 	}()
 	p.prepareDoc(s, f, enc, j)
+	// A long document's scratch (hundreds of MiB for 16 MiB of text)
+	// is not kept by the worker for the next ones.
+	s.Trim()
+	f.Trim()
+	if cap(*enc) > maxEncScratch {
+		*enc = nil
+	}
 	return s
 }
+
+// maxEncScratch is the largest encoding buffer a worker keeps between
+// documents.
+const maxEncScratch = 1 << 20
 
 func (p *Pipeline) prepareDoc(s *sketch.Sketcher, f *sketch.Features, enc *[]byte, j *job) {
 	if j.item.Lazy != nil {
 		t0 := time.Now()
 		j.item.Decode()
 		p.cfg.Metrics.Stage(metrics.StageDecode, time.Since(t0))
+	}
+	if j.item.Delete {
+		p.prepareDelete(j)
+		return
 	}
 	it := j.item
 	if it.Err != nil {

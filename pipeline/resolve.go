@@ -31,6 +31,7 @@ type verdictRecord struct {
 	Abridged   bool `json:"b,omitempty"`
 	Truncated  int  `json:"t,omitempty"`
 	Unverified int  `json:"u,omitempty"`
+	Settled    int  `json:"v,omitempty"`
 	CommonKeys int  `json:"k,omitempty"`
 	// CommonShare in thousandths.
 	CommonShare int   `json:"h,omitempty"`
@@ -71,7 +72,7 @@ func abridge(ms []Match) ([]Match, bool) {
 // record returns the verdict record of ev.
 func record(ev *Event) *verdictRecord {
 	ms, abridged := abridge(ev.Matches)
-	rec := &verdictRecord{Matches: ms, Abridged: abridged, Truncated: ev.Truncated, Unverified: ev.Unverified, At: ev.At.UnixMilli(),
+	rec := &verdictRecord{Matches: ms, Abridged: abridged, Truncated: ev.Truncated, Unverified: ev.Unverified, Settled: ev.Settled, At: ev.At.UnixMilli(),
 		CommonKeys: ev.CommonKeys, CommonShare: int(math.Round(ev.CommonShare * 1000)),
 		Sentences: ev.Sentences, SentencesSkipped: ev.SentencesSkipped, SentencesDropped: ev.SentenceMatchesDropped,
 		SentencesBoilerplate: ev.SentencesBoilerplate}
@@ -96,6 +97,7 @@ func (p *Pipeline) replayEvent(doc Document, src Source, rec *verdictRecord) *Ev
 		Abridged:    rec.Abridged,
 		Truncated:   rec.Truncated,
 		Unverified:  rec.Unverified,
+		Settled:     rec.Settled,
 		CommonKeys:  rec.CommonKeys,
 		CommonShare: float64(rec.CommonShare) / 1000,
 
@@ -162,7 +164,10 @@ func (p *Pipeline) resolveBatch(ctx context.Context, rs []verify.Result, fl *inf
 		_, err := p.ix.RecordVerdicts(ctx, ids, recs)
 		return err
 	})
-	return outs, err
+	if err != nil {
+		return outs, err
+	}
+	return outs, p.recordCorrections(ctx, outs) // correct.go
 }
 
 // resolve turns verification results into the document's output and
@@ -176,6 +181,10 @@ func (p *Pipeline) resolve(ctx context.Context, r verify.Result) (Output, []byte
 	o := Output{Tag: j.item.Tag}
 	if j.dead != nil {
 		o.Dead = j.dead
+		return o, nil, nil
+	}
+	if j.del != nil {
+		o.Event = p.deletedEvent(j) // delete.go
 		return o, nil, nil
 	}
 	if r.Err != nil {
@@ -245,6 +254,10 @@ func (p *Pipeline) resolve(ctx context.Context, r verify.Result) (Output, []byte
 		}
 	}
 	for i, v := range r.Verdicts {
+		if v.Settled {
+			ev.Settled++
+			continue
+		}
 		if i < j.earlier && i < len(j.candFeats) {
 			ev.Sentences = p.sentenceMatches(ev.Sentences, j.feats, j.candFeats[i], j.cands[i].ID, v.Sentences, hot)
 		}
@@ -254,6 +267,7 @@ func (p *Pipeline) resolve(ctx context.Context, r verify.Result) (Output, []byte
 		m := Match{ID: j.cands[i].ID, Kind: string(v.Kind), Method: v.Check, Scores: v.Scores}
 		if i < len(j.candFeats) {
 			m.Passages = p.passages(j.feats, j.candFeats[i], v.Passages)
+			m.Share, m.MatchShare = passageShares(j.feats, j.candFeats[i], v.Passages, p.cfg.Sketch.Shingle)
 		}
 		if i < j.earlier {
 			ev.Matches = append(ev.Matches, m)

@@ -44,7 +44,8 @@ type KafkaConfig struct {
 	Client []kgo.Opt
 	// EventsTopic receives verdict events; DeadLetterTopic rejected
 	// records; UniqueTopic, when set, the original record of every unique
-	// document.
+	// document (and the tombstone of every document deleted, so a
+	// compacted unique topic drops it too).
 	EventsTopic, DeadLetterTopic, UniqueTopic string
 	// DeliveryTimeout bounds the client's retries of one record before
 	// its produce fails (default 30s).
@@ -150,6 +151,11 @@ func (k *Kafka) Write(ctx context.Context, o pipeline.Output, in *kgo.Record, do
 		}
 		if k.unique != "" && (o.Event == nil || o.Event.Kind == pipeline.KindUnique) {
 			add(RoleUnique, &kgo.Record{Topic: k.unique, Key: in.Key, Value: in.Value, Headers: cloneHeaders(in.Headers)})
+		}
+		if k.unique != "" && o.Event != nil && o.Event.Kind == pipeline.KindDeleted && !o.Event.NotFound {
+			// The tombstone goes on, so a compacted unique topic drops
+			// the document too.
+			add(RoleUnique, &kgo.Record{Topic: k.unique, Key: in.Key, Headers: cloneHeaders(in.Headers)})
 		}
 	}
 	for _, c := range o.Corrections {

@@ -16,14 +16,23 @@ import (
 // a token maps to the normalization segments of the input it came from.
 // starts and ends are reused.
 func (n *Normalizer) CodePoints(text []byte, tok *Tokens, starts, ends []uint32) ([]uint32, []uint32) {
-	starts = append(starts[:0], tok.Off...)
-	ends = append(ends[:0], tok.SrcEnd...)
+	return n.codePoints(text, tok, tok.Len(), starts, ends)
+}
+
+// codePoints is [Normalizer.CodePoints] for the first limit tokens only:
+// its work and memory grow with the text those tokens span, not with the
+// whole text (the passage lane of a long document maps only its first
+// [MaxPassageTokens]).
+func (n *Normalizer) codePoints(text []byte, tok *Tokens, limit int, starts, ends []uint32) ([]uint32, []uint32) {
+	limit = min(limit, tok.Len())
+	starts = append(starts[:0], tok.Off[:limit]...)
+	ends = append(ends[:0], tok.SrcEnd[:limit]...)
 	pre := text // what normalization read
 	if tok.decoded {
 		pre = n.decoded
 	}
 	if tok.normalized {
-		n.unnormalize(pre, starts, ends)
+		n.unnormalize(pre, starts, ends, limit < tok.Len())
 	}
 	if tok.decoded || !isASCII(pre) {
 		runeOffsets(pre, starts)
@@ -49,7 +58,8 @@ func runeOffsets(b []byte, offs []uint32) {
 
 // normSegment maps a piece of normalized text to the input bytes it came
 // from: normalized bytes [norm, nextNorm) come from input [lo, hi).
-type normSegment struct{ norm, lo, hi int }
+// Offsets are uint32, as in [Tokens]: 12 bytes a segment.
+type normSegment struct{ norm, lo, hi uint32 }
 
 // unnormalize maps offsets in the normalized text back to byte offsets of
 // pre, the text before normalization, by normalizing pre one segment at a
@@ -57,7 +67,23 @@ type normSegment struct{ norm, lo, hi int }
 // segment's last. When the segments do not rebuild the normalized text
 // exactly (a composition across a segment boundary), it falls back to
 // scaling the offsets by the lengths.
-func (n *Normalizer) unnormalize(pre []byte, starts, ends []uint32) {
+//
+// With prefix, the offsets cover only the start of the text: pre is
+// normalized only as far as the largest offset, so that memory (one
+// segment per code point or so) stays bounded for a long document, and
+// the segments must rebuild that part of the normalized text byte for
+// byte.
+func (n *Normalizer) unnormalize(pre []byte, starts, ends []uint32, prefix bool) {
+	stop := len(n.normed) + 1 // normalized bytes to cover
+	if prefix {
+		stop = 0
+		for _, o := range ends {
+			stop = max(stop, int(o))
+		}
+		for _, o := range starts {
+			stop = max(stop, int(o)+1)
+		}
+	}
 	var segs []normSegment
 	total := 0
 	var it norm.Iter
@@ -79,10 +105,17 @@ func (n *Normalizer) unnormalize(pre []byte, starts, ends []uint32) {
 			}
 			seg = norm.NFC.Bytes(buf)
 		}
-		segs = append(segs, normSegment{norm: total, lo: lo, hi: it.Pos()})
+		segs = append(segs, normSegment{norm: uint32(total), lo: uint32(lo), hi: uint32(it.Pos())})
+		if prefix && (total+len(seg) > len(n.normed) || string(seg) != string(n.normed[total:total+len(seg)])) {
+			total = -1 // not the normalized text: scale
+			break
+		}
 		total += len(seg)
+		if total >= stop {
+			break
+		}
 	}
-	if total != len(n.normed) || len(segs) == 0 {
+	if (!prefix && total != len(n.normed)) || total < 0 || len(segs) == 0 {
 		scale := func(offs []uint32) {
 			for i, o := range offs {
 				offs[i] = uint32(int64(o) * int64(len(pre)) / int64(max(len(n.normed), 1)))
@@ -93,19 +126,19 @@ func (n *Normalizer) unnormalize(pre []byte, starts, ends []uint32) {
 		return
 	}
 	find := func(o int) int { // the segment holding normalized byte o
-		i, found := slices.BinarySearchFunc(segs, o, func(s normSegment, o int) int { return s.norm - o })
+		i, found := slices.BinarySearchFunc(segs, o, func(s normSegment, o int) int { return int(s.norm) - o })
 		if !found {
 			i--
 		}
 		return max(i, 0)
 	}
 	for i, o := range starts {
-		starts[i] = uint32(segs[find(int(o))].lo)
+		starts[i] = segs[find(int(o))].lo
 	}
 	for i, o := range ends {
 		if o == 0 {
 			continue
 		}
-		ends[i] = uint32(segs[find(int(o)-1)].hi)
+		ends[i] = segs[find(int(o)-1)].hi
 	}
 }

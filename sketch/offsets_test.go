@@ -37,3 +37,34 @@ func TestCodePoints(t *testing.T) {
 		})
 	}
 }
+
+// TestCodePointsPrefix checks the passage lane's bounded mapping of a long
+// document's first tokens against the mapping of the whole text: the same
+// offsets, for every prefix length, when normalization changed the text.
+func TestCodePointsPrefix(t *testing.T) {
+	tests := []struct {
+		name string
+		opt  Normalization
+		text string
+	}{
+		{"NFKC changes the text", Normalization{FoldQuotes: true}, "the ﬁnal ｆｕｌｌ width, “quoted” ﬁrst ① and café au lait ｅｎｄ"},
+		{"accents stripped", Normalization{StripAccents: true}, "Crème brûlée ﬁx naïve façade über ﬁn"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n := NewNormalizer(tt.opt)
+			var tok Tokens
+			n.Tokenize([]byte(tt.text), &tok)
+			if !tok.normalized {
+				t.Fatalf("normalization did not change %q: the test does not reach unnormalize", tt.text)
+			}
+			wantSt, wantEn := n.CodePoints([]byte(tt.text), &tok, nil, nil)
+			for limit := 1; limit < tok.Len(); limit++ {
+				st, en := n.codePoints([]byte(tt.text), &tok, limit, nil, nil)
+				if fmt.Sprint(st, en) != fmt.Sprint(wantSt[:limit], wantEn[:limit]) {
+					t.Errorf("first %d tokens: starts %v ends %v, want %v %v", limit, st, en, wantSt[:limit], wantEn[:limit])
+				}
+			}
+		})
+	}
+}

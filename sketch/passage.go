@@ -74,10 +74,7 @@ func (s *Sketcher) passage(text []byte, f *Features) {
 		}
 		w = w*len(p.Anchors)/MaxAnchors + 1
 	}
-	p.Starts, p.Ends = s.norm.CodePoints(text, &s.tok, p.Starts, p.Ends)
-	if len(p.Starts) > len(toks) {
-		p.Starts, p.Ends = p.Starts[:len(toks)], p.Ends[:len(toks)]
-	}
+	p.Starts, p.Ends = s.norm.codePoints(text, &s.tok, len(toks), p.Starts, p.Ends)
 }
 
 // appendPassage appends the passage section:

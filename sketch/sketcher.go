@@ -1,12 +1,14 @@
 package sketch
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash"
 	"slices"
+	"unicode/utf8"
 )
 
 // ErrTooLarge is returned for documents over [Config.MaxBytes].
@@ -139,7 +141,8 @@ type ContentDigest [16]byte
 
 // Features is everything neardup derives from one document.
 type Features struct {
-	// Tokens is the number of tokens after normalization.
+	// Tokens is the number of tokens after normalization, of the part
+	// sketched (the first [MaxSketchBytes]).
 	Tokens int
 	// Content is the digest of the whole normalized token stream (not of a
 	// sample): equal digests mean equal normalized texts.
@@ -271,9 +274,10 @@ func (s *Sketcher) Sketch(text []byte, f *Features) error {
 	if len(text) > s.cfg.MaxBytes {
 		return fmt.Errorf("%w: %d bytes > limit %d", ErrTooLarge, len(text), s.cfg.MaxBytes)
 	}
+	text, rest := sketchedPart(text)
 	s.norm.Tokenize(text, &s.tok)
 	f.Tokens = s.tok.Len()
-	f.Content = s.contentDigest()
+	f.Content = s.contentDigest(rest)
 	f.Passage.reset()
 	if s.cfg.PassageWords > 0 && s.cfg.CharGram == 0 && f.Tokens > 0 {
 		s.passage(text, f)
@@ -346,8 +350,39 @@ func (s *Sketcher) countTokens() {
 	}
 }
 
-// contentDigest returns the [ContentDigest] of the last tokenized document.
-func (s *Sketcher) contentDigest() ContentDigest {
+// MaxSketchBytes bounds the text a document's features are computed from:
+// a longer document is sketched from its first MaxSketchBytes bytes (cut
+// after a space or line break when there is one in the last 4 KiB, else
+// between two UTF-8 sequences), and only its content digest covers the
+// rest, byte for byte. This bounds a document's working memory (tokens,
+// shingles, sort scratch: up to about 60 bytes per byte sketched, see
+// docs/operations.md, "Memory budget") whatever the input size. Two
+// documents that differ only after the cut are near duplicates of
+// resemblance 1, not exact copies, unless the rest is the same bytes.
+const MaxSketchBytes = 4 << 20
+
+// sketchedPart splits text into the part sketched and the rest (see
+// [MaxSketchBytes]).
+func sketchedPart(text []byte) (head, rest []byte) {
+	if len(text) <= MaxSketchBytes {
+		return text, nil
+	}
+	cut := MaxSketchBytes
+	if i := bytes.LastIndexAny(text[cut-4096:cut], " \t\r\n"); i >= 0 {
+		cut = cut - 4096 + i + 1
+	} else {
+		for cut > MaxSketchBytes-utf8.UTFMax && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+	}
+	return text[:cut], text[cut:]
+}
+
+// contentDigest returns the [ContentDigest] of the last tokenized
+// document, followed by rest, the bytes after the part sketched (none for
+// a document of at most [MaxSketchBytes]: the digest is then that of its
+// tokens alone).
+func (s *Sketcher) contentDigest(rest []byte) ContentDigest {
 	if s.sha == nil {
 		s.sha = sha256.New()
 	}
@@ -360,6 +395,12 @@ func (s *Sketcher) contentDigest() ContentDigest {
 		start = e
 	}
 	s.sha.Write(s.ends)
+	if len(rest) > 0 {
+		// The uvarint 0 is no token length: no document of at most
+		// MaxSketchBytes has this digest input.
+		s.sha.Write([]byte{0})
+		s.sha.Write(rest)
+	}
 	s.sum = s.sha.Sum(s.sum[:0])
 	return ContentDigest(s.sum[:len(ContentDigest{})])
 }

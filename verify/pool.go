@@ -22,6 +22,13 @@ type Job struct {
 	// Discount is what verification leaves out of Doc (and of the
 	// candidates): its text in common keys. nil leaves nothing out.
 	Discount *Discount
+	// Groups, when not nil, holds one entry per candidate: candidates
+	// with the same non-negative group are known duplicates of each other
+	// (members of one cluster), −1 stands alone. Candidates are then
+	// verified in order, and once one of a group is found a near or exact
+	// duplicate the group's later candidates are not verified: their
+	// verdicts are Settled. Put a group's representative first.
+	Groups []int32
 	// Tag is the caller's, returned untouched in the Result.
 	Tag any
 }
@@ -183,7 +190,7 @@ func (p *Pool) send(ctx context.Context, b *batch, cands int, order chan<- *batc
 	for i, j := range b.jobs {
 		n := len(j.Candidates)
 		b.verdicts[i] = all[off : off+n : off+n]
-		ntasks += (n + chunk - 1) / chunk
+		ntasks += (n + jobChunk(j, chunk) - 1) / jobChunk(j, chunk)
 		off += n
 	}
 	b.left.Store(int32(ntasks))
@@ -198,8 +205,9 @@ func (p *Pool) send(ctx context.Context, b *batch, cands int, order chan<- *batc
 	off = 0
 	for i, j := range b.jobs {
 		n := len(j.Candidates)
-		for lo := 0; lo < n; lo += chunk {
-			hi := min(lo+chunk, n)
+		c := jobChunk(j, chunk)
+		for lo := 0; lo < n; lo += c {
+			hi := min(lo+c, n)
 			select {
 			case tasks <- task{b: b, job: i, lo: lo, hi: hi, vals: vals[off+lo : off+hi]}:
 			case <-ctx.Done():
@@ -209,6 +217,16 @@ func (p *Pool) send(ctx context.Context, b *batch, cands int, order chan<- *batc
 		off += n
 	}
 	return nil
+}
+
+// jobChunk is the number of j's candidates one task verifies: all of them
+// when j has groups (a group's verdicts depend on each other, so they are
+// verified in order by one worker), else chunk.
+func jobChunk(j Job, chunk int) int {
+	if j.Groups != nil {
+		return max(1, len(j.Candidates))
+	}
+	return chunk
 }
 
 // work verifies tasks until tasks is closed. After cancellation it only
@@ -240,11 +258,37 @@ func (p *Pool) runTask(t task, s *scratch) (err error) {
 	}()
 	j := t.b.jobs[t.job]
 	dst := t.b.verdicts[t.job]
+	if j.Groups != nil {
+		// One task holds the whole job (jobChunk).
+		s.settled = s.settled[:0]
+		for i := t.lo; i < t.hi; i++ {
+			g := int(j.Groups[i])
+			if g >= 0 && g < len(s.settled) && s.settled[g] {
+				dst[i] = Verdict{Kind: Distinct, Settled: true}
+				continue
+			}
+			dst[i] = p.check(j.Doc, j.Candidates[i], j.Discount, s, &t.vals[i-t.lo])
+			if g >= 0 && settles(dst[i].Kind) {
+				for len(s.settled) <= g {
+					s.settled = append(s.settled, false)
+				}
+				s.settled[g] = true
+			}
+		}
+		return nil
+	}
 	for i := t.lo; i < t.hi; i++ {
 		dst[i] = p.check(j.Doc, j.Candidates[i], j.Discount, s, &t.vals[i-t.lo])
 	}
 	return nil
 }
+
+// settles reports whether a verdict of kind k settles the other
+// candidates of its group: a near or exact duplicate of one member is a
+// near duplicate of the cluster, which the others could only confirm. A
+// partial one does not: another member may hold more of the document, or
+// all of it.
+func settles(k Kind) bool { return k == Near || k == Exact }
 
 // emit sends results in queue order as each batch completes.
 func emit(ctx context.Context, order <-chan *batch, out chan<- Result) error {

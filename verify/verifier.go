@@ -54,6 +54,10 @@ type Verdict struct {
 	// Sentences are the matched sentence pairs (sentence mode, whatever
 	// Kind is), in order of the document's sentences.
 	Sentences []SentencePair `json:"-"`
+	// Settled marks a candidate that was not verified (Kind Distinct, no
+	// check): a member of its group (Job.Groups) verified before it was
+	// a near or exact duplicate.
+	Settled bool `json:"settled,omitempty"`
 }
 
 // scoreVals backs the pointers of one [Scores], so that a verdict costs
@@ -75,6 +79,9 @@ type scratch struct {
 	da, db []uint64
 	// The sentence check.
 	ec EditClassifier
+	// settled marks the groups of the job being verified that a near or
+	// exact verdict settled (Pool, Job.Groups).
+	settled []bool
 }
 
 // Verifier runs a [Profile]'s cascade on pairs of features. It is safe for

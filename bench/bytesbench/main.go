@@ -1,52 +1,107 @@
-// Command bytesbench measures the whole cost of a stored document: it
-// streams generated documents (with planted exact, near and partial
-// duplicates) through the real pipeline at a profile's defaults, into the
-// memory index or a Redis server, and reports the growth per document of
-// the Go heap (memory index) or of Redis's used_memory, with the share of
-// each kind of key (bands, ids, lanes, features, verdicts).
+// Command bytesbench measures what a stored document costs as the index
+// grows: it streams a corpus (real text by default; see bench/corpus)
+// through scan's path (JSON lines → consumer.Files → pipeline) at a
+// profile's defaults, into the memory index or a Redis server, and at each
+// checkpoint of -at prints, over the documents since the previous one, the
+// documents/s, the CPU per document of neardup's process (getrusage) and
+// of redis-server (INFO cpu), the script calls over 5 ms (SLOWLOG, a
+// server bytesbench started) and the longest; and Redis's used_memory per
+// stored document so far. At the end: events by kind, dead letters by
+// reason, precision and recall against the corpus's ground truth, the
+// bytes of the stored features and verdicts, the share of each kind of
+// key, and any "Slow script" line of redis-server's log.
 //
-//	go run ./bench/bytesbench -profile web -docs 1000000
-//	go run ./bench/bytesbench -profile web -docs 1000000 -index redis://127.0.0.1:6379
+//	go run ./bench/bytesbench -index local-redis -docs 100000 -at 20000,80000,100000
+//	go run ./bench/bytesbench -corpus generated -index local-redis -docs 100000
+//	go run ./bench/bytesbench -corpus corpus.jsonl -index redis://127.0.0.1:6379
 //
-// Use a Redis server of its own (the namespace is flushed from it first);
-// docs/performance.md has the figures and the commands. Not part of CI.
+// local-redis starts a redis-server from PATH on a free port (persistence
+// off, its log and SLOWLOG kept); a redis:// server must be one of its
+// own (the bytesbench namespace is flushed from it first). Not part of CI.
 package main
 
 import (
+	"bufio"
 	"context"
 	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"golang.org/x/sync/errgroup"
 
+	"github.com/neardup/neardup/bench/corpus"
+	"github.com/neardup/neardup/bench/servebench"
 	"github.com/neardup/neardup/config"
+	"github.com/neardup/neardup/consumer"
 	"github.com/neardup/neardup/index"
-	"github.com/neardup/neardup/internal/synth"
 	"github.com/neardup/neardup/pipeline"
 )
 
 func main() {
-	n := flag.Int("docs", 1000000, "documents to store")
+	spec := flag.String("corpus", "real", "the documents: "+corpus.Spec)
+	n := flag.Int("docs", 100000, "documents to store (of a built corpus; a file's are all read)")
+	data := flag.String("data", "", "the shared data folder (default: $NEARDUP_DATA, else shared/data beside the repository)")
 	profile := flag.String("profile", "web", "profile: web, books or sentence")
-	ixURL := flag.String("index", "memory", "memory or redis://host:port")
-	words := flag.String("words", "", "document length in words, min,max (default: web 900,1100; books 1500,3000; sentence 12,30)")
+	ixURL := flag.String("index", "memory", "memory, local-redis (a redis-server of its own) or redis://host:port")
+	at := flag.String("at", "", "checkpoints, comma-separated document counts (default: 20% of the documents, 80%, all)")
 	set := flag.String("set", "", "configuration overrides, key=value,key=value")
 	flag.Parse()
-	if err := run(*n, *profile, *ixURL, *words, *set); err != nil {
+	if err := run(*spec, *n, *data, *profile, *ixURL, *at, *set); err != nil {
 		fmt.Fprintln(os.Stderr, "bytesbench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(n int, profile, ixURL, words, set string) error {
+func run(spec string, n int, data, profile, ixURL, at, set string) error {
 	ctx := context.Background()
+	c, err := corpus.Open(spec, n, 0, data)
+	if err != nil {
+		return err
+	}
+	n = len(c.Docs)
+	checks, err := checkpoints(at, n)
+	if err != nil {
+		return err
+	}
+	path := spec
+	if !strings.HasSuffix(spec, ".jsonl") {
+		dir, err := os.MkdirTemp("", "bytesbench")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		path = filepath.Join(dir, "corpus.jsonl")
+		if err := c.Write(path); err != nil {
+			return err
+		}
+	}
+
+	var rc *redis.Client
+	var logPath string
+	if ixURL == "local-redis" {
+		dir, err := os.MkdirTemp("", "bytesbench-redis")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		logPath = filepath.Join(dir, "redis.log")
+		addr, client, stop, err := servebench.StartRedis(ctx, "--logfile", logPath,
+			"--slowlog-log-slower-than", "5000", "--slowlog-max-len", "100000")
+		if err != nil {
+			return err
+		}
+		defer stop()
+		ixURL, rc = "redis://"+addr, client
+	}
 	o := &config.Overrides{}
 	o.Add("profile", profile)
 	o.Add("index.url", ixURL)
@@ -60,53 +115,23 @@ func run(n int, profile, ixURL, words, set string) error {
 	if err != nil {
 		return err
 	}
-	lo, hi := map[string][2]int{"web": {900, 1100}, "books": {1500, 3000}, "sentence": {12, 30}}[profile][0], 0
-	hi = map[string][2]int{"web": {900, 1100}, "books": {1500, 3000}, "sentence": {12, 30}}[profile][1]
-	if words != "" {
-		a, b, _ := strings.Cut(words, ",")
-		lo, _ = strconv.Atoi(a)
-		hi, _ = strconv.Atoi(b)
-	}
-	pc, err := pipeline.FromConfig(&cfg, "bytesbench")
-	if err != nil {
-		return err
-	}
-	probe, err := pipeline.New(pc, nil)
-	if err != nil {
-		return err
-	}
-	var rc *redis.Client
 	prefix := "bytesbench:v" + strconv.Itoa(index.SchemaVersion) + ":{0}"
-	if cfg.Index.URL != "memory" {
+	if cfg.Index.URL != "memory" && rc == nil {
 		opt, err := redis.ParseURL(cfg.Index.URL)
 		if err != nil {
 			return err
 		}
 		rc = redis.NewClient(opt)
 		defer rc.Close()
-		var cursor uint64
-		for {
-			keys, next, err := rc.Scan(ctx, cursor, "bytesbench:*", 10000).Result()
-			if err != nil {
-				return err
-			}
-			if len(keys) > 0 {
-				rc.Unlink(ctx, keys...)
-			}
-			if cursor = next; cursor == 0 {
-				break
-			}
+		if err := flush(ctx, rc); err != nil {
+			return err
 		}
 	}
 	before, err := usage(ctx, rc)
 	if err != nil {
 		return err
 	}
-	ix, err := index.Open(ctx, cfg.Index.URL, index.Options{
-		Params: probe.IndexParams(), Namespace: cfg.Index.Namespace, Retention: cfg.Index.Retention,
-		Generation: cfg.Index.Generation, MaxBucket: cfg.Index.CommonDocs, MaxCandidates: cfg.Verify.MaxCandidates,
-		Capacity: cfg.Index.Capacity, Batch: cfg.Index.Batch, Timeout: 30 * time.Second,
-	})
+	pc, ix, err := pipeline.OpenStore(ctx, &cfg, "bytesbench")
 	if err != nil {
 		return err
 	}
@@ -115,56 +140,66 @@ func run(n int, profile, ixURL, words, set string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("bytesbench: %d documents of %d–%d words, profile %s (%d×%d bands, max_shingles %d), index %s, %s\n",
-		n, lo, hi, profile, pc.Bands, pc.Rows, cfg.Sketch.MaxShingles, cfg.Index.URL, runtime.Version())
+	st := c.Stats()
+	fmt.Printf("bytesbench: corpus %s: %v\nprofile %s (%d×%d bands, max_shingles %d), index %s, index.timeout %v, index.batch %d, GOMAXPROCS=%d, %s\n\n",
+		c.Name, st, profile, pc.Bands, pc.Rows, cfg.Sketch.MaxShingles, cfg.Index.URL, cfg.Index.Timeout, cfg.Index.Batch,
+		runtime.GOMAXPROCS(0), runtime.Version())
 
-	in := make(chan pipeline.Item, 256)
-	out := make(chan pipeline.Output, 256)
-	gen := synth.Config{Docs: n, Seed: 2026, MinWords: lo, MaxWords: hi,
-		ExactRate: 0.05, NearRate: 0.15, PartialRate: 0.05, NearEdits: 0.03, PartialReplace: 0.2, PartialNoise: 0.01}
-	ids := make([]string, 0, 2000)
+	ids := make([]string, 0, 2000) // reservoir sample of stored ids
 	rng := rand.New(rand.NewPCG(1, 1))
-	var textBytes int64
-	go func() {
-		defer close(in)
-		i := 0
-		synth.Stream(gen, 1000, func(d synth.Doc) {
-			textBytes += int64(len(d.Text))
-			if len(ids) < cap(ids) {
-				ids = append(ids, d.ID)
-			} else if k := rng.IntN(i + 1); k < len(ids) {
-				ids[k] = d.ID // reservoir sample of stored ids
+	for i, d := range c.Docs {
+		if len(ids) < cap(ids) {
+			ids = append(ids, d.ID)
+		} else if k := rng.IntN(i + 1); k < len(ids) {
+			ids[k] = d.ID
+		}
+	}
+
+	items := make(chan pipeline.Item, 256)
+	outs := make(chan pipeline.Output, 256)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		defer close(items)
+		return (&consumer.Files{Paths: []string{path}, MaxBytes: cfg.Sketch.MaxBytes}).Run(gctx, items)
+	})
+	g.Go(func() error {
+		defer close(outs)
+		return pl.Run(gctx, items, outs)
+	})
+	kinds, dead := map[string]int{}, map[string]int{}
+	pairs := map[[2]string]bool{}
+	w := newWindow(rc)
+	fmt.Println("| documents | docs/s | neardup µs/doc | redis-server µs/doc | both | script calls > 5 ms | longest call | used_memory B/doc (all so far) |")
+	fmt.Println("|---|---|---|---|---|---|---|---|")
+	g.Go(func() error {
+		done, next := 0, 0
+		for o := range outs {
+			done++
+			if e := o.Event; e != nil {
+				kinds[e.Kind]++
+				if e.DuplicateOf != "" {
+					pairs[[2]string{e.ID, e.DuplicateOf}] = true
+				}
 			}
-			i++
-			in <- pipeline.Item{Doc: pipeline.Document{ID: d.ID, Text: []byte(d.Text)}}
-		})
-	}()
-	errc := make(chan error, 1)
-	start := time.Now()
-	go func() { errc <- pl.Run(ctx, in, out); close(out) }()
-	kinds := map[string]int{}
-	done := 0
-	for o := range out {
-		done++
-		if o.Event != nil {
-			kinds[o.Event.Kind]++
+			if o.Dead != nil {
+				dead[string(o.Dead.Reason)]++
+			}
+			if next < len(checks) && done == checks[next] {
+				if err := w.report(ctx, done, before); err != nil {
+					return err
+				}
+				next++
+			}
 		}
-		if o.Dead != nil {
-			kinds["dead"]++
-		}
-		if done%200000 == 0 {
-			fmt.Printf("  %d documents, %.0f docs/s\n", done, float64(done)/time.Since(start).Seconds())
-		}
-	}
-	if err := <-errc; err != nil {
+		return nil
+	})
+	if err := g.Wait(); err != nil {
 		return err
 	}
-	elapsed := time.Since(start)
-	pl = nil
-	after, err := usage(ctx, rc)
-	if err != nil {
-		return err
-	}
+	sc := c.Score(pairs)
+	fmt.Printf("\nevents %v; dead letters %v\n", kinds, dead)
+	fmt.Printf("precision %.4f (%d of %d reported pairs), recall %.4f (%d of %d copies)\n",
+		sc.Precision, sc.Correct, sc.Pairs, sc.Recall, sc.Found, sc.Copies)
 	feats, err := ix.Features(ctx, ids)
 	if err != nil {
 		return err
@@ -173,19 +208,131 @@ func run(n int, profile, ixURL, words, set string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("%d documents (%.0f bytes of text each on average) in %v (%.0f docs/s); duplicates %v\n",
-		done, float64(textBytes)/float64(done), elapsed.Round(time.Second), float64(done)/elapsed.Seconds(), kinds)
 	fmt.Printf("stored per document (sample of %d ids): features %.0f B, verdict record %.0f B\n", len(ids), mean(feats), mean(verdicts))
-	what := "Go heap (runtime.MemStats.HeapAlloc after GC, index only)"
+	pl = nil
+	after, err := usage(ctx, rc)
+	if err != nil {
+		return err
+	}
+	what := "Go heap (runtime.MemStats.HeapAlloc after GC, index and corpus)"
 	if rc != nil {
 		what = "Redis used_memory"
 	}
-	fmt.Printf("%s: %.1f MB → %.1f MB: %.0f bytes per document\n", what, float64(before)/1e6, float64(after)/1e6, float64(after-before)/float64(done))
+	fmt.Printf("%s: %.1f MB → %.1f MB: %.0f bytes per document\n", what, float64(before)/1e6, float64(after)/1e6, float64(after-before)/float64(n))
+	if logPath != "" {
+		slow, first, err := slowScripts(logPath)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("redis-server log: %d \"Slow script\" lines%s\n", slow, first)
+	}
 	if rc != nil {
-		return byKind(ctx, rc, prefix, done)
+		return byKind(ctx, rc, prefix, n)
 	}
 	runtime.KeepAlive(ix)
 	return nil
+}
+
+// checkpoints parses -at (default: 20%, 80% and all of n).
+func checkpoints(at string, n int) ([]int, error) {
+	if at == "" {
+		return slices.Compact([]int{max(n/5, 1), max(n*4/5, 1), n}), nil
+	}
+	var out []int
+	for _, s := range strings.Split(at, ",") {
+		k, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || k <= 0 || k > n || len(out) > 0 && k <= out[len(out)-1] {
+			return nil, fmt.Errorf("-at %q: want increasing document counts from 1 to %d", at, n)
+		}
+		out = append(out, k)
+	}
+	return out, nil
+}
+
+// window measures the span since the previous checkpoint.
+type window struct {
+	rc        *redis.Client
+	t0        time.Time
+	docs0     int
+	cpu0, rc0 time.Duration
+}
+
+func newWindow(rc *redis.Client) *window {
+	w := &window{rc: rc, t0: time.Now(), cpu0: servebench.ProcessCPU()}
+	if rc != nil {
+		w.rc0, _ = servebench.RedisCPU(rc)
+		rc.SlowLogReset(context.Background())
+	}
+	return w
+}
+
+// report prints one row and starts the next window.
+func (w *window) report(ctx context.Context, done int, before int64) error {
+	el, cpu := time.Since(w.t0), servebench.ProcessCPU()
+	k := float64(done - w.docs0)
+	ours := cpu - w.cpu0
+	row := fmt.Sprintf("| %d–%d | %.0f | %.0f |", w.docs0, done, k/el.Seconds(), float64(ours.Microseconds())/k)
+	w.t0, w.cpu0, w.docs0 = time.Now(), cpu, done
+	if w.rc == nil {
+		fmt.Println(row + " – | – | – | – | – |")
+		return nil
+	}
+	rcpu, _ := servebench.RedisCPU(w.rc)
+	slow, err := w.rc.SlowLogGet(ctx, -1).Result()
+	if err != nil {
+		return err
+	}
+	w.rc.SlowLogReset(ctx)
+	var longest time.Duration
+	for _, s := range slow {
+		longest = max(longest, s.Duration)
+	}
+	used, err := usage(ctx, w.rc)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%s %.0f | %.0f | %d | %v | %.0f |\n", row, float64((rcpu-w.rc0).Microseconds())/k,
+		float64((ours+rcpu-w.rc0).Microseconds())/k, len(slow), longest.Round(100*time.Microsecond),
+		float64(used-before)/float64(done))
+	w.rc0 = rcpu
+	return nil
+}
+
+// slowScripts counts redis-server's "Slow script" log lines and returns
+// the first.
+func slowScripts(path string) (int, string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, "", err
+	}
+	defer f.Close()
+	n, first := 0, ""
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		if strings.Contains(s.Text(), "Slow script") {
+			if n == 0 {
+				first = ", the first: " + strings.TrimSpace(s.Text())
+			}
+			n++
+		}
+	}
+	return n, first, s.Err()
+}
+
+func flush(ctx context.Context, rc *redis.Client) error {
+	var cursor uint64
+	for {
+		keys, next, err := rc.Scan(ctx, cursor, "bytesbench:*", 10000).Result()
+		if err != nil {
+			return err
+		}
+		if len(keys) > 0 {
+			rc.Unlink(ctx, keys...)
+		}
+		if cursor = next; cursor == 0 {
+			return nil
+		}
+	}
 }
 
 func mean(bs [][]byte) float64 {

@@ -206,7 +206,7 @@ func shellWords(s string) []string {
 
 // Subcommands that take a second word before their flags.
 var subcommands = map[string][]string{
-	"config": {"example", "check"}, "eval": {"synth", "sites"}, "bench": {"serve", "broker"}, "lexicon": {"build"},
+	"config": {"example", "check"}, "eval": {"synth", "sites"}, "bench": {"serve", "corpus", "broker"}, "lexicon": {"build"},
 }
 
 // flagLineRe matches a flag's line in the flag package's PrintDefaults.

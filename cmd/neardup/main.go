@@ -6,6 +6,7 @@
 //	neardup serve [--config FILE]   the streaming service (Kafka in, events out)
 //	neardup scan [flags] [PATH...]  duplicates among local files
 //	neardup check [flags] PATH...   decide documents against an index, storing nothing
+//	neardup delete --index URL ID...  remove documents from a Redis index
 //	neardup compare [flags] A B     every similarity score for two files
 //	neardup lexicon build [flags] FILE...   build an I-Match idf lexicon
 //	neardup eval [flags]            accuracy on labelled data: report and plots
@@ -46,6 +47,7 @@ func commands() []command {
 		{"serve", "the streaming service: Kafka consumer group in, duplicate events out", runServe},
 		{"scan", "find duplicates among local files and JSON lines", runScan},
 		{"check", "decide documents against an index without storing them", runCheck},
+		{"delete", "remove documents from a Redis index by id (as a tombstone on the input topic does)", runDelete},
 		{"compare", "print every similarity score for two files", runCompare},
 		{"lexicon", "build an I-Match idf lexicon from text files", runLexicon},
 		{"config", "print a commented example configuration, or check one", runConfig},

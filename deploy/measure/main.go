@@ -14,6 +14,20 @@
 //
 //	cd deploy && go run ./measure -docs 24 -bytes 16776192
 //
+// With -kind, the documents are another stream (at -bytes each): real
+// text (the Project Gutenberg e-texts of the evaluation data, read in
+// place, each document a different window of them, so that neighbours are
+// near and partial copies that verification compares), random one-letter
+// words (letters: the most tokens per byte), or pathological
+// HTML: 16 MiB of <p>x</p>, nesting 199,000 deep, real text in 195,000
+// paragraphs, or the largest page readability parses (html-dom: 4 MiB in
+// 49,000 paragraphs). -budget runs every kind at
+// sketch.max_bytes and prints each peak resident set against the
+// Deployment's memory limit: the memory budget's benchmark
+// (docs/operations.md, "Memory budget"):
+//
+//	cd deploy && go run ./measure -budget
+//
 // The broker is kfake in this process; neardup serve (built from the
 // repository with CGO_ENABLED=0, as in the image) and redis-server run as
 // child processes, so each one's CPU and memory are its own. The documents
@@ -23,6 +37,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -44,6 +59,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"sigs.k8s.io/yaml"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/neardup/neardup/internal/dataset"
 	"github.com/neardup/neardup/internal/synth"
 )
 
@@ -57,34 +76,60 @@ func main() {
 	partitions := flag.Int("partitions", 6, "partitions of the input topic")
 	index := flag.String("index", "local-redis", "local-redis (a redis-server from PATH) or memory")
 	size := flag.Int("bytes", 0, "if > 0, each document's text is repeated to this many bytes")
-	memLimit := flag.String("gomemlimit", "512MiB", "GOMEMLIMIT of neardup serve (the kit sets the container limit, 512Mi); empty: none")
+	kind := flag.String("kind", "synth", "documents: "+strings.Join(kinds, ", ")+" (all but synth need -bytes)")
+	prebuilt := flag.String("bin", "", "a neardup binary to run instead of building the repository's (e.g. another revision's, for a before/after)")
+	budget := flag.Bool("budget", false, "memory budget: every kind at sketch.max_bytes less 1 KiB, -docs each (8 unless set), peak resident set against the Deployment's limit")
+	memLimit := flag.String("gomemlimit", "kit", "GOMEMLIMIT of neardup serve: kit (the Deployment's), a value, or empty: none")
 	var sets setFlags
 	flag.Var(&sets, "set", "NEARDUP_KEY=value on top of the ConfigMap (repeatable)")
 	flag.Parse()
+	if *memLimit == "kit" {
+		d, err := deployment()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "measure:", err)
+			os.Exit(1)
+		}
+		*memLimit = ""
+		for _, e := range d.Env {
+			if e.Name == "GOMEMLIMIT" {
+				*memLimit = e.Value
+			}
+		}
+	}
 	if *memLimit != "" {
 		sets = append([]string{"GOMEMLIMIT=" + *memLimit}, sets...)
 	}
-	if err := run(*docs, *partitions, *index, *size, sets); err != nil {
+	if !*budget && *kind != "synth" && *size <= 0 {
+		fmt.Fprintln(os.Stderr, "measure: -kind", *kind, "needs -bytes")
+		os.Exit(2)
+	}
+	docsSet := false
+	flag.Visit(func(f *flag.Flag) { docsSet = docsSet || f.Name == "docs" })
+	if *budget && !docsSet {
+		*docs = 8
+	}
+	if err := measure(*prebuilt, *docs, *partitions, *index, *size, *kind, *budget, sets); err != nil {
 		fmt.Fprintln(os.Stderr, "measure:", err)
 		os.Exit(1)
 	}
 }
 
-func run(n, partitions int, index string, size int, sets []string) error {
-	ctx := context.Background()
+// measure builds neardup and runs one stream, or with budget every kind.
+func measure(bin string, n, partitions int, index string, size int, kind string, budget bool, sets []string) error {
 	tmp, err := os.MkdirTemp("", "neardup-measure-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	bin := filepath.Join(tmp, "neardup")
-	build := exec.Command("go", "build", "-trimpath", "-o", bin, "./cmd/neardup")
-	build.Dir = ".."
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		return fmt.Errorf("build: %v\n%s", err, out)
+	if bin == "" {
+		bin = filepath.Join(tmp, "neardup")
+		build := exec.Command("go", "build", "-trimpath", "-o", bin, "./cmd/neardup")
+		build.Dir = ".."
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := build.CombinedOutput(); err != nil {
+			return fmt.Errorf("build: %v\n%s", err, out)
+		}
 	}
-
 	var cm struct{ Data map[string]string }
 	b, err := os.ReadFile("kubernetes/configmap.yaml")
 	if err != nil {
@@ -93,13 +138,65 @@ func run(n, partitions int, index string, size int, sets []string) error {
 	if err := yaml.Unmarshal(b, &cm); err != nil {
 		return err
 	}
+	if !budget {
+		_, err := run(bin, tmp, cm.Data, n, partitions, index, size, kind, sets)
+		return err
+	}
+	limit, err := containerLimit()
+	if err != nil {
+		return err
+	}
+	maxBytes := 16 << 20 // sketch.max_bytes: the default unless set
+	for _, kv := range append([]string{"NEARDUP_SKETCH_MAX_BYTES=" + cm.Data["NEARDUP_SKETCH_MAX_BYTES"]}, sets...) {
+		if v, ok := strings.CutPrefix(kv, "NEARDUP_SKETCH_MAX_BYTES="); ok && v != "" {
+			if maxBytes, err = strconv.Atoi(v); err != nil {
+				return fmt.Errorf("NEARDUP_SKETCH_MAX_BYTES=%s: want a number of bytes", v)
+			}
+		}
+	}
+	type row struct {
+		kind string
+		peak float64
+	}
+	var rows []row
+	for _, k := range kinds {
+		fmt.Printf("\n== %s: %d documents of %d bytes\n", k, n, maxBytes-1024)
+		peak, err := run(bin, tmp, cm.Data, n, partitions, index, maxBytes-1024, k, sets)
+		if err != nil {
+			return fmt.Errorf("%s: %w", k, err)
+		}
+		rows = append(rows, row{k, peak})
+	}
+	fmt.Printf("\nmemory budget: %d documents of sketch.max_bytes (%d MiB) per stream, container limit %d MiB (deploy/kubernetes/deployment.yaml), %s\n",
+		n, maxBytes>>20, limit>>20, strings.Join(sets, " "))
+	fmt.Printf("%-10s %12s %8s\n", "stream", "peak RSS", "of limit")
+	over := false
+	for _, r := range rows {
+		fmt.Printf("%-10s %8.0f MiB %7.0f%%\n", r.kind, r.peak/(1<<20), 100*r.peak/float64(limit))
+		over = over || r.peak > float64(limit)
+	}
+	if over {
+		return fmt.Errorf("a stream peaked over the container limit")
+	}
+	return nil
+}
+
+// run decides one stream with neardup serve and returns its peak resident
+// set in bytes.
+func run(bin, tmp string, cmData map[string]string, n, partitions int, index string, size int, kind string, sets []string) (float64, error) {
+	ctx := context.Background()
+	cm := struct{ Data map[string]string }{cmData}
+	gen, err := generator(kind, size)
+	if err != nil {
+		return 0, err
+	}
 	input := cm.Data["NEARDUP_KAFKA_INPUT_TOPIC"]
 	kc, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(int32(partitions), input),
 		kfake.SeedTopics(int32(partitions), cm.Data["NEARDUP_KAFKA_OUTPUT_TOPIC"]), kfake.SeedTopics(1, cm.Data["NEARDUP_KAFKA_DEAD_LETTER_TOPIC"]),
 		kfake.ListenFn(func(network, _ string) (net.Listener, error) { return net.Listen(network, "127.0.0.1:0") }),
 		kfake.BrokerConfigs(map[string]string{"message.max.bytes": strconv.Itoa(max(size+1<<20, 1<<20))}))
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer kc.Close()
 	brokers := strings.Join(kc.ListenAddrs(), ",")
@@ -111,7 +208,7 @@ func run(n, partitions int, index string, size int, sets []string) error {
 		var stop func()
 		url, rdb, redisPID, stop, err = startRedis(tmp)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		defer stop()
 	}
@@ -121,31 +218,31 @@ func run(n, partitions int, index string, size int, sets []string) error {
 	pc, err := kgo.NewClient(kgo.SeedBrokers(brokers), kgo.DefaultProduceTopic(input), kgo.ProducerLinger(time.Millisecond),
 		kgo.ProducerBatchMaxBytes(int32(max(size+1<<20, 1<<20))))
 	if err != nil {
-		return err
+		return 0, err
 	}
 	var recs []*kgo.Record
-	for _, d := range corpus {
-		text := d.Text
-		if size > 0 {
-			text = strings.Repeat(d.Text+" ", size/(len(d.Text)+1)+1)[:size]
+	for i, d := range corpus {
+		field, text := gen(i, d.Text)
+		v, err := record(d.ID, field, text)
+		if err != nil {
+			return 0, err
 		}
-		v, _ := json.Marshal(map[string]string{"id": d.ID, "text": text})
 		bytes += len(v)
 		rec := &kgo.Record{Key: []byte(d.ID), Value: v}
 		if size > 0 { // one at a time: the process holds one large record
 			if err := pc.ProduceSync(ctx, rec).FirstErr(); err != nil {
-				return err
+				return 0, err
 			}
 			continue
 		}
 		recs = append(recs, rec)
 	}
 	if err := pc.ProduceSync(ctx, recs...).FirstErr(); err != nil {
-		return err
+		return 0, err
 	}
 	pc.Close()
 	recs, corpus = nil, nil
-	fmt.Printf("%d documents produced, mean record %.1f KB, %d partitions, index %s\n", n, float64(bytes)/float64(n)/1024, partitions, index)
+	fmt.Printf("%d %s documents produced, mean record %.1f KB, %d partitions, index %s\n", n, kind, float64(bytes)/float64(n)/1024, partitions, index)
 
 	var mem0, redisCPU0 float64
 	if rdb != nil {
@@ -162,15 +259,15 @@ func run(n, partitions int, index string, size int, sets []string) error {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if err := cmd.Start(); err != nil {
-		return err
+		return 0, err
 	}
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
 	addr, err := listenAddr(stderr)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	go func() { // owned by the process: ends when it closes stderr
 		sc := bufio.NewScanner(stderr)
@@ -183,7 +280,7 @@ func run(n, partitions int, index string, size int, sets []string) error {
 	for {
 		decided, err := decided(addr)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		if decided > 0 && first.IsZero() {
 			first, cpuFirst = time.Now(), procCPU(cmd.Process.Pid)
@@ -196,7 +293,7 @@ func run(n, partitions int, index string, size int, sets []string) error {
 	elapsed := time.Since(first)
 	cpu := procCPU(cmd.Process.Pid) - cpuFirst
 	hwm := procStatus(cmd.Process.Pid, "VmHWM")
-	fmt.Printf("neardup serve: %.0f docs/s, CPU %.0f µs/doc, peak resident set %.0f MiB\n",
+	fmt.Printf("neardup serve: %.1f docs/s, CPU %.0f µs/doc, peak resident set %.0f MiB\n",
 		float64(n)/elapsed.Seconds(), cpu/float64(n)*1e6, hwm/1024)
 	if rdb != nil {
 		mem1, redisCPU1 := redisInfo(ctx, rdb)
@@ -204,9 +301,9 @@ func run(n, partitions int, index string, size int, sets []string) error {
 			(redisCPU1-redisCPU0)/float64(n)*1e6, redisPID, (mem1-mem0)/float64(n), (mem1-mem0)/1e6, n)
 	}
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		return err
+		return 0, err
 	}
-	return cmd.Wait()
+	return hwm * 1024, cmd.Wait()
 }
 
 // listenAddr reads log lines until the one naming the metrics endpoint.
@@ -313,4 +410,174 @@ func redisInfo(ctx context.Context, rdb *redis.Client) (mem, cpu float64) {
 		}
 	}
 	return mem, cpu
+}
+
+// maxArticleBytes is extract.MaxArticleBytes (extract's dependencies are
+// not this module's).
+const maxArticleBytes = 4 << 20
+
+// kinds are the streams -kind selects; -budget runs them all.
+var kinds = []string{"synth", "real", "letters", "html-p", "html-deep", "html-text", "html-dom"}
+
+// generator returns the field ("text" or "html") and body of document i
+// of a kind at size bytes (synth: the synthetic text d, repeated to size
+// when size > 0).
+func generator(kind string, size int) (func(i int, d string) (field, body string), error) {
+	switch kind {
+	case "synth":
+		return func(_ int, d string) (string, string) {
+			if size <= 0 {
+				return "text", d
+			}
+			return "text", strings.Repeat(d+" ", size/(len(d)+1)+1)[:size]
+		}, nil
+	case "letters":
+		// One-letter words: the most tokens a byte of text makes.
+		return func(i int, _ string) (string, string) {
+			b := make([]byte, size)
+			x := uint32(2166136261 + i)
+			for j := 0; j+1 < size; j += 2 {
+				x ^= x << 13
+				x ^= x >> 17
+				x ^= x << 5
+				b[j], b[j+1] = 'a'+byte(x%26), ' '
+			}
+			return "text", string(b)
+		}, nil
+	case "html-p":
+		p := strings.Repeat("<p>x</p>", size/8)
+		return func(int, string) (string, string) { return "html", p }, nil
+	case "html-deep":
+		const depth = 199_000
+		open, shut := strings.Repeat("<div>", depth), strings.Repeat("</div>", depth)
+		fill := max(size-len(open)-len(shut), 1)
+		return func(i int, d string) (string, string) {
+			return "html", open + strings.Repeat(d+" ", fill/(len(d)+1)+1)[:fill] + shut
+		}, nil
+	}
+	books, err := gutenberg()
+	if err != nil {
+		return nil, err
+	}
+	// Document i is the window of the books (repeated) at i × 1 MiB:
+	// neighbours share most of their text.
+	books = strings.Repeat(books, (size+len(books)-1)/len(books)+1)
+	window := func(i, n int) string {
+		off := (i << 20) % (len(books) - n + 1)
+		return books[off : off+n]
+	}
+	// The record must stay within sketch.max_bytes + 64 KiB: the window
+	// is shortened by what JSON escaping adds (a line break is 2 bytes).
+	fit := func(i, n int) string {
+		t := window(i, n)
+		for m := n; escaped(t) > n; t = window(i, m) {
+			m -= escaped(t) - n
+		}
+		return t
+	}
+	switch kind {
+	case "real":
+		return func(i int, _ string) (string, string) { return "text", fit(i, size) }, nil
+	case "html-text", "html-dom":
+		// html-text: real text in 195,000 paragraphs; html-dom: the
+		// largest page readability parses, within its element and byte
+		// limits (extract.MaxArticleBytes, 50,000 elements).
+		paras := 195_000
+		if kind == "html-dom" {
+			paras, size = 49_000, min(size, maxArticleBytes)
+		}
+		per := max(size/paras-len("<p></p>"), 1)
+		return func(i int, _ string) (string, string) {
+			text := strings.NewReplacer("<", " ", ">", " ", "&", " ").Replace(fit(i, paras*per))
+			var b strings.Builder
+			b.Grow(size)
+			for j := 0; j+per <= len(text); j += per {
+				b.WriteString("<p>")
+				b.WriteString(text[j : j+per])
+				b.WriteString("</p>")
+			}
+			return "html", b.String()
+		}, nil
+	}
+	return nil, fmt.Errorf("-kind %q: want one of %s", kind, strings.Join(kinds, ", "))
+}
+
+// gutenberg returns the e-texts of the gutenberg-editions data set,
+// concatenated (read in place: NEARDUP_DATA or shared/data beside the
+// repository).
+func gutenberg() (string, error) {
+	root := dataset.Root()
+	if root == "" {
+		return "", fmt.Errorf("evaluation data not found: set NEARDUP_DATA")
+	}
+	files, err := filepath.Glob(filepath.Join(root, "gutenberg-editions", "texts", "*.txt"))
+	if err != nil || len(files) == 0 {
+		return "", fmt.Errorf("gutenberg-editions texts not found under %s: %v", root, err)
+	}
+	var b strings.Builder
+	for _, f := range files {
+		t, err := os.ReadFile(f)
+		if err != nil {
+			return "", err
+		}
+		b.Write(t)
+		b.WriteByte('\n')
+	}
+	return b.String(), nil
+}
+
+// escaped is the length of s as a JSON string's contents.
+func escaped(s string) int {
+	n := len(s)
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t':
+			n++
+		case c < 0x20:
+			n += 5
+		}
+	}
+	return n
+}
+
+// record is a document's JSON record, without HTML escaping (json.Marshal
+// would triple the size of an HTML body).
+func record(id, field, body string) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(map[string]string{"id": id, field: body}); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// deployment returns the Deployment's neardup container.
+func deployment() (corev1.Container, error) {
+	b, err := os.ReadFile("kubernetes/deployment.yaml")
+	if err != nil {
+		return corev1.Container{}, err
+	}
+	var d appsv1.Deployment
+	if err := yaml.Unmarshal(b, &d); err != nil {
+		return corev1.Container{}, err
+	}
+	for _, c := range d.Spec.Template.Spec.Containers {
+		if c.Name == "neardup" {
+			return c, nil
+		}
+	}
+	return corev1.Container{}, fmt.Errorf("deployment.yaml: no neardup container")
+}
+
+// containerLimit is the memory limit of the Deployment's neardup container.
+func containerLimit() (int64, error) {
+	c, err := deployment()
+	if err != nil {
+		return 0, err
+	}
+	if q, ok := c.Resources.Limits[corev1.ResourceMemory]; ok {
+		return q.Value(), nil
+	}
+	return 0, fmt.Errorf("deployment.yaml: no memory limit on the neardup container")
 }

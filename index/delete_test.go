@@ -1,0 +1,291 @@
+package index
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/neardup/neardup/index/redistest"
+)
+
+// footprint counts what a store holds, for the delete tests: on Redis the
+// keys of the store's namespace and the fields of those hashes (a
+// namespace-wide DBSIZE and the sum of the hash lengths), leaving out
+// the counters a delete keeps (the shards' clock hashes, whose seq
+// counter only grows, and the guard's o-fields); in memory the entries
+// of its maps (ids, bucket slots, lane entries).
+func footprint(t *testing.T, s Store) (keys, fields int) {
+	t.Helper()
+	switch s := s.(type) {
+	case *Memory:
+		return s.footprint(), 0
+	case *Redis:
+		ctx := context.Background()
+		count := func(c redis.Cmdable) error {
+			var cur uint64
+			for {
+				ks, next, err := c.Scan(ctx, cur, s.ns+":*", 1000).Result()
+				if err != nil {
+					return err
+				}
+				for _, k := range ks {
+					if strings.HasSuffix(k, "}c") {
+						continue // a clock hash
+					}
+					hk, err := c.HKeys(ctx, k).Result()
+					if err != nil {
+						return fmt.Errorf("%s: %w", k, err)
+					}
+					keys++
+					for _, f := range hk {
+						if !strings.HasPrefix(f, "o") || len(f) != 5 {
+							fields++
+						}
+					}
+				}
+				if cur = next; cur == 0 {
+					return nil
+				}
+			}
+		}
+		var err error
+		if cc, ok := s.c.(*redis.ClusterClient); ok {
+			var mu sync.Mutex
+			err = cc.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error {
+				mu.Lock()
+				defer mu.Unlock()
+				return count(c)
+			})
+		} else {
+			err = count(s.c)
+		}
+		if err != nil {
+			t.Fatalf("footprint: %v", err)
+		}
+		return keys, fields
+	}
+	t.Fatalf("footprint: unknown store %T", s)
+	return 0, 0
+}
+
+// full returns e with every lane: a SimHash fingerprint, an I-Match and a
+// content digest, and anchors.
+func full(e Entry, simhash uint64, a ...uint64) Entry {
+	e.SimHash, e.HasSimHash = simhash, true
+	binary.LittleEndian.PutUint64(e.IMatch[:], key(e.ID+"/imatch", 0))
+	binary.LittleEndian.PutUint64(e.IMatch[8:], key(e.ID+"/imatch", 1))
+	binary.LittleEndian.PutUint32(e.IMatch[16:], uint32(key(e.ID+"/imatch", 2)))
+	e.HasIMatch = true
+	binary.LittleEndian.PutUint64(e.Content[:], key(e.ID+"/content", 0))
+	binary.LittleEndian.PutUint64(e.Content[8:], key(e.ID+"/content", 1))
+	e.HasContent = true
+	e.Anchors = a
+	e.Features = []byte("features of " + e.ID)
+	return e
+}
+
+// runRemove is the conformance suite's delete case: Remove takes every
+// key of a document away, on every backend.
+func runRemove(t *testing.T, b backend, open func(*testing.T, storeOpts) Store) {
+	p := testParams
+	ctx := context.Background()
+
+	t.Run("every-key", func(t *testing.T) {
+		s := open(t, storeOpts{})
+		shared, anchor := key("shared", 0), key("anchor", 0)
+		y := full(entry(p, "y", map[int]uint64{1: shared}), 0x0123456789abcdef, anchor, key("y", 7))
+		insert(t, s, y, full(entry(p, "z", nil), 0xfedcba9876543210, key("z", 7)))
+		if err := s.RecordVerdict(ctx, "y", []byte("vy")); err != nil {
+			t.Fatal(err)
+		}
+		k0, f0 := footprint(t, s)
+		// x shares a band, a SimHash block and an anchor with y: its
+		// members join y's buckets; its own keys make new ones.
+		x := full(entry(p, "x", map[int]uint64{1: shared}), 0x0123456789abcdee, anchor, key("x", 7), key("x", 8))
+		rx := insert(t, s, x)[0]
+		wantCands(t, "x", rx, "y/lsh")
+		if err := s.RecordVerdict(ctx, "x", []byte("vx")); err != nil {
+			t.Fatal(err)
+		}
+		k1, f1 := footprint(t, s)
+		if k1 <= k0 && f1 <= f0 {
+			t.Fatalf("footprint %d keys %d fields before x, %d and %d after: x stored nothing?", k0, f0, k1, f1)
+		}
+		removed, err := s.Remove(ctx, []string{"x", "unknown"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(removed, []bool{true, false}) {
+			t.Errorf("Remove(x, unknown) = %v, want [true false]", removed)
+		}
+		if k, f := footprint(t, s); k != k0 || f != f0 {
+			t.Errorf("after Remove(x): %d keys %d fields, want %d and %d as before x was inserted (with x: %d, %d)", k, f, k0, f0, k1, f1)
+		}
+		// A remove read twice is harmless.
+		if removed, err := s.Remove(ctx, []string{"x"}); err != nil || removed[0] {
+			t.Errorf("Remove(x) again = %v, %v; want [false], nil", removed, err)
+		}
+		if k, f := footprint(t, s); k != k0 || f != f0 {
+			t.Errorf("after a second Remove(x): %d keys %d fields, want %d and %d", k, f, k0, f0)
+		}
+		if v, err := s.Verdicts(ctx, []string{"x", "y"}); err != nil || v[0] != nil || string(v[1]) != "vy" {
+			t.Errorf("Verdicts(x, y) = %q, %v; want nil and vy", v, err)
+		}
+		// x re-sent is new: its copy finds y only, no lane names x.
+		r := insert(t, s, x)[0]
+		if r.Replay || r.Copy != "" || r.IMatch != "" || r.Verdict != nil {
+			t.Errorf("x again: %+v; want a new document, no copy, no I-Match hit", r)
+		}
+		wantCands(t, "x again", r, "y/lsh")
+		// A copy of x's content and I-Match digest finds x again, not the
+		// removed one.
+		c := full(entry(p, "c", nil), 1)
+		c.Content, c.IMatch = x.Content, x.IMatch
+		rc := insert(t, s, c)[0]
+		if rc.Copy != "x" || rc.CopySeq != r.Seq {
+			t.Errorf("copy of x: copy %q seq %d, want x seq %d", rc.Copy, rc.CopySeq, r.Seq)
+		}
+	})
+
+	t.Run("common-exemplar", func(t *testing.T) {
+		// A common key whose exemplar is removed keeps its mark and count
+		// but names no removed document: the next document to find it
+		// has no candidate from it and becomes its exemplar.
+		s := open(t, storeOpts{maxBucket: 2})
+		hot := key("hot", 0)
+		insert(t, s, entry(p, "d0", map[int]uint64{0: hot}), entry(p, "d1", map[int]uint64{0: hot}))
+		if r := insert(t, s, entry(p, "d2", map[int]uint64{0: hot}))[0]; r.Common != 1 {
+			t.Fatalf("d2: common %d, want 1", r.Common)
+		} else {
+			wantCands(t, "d2", r, "d0/lsh")
+		}
+		if removed, err := s.Remove(ctx, []string{"d0"}); err != nil || !removed[0] {
+			t.Fatalf("Remove(d0) = %v, %v", removed, err)
+		}
+		r := insert(t, s, entry(p, "d3", map[int]uint64{0: hot}))[0]
+		if r.Common != 1 || len(r.Candidates) != 0 {
+			t.Errorf("d3: common %d, candidates %v; want 1 and none", r.Common, ids(r.Candidates))
+		}
+		r = insert(t, s, entry(p, "d4", map[int]uint64{0: hot}))[0]
+		wantCands(t, "d4", r, "d3/lsh")
+	})
+
+	t.Run("generations", func(t *testing.T) {
+		// A document carried into a later generation is removed from
+		// every generation.
+		clk := newFakeClock()
+		s := open(t, storeOpts{retention: 20 * time.Second, generation: 10 * time.Second, refresh: true, clock: clk.Now})
+		shared := key("g-shared", 0)
+		insert(t, s, full(entry(p, "base", nil), 5, key("base", 1)))
+		k0, f0 := footprint(t, s)
+		a := full(entry(p, "a", map[int]uint64{0: shared}), 7, key("a", 1))
+		insert(t, s, a)
+		clk.Advance(10 * time.Second)
+		wantCands(t, "b", insert(t, s, entry(p, "b", map[int]uint64{0: shared}))[0], "a/lsh")
+		if removed, err := s.Remove(ctx, []string{"a", "b"}); err != nil || !slices.Equal(removed, []bool{true, true}) {
+			t.Fatalf("Remove(a, b) = %v, %v", removed, err)
+		}
+		k, f := footprint(t, s)
+		if b.name == "memory" {
+			if k != k0 {
+				t.Errorf("memory after Remove: %d entries, want %d", k, k0)
+			}
+			return
+		}
+		// The new generation's base is found only in its own clock: its
+		// keys are the older generation's, as before.
+		if k != k0 || f != f0 {
+			t.Errorf("after Remove(a, b): %d keys %d fields, want %d and %d", k, f, k0, f0)
+		}
+	})
+
+	t.Run("revise", func(t *testing.T) {
+		s := open(t, storeOpts{})
+		insert(t, s, entry(p, "a", nil), entry(p, "b", nil))
+		if err := s.RecordVerdict(ctx, "a", []byte("unique")); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.ReviseVerdicts(ctx, []string{"a", "a", "b", "unknown"},
+			[][]byte{[]byte("other"), []byte("unique"), nil, nil},
+			[][]byte{[]byte("x"), []byte("dup"), []byte("dupb"), []byte("y")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, []bool{false, true, true, false}) {
+			t.Errorf("ReviseVerdicts = %v, want [false true true false]", got)
+		}
+		v, err := s.Verdicts(ctx, []string{"a", "b"})
+		if err != nil || string(v[0]) != "dup" || string(v[1]) != "dupb" {
+			t.Errorf("Verdicts = %q, %v; want dup, dupb", v, err)
+		}
+		// The first verdict recorded stays first-wins for RecordVerdict.
+		if err := s.RecordVerdict(ctx, "b", []byte("late")); err != nil {
+			t.Fatal(err)
+		}
+		if r := insert(t, s, entry(p, "b", nil))[0]; !r.Replay || string(r.Verdict) != "dupb" {
+			t.Errorf("replay of b: replay %v verdict %q, want dupb", r.Replay, r.Verdict)
+		}
+	})
+}
+
+// BenchmarkKeysRecordBytes measures what the keys records (what Remove
+// needs) cost in Redis: the MEMORY USAGE of every k hash, per document,
+// at 30 bands with an I-Match and a content digest (the web profile), with
+// 0 and 50 anchors. b.N is ignored: 20,000 documents are stored once.
+//
+//	go test ./index/ -run '^$' -bench KeysRecordBytes -benchtime 1x
+func BenchmarkKeysRecordBytes(b *testing.B) {
+	addr := redistest.StartServer(b)
+	p := Params{Hash: "fnv1a64+splitmix64/v1", K: 128, Bands: 30, Rows: 4, Shingle: 5, Seed: 1}
+	for _, na := range []int{0, 50} {
+		b.Run(fmt.Sprintf("anchors=%d", na), func(b *testing.B) {
+			ns := fmt.Sprintf("kb%d", na)
+			s := openRedis(b, RedisConfig{Addrs: []string{addr}, Namespace: ns, Params: p})
+			const n = 20000
+			docs := make([]Entry, 0, 500)
+			for i := range n {
+				id := fmt.Sprintf("https://example.org/page/%07d", i)
+				e := full(entry(p, id, nil), 0, anchors(id, na)...)
+				e.HasSimHash = false
+				docs = append(docs, e)
+				if len(docs) == cap(docs) {
+					if _, err := s.LookupInsert(context.Background(), docs); err != nil {
+						b.Fatal(err)
+					}
+					docs = docs[:0]
+				}
+			}
+			c := redis.NewClient(&redis.Options{Addr: addr})
+			defer c.Close()
+			ctx := context.Background()
+			keys, err := c.Keys(ctx, ns+":v4:{0}k*").Result()
+			if err != nil {
+				b.Fatal(err)
+			}
+			var total, raw int64
+			for _, k := range keys {
+				u, err := c.MemoryUsage(ctx, k, 0).Result()
+				if err != nil {
+					b.Fatal(err)
+				}
+				total += u
+				vals, err := c.HVals(ctx, k).Result()
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, v := range vals {
+					raw += int64(len(v))
+				}
+			}
+			b.ReportMetric(float64(total)/n, "redis-bytes/doc")
+			b.ReportMetric(float64(raw)/n, "record-bytes/doc")
+		})
+	}
+}

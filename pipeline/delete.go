@@ -1,0 +1,154 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/metrics"
+	"github.com/neardup/neardup/verify"
+)
+
+// KindDeleted is the kind of the event that answers a delete (a Kafka
+// tombstone, Item.Delete): the document was removed from the index, or,
+// with NotFound, was not stored (never seen, expired, or removed already:
+// a tombstone read twice).
+const KindDeleted = "deleted"
+
+// Remover is what deletes need of the index; [index.Store]
+// implementations satisfy it. An Index without it turns every delete
+// into a dead letter (ReasonNoDelete).
+type Remover interface {
+	Remove(ctx context.Context, ids []string) ([]bool, error)
+}
+
+// ReasonNoDelete: a delete reached a pipeline whose index cannot remove
+// documents.
+const ReasonNoDelete Reason = "delete_unsupported"
+
+// deletion is a delete job's outcome: whether the id was stored.
+type deletion struct {
+	found bool
+}
+
+// prepareDelete checks a delete item's id; nothing is sketched.
+func (p *Pipeline) prepareDelete(j *job) {
+	it := j.item
+	if it.Doc.ID == "" {
+		j.dead = p.deadLetter(it, &InvalidError{Reason: ReasonMissingID, Detail: "delete (tombstone) without a key"})
+		return
+	}
+	if err := CheckID(it.Doc.ID); err != nil {
+		j.dead = p.deadLetter(it, &InvalidError{Reason: ReasonBadID, ID: strings.ToValidUTF8(truncate(it.Doc.ID), "?"), Detail: err.Error()})
+		return
+	}
+	j.del = &deletion{}
+}
+
+// processBatches processes a batch in input order: runs of documents
+// through processBatch, runs of deletes through removeBatch, so that a
+// delete removes what every earlier input stored and nothing a later one
+// stores (a document re-sent after its delete is new).
+func (p *Pipeline) processBatches(ctx context.Context, batch []*job, verifyIn chan<- verify.Job, fl *inflight, st *settler) error {
+	for len(batch) > 0 {
+		n, del := 1, batch[0].item.Delete
+		for n < len(batch) && batch[n].item.Delete == del {
+			n++
+		}
+		var err error
+		if del {
+			// A delete takes an input position like any document, so the
+			// settler's positions stay those the resolve stage counts.
+			if st != nil {
+				for range batch[:n] {
+					st.push("")
+				}
+			}
+			err = p.removeBatch(ctx, batch[:n], verifyIn)
+		} else {
+			err = p.processBatch(ctx, batch[:n], verifyIn, fl, st)
+		}
+		if err != nil {
+			return err
+		}
+		batch = batch[n:]
+	}
+	return nil
+}
+
+// removeBatch removes the documents of delete jobs from the index, in one
+// call, and hands the jobs on in order.
+func (p *Pipeline) removeBatch(ctx context.Context, batch []*job, verifyIn chan<- verify.Job) error {
+	var ids []string
+	var live []*job
+	for _, j := range batch {
+		select {
+		case <-j.done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if j.dead == nil {
+			ids, live = append(ids, j.item.Doc.ID), append(live, j)
+		}
+	}
+	if len(ids) > 0 {
+		rm, ok := p.ix.(Remover)
+		if !ok {
+			for _, j := range live {
+				j.dead, j.del = p.deadLetter(j.item, &InvalidError{Reason: ReasonNoDelete, ID: j.item.Doc.ID,
+					Detail: fmt.Sprintf("the index (%T) cannot remove documents", p.ix)}), nil
+			}
+		} else {
+			var found []bool
+			t0 := time.Now()
+			err := p.retry(ctx, "delete", func(ctx context.Context) error {
+				var err error
+				found, err = rm.Remove(ctx, ids)
+				return err
+			})
+			p.cfg.Metrics.Stage(metrics.StageIndex, time.Since(t0))
+			if errors.Is(err, index.ErrInvalid) {
+				// Not the index being away: the deletes cannot be done
+				// (a read-only index, a corrupt keys record).
+				for _, j := range live {
+					j.dead, j.del = p.deadLetter(j.item, &InvalidError{Reason: ReasonNoDelete, ID: j.item.Doc.ID, Detail: err.Error()}), nil
+				}
+			} else if err != nil {
+				return err
+			} else if len(found) != len(ids) {
+				return fmt.Errorf("pipeline: index removed %d of %d ids", len(found), len(ids))
+			} else {
+				for i, j := range live {
+					j.del.found = found[i]
+				}
+			}
+		}
+	}
+	for _, j := range batch {
+		select {
+		case verifyIn <- verify.Job{Tag: j}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// deletedEvent is a delete job's output event. It runs in the resolve
+// stage, in input order, so the cluster cache forgets the id after every
+// earlier verdict of it was put there.
+func (p *Pipeline) deletedEvent(j *job) *Event {
+	p.clusters.forget(j.item.Doc.ID)
+	return &Event{
+		ID:       j.item.Doc.ID,
+		Kind:     KindDeleted,
+		Cluster:  j.item.Doc.ID,
+		Source:   p.eventSource(j.item.Doc, j.item.Source),
+		Params:   p.cfg.Params,
+		At:       p.cfg.Now().UTC(),
+		NotFound: !j.del.found,
+	}
+}

@@ -1,0 +1,98 @@
+package pipeline
+
+import (
+	"bytes"
+	"hash/maphash"
+
+	"github.com/neardup/neardup/sketch"
+)
+
+// featCache keeps the decoded stored features of recent candidates, keyed
+// by their stored bytes, so that a candidate found again (in a
+// duplicate-dense stream the first members of a cluster are candidates of
+// every later copy) is decoded once instead of once per batch. Decoding a
+// 5 KB page's features (shingles and passage section) costs about as much
+// as verifying it.
+//
+// The key is the stored bytes themselves (a hash to find the entry, then
+// a byte comparison), not the id: equal bytes decode to equal features
+// whatever document holds them, and a document deleted and stored again
+// under its id with other text can never be served its old features.
+//
+// It holds two generations of at most max bytes each (decoded size plus
+// the key): an entry found in the old generation moves to the current
+// one, and when the current one is full the old one is dropped. It is
+// used by the index stage only (one goroutine); the features it returns
+// are shared read-only with the verifiers and must not be modified.
+type featCache struct {
+	seed     maphash.Seed
+	max      int
+	cur, old map[uint64]*featEntry
+	curBytes int
+	// hits and misses count lookups, for tests and benchmarks.
+	hits, misses int
+}
+
+type featEntry struct {
+	raw  []byte
+	f    *sketch.Features // nil: the bytes do not decode
+	size int
+}
+
+// defaultFeatCacheBytes bounds one generation of featCache: about 1,600
+// decoded features of 5 KB pages (~10 KB each with their key); the cache
+// holds at most twice this.
+const defaultFeatCacheBytes = 16 << 20
+
+func newFeatCache(max int) *featCache {
+	return &featCache{seed: maphash.MakeSeed(), max: max, cur: map[uint64]*featEntry{}, old: map[uint64]*featEntry{}}
+}
+
+// decode returns the features raw decodes to (nil when it does not
+// decode), from the cache when the same bytes were decoded recently.
+func (c *featCache) decode(raw []byte) *sketch.Features {
+	if c == nil || c.max <= 0 {
+		return decodeFeatures(raw)
+	}
+	h := maphash.Bytes(c.seed, raw)
+	if e, ok := c.cur[h]; ok && bytes.Equal(e.raw, raw) {
+		c.hits++
+		return e.f
+	}
+	if e, ok := c.old[h]; ok && bytes.Equal(e.raw, raw) {
+		c.hits++
+		delete(c.old, h)
+		c.add(h, e)
+		return e.f
+	}
+	c.misses++
+	e := &featEntry{raw: bytes.Clone(raw), f: decodeFeatures(raw)}
+	e.size = len(raw) + decodedSize(e.f)
+	c.add(h, e)
+	return e.f
+}
+
+func (c *featCache) add(h uint64, e *featEntry) {
+	if e.size > c.max {
+		return
+	}
+	if c.curBytes+e.size > c.max {
+		c.old, c.cur, c.curBytes = c.cur, make(map[uint64]*featEntry, len(c.cur)), 0
+	}
+	c.cur[h] = e
+	c.curBytes += e.size
+}
+
+// decodedSize estimates the heap bytes of decoded features.
+func decodedSize(f *sketch.Features) int {
+	if f == nil {
+		return 64
+	}
+	p := &f.Passage
+	n := 256 + 8*cap(f.Shingles) + 8*cap(f.Signature) + 16*cap(f.Unique) + cap(f.Text) +
+		cap(p.Fp) + 16*cap(p.Anchors) + 4*(cap(p.Starts)+cap(p.Ends))
+	for _, s := range f.Sentences.Items {
+		n += 64 + 8*cap(s.Keys) + cap(s.Sig) + cap(s.Text)
+	}
+	return n
+}

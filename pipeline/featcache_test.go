@@ -1,0 +1,50 @@
+package pipeline
+
+import (
+	"fmt"
+	"reflect"
+	"testing"
+
+	"github.com/neardup/neardup/sketch"
+)
+
+// TestFeatCache: the cache returns what decodeFeatures returns, the same
+// decoded features for the same bytes (whichever slice holds them), never
+// another document's, nil for bytes that do not decode, and holds at most
+// two generations of its byte bound.
+func TestFeatCache(t *testing.T) {
+	s, err := sketch.New(sketch.DefaultConfig(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raws [][]byte
+	for i := range 40 {
+		var f sketch.Features
+		if err := s.Sketch(fmt.Appendf(nil, "document %d of the test says %d things about %d other things in words", i, i*7, i*13), &f); err != nil {
+			t.Fatal(err)
+		}
+		raws = append(raws, f.AppendBinary(nil, sketch.DefaultLimits()))
+	}
+	size := len(raws[0]) + decodedSize(decodeFeatures(raws[0]))
+	c := newFeatCache(4 * size)
+	for round := range 3 {
+		for i, raw := range raws {
+			got := c.decode(append([]byte(nil), raw...))
+			if want := decodeFeatures(raw); !reflect.DeepEqual(got, want) {
+				t.Fatalf("round %d, document %d: cached features differ from decoded ones", round, i)
+			}
+			if again := c.decode(raw); again != got {
+				t.Fatalf("round %d, document %d: the same bytes decoded twice", round, i)
+			}
+			if n := len(c.cur) + len(c.old); n > 10 {
+				t.Fatalf("%d entries held, bound 2 × 4 of this size", n)
+			}
+		}
+	}
+	if c.hits == 0 || c.misses == 0 {
+		t.Fatalf("hits %d misses %d", c.hits, c.misses)
+	}
+	if f := c.decode([]byte("not features")); f != nil {
+		t.Fatalf("undecodable bytes gave %+v", f)
+	}
+}

@@ -1,0 +1,218 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/segmentio/kafka-go"
+
+	"github.com/neardup/neardup/index/redistest"
+	"github.com/neardup/neardup/internal/synth"
+	"github.com/neardup/neardup/pipeline"
+)
+
+// redisState counts what the index holds on a Redis node or cluster: the
+// keys (DBSIZE, less the shards' clock hashes, whose Seq counter only
+// grows) and the fields of those hashes (less the o-fields that count
+// documents full buckets turned away). Deletes must bring both back.
+func redisState(t *testing.T, addrs []string, cluster bool) (dbsize, keys, fields int) {
+	t.Helper()
+	ctx := context.Background()
+	var mu sync.Mutex
+	count := func(c *redis.Client) error {
+		n, err := c.DBSize(ctx).Result()
+		if err != nil {
+			return err
+		}
+		var cur uint64
+		var k, f int
+		for {
+			ks, next, err := c.Scan(ctx, cur, "*", 1000).Result()
+			if err != nil {
+				return err
+			}
+			for _, key := range ks {
+				if strings.HasSuffix(key, "}c") {
+					continue
+				}
+				hk, err := c.HKeys(ctx, key).Result()
+				if err != nil {
+					return fmt.Errorf("%s: %w", key, err)
+				}
+				k++
+				for _, field := range hk {
+					if !(len(field) == 5 && field[0] == 'o') {
+						f++
+					}
+				}
+			}
+			if cur = next; cur == 0 {
+				break
+			}
+		}
+		mu.Lock()
+		dbsize, keys, fields = dbsize+int(n), keys+k, fields+f
+		mu.Unlock()
+		return nil
+	}
+	var err error
+	if cluster {
+		cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs})
+		defer cc.Close()
+		err = cc.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error { return count(c) })
+	} else {
+		c := redis.NewClient(&redis.Options{Addr: addrs[0]})
+		defer c.Close()
+		err = count(c)
+	}
+	if err != nil {
+		t.Fatalf("redis state: %v", err)
+	}
+	return dbsize, keys, fields
+}
+
+// fullEvent is an event as the tests read it, deleted events included.
+type fullEvent struct {
+	ID          string `json:"id"`
+	Kind        string `json:"kind"`
+	DuplicateOf string `json:"duplicate_of"`
+	Replay      bool   `json:"replay"`
+	NotFound    bool   `json:"not_found"`
+}
+
+// TestServeTombstone: a tombstone (the document's key, a null value) on
+// the input topic removes the document from the index, memory, single
+// Redis node and a real three-master cluster: the index is back to what
+// it held before the document (DBSIZE and hash lengths, apart from the
+// counters redisState leaves out), a `deleted` event is produced, a
+// second tombstone says not_found, a copy of the text under a new id is
+// unique, and the document re-sent is new (an exact copy of that copy).
+func TestServeTombstone(t *testing.T) {
+	for _, backend := range []string{"memory", "redis", "cluster"} {
+		t.Run(backend, func(t *testing.T) {
+			cl := startKafka(t, 1)
+			var addrs []string
+			kv := []string{"kafka.unique_topic", uniqueTopic}
+			switch backend {
+			case "redis":
+				addrs = []string{redistest.StartServer(t)}
+				kv = append(kv, "index.url", "redis://"+addrs[0]+"/0?namespace=del")
+			case "cluster":
+				addrs = redistest.StartCluster(t)
+				kv = append(kv, "index.url", "redis+cluster://"+strings.Join(addrs, ",")+"?namespace=del")
+			}
+			c := loadConfig(t, cl.Brokers, kv...)
+			st := openStore(t, c)
+			if backend == "memory" {
+				st = memoryStore(t, c)
+			}
+			in := start(t, c, st)
+			defer in.stop(t)
+
+			docs := synth.Corpus(synth.Config{Docs: 40, Seed: 5})
+			var y, x synth.Doc
+			for _, d := range docs {
+				if d.Kind == synth.Original && y.ID == "" {
+					y = d
+				} else if d.Kind == synth.Original && x.ID == "" {
+					x = d
+				}
+			}
+			msg := func(id, text string) kafka.Message {
+				v, err := json.Marshal(map[string]string{"id": id, "text": text})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return kafka.Message{Key: []byte(id), Value: v}
+			}
+			tombstone := kafka.Message{Key: []byte(x.ID), Value: nil}
+			events := func(n int) []fullEvent {
+				t.Helper()
+				msgs := cl.WaitFor(t, outTopic, n, time.Minute, nil)
+				if len(msgs) < n {
+					t.Fatalf("%d events, want %d", len(msgs), n)
+				}
+				var out []fullEvent
+				for _, m := range msgs {
+					var ev fullEvent
+					if err := json.Unmarshal(m.Value, &ev); err != nil {
+						t.Fatalf("event %s: %v", m.Value, err)
+					}
+					out = append(out, ev)
+				}
+				return out
+			}
+			state := func() [3]int {
+				if addrs == nil {
+					return [3]int{}
+				}
+				d, k, f := redisState(t, addrs, backend == "cluster")
+				return [3]int{d, k, f}
+			}
+
+			cl.Produce(t, inTopic, msg(y.ID, y.Text))
+			events(1)
+			s0 := state()
+			cl.Produce(t, inTopic, msg(x.ID, x.Text))
+			if ev := events(2)[1]; ev.ID != x.ID || ev.Kind != pipeline.KindUnique {
+				t.Fatalf("x: %+v, want unique", ev)
+			}
+			s1 := state()
+			if addrs != nil && s1 == s0 {
+				t.Fatalf("x stored nothing? state %v before and after", s0)
+			}
+			cl.Produce(t, inTopic, tombstone)
+			if ev := events(3)[2]; ev.ID != x.ID || ev.Kind != pipeline.KindDeleted || ev.NotFound {
+				t.Errorf("tombstone of x: %+v, want deleted, found", ev)
+			}
+			// The index is back to what it held before x (the keys left
+			// out are counters: see redisState).
+			if s := state(); [2]int(s[1:]) != [2]int(s0[1:]) {
+				t.Errorf("after the tombstone: %v keys, fields %v; before x %v, with x %v (dbsize, keys, fields)", s[1], s[2], s0, s1)
+			} else {
+				t.Logf("dbsize, keys, fields: before x %v, with x %v, after its tombstone %v", s0, s1, s)
+			}
+			cl.Produce(t, inTopic, tombstone)
+			if ev := events(4)[3]; ev.ID != x.ID || ev.Kind != pipeline.KindDeleted || !ev.NotFound {
+				t.Errorf("second tombstone of x: %+v, want deleted, not_found", ev)
+			}
+			if s := state(); [2]int(s[1:]) != [2]int(s0[1:]) {
+				t.Errorf("after the second tombstone: %v, want %v", s, s0)
+			}
+			cl.Produce(t, inTopic, msg("copy-of-"+x.ID, x.Text), msg(x.ID, x.Text))
+			evs := events(6)
+			if ev := evs[4]; ev.Kind != pipeline.KindUnique {
+				t.Errorf("a copy of the deleted x: %+v, want unique", ev)
+			}
+			if ev := evs[5]; ev.ID != x.ID || ev.Replay || ev.Kind != pipeline.KindExact || ev.DuplicateOf != "copy-of-"+x.ID {
+				t.Errorf("x re-sent after its delete: %+v, want a new document, exact copy of copy-of-%s", ev, x.ID)
+			}
+			if dead := cl.ReadAll(t, deadTopic); len(dead) != 0 {
+				t.Errorf("%d dead letters, e.g. %s", len(dead), dead[0].Value)
+			}
+			// The unique topic: y, x, the tombstone of x (the second found
+			// nothing), the copy and nothing for x re-sent (an exact copy).
+			var got []string
+			for _, m := range cl.WaitFor(t, uniqueTopic, 4, time.Minute, nil) {
+				s := string(m.Key)
+				if m.Value == nil {
+					s += " tombstone"
+				}
+				got = append(got, s)
+			}
+			slices.Sort(got)
+			want := []string{"copy-of-" + x.ID, x.ID, x.ID + " tombstone", y.ID}
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Errorf("unique topic: %q, want %q", got, want)
+			}
+		})
+	}
+}
