@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/neardup/neardup/config"
 	"github.com/neardup/neardup/index"
@@ -22,6 +23,20 @@ func openStore(ctx context.Context, c *config.Config) (pipeline.Config, index.St
 		err = fmt.Errorf("%w: %w", errUsage, err)
 	}
 	return pc, store, err
+}
+
+// loadConfig loads the configuration from path, the environment and the flag
+// overrides, with ixURL (the --index shorthand, when given) as index.url; a
+// configuration that does not load is errUsage.
+func loadConfig(path, ixURL string, overrides *config.Overrides) (config.Config, error) {
+	if ixURL != "" {
+		overrides.Add("index.url", ixURL)
+	}
+	cfg, err := config.Load(path, os.Environ(), overrides)
+	if err != nil {
+		return cfg, fmt.Errorf("%w: %w", errUsage, err)
+	}
+	return cfg, nil
 }
 
 // openExistingStore is openStore for an index that must exist

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"golang.org/x/sync/errgroup"
@@ -52,13 +51,10 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %w", errUsage, err)
 	}
-	if *ixURL != "" {
-		overrides.Add("index.url", *ixURL)
-	}
 	overrides.Add("pipeline.emit", "all")
-	cfg, err := config.Load(*path, os.Environ(), overrides)
+	cfg, err := loadConfig(*path, *ixURL, overrides)
 	if err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
+		return err
 	}
 	paths := fs.Args()
 	if len(paths) == 0 {

@@ -47,12 +47,9 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %w", errUsage, err)
 	}
-	if *ixURL != "" {
-		overrides.Add("index.url", *ixURL)
-	}
-	cfg, err := config.Load(*path, os.Environ(), overrides)
+	cfg, err := loadConfig(*path, *ixURL, overrides)
 	if err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
+		return err
 	}
 	if cfg.Index.URL == "" || cfg.Index.URL == "memory" {
 		return fmt.Errorf("%w: delete: --index names a Redis index (the memory index lives in one process)", errUsage)

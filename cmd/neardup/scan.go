@@ -80,12 +80,9 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 	if *emit != "" {
 		overrides.Add("pipeline.emit", *emit)
 	}
-	if *ixURL != "" {
-		overrides.Add("index.url", *ixURL)
-	}
-	cfg, err := config.Load(*path, os.Environ(), overrides)
+	cfg, err := loadConfig(*path, *ixURL, overrides)
 	if err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
+		return err
 	}
 	format, err := consumer.ParseFormat(*inFormat)
 	if err != nil {
