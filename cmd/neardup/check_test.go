@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,27 +9,16 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/neardup/neardup/index/redistest"
-	"github.com/neardup/neardup/internal/dataset"
 )
 
 // neardup check gives the verdict scan would give a document, against
 // Redis and against a memory index seeded with --from, and leaves Redis
 // as it was: the same keys and not one write.
 func TestCheckLeavesRedisAlone(t *testing.T) {
-	texts := filepath.Join(dataset.Dir(t, "gutenberg-editions"), "texts")
 	// One edition of each work is stored; the other is checked.
 	stored, checked := t.TempDir(), t.TempDir()
-	for _, p := range [][2]string{{"pg15.txt", "pg2701.txt"}, {"pg11.txt", "pg28885.txt"}, {"pg1342.txt", "pg42671.txt"}} {
-		for i, dir := range []string{stored, checked} {
-			b, err := os.ReadFile(filepath.Join(texts, p[i]))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(dir, p[i]), b, 0o600); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	copyTexts(t, stored, "pg15.txt", "pg11.txt", "pg1342.txt")
+	copyTexts(t, checked, "pg2701.txt", "pg28885.txt", "pg42671.txt")
 	// What scan says of the checked files after the stored ones.
 	code, out, errOut := neardup(t, "scan", "--emit", "all", stored, checked)
 	if code != 0 {

@@ -11,7 +11,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/neardup/neardup/index/redistest"
-	"github.com/neardup/neardup/internal/dataset"
 )
 
 // neardup delete removes a document from a Redis index: the index holds
@@ -32,17 +31,8 @@ func TestDeleteFromCLI(t *testing.T) {
 }
 
 func testDeleteFromCLI(t *testing.T, ix string, addrs []string) {
-	texts := filepath.Join(dataset.Dir(t, "gutenberg-editions"), "texts")
 	dir := t.TempDir()
-	for _, f := range []string{"pg15.txt", "pg2701.txt", "pg11.txt"} {
-		b, err := os.ReadFile(filepath.Join(texts, f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, f), b, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	copyTexts(t, dir, "pg15.txt", "pg2701.txt", "pg11.txt")
 	// pg15 and pg2701 are two editions of Moby Dick; pg11 is Alice.
 	moby, moby2, alice := filepath.Join(dir, "pg15.txt"), filepath.Join(dir, "pg2701.txt"), filepath.Join(dir, "pg11.txt")
 	ctx := context.Background()

@@ -24,6 +24,21 @@ func neardup(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	return code, o.String(), e.String()
 }
 
+// copyTexts copies the named texts of the gutenberg-editions dataset into dir.
+func copyTexts(t *testing.T, dir string, names ...string) {
+	t.Helper()
+	texts := filepath.Join(dataset.Dir(t, "gutenberg-editions"), "texts")
+	for _, name := range names {
+		b, err := os.ReadFile(filepath.Join(texts, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 type event struct {
 	ID          string         `json:"id"`
 	Kind        string         `json:"kind"`
