@@ -229,19 +229,9 @@ func (r *Redis) Remove(ctx context.Context, ids []string) ([]bool, error) {
 		}
 	}
 	for _, phase := range [][][]part{buckets, idParts} {
-		var calls []*call
-		var owners [][]part
-		for sh, parts := range phase {
-			for lo := 0; lo < len(parts); lo += r.batch {
-				chunk := parts[lo:min(lo+r.batch, len(parts))]
-				args := r.header(sh, sweepBudget)
-				for _, p := range chunk {
-					args = append(args, p.args...)
-				}
-				calls = append(calls, &call{s: r.scripts.unlink, keys: []string{r.clock[sh]}, args: args})
-				owners = append(owners, chunk)
-			}
-		}
+		calls, owners := shardCalls(r, r.scripts.unlink, sweepBudget, phase, func(args []any, p part) []any {
+			return append(args, p.args...)
+		})
 		if len(calls) == 0 {
 			continue
 		}

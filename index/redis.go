@@ -959,6 +959,25 @@ func (r *Redis) byIDShard(ids []string, s *redis.Script, add func(args []any, i 
 	return calls, idx
 }
 
+// shardCalls cuts the parts of each shard (perShard[sh]) into calls of script
+// s with at most r.batch parts each: the shard's header with budget, then
+// what add appends for each part, in order. owners[c] are the parts of
+// calls[c].
+func shardCalls[P any](r *Redis, s *redis.Script, budget int, perShard [][]P, add func(args []any, p P) []any) (calls []*call, owners [][]P) {
+	for sh, parts := range perShard {
+		for lo := 0; lo < len(parts); lo += r.batch {
+			chunk := parts[lo:min(lo+r.batch, len(parts))]
+			args := r.header(sh, budget)
+			for _, p := range chunk {
+				args = add(args, p)
+			}
+			calls = append(calls, &call{s: s, keys: []string{r.clock[sh]}, args: args})
+			owners = append(owners, chunk)
+		}
+	}
+	return calls, owners
+}
+
 // RecordVerdict implements [Store].
 func (r *Redis) RecordVerdict(ctx context.Context, id string, verdict []byte) error {
 	return recordOne(ctx, r, id, verdict)

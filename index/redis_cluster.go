@@ -113,7 +113,6 @@ func (r *Redis) reserveAndRegister(ctx context.Context, docs []Entry, out []Resu
 // bucketsAndResolve are phases 4 and 5 (see lookupCluster).
 func (r *Redis) bucketsAndResolve(ctx context.Context, docs []Entry, out []Result, skip, copyOld []bool, check bool, budget int) ([]Result, error) {
 	n := len(docs)
-	var calls []*call
 
 	// 4. buckets: one argument list per shard, one entry per document.
 	type part struct {
@@ -175,18 +174,9 @@ func (r *Redis) bucketsAndResolve(ctx context.Context, docs []Entry, out []Resul
 			perShard[sh] = append(perShard[sh], part{i, a, anchorOf[sh]})
 		}
 	}
-	var owners [][]part
-	for sh, parts := range perShard {
-		for lo := 0; lo < len(parts); lo += r.batch {
-			chunk := parts[lo:min(lo+r.batch, len(parts))]
-			args := r.header(sh, budget)
-			for _, p := range chunk {
-				args = append(args, p.args...)
-			}
-			calls = append(calls, &call{s: r.scripts.buckets, keys: []string{r.clock[sh]}, args: args})
-			owners = append(owners, chunk)
-		}
-	}
+	calls, owners := shardCalls(r, r.scripts.buckets, budget, perShard, func(args []any, p part) []any {
+		return append(args, p.args...)
+	})
 	if err := r.run(ctx, calls); err != nil {
 		return nil, err
 	}
