@@ -39,6 +39,14 @@ func setJaccard(a, b []uint64) float64 {
 
 func mustSketch(t testing.TB, cfg Config, text []byte) *Features {
 	t.Helper()
+	_, f := mustSketcher(t, cfg, text)
+	return f
+}
+
+// mustSketcher is mustSketch that also returns the Sketcher, whose scratch
+// is left as the text made it.
+func mustSketcher(t testing.TB, cfg Config, text []byte) (*Sketcher, *Features) {
+	t.Helper()
 	s, err := New(cfg, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -47,7 +55,7 @@ func mustSketch(t testing.TB, cfg Config, text []byte) *Features {
 	if err := s.Sketch(text, &f); err != nil {
 		t.Fatal(err)
 	}
-	return &f
+	return s, &f
 }
 
 func readGutenberg(t *testing.T, name string) []byte {

@@ -24,26 +24,19 @@ func TestTrim(t *testing.T) {
 	short := readGutenberg(t, "pg11.txt")[:20000]
 	cfg := DefaultConfig()
 	cfg.PassageWords = 40
-	s, err := New(cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var f Features
-	if err := s.Sketch(long, &f); err != nil {
-		t.Fatal(err)
-	}
+	s, f := mustSketcher(t, cfg, long)
 	if f.Tokens <= 2*retainTokens {
 		t.Fatalf("%d tokens: the text does not exceed the retained scratch", f.Tokens)
 	}
-	before := scratchBytes(s, &f)
+	before := scratchBytes(s, f)
 	s.Trim()
 	f.Trim()
-	after := scratchBytes(s, &f)
+	after := scratchBytes(s, f)
 	// Per retained token at most: 8 × 6 + 4 × 7 + 1 × 3 + 16 × 3 (text) + 16 + 1.
 	if bound := retainTokens * 144; after > bound || before <= bound {
 		t.Errorf("scratch %d bytes before Trim, %d after; want over %d before, at most %d after", before, after, bound, bound)
 	}
-	if err := s.Sketch(short, &f); err != nil {
+	if err := s.Sketch(short, f); err != nil {
 		t.Fatal(err)
 	}
 	want := mustSketch(t, cfg, short)
@@ -79,24 +72,10 @@ func TestMaxSketchBytes(t *testing.T) {
 		t.Errorf("cut after %q, want after a space or line break", c)
 	}
 
-	s, err := New(cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var f Features
-	if err := s.Sketch(long, &f); err != nil {
-		t.Fatal(err)
-	}
-	full := scratchBytes(s, &f)
-	hs, err := New(cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var hf Features
-	if err := hs.Sketch(head, &hf); err != nil {
-		t.Fatal(err)
-	}
-	if hsb := scratchBytes(hs, &hf); full > hsb {
+	s, f := mustSketcher(t, cfg, long)
+	full := scratchBytes(s, f)
+	hs, hf := mustSketcher(t, cfg, head)
+	if hsb := scratchBytes(hs, hf); full > hsb {
 		t.Errorf("scratch %d bytes for %d bytes of text, more than the %d of its first %d bytes", full, len(long), hsb, len(head))
 	}
 	lim := DefaultLimits()
