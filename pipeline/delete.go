@@ -82,17 +82,13 @@ func (p *Pipeline) processBatches(ctx context.Context, batch []*job, verifyIn ch
 // removeBatch removes the documents of delete jobs from the index, in one
 // call, and hands the jobs on in order.
 func (p *Pipeline) removeBatch(ctx context.Context, batch []*job, verifyIn chan<- verify.Job) error {
-	var ids []string
-	var live []*job
-	for _, j := range batch {
-		select {
-		case <-j.done:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		if j.dead == nil {
-			ids, live = append(ids, j.item.Doc.ID), append(live, j)
-		}
+	live, err := awaitLive(ctx, batch)
+	if err != nil {
+		return err
+	}
+	ids := make([]string, len(live))
+	for i, j := range live {
+		ids[i] = j.item.Doc.ID
 	}
 	if len(ids) > 0 {
 		rm, ok := p.ix.(Remover)
@@ -127,14 +123,7 @@ func (p *Pipeline) removeBatch(ctx context.Context, batch []*job, verifyIn chan<
 			}
 		}
 	}
-	for _, j := range batch {
-		select {
-		case verifyIn <- verify.Job{Tag: j}:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	return nil
+	return handOn(ctx, batch, verifyIn)
 }
 
 // deletedEvent is a delete job's output event. It runs in the resolve

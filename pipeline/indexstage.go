@@ -44,19 +44,43 @@ func gather[T any](batch []T, ch <-chan T, limit int) []T {
 	return batch
 }
 
-func (p *Pipeline) processBatch(ctx context.Context, batch []*job, verifyIn chan<- verify.Job, fl *inflight, st *settler) error {
-	var entries []index.Entry
+// awaitLive waits until every job of batch is sketched (done) and returns
+// those not dead-lettered, in order.
+func awaitLive(ctx context.Context, batch []*job) ([]*job, error) {
 	var live []*job
 	for _, j := range batch {
 		select {
 		case <-j.done:
 		case <-ctx.Done():
-			return ctx.Err()
+			return nil, ctx.Err()
 		}
 		if j.dead == nil {
-			entries = append(entries, j.entry)
 			live = append(live, j)
 		}
+	}
+	return live, nil
+}
+
+// handOn sends every job of batch to the verify stage, in order.
+func handOn(ctx context.Context, batch []*job, verifyIn chan<- verify.Job) error {
+	for _, j := range batch {
+		select {
+		case verifyIn <- verify.Job{Tag: j}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+func (p *Pipeline) processBatch(ctx context.Context, batch []*job, verifyIn chan<- verify.Job, fl *inflight, st *settler) error {
+	live, err := awaitLive(ctx, batch)
+	if err != nil {
+		return err
+	}
+	var entries []index.Entry
+	for _, j := range live {
+		entries = append(entries, j.entry)
 	}
 	if len(entries) == 0 {
 		if st != nil {
@@ -64,18 +88,11 @@ func (p *Pipeline) processBatch(ctx context.Context, batch []*job, verifyIn chan
 				st.push("")
 			}
 		}
-		for _, j := range batch {
-			select {
-			case verifyIn <- verify.Job{Tag: j}:
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		}
-		return nil
+		return handOn(ctx, batch, verifyIn)
 	}
 	var results []index.Result
 	t0 := time.Now()
-	err := p.retry(ctx, "lookup-insert", func(ctx context.Context) error {
+	err = p.retry(ctx, "lookup-insert", func(ctx context.Context) error {
 		var err error
 		results, err = p.ix.LookupInsert(ctx, entries)
 		return err
