@@ -52,8 +52,13 @@ func run(t testing.TB, cfg Config, ix func(*Pipeline) index.Store, items []Item)
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := make(chan Item)
-	out := make(chan Output, 16)
+	return runThrough(t, pl, items, make(chan Item), make(chan Output, 16))
+}
+
+// runThrough runs pl from in to out, feeds items into in, and returns the
+// outputs in order; the buffers of in and out are the caller's choice.
+func runThrough(t testing.TB, pl *Pipeline, items []Item, in chan Item, out chan Output) []Output {
+	t.Helper()
 	errc := make(chan error, 1)
 	go func() {
 		errc <- pl.Run(context.Background(), in, out)

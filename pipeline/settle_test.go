@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -112,30 +111,7 @@ func denseCorpus(t testing.TB, originals, copies int, seed uint64) ([]Item, map[
 // runPipeline runs pl over items and returns the outputs in order.
 func runPipeline(t testing.TB, pl *Pipeline, items []Item) []Output {
 	t.Helper()
-	in := make(chan Item, 64)
-	out := make(chan Output, 64)
-	errc := make(chan error, 1)
-	go func() {
-		errc <- pl.Run(context.Background(), in, out)
-		close(out)
-	}()
-	go func() {
-		defer close(in)
-		for _, it := range items {
-			in <- it
-		}
-	}()
-	var outs []Output
-	for o := range out {
-		outs = append(outs, o)
-	}
-	if err := <-errc; err != nil {
-		t.Fatal(err)
-	}
-	if len(outs) != len(items) {
-		t.Fatalf("%d outputs for %d items", len(outs), len(items))
-	}
-	return outs
+	return runThrough(t, pl, items, make(chan Item, 64), make(chan Output, 64))
 }
 
 // densePipeline returns a web-profile pipeline over a new memory index,
