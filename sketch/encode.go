@@ -623,21 +623,7 @@ func (f *Features) Stored(dst *Features, lim Limits) {
 // one code, 13 % in two), against 8 in version 2: a 5 KB page stores
 // about 300 bytes less.
 func appendPassageV3(dst []byte, p *Passage) []byte {
-	dst = binary.AppendUvarint(dst, uint64(len(p.Fp)))
-	for i := 0; i < len(p.Fp); i += 2 {
-		b := p.Fp[i] & 0xF
-		if i+1 < len(p.Fp) {
-			b |= p.Fp[i+1] << 4
-		}
-		dst = append(dst, b)
-	}
-	dst = binary.AppendUvarint(dst, uint64(len(p.Anchors)))
-	var prev uint32
-	for _, a := range p.Anchors {
-		dst = binary.LittleEndian.AppendUint32(dst, uint32(a.Hash>>32))
-		dst = binary.AppendUvarint(dst, uint64(a.Pos-prev))
-		prev = a.Pos
-	}
+	dst = p.appendFingerprints(dst)
 	dst = binary.AppendUvarint(dst, uint64(len(p.Starts)))
 	w := nibbleWriter{b: dst}
 	var end uint32

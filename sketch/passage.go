@@ -77,16 +77,9 @@ func (s *Sketcher) passage(text []byte, f *Features) {
 	p.Starts, p.Ends = s.norm.codePoints(text, &s.tok, len(toks), p.Starts, p.Ends)
 }
 
-// appendPassage appends the passage section:
-//
-//	varint n positions; ⌈n/2⌉ bytes of 4-bit fingerprints, two per byte
-//	(the even position in the low half)
-//	varint anchors; per anchor 4 bytes top 32 bits of the hash
-//	(little-endian) and a varint position delta
-//	varint tokens; per token, in code points, its gap g from the previous
-//	token's end and its length l: one byte g<<4 | l when g < 8 and
-//	1 ≤ l ≤ 15 (most words), else the byte 0x80 and two varints g, l
-func (p *Passage) appendPassage(dst []byte) []byte {
+// appendFingerprints appends the fingerprints and anchors of the passage
+// section, the same in versions 2 and 3 (see appendPassage).
+func (p *Passage) appendFingerprints(dst []byte) []byte {
 	dst = binary.AppendUvarint(dst, uint64(len(p.Fp)))
 	for i := 0; i < len(p.Fp); i += 2 {
 		b := p.Fp[i] & 0xF
@@ -102,6 +95,20 @@ func (p *Passage) appendPassage(dst []byte) []byte {
 		dst = binary.AppendUvarint(dst, uint64(a.Pos-prev))
 		prev = a.Pos
 	}
+	return dst
+}
+
+// appendPassage appends the passage section:
+//
+//	varint n positions; ⌈n/2⌉ bytes of 4-bit fingerprints, two per byte
+//	(the even position in the low half)
+//	varint anchors; per anchor 4 bytes top 32 bits of the hash
+//	(little-endian) and a varint position delta
+//	varint tokens; per token, in code points, its gap g from the previous
+//	token's end and its length l: one byte g<<4 | l when g < 8 and
+//	1 ≤ l ≤ 15 (most words), else the byte 0x80 and two varints g, l
+func (p *Passage) appendPassage(dst []byte) []byte {
+	dst = p.appendFingerprints(dst)
 	dst = binary.AppendUvarint(dst, uint64(len(p.Starts)))
 	var end uint32
 	for i, s := range p.Starts {
