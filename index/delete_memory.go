@@ -90,9 +90,7 @@ func (m *Memory) unlink(h uint32, e *Entry) {
 		s := digestStripe(&e.IMatch)
 		m.locks[s].Lock()
 		for _, g := range m.gens {
-			if v, ok := g.stripes[s].imatch[e.IMatch]; ok && v == h {
-				delete(g.stripes[s].imatch, e.IMatch)
-			}
+			deleteOwned(g.stripes[s].imatch, e.IMatch, h)
 		}
 		m.locks[s].Unlock()
 	}
@@ -100,9 +98,7 @@ func (m *Memory) unlink(h uint32, e *Entry) {
 		s := contentStripe(&e.Content)
 		m.locks[s].Lock()
 		for _, g := range m.gens {
-			if v, ok := g.stripes[s].copies[e.Content]; ok && v == h {
-				delete(g.stripes[s].copies, e.Content)
-			}
+			deleteOwned(g.stripes[s].copies, e.Content, h)
 		}
 		m.locks[s].Unlock()
 	}
@@ -187,4 +183,12 @@ func (m *Memory) footprint() (n int) {
 		}
 	}
 	return n
+}
+
+// deleteOwned deletes k from m if it maps to handle h: a digest another
+// document stored since keeps its entry.
+func deleteOwned[K comparable](m map[K]uint32, k K, h uint32) {
+	if v, ok := m[k]; ok && v == h {
+		delete(m, k)
+	}
 }
