@@ -647,25 +647,8 @@ func appendPassageV3(dst []byte, p *Passage) []byte {
 
 // decodePassageV3 reads the section appendPassageV3 writes into p.
 func decodePassageV3(d *decoder, p *Passage) {
-	n := int(d.uvarint(uint64(2 * d.remaining())))
-	packed := d.bytes((n + 1) / 2)
-	p.Fp = slices.Grow(p.Fp[:0], n)
-	if packed != nil {
-		for i := range n {
-			p.Fp = append(p.Fp, packed[i/2]>>(4*(i%2))&0xF)
-		}
-	}
-	na := int(d.uvarint(uint64(d.remaining() / 5)))
-	p.Anchors = slices.Grow(p.Anchors[:0], na)
-	var pos uint64
-	for range na {
-		h := uint64(d.uint32())
-		pos += d.uvarint(uint64(n))
-		if pos >= uint64(max(n, 1)) {
-			d.fail("anchor position past the last shingle")
-			return
-		}
-		p.Anchors = append(p.Anchors, Anchor{Hash: h, Pos: uint32(pos)})
+	if !p.decodeFingerprints(d) {
+		return
 	}
 	// Each token takes at least one code: half a byte.
 	nt := int(d.uvarint(uint64(2 * d.remaining())))

@@ -125,17 +125,17 @@ func (p *Passage) appendPassage(dst []byte) []byte {
 	return dst
 }
 
-// decodePassage reads the section appendPassage writes.
-func (p *Passage) decodePassage(d *decoder) {
+// decodeFingerprints reads what appendFingerprints writes; false when an
+// anchor is bad (d has failed).
+func (p *Passage) decodeFingerprints(d *decoder) bool {
 	n := int(d.uvarint(uint64(2 * d.remaining())))
 	packed := d.bytes((n + 1) / 2)
 	// Counts are bounded by the bytes left, so growing once is safe.
 	p.Fp = slices.Grow(p.Fp[:0], n)
-	for i := range n {
-		if packed == nil {
-			break
+	if packed != nil {
+		for i := range n {
+			p.Fp = append(p.Fp, packed[i/2]>>(4*(i%2))&0xF)
 		}
-		p.Fp = append(p.Fp, packed[i/2]>>(4*(i%2))&0xF)
 	}
 	na := int(d.uvarint(uint64(d.remaining() / 5)))
 	p.Anchors = slices.Grow(p.Anchors[:0], na)
@@ -145,9 +145,17 @@ func (p *Passage) decodePassage(d *decoder) {
 		pos += d.uvarint(uint64(n))
 		if pos >= uint64(max(n, 1)) {
 			d.fail("anchor position past the last shingle")
-			return
+			return false
 		}
 		p.Anchors = append(p.Anchors, Anchor{Hash: h, Pos: uint32(pos)})
+	}
+	return true
+}
+
+// decodePassage reads the section appendPassage writes.
+func (p *Passage) decodePassage(d *decoder) {
+	if !p.decodeFingerprints(d) {
+		return
 	}
 	nt := int(d.uvarint(uint64(d.remaining())))
 	p.Starts, p.Ends = slices.Grow(p.Starts[:0], nt), slices.Grow(p.Ends[:0], nt)
