@@ -60,6 +60,14 @@ func Open(ctx context.Context, rawURL string, o Options) (Store, error) {
 	return NewRedis(ctx, cfg)
 }
 
+// IsMemory reports whether rawURL names the in-process memory index
+// ("memory", "memory://", or any memory: URL), which lives and dies with
+// one process: commands that act on a shared index (delete) refuse it.
+func IsMemory(rawURL string) bool {
+	_, mem, err := parseURL(rawURL, Options{})
+	return err == nil && mem
+}
+
 func parseURL(rawURL string, o Options) (cfg RedisConfig, memory bool, err error) {
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("%w: index url %q: %s", ErrInvalid, redactURL(rawURL), fmt.Sprintf(format, a...))

@@ -11,6 +11,7 @@ import (
 	"os"
 
 	"github.com/neardup/neardup/config"
+	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/pipeline"
 )
 
@@ -51,7 +52,7 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 	if err != nil {
 		return err
 	}
-	if cfg.Index.URL == "" || cfg.Index.URL == "memory" {
+	if cfg.Index.URL == "" || index.IsMemory(cfg.Index.URL) {
 		return fmt.Errorf("%w: delete: --index names a Redis index (the memory index lives in one process)", errUsage)
 	}
 	ids := fs.Args()

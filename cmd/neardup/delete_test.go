@@ -147,6 +147,7 @@ func testDeleteFromCLI(t *testing.T, ix string, addrs []string) {
 	for _, args := range [][]string{
 		{"delete", "--index", ix},
 		{"delete", "--index", "memory", "x"},
+		{"delete", "--index", "memory://", "x"},
 		{"delete", "--index", ix, "--from", filepath.Join(dir, "missing")},
 		{"delete", "--index", ix, ""},
 	} {
