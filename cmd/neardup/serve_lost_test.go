@@ -14,8 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/segmentio/kafka-go"
-
 	"github.com/neardup/neardup/index/redistest"
 	"github.com/neardup/neardup/internal/kafkatest"
 	"github.com/neardup/neardup/internal/synth"
@@ -45,12 +43,7 @@ func TestServeCommandIndexLostAtStart(t *testing.T) {
 		for _, d := range again { // exact copies of earlier documents
 			docs = append(docs, synth.Doc{ID: prefix + "again-" + d.ID, Text: d.Text})
 		}
-		var msgs []kafka.Message
-		for _, d := range docs {
-			v, _ := json.Marshal(map[string]string{"id": d.ID, "text": d.Text})
-			msgs = append(msgs, kafka.Message{Key: []byte(d.ID), Value: v})
-		}
-		cl.Produce(t, "crawl", msgs...)
+		produceDocs(t, cl, "crawl", docs)
 		return docs
 	}
 	events := func() int { return len(cl.ReadAll(t, "neardup.events")) }

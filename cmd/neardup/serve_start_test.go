@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/segmentio/kafka-go"
-
 	"github.com/neardup/neardup/index/redistest"
 	"github.com/neardup/neardup/internal/kafkatest"
 	"github.com/neardup/neardup/internal/synth"
@@ -27,12 +25,7 @@ func TestServeCommandWaitsForIndexAtStart(t *testing.T) {
 	redis.Kill()
 	cl := kafkatest.Start(t, kafkatest.Topic("crawl", 3), kafkatest.Topic("neardup.events", 3), kafkatest.Topic("neardup.dead-letters", 1))
 	docs := synth.Corpus(synth.Config{Docs: 50, Seed: 9})
-	var msgs []kafka.Message
-	for _, d := range docs {
-		v, _ := json.Marshal(map[string]string{"id": d.ID, "text": d.Text})
-		msgs = append(msgs, kafka.Message{Key: []byte(d.ID), Value: v})
-	}
-	cl.Produce(t, "crawl", msgs...)
+	produceDocs(t, cl, "crawl", docs)
 
 	cmd := asCommand(t, []string{
 		"NEARDUP_KAFKA_BROKERS=" + cl.Brokers, "NEARDUP_KAFKA_INPUT_TOPIC=crawl", "NEARDUP_HTTP_ADDR=127.0.0.1:0",

@@ -48,12 +48,7 @@ func asCommand(t *testing.T, env []string, args ...string) *exec.Cmd {
 func TestServeCommandEnvOnlyAndSIGTERM(t *testing.T) {
 	cl := kafkatest.Start(t, kafkatest.Topic("crawl", 3), kafkatest.Topic("neardup.events", 3), kafkatest.Topic("neardup.dead-letters", 1))
 	docs := synth.Corpus(synth.Config{Docs: 200, Seed: 8, Contain: true})
-	var msgs []kafka.Message
-	for _, d := range docs {
-		v, _ := json.Marshal(map[string]string{"id": d.ID, "text": d.Text})
-		msgs = append(msgs, kafka.Message{Key: []byte(d.ID), Value: v})
-	}
-	cl.Produce(t, "crawl", msgs...)
+	produceDocs(t, cl, "crawl", docs)
 
 	cmd := asCommand(t, []string{
 		"NEARDUP_KAFKA_BROKERS=" + cl.Brokers, "NEARDUP_KAFKA_INPUT_TOPIC=crawl", "NEARDUP_HTTP_ADDR=127.0.0.1:0",
@@ -166,4 +161,16 @@ func TestLoggerDurations(t *testing.T) {
 	if !strings.Contains(b.String(), `"deadline":"10s"`) {
 		t.Errorf("log line %s", b.String())
 	}
+}
+
+// produceDocs produces docs to topic as JSON records keyed by their ids,
+// as a crawler would.
+func produceDocs(t *testing.T, cl *kafkatest.Cluster, topic string, docs []synth.Doc) {
+	t.Helper()
+	msgs := make([]kafka.Message, 0, len(docs))
+	for _, d := range docs {
+		v, _ := json.Marshal(map[string]string{"id": d.ID, "text": d.Text})
+		msgs = append(msgs, kafka.Message{Key: []byte(d.ID), Value: v})
+	}
+	cl.Produce(t, topic, msgs...)
 }
