@@ -13,11 +13,12 @@
 // tables and anchors, then the most recent) and cut at MaxCandidates; the
 // first document with the same I-Match digest; and whether the document is
 // a replay of one already stored. In memory and on a single Redis node the
-// candidates and the I-Match document come with their stored features,
-// read in the same step (Candidate.Features, Result.IMatchFeatures), so
-// verifying them takes no second round trip; in Redis Cluster their
-// records live in other shards and the caller reads them with
-// [Store.Features].
+// candidates and the I-Match document come with their stored features
+// (Candidate.Features, Result.IMatchFeatures): in memory read in the same
+// step, on a single node by plain HMGETs in a second round trip after the
+// script call (features never pass through Lua, where every string is
+// hashed and collected); in Redis Cluster their records live in other
+// shards and the caller reads them with [Store.Features].
 //
 // # Passage lane
 //
