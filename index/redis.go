@@ -426,6 +426,11 @@ const (
 // formats numbers with printf's %.14g).
 func (r *Redis) appendOp(b []byte, t int, key uint64) []byte {
 	g, f := r.bucketOp(t, key)
+	return r.appendGroupField(b, g, f)
+}
+
+// appendGroupField appends the op of group g and field f to b.
+func (r *Redis) appendGroupField(b []byte, g uint64, f uint32) []byte {
 	var h [groupHex]byte
 	for i := groupHex - 1; i >= 0; i-- {
 		h[i] = "0123456789abcdef"[g&15]
@@ -688,7 +693,7 @@ func (r *Redis) lookupSingle(ctx context.Context, docs []Entry, check bool) ([]R
 			}
 			var keys []byte
 			if !check {
-				keys = encodeKeys(e)
+				keys = r.encodeKeys(e)
 			}
 			args = append(args, e.ID, r.idGroup(e.ID), flags, e.Features, keys, buf[start:len(buf):len(buf)])
 			if e.HasSimHash {
