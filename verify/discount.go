@@ -1,5 +1,7 @@
 package verify
 
+import "github.com/neardup/neardup/sketch"
+
 // Discount is the part of the incoming document that is not evidence: the
 // text it shares with so many stored documents that the index holds its
 // keys as common (a site's template, a consent notice, a licence clause).
@@ -19,6 +21,32 @@ type Discount struct {
 	// evidence only when at least the passage floor of its matched
 	// positions lie outside them.
 	Common []Range
+	// Sources are candidates whose text others copied whole, so that
+	// some of the common passages are copies of it, not a template:
+	// against each, only its Source.Common are left out.
+	Sources []Source
+}
+
+// Source is a candidate (Features, as handed to verification) whose text
+// is a widely copied text, and the common passages that stay out of the
+// evidence against it (a subset of Discount.Common).
+type Source struct {
+	Features *sketch.Features
+	Common   []Range
+}
+
+// commonFor returns the common passages that are not evidence against
+// candidate b.
+func (d *Discount) commonFor(b *sketch.Features) []Range {
+	if d == nil {
+		return nil
+	}
+	for _, s := range d.Sources {
+		if s.Features == b {
+			return s.Common
+		}
+	}
+	return d.Common
 }
 
 // Range is the shingle positions [Lo, Hi).

@@ -3,6 +3,8 @@ package verify
 import (
 	"slices"
 	"testing"
+
+	"github.com/neardup/neardup/sketch"
 )
 
 func TestWithout(t *testing.T) {
@@ -44,6 +46,27 @@ func TestDropCommon(t *testing.T) {
 		got, matched := dropCommon(slices.Clone(ps), tt.common, cover, 20)
 		if len(got) != tt.want || matched != tt.matched {
 			t.Errorf("%s: kept %v (matched %d), want %d passages matching %d", tt.name, got, matched, tt.want, tt.matched)
+		}
+	}
+}
+
+// commonFor: against a source, only its own common passages stay out of
+// the evidence; against any other candidate, all of them.
+func TestCommonFor(t *testing.T) {
+	src, other := &sketch.Features{}, &sketch.Features{}
+	d := &Discount{Common: []Range{{0, 10}, {20, 30}}, Sources: []Source{{Features: src, Common: []Range{{0, 10}}}}}
+	for _, tt := range []struct {
+		name string
+		d    *Discount
+		b    *sketch.Features
+		want []Range
+	}{
+		{"a source", d, src, []Range{{0, 10}}},
+		{"another candidate", d, other, d.Common},
+		{"no discount", nil, src, nil},
+	} {
+		if got := tt.d.commonFor(tt.b); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
 		}
 	}
 }
