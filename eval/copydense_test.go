@@ -3,11 +3,14 @@ package eval_test
 import (
 	"context"
 	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/neardup/neardup/bench/corpus"
 	"github.com/neardup/neardup/config"
 	"github.com/neardup/neardup/eval"
+	"github.com/neardup/neardup/index/redistest"
 	"github.com/neardup/neardup/internal/dataset"
 )
 
@@ -82,5 +85,59 @@ func TestCopyDenseRecall(t *testing.T) {
 				t.Errorf("recall %.4f, want >= 0.95", s.Recall)
 			}
 		})
+	}
+}
+
+// A copy-dense stream gives the same events on the memory index, a Redis
+// node and a three-master Redis Cluster: which candidates are sources of
+// a widely copied text is decided in input order from what the index
+// returns, not from the backend or the timing.
+func TestCopyDenseIndexesAgree(t *testing.T) {
+	root := filepath.Dir(dataset.Dir(t, corpus.GutenbergFolder))
+	dataset.Dir(t, corpus.PANFolder)
+	texts, err := corpus.LoadTexts(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := texts.Build(corpus.Config{Docs: 800, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := make([]eval.Doc, len(c.Docs))
+	for i, d := range c.Docs {
+		docs[i] = eval.Doc{ID: d.ID, Text: []byte(d.Text)}
+	}
+	cfg, err := eval.StreamConfig(config.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	var want []eval.Event
+	for _, url := range []string{"memory", "redis://" + redistest.StartServer(t), "redis+cluster://" + strings.Join(redistest.StartCluster(t), ",")} {
+		cf := cfg
+		cf.Index.URL = url
+		cf.Index.Namespace = "copydense-agree"
+		got, err := eval.StreamOn(ctx, cf, docs, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", url, err)
+		}
+		if want == nil {
+			pairs := map[[2]string]bool{}
+			for _, ev := range got {
+				if ev.DuplicateOf != "" {
+					pairs[[2]string{ev.ID, ev.DuplicateOf}] = true
+				}
+			}
+			if s := c.Score(pairs); s.Recall < 0.9 {
+				t.Fatalf("%s: recall %.4f on %d documents, want >= 0.9", url, s.Recall, len(docs))
+			}
+			want = got
+			continue
+		}
+		for i := range want {
+			if !reflect.DeepEqual(want[i], got[i]) {
+				t.Errorf("%s: event %d (%s) differs from memory's:\n  memory %+v\n  %s %+v", url, i, want[i].ID, want[i], url, got[i])
+			}
+		}
 	}
 }
