@@ -2,7 +2,13 @@
 
 package eval
 
-import "testing"
+import (
+	"context"
+	"testing"
+
+	"github.com/neardup/neardup/config"
+	"github.com/neardup/neardup/internal/dataset"
+)
 
 // The targets of common keys (issue 22) on the site sets, under the
 // default web profile with the pages in crawl order: in every rendering,
@@ -75,4 +81,34 @@ func TestIssue22Others(t *testing.T) {
 			t.Errorf("cut %d of %d linked, non %d of %d; want at least 17 and 0", cut.Linked, cut.Answers, non.Linked, non.Answers)
 		}
 	})
+}
+
+// The site sets of other draws of the generator (other site mixes,
+// templates and copies): the figures the default draw's are checked
+// against, logged (the targets are the same).
+//
+//	go test -tags issue22 ./eval/ -run TestIssue22SitesDraws -v
+func TestIssue22SitesDraws(t *testing.T) {
+	dir := dataset.Dir(t, SetGutenberg)
+	cfg, err := config.Load("", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, seed := range []uint64{5, 9} {
+		g, err := GenerateSites(dir, SitesConfig{Seed: seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range SitesVariants {
+			r, err := Evaluate(context.Background(), cfg, buildSites(g, v), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l, s := r.Links, r.Sites
+			w := s.Warmed
+			t.Logf("seed %d %-17s precision %s (%d wrong) recall %s (%d of %d), flagged %d of %d (%s); from page %d on: precision %s (%d wrong), flagged %d of %d (%s)",
+				seed, v.Name(), num(l.All.Precision()), l.All.FP, num(l.All.Recall(l.Expected)), l.All.Found, l.Expected,
+				s.Flagged, s.Unique, pct(s.Flagged, s.Unique), s.Warm+1, num(w.Links.Precision()), w.Links.FP, w.Flagged, w.Unique, pct(w.Flagged, w.Unique))
+		}
+	}
 }
