@@ -79,6 +79,11 @@ func (p *Pipeline) discount(j *job) *verify.Discount {
 	var all []verify.Range
 	thr := templateDocs(runs)
 	for _, r := range runs {
+		if r.docs >= boilerplateDocs && thr == boilerplateDocs {
+			// A template the stream knows: its scraps, too short for
+			// an anchor of their own, are not evidence either.
+			d.MinRun = w
+		}
 		all = addRange(all, r.Range)
 		if r.docs >= thr {
 			d.Common = addRange(d.Common, r.Range)

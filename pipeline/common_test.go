@@ -82,6 +82,9 @@ func TestDiscount(t *testing.T) {
 		if want := float64(covered) / n; j.commonShare != want {
 			t.Errorf("%s: share %v, want %v", tt.name, j.commonShare, want)
 		}
+		if wantRun := slices.Contains(tt.docs, boilerplateDocs) && len(tt.want) > 0; (d.MinRun == w) != wantRun || d.MinRun != 0 && d.MinRun != w {
+			t.Errorf("%s: MinRun %d, want the window (%d) only with a known template", tt.name, d.MinRun, w)
+		}
 		if whole := d.Shingles == nil; whole != tt.whole {
 			t.Errorf("%s: judged whole %v, want %v", tt.name, whole, tt.whole)
 		}

@@ -245,7 +245,7 @@ func (p *pair) passages(minShared int) bool {
 	if common := p.d.commonFor(p.b); len(common) > 0 {
 		// A passage is evidence only for what it holds beyond the
 		// document's common passages.
-		s.passages, p.psgA = dropCommon(s.passages, common, s.pa.cover, minShared)
+		s.passages, p.psgA = dropCommon(s.passages, common, s.pa.cover, minShared, p.d.MinRun)
 	}
 	p.psgB = 0
 	for _, x := range s.passages {
