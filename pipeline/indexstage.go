@@ -147,6 +147,7 @@ func (p *Pipeline) processBatch(ctx context.Context, batch []*job, verifyIn chan
 		}
 		j.cands, j.earlier = kept, earlier
 	}
+	p.markSources(live, feats) // common.go
 	if err := p.settle(ctx, st, batch); err != nil {
 		return err
 	}
