@@ -314,6 +314,8 @@ type LicenseResult struct {
 	Classes  []ClassRow
 	Embedded []EmbeddedRow
 	Clusters ClusterStats
+	// TextDup says how many wrong links are near duplicates as texts.
+	TextDup TextDupLinks
 }
 
 // ClassRow counts the documents of one class: those linked to a document
@@ -423,6 +425,7 @@ func licenseResult(s *Set, events []Event) *LicenseResult {
 		}
 	}
 	res.Clusters = clusterStats(s, events)
+	res.TextDup = textDupLinks(s, events)
 	return res
 }
 

@@ -150,6 +150,10 @@ func TestPAN13(t *testing.T) {
 // the right license, and every exact link is right.
 func TestLicensecheck(t *testing.T) {
 	r := evaluate(t, SetLicensecheck)
+	// The wrong links measured on the texts are the links judged wrong.
+	if td, all := r.Licenses.TextDup, r.Links.All; td.Right != all.TP || td.Wrong != all.FP || td.WrongText > td.Wrong {
+		t.Errorf("wrong links near as text: %d right, %d wrong (%d near as text); links judged: %d right, %d wrong", td.Right, td.Wrong, td.WrongText, all.TP, all.FP)
+	}
 	full := r.Licenses.Class(ClassFull)
 	if full.Linked < 540 || full.Expected != 567 {
 		t.Errorf("full license texts linked to their license: %d of %d, want at least 540 of 567", full.Linked, full.Expected)

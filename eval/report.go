@@ -470,6 +470,14 @@ func writeLicenses(p printf, r *LicenseResult) {
 		}
 		p("\n")
 	}
+	if td := r.TextDup; td.Wrong > 0 {
+		var kinds []string
+		for _, k := range sortedKeys(td.ByKind) {
+			kinds = append(kinds, fmt.Sprintf("%s %d of %d", k, td.ByKind[k][1], td.ByKind[k][0]))
+		}
+		p("**Wrong links that are near duplicates as texts** (word-%d-shingle Jaccard ≥ %g or containment of either text in the other ≥ %g on the whole texts, independent of the sketches): %d of %d (%s). A text-duplicate detector must link those pairs and the family labels call them wrong: a rule that kept them and dropped every other wrong link would reach precision %.3f; counting them as unlabelled, precision is %.3f (a diagnostic of the labels, not a figure of the detector).\n\n",
+			textShingle, verify.DefaultJaccard, verify.DefaultContainment, td.WrongText, td.Wrong, strings.Join(kinds, ", "), td.Ceiling(), td.Unlabelled())
+	}
 	cs := r.Clusters
 	p("**Clusters against the license families** (weak labels: texts of different families can be near duplicates, and one family holds different texts): ")
 	p("%d labelled documents, %d clusters of two or more holding %d of them; purity %.3f, pair precision %.3f, pair recall %.3f; pairs of one license text in one cluster: %.3f.\n\n",
