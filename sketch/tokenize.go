@@ -372,11 +372,15 @@ func (n *Normalizer) tokenizeUnicode(text []byte, tok *Tokens) {
 		hasDigit bool
 		buf      [utf8.UTFMax * 3]byte
 	)
-	out := tok.Text
-	emit := func() {
-		tok.push(Mix64(h), start, wordEnd, len(out), hasDigit)
-		in = false
-	}
+	// The token text is about as long as the text (case folding seldom
+	// lengthens a character) and a token takes at least two bytes with
+	// its separator: sized once, appending seldom grows them. The word
+	// being read is emitted inline (no closure) so that its state stays
+	// in registers.
+	out := slices.Grow(tok.Text[:0], len(src)+len(src)/4)
+	maxTok := len(src)/2 + 1
+	tok.Hash, tok.Off, tok.SrcEnd = slices.Grow(tok.Hash, maxTok), slices.Grow(tok.Off, maxTok), slices.Grow(tok.SrcEnd, maxTok)
+	tok.End, tok.HasDigit = slices.Grow(tok.End, maxTok), slices.Grow(tok.HasDigit, maxTok)
 	class := &n.class
 	for i := 0; i < len(src); {
 		pos := i
@@ -403,14 +407,16 @@ func (n *Normalizer) tokenizeUnicode(text []byte, tok *Tokens) {
 				}
 			case clPunct:
 				if in {
-					emit()
+					tok.push(Mix64(h), start, wordEnd, len(out), hasDigit)
+					in = false
 				}
 				out = append(out, c)
 				tok.push(TokenHash(src[pos:i]), pos, i, len(out), false)
 				continue
 			}
 			if in {
-				emit()
+				tok.push(Mix64(h), start, wordEnd, len(out), hasDigit)
+				in = false
 			}
 			continue
 		}
@@ -441,7 +447,8 @@ func (n *Normalizer) tokenizeUnicode(text []byte, tok *Tokens) {
 			}
 		case rSolo, rPunct:
 			if in {
-				emit()
+				tok.push(Mix64(h), start, wordEnd, len(out), hasDigit)
+				in = false
 			}
 			enc := appendLower(buf[:0], r)
 			out = append(out, enc...)
@@ -449,11 +456,12 @@ func (n *Normalizer) tokenizeUnicode(text []byte, tok *Tokens) {
 			continue
 		}
 		if in {
-			emit()
+			tok.push(Mix64(h), start, wordEnd, len(out), hasDigit)
+			in = false
 		}
 	}
 	if in {
-		emit()
+		tok.push(Mix64(h), start, wordEnd, len(out), hasDigit)
 	}
 	tok.Text = out
 }
