@@ -322,3 +322,43 @@ func syntheticDoc(r *rand.Rand, size int) []byte {
 	}
 	return b[:size]
 }
+
+// TestCountTokens: the counting table gives the distinct hashes and the
+// tokens occurring once exactly as sorting does (countTokensSorted), for
+// uniform hashes and for hashes made to collide in the table (which
+// takes the fallback to sorting).
+func TestCountTokens(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, tt := range []struct {
+		name     string
+		n, vocab int
+		collide  bool
+	}{
+		{"empty", 0, 1, false},
+		{"one", 1, 1, false},
+		{"page", 900, 400, false},
+		{"all distinct", 5000, 1 << 40, false},
+		{"one word repeated", 3000, 1, false},
+		{"colliding low bits", 4000, 2000, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var a, b Sketcher
+			for range tt.n {
+				h := Mix64(uint64(r.IntN(tt.vocab)) + 1)
+				if tt.collide {
+					h <<= 20 // the same low bits: one table slot for all
+				}
+				a.tok.Hash = append(a.tok.Hash, h)
+			}
+			b.tok.Hash = a.tok.Hash
+			a.countTokens()
+			b.countTokensSorted()
+			if !slices.Equal(a.dist, b.dist) || !slices.Equal(a.once[:tt.n], b.once[:tt.n]) {
+				t.Errorf("table: %d distinct, sort: %d distinct; once equal %v", len(a.dist), len(b.dist), slices.Equal(a.once[:tt.n], b.once[:tt.n]))
+			}
+			if !slices.IsSorted(a.dist) {
+				t.Error("distinct hashes not sorted")
+			}
+		})
+	}
+}
