@@ -381,7 +381,7 @@ func (n *Normalizer) tokenizeUnicode(text []byte, tok *Tokens) {
 	maxTok := len(src)/2 + 1
 	tok.Hash, tok.Off, tok.SrcEnd = slices.Grow(tok.Hash, maxTok), slices.Grow(tok.Off, maxTok), slices.Grow(tok.SrcEnd, maxTok)
 	tok.End, tok.HasDigit = slices.Grow(tok.End, maxTok), slices.Grow(tok.HasDigit, maxTok)
-	class := &n.class
+	class, low := &n.class, &n.low
 	for i := 0; i < len(src); {
 		pos := i
 		// ASCII bytes take the table path of tokenizeASCII.
@@ -392,13 +392,24 @@ func (n *Normalizer) tokenizeUnicode(text []byte, tok *Tokens) {
 				if !in {
 					in, start, h, hasDigit = true, pos, fnvOffset64, false
 				}
-				if c >= 'A' && c <= 'Z' {
-					c += 'a' - 'A'
-				} else if c <= '9' {
-					hasDigit = true
+				// The rest of the word's ASCII bytes in a tight loop, as
+				// tokenizeASCII reads them (low: the byte lowered, above
+				// lowPunct for a word byte).
+				for {
+					v := low[c]
+					if v <= '9' {
+						hasDigit = true
+					}
+					h = (h ^ uint64(v)) * fnvPrime64
+					out = append(out, v)
+					if i >= len(src) {
+						break
+					}
+					if c = src[i]; c >= utf8.RuneSelf || low[c] <= lowPunct {
+						break
+					}
+					i++
 				}
-				h = (h ^ uint64(c)) * fnvPrime64
-				out = append(out, c)
 				wordEnd = i
 				continue
 			case clApos:
