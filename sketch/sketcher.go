@@ -45,6 +45,12 @@ type Config struct {
 	Seed uint64
 	// SimHashIDF weights SimHash tokens by lexicon idf instead of equally.
 	SimHashIDF bool
+	// SkipSimHash leaves [Features.SimHash] zero, for a caller that
+	// neither indexes nor verifies it (the pipeline when the SimHash lane
+	// is off and no check reads it): it costs about a tenth of sketching
+	// a page. The stored encoding writes the SimHash only when
+	// [Limits.SimHash] asks for it.
+	SkipSimHash bool
 	// IMatch configures the I-Match digest (default [DefaultIMatch]).
 	IMatch IMatch
 	// UniqueKeepDigits keeps tokens containing digits in the unique-word
@@ -296,9 +302,12 @@ func (s *Sketcher) Sketch(text []byte, f *Features) error {
 	f.ShingleCount = len(f.Shingles)
 	f.Signature = s.signer.Sign(f.Signature, f.Shingles)
 
-	if s.cfg.SimHashIDF {
+	switch {
+	case s.cfg.SkipSimHash:
+		f.SimHash = 0
+	case s.cfg.SimHashIDF:
 		f.SimHash = SimHashWeighted(s.tok.Hash, s.lex.IDF)
-	} else {
+	default:
 		f.SimHash = SimHash(s.tok.Hash)
 	}
 	s.countTokens()

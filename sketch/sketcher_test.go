@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math/rand/v2"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -360,5 +361,31 @@ func TestCountTokens(t *testing.T) {
 				t.Error("distinct hashes not sorted")
 			}
 		})
+	}
+}
+
+// TestSkipSimHash: skipping the SimHash leaves it zero and every other
+// feature, and the stored encoding without the SimHash, as they were.
+func TestSkipSimHash(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.PassageWords = 40
+	skip := cfg
+	skip.SkipSimHash = true
+	text := []byte(strings.Repeat("The quick brown fox jumps over the lazy dog near the riverbank. ", 40))
+	_, pa := mustSketcher(t, cfg, text)
+	_, pb := mustSketcher(t, skip, text)
+	fa, fb := *pa, *pb
+	if fa.SimHash == 0 || fb.SimHash != 0 {
+		t.Fatalf("SimHash %#x computed, %#x skipped", fa.SimHash, fb.SimHash)
+	}
+	lim := DefaultLimits()
+	lim.SimHash, lim.Passages = false, true
+	ea, eb := fa.AppendBinary(nil, lim), fb.AppendBinary(nil, lim)
+	if !bytes.Equal(ea, eb) {
+		t.Error("stored features differ")
+	}
+	fb.SimHash = fa.SimHash
+	if !reflect.DeepEqual(fa, fb) {
+		t.Error("features other than the SimHash differ")
 	}
 }
