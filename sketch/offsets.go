@@ -25,6 +25,11 @@ func (n *Normalizer) CodePoints(text []byte, tok *Tokens, starts, ends []uint32)
 // [MaxPassageTokens]).
 func (n *Normalizer) codePoints(text []byte, tok *Tokens, limit int, starts, ends []uint32) ([]uint32, []uint32) {
 	limit = min(limit, tok.Len())
+	if tok.runes && !tok.normalized && len(tok.runeOff) == tok.Len() {
+		// Counted by the tokenizer in the text it read, which is the
+		// text as received (or its Windows-1252 decoding).
+		return append(starts[:0], tok.runeOff[:limit]...), append(ends[:0], tok.runeEnd[:limit]...)
+	}
 	starts = append(starts[:0], tok.Off[:limit]...)
 	ends = append(ends[:0], tok.SrcEnd[:limit]...)
 	pre := text // what normalization read

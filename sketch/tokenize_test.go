@@ -144,6 +144,15 @@ func FuzzTokenize(f *testing.F) {
 					t.Fatalf("hash of %q mismatches", w)
 				}
 			}
+			// The code points the tokenizer counted are those counting
+			// the text again gives.
+			fs, fe := n.CodePoints(b, &tok, nil, nil)
+			slow := tok
+			slow.runes = false
+			ss, se := n.CodePoints(b, &slow, nil, nil)
+			if !slices.Equal(fs, ss) || !slices.Equal(fe, se) {
+				t.Fatalf("code points counted while tokenizing %v %v, counted again %v %v, for %q", fs, fe, ss, se, b)
+			}
 			// On ASCII text the Unicode path gives what the ASCII
 			// fast path gives.
 			if isASCII(b) {

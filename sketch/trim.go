@@ -39,6 +39,7 @@ func (t *Tokens) trim() {
 	const n = retainTokens
 	t.Hash, t.Off, t.SrcEnd, t.End = shrink(t.Hash, n), shrink(t.Off, n), shrink(t.SrcEnd, n), shrink(t.End, n)
 	t.HasDigit, t.Text = shrink(t.HasDigit, n), shrink(t.Text, 16*n)
+	t.runeOff, t.runeEnd = shrink(t.runeOff, n), shrink(t.runeEnd, n)
 }
 
 // Trim drops the slices of f that a long document grew (over
