@@ -24,7 +24,8 @@ import (
 // bytes: 279 at 30 bands with I-Match and content digests and no anchors,
 // 362 bytes of Redis memory with the hashes' overhead (the records are
 // longer than listpack's 64-byte values); 679 and 810 with 50 anchors
-// (BenchmarkKeysRecordBytes).
+// (BenchmarkKeysRecordBytes). The memory store keeps this version; Redis
+// writes version 2 (keysOpsVersion) and reads both.
 const keysVersion = 1
 
 // encodeKeys returns e's keys record.
@@ -112,4 +113,160 @@ func keysOf(e *Entry, simK int) (sim, anchors []uint64) {
 		sim = simBlockKeys(nil, e.SimHash, simK)
 	}
 	return sim, anchorKeys(nil, e.Anchors)
+}
+
+// keysOpsVersion is Redis's keys record: the bucket keys as the ops they
+// are in the store's layout (bucketOp), so each takes the bits the layout
+// keeps of it, not 8 bytes:
+//
+//	byte     keysOpsVersion (2)
+//	byte     flags: 1 SimHash, 2 I-Match digest, 4 content digest
+//	byte     w, the bytes of one op: ⌈(group bits + 31) / 8⌉ (6 at the
+//	         default Capacity)
+//	Bands × w bytes  the band keys' ops, big-endian: group · 2^31 + field
+//	8 bytes  SimHash fingerprint (flag 1)
+//	20 bytes I-Match digest (flag 2)
+//	16 bytes content digest (flag 4)
+//	varint   n, then n × w bytes: the distinct anchor keys' ops (group ·
+//	         2^25 + field: the passage table's group carries 6 more bits
+//	         and its field 6 fewer)
+//
+// 3 + w·Bands + 8 + 20 + 16 (those present) + 1 + w·(distinct anchors)
+// bytes: 220 at 30 bands with I-Match and content digests and no anchors,
+// 520 with 50 anchors, at w = 6 (version 1: 279 and 679); in Redis memory
+// 266 and 682 bytes per document (version 1: 362 and 810).
+const keysOpsVersion = 2
+
+// opsWidth is w of the store's keys records.
+func (r *Redis) opsWidth() int { return (int(r.gbits) + fieldBits + 7) / 8 }
+
+// opValue packs the op of key in table t: its group above its field.
+func (r *Redis) opValue(t int, key uint64) uint64 {
+	g, f := r.bucketOp(t, key)
+	if t == r.p.passageTable() {
+		return g<<(fieldBits-passageSplitBits) | uint64(f)
+	}
+	return g<<fieldBits | uint64(f)
+}
+
+// opOf is opValue's inverse.
+func (r *Redis) opOf(t int, v uint64) (group uint64, field uint32) {
+	if t == r.p.passageTable() {
+		return v >> (fieldBits - passageSplitBits), uint32(v & (1<<(fieldBits-passageSplitBits) - 1))
+	}
+	return v >> fieldBits, uint32(v & (1<<fieldBits - 1))
+}
+
+// encodeKeys returns e's keys record in the store's layout (version 2).
+func (r *Redis) encodeKeys(e *Entry) []byte {
+	w := r.opsWidth()
+	anchors := anchorKeys(nil, e.Anchors)
+	b := make([]byte, 3, 3+w*len(e.Bands)+8+20+16+binary.MaxVarintLen64+w*len(anchors))
+	b[0], b[2] = keysOpsVersion, byte(w)
+	put := func(v uint64) {
+		for i := w - 1; i >= 0; i-- {
+			b = append(b, byte(v>>(8*i)))
+		}
+	}
+	for t, k := range e.Bands {
+		put(r.opValue(t, k))
+	}
+	if e.HasSimHash {
+		b[1] |= 1
+		b = binary.LittleEndian.AppendUint64(b, e.SimHash)
+	}
+	if e.HasIMatch {
+		b[1] |= 2
+		b = append(b, e.IMatch[:]...)
+	}
+	if e.HasContent {
+		b[1] |= 4
+		b = append(b, e.Content[:]...)
+	}
+	b = binary.AppendUvarint(b, uint64(len(anchors)))
+	for _, k := range anchors {
+		put(r.opValue(r.p.passageTable(), k))
+	}
+	return b
+}
+
+// keyOps is a decoded keys record of the Redis store: the op values of
+// the bands and anchors (opValue) and the entry's other keys.
+type keyOps struct {
+	bands, anchors []uint64
+	e              Entry // SimHash, I-Match and content digests
+}
+
+// decodeKeyOps reads a keys record of either version: version 1 (written
+// before version 2, or by the memory store) is converted to ops.
+func (r *Redis) decodeKeyOps(id string, b []byte) (keyOps, error) {
+	if len(b) > 0 && b[0] == keysVersion {
+		e, err := decodeKeys(id, r.p.Bands, b)
+		if err != nil {
+			return keyOps{}, err
+		}
+		k := keyOps{e: e}
+		for t, key := range e.Bands {
+			k.bands = append(k.bands, r.opValue(t, key))
+		}
+		for _, key := range anchorKeys(nil, e.Anchors) {
+			k.anchors = append(k.anchors, r.opValue(r.p.passageTable(), key))
+		}
+		return k, nil
+	}
+	bad := func(why string) (keyOps, error) {
+		return keyOps{}, fmt.Errorf("index: keys record of %q: %s", id, why)
+	}
+	if len(b) < 3 || b[0] != keysOpsVersion {
+		return bad("unknown version")
+	}
+	flags, w := b[1], int(b[2])
+	if w != r.opsWidth() {
+		return bad(fmt.Sprintf("ops of %d bytes, want %d", w, r.opsWidth()))
+	}
+	b = b[3:]
+	get := func() uint64 {
+		var v uint64
+		for _, c := range b[:w] {
+			v = v<<8 | uint64(c)
+		}
+		b = b[w:]
+		return v
+	}
+	if len(b) < w*r.p.Bands {
+		return bad("short band keys")
+	}
+	k := keyOps{e: Entry{ID: id}, bands: make([]uint64, r.p.Bands)}
+	for i := range k.bands {
+		k.bands[i] = get()
+	}
+	e := &k.e
+	if flags&1 != 0 {
+		if len(b) < 8 {
+			return bad("short SimHash")
+		}
+		e.SimHash, e.HasSimHash, b = binary.LittleEndian.Uint64(b), true, b[8:]
+	}
+	if flags&2 != 0 {
+		if len(b) < len(e.IMatch) {
+			return bad("short I-Match digest")
+		}
+		e.HasIMatch, b = true, b[copy(e.IMatch[:], b):]
+	}
+	if flags&4 != 0 {
+		if len(b) < len(e.Content) {
+			return bad("short content digest")
+		}
+		e.HasContent, b = true, b[copy(e.Content[:], b):]
+	}
+	n, nw := binary.Uvarint(b)
+	if nw <= 0 || n > MaxAnchors || uint64(len(b)-nw) != uint64(w)*n {
+		return bad("bad anchors")
+	}
+	b = b[nw:]
+	k.anchors = make([]uint64, n)
+	for i := range k.anchors {
+		k.anchors[i] = get()
+	}
+	return k, nil
 }

@@ -174,7 +174,7 @@ func (r *Redis) Remove(ctx context.Context, ids []string) ([]bool, error) {
 	}
 	buckets := make([][]part, r.shards) // cluster: bucket and lane parts
 	idParts := make([][]part, r.shards)
-	var sim, anchors []uint64
+	var sim []uint64
 	for i, id := range ids {
 		if seqs[i] == 0 {
 			continue
@@ -183,27 +183,29 @@ func (r *Redis) Remove(ctx context.Context, ids []string) ([]bool, error) {
 		var im, ct [][]byte
 		im, ct = make([][]byte, r.shards), make([][]byte, r.shards)
 		if keys[i] != nil {
-			e, err := decodeKeys(id, r.p.Bands, keys[i])
+			k, err := r.decodeKeyOps(id, keys[i])
 			if err != nil {
 				return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 			}
-			add := func(t int, key uint64) {
-				g, _ := r.bucketOp(t, key)
+			e := &k.e
+			add := func(t int, g uint64, f uint32) {
 				sh := r.shardOfGroup(g % r.gn)
-				ops[sh] = r.appendOp(binary.BigEndian.AppendUint16(ops[sh], uint16(t)), t, key)
+				ops[sh] = r.appendGroupField(binary.BigEndian.AppendUint16(ops[sh], uint16(t)), g, f)
 			}
-			for t, k := range e.Bands {
-				add(t, k)
+			for t, v := range k.bands {
+				g, f := r.opOf(t, v)
+				add(t, g, f)
 			}
 			if e.HasSimHash {
 				sim = simBlockKeys(sim[:0], e.SimHash, r.p.SimHashK)
-				for j, k := range sim {
-					add(r.p.Bands+j, k)
+				for j, key := range sim {
+					g, f := r.bucketOp(r.p.Bands+j, key)
+					add(r.p.Bands+j, g, f)
 				}
 			}
-			anchors = anchorKeys(anchors, e.Anchors)
-			for _, k := range anchors {
-				add(r.p.passageTable(), k)
+			for _, v := range k.anchors {
+				g, f := r.opOf(r.p.passageTable(), v)
+				add(r.p.passageTable(), g, f)
 			}
 			if e.HasIMatch {
 				im[r.shardOfGroup(r.digestGroup(e.IMatch[:]))] = e.IMatch[:]

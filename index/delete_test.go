@@ -289,3 +289,66 @@ func BenchmarkKeysRecordBytes(b *testing.B) {
 		})
 	}
 }
+
+// TestKeyOpsRecord checks Redis's keys record (version 2): it decodes to
+// the ops the version-1 record of the same entry gives, at the smallest,
+// the default and the largest group counts, with and without the
+// optional keys; it is smaller; and damaged records are errors, not
+// panics.
+func TestKeyOpsRecord(t *testing.T) {
+	p := Params{Hash: "fnv1a64+splitmix64/v1", K: 128, Bands: 30, Rows: 4, Shingle: 5, Seed: 1, SimHashK: 3}
+	for _, capacity := range []int{1, DefaultCapacity, 1 << 40} {
+		r, err := newRedis(RedisConfig{Addrs: []string{"127.0.0.1:1"}, Params: p, Capacity: capacity})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		for _, tt := range []struct {
+			name    string
+			e       Entry
+			anchors int
+		}{
+			{"bands", entry(p, "a", nil), 0},
+			{"all", full(entry(p, "b", nil), 0x0123456789abcdef, anchors("b", 50)...), 50},
+			{"duplicate anchors", full(entry(p, "c", nil), 7, append(anchors("c", 3), anchors("c", 3)...)...), 3},
+		} {
+			t.Run(fmt.Sprintf("groups=%d/%s", r.gn, tt.name), func(t *testing.T) {
+				v1, v2 := encodeKeys(&tt.e), r.encodeKeys(&tt.e)
+				want, err := r.decodeKeyOps(tt.e.ID, v1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := r.decodeKeyOps(tt.e.ID, v2)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got.bands, want.bands) || !slices.Equal(got.anchors, want.anchors) || len(got.anchors) != tt.anchors {
+					t.Errorf("ops %x %x, want %x %x", got.bands, got.anchors, want.bands, want.anchors)
+				}
+				want.e.Bands, want.e.Anchors = nil, nil
+				if fmt.Sprint(got.e) != fmt.Sprint(want.e) {
+					t.Errorf("entry %+v, want %+v", got.e, want.e)
+				}
+				for ti, v := range got.bands {
+					g, f := r.opOf(ti, v)
+					if wg, wf := r.bucketOp(ti, tt.e.Bands[ti]); g != wg || f != wf {
+						t.Errorf("band %d: op (%x, %x), want (%x, %x)", ti, g, f, wg, wf)
+					}
+				}
+				if len(v2) >= len(v1) && r.opsWidth() < 8 {
+					t.Errorf("version 2 record %d bytes, version 1 %d", len(v2), len(v1))
+				}
+				for cut := range len(v2) {
+					if _, err := r.decodeKeyOps(tt.e.ID, v2[:cut]); err == nil {
+						t.Fatalf("record cut at %d of %d bytes decoded", cut, len(v2))
+					}
+				}
+				bad := slices.Clone(v2)
+				bad[2]++
+				if _, err := r.decodeKeyOps(tt.e.ID, bad); err == nil {
+					t.Error("record of another op width decoded")
+				}
+			})
+		}
+	}
+}

@@ -13,11 +13,12 @@
 // tables and anchors, then the most recent) and cut at MaxCandidates; the
 // first document with the same I-Match digest; and whether the document is
 // a replay of one already stored. In memory and on a single Redis node the
-// candidates and the I-Match document come with their stored features,
-// read in the same step (Candidate.Features, Result.IMatchFeatures), so
-// verifying them takes no second round trip; in Redis Cluster their
-// records live in other shards and the caller reads them with
-// [Store.Features].
+// candidates and the I-Match document come with their stored features
+// (Candidate.Features, Result.IMatchFeatures): in memory read in the same
+// step, on a single node by plain HMGETs in a second round trip after the
+// script call (features never pass through Lua, where every string is
+// hashed and collected); in Redis Cluster their records live in other
+// shards and the caller reads them with [Store.Features].
 //
 // # Passage lane
 //
@@ -125,7 +126,7 @@
 // bytes of listpack (6 field + 8 value); a SimHash entry 22; an id 7 + its
 // length; a lane entry (I-Match, content) about 24; a meta record 4 + the
 // id's length; features and verdicts their length plus a few bytes; a
-// keys record (see "Deletion") 279 bytes at 30 bands without anchors, 362
+// keys record (see "Deletion") 220 bytes at 30 bands without anchors, 266
 // with its hash's overhead, not included in the figures below.
 // Measured on 1,000,000 documents of the web profile (30 bands, 5 KB
 // pages; bench/bytesbench, docs/performance.md): 1,409 bytes of
@@ -164,9 +165,13 @@
 // name it. The bucket keys come from the document's keys record, written
 // with it: its band keys, SimHash fingerprint, digests and distinct
 // anchors (delete.go), as the stored features do not hold the band
-// signature: 279 bytes at 30 bands with I-Match and content digests and
-// no anchors, 362 bytes of Redis memory per document with the record
-// hashes' overhead; 679 and 810 with 50 anchors (BenchmarkKeysRecordBytes). Remove reads the keys records (one round
+// signature. In Redis each bucket key is kept as the op it is in the
+// layout (group and field, 6 bytes at the default Capacity; delete.go,
+// keysOpsVersion): 220 bytes at 30 bands with I-Match and content
+// digests and no anchors, 266 bytes of Redis memory per document with the
+// record hashes' overhead; 520 and 682 with 50 anchors
+// (BenchmarkKeysRecordBytes; 8-byte keys, version 1, which the memory
+// store keeps and Remove still reads: 362 and 810). Remove reads the keys records (one round
 // trip), then removes the bucket and lane entries and last the ids and
 // records: one more round trip on a single node and in memory, two in
 // cluster mode. What a remove leaves: the shards' clock hashes (the Seq

@@ -181,10 +181,12 @@ type Candidate struct {
 	Hits int
 	// Features are the candidate's stored features (Entry.Features;
 	// empty, not nil, when it was stored without any), as Features would
-	// return them, read in the same step as the lookup, so the caller
-	// needs no second round trip. nil means the store did not read them
-	// (Redis Cluster, where the records live in other shards, or a
-	// document deleted meanwhile): fetch them with [Store.Features]. The
+	// return them, read with the lookup (a single Redis node: in a second
+	// round trip of plain reads), so the caller needs no call of its own.
+	// nil means the store did not read them (Redis Cluster, where the
+	// records live in other shards, or a document deleted meanwhile):
+	// fetch them with
+	// [Store.Features]. The
 	// slice may be shared with the store and with other candidates and
 	// results: it must not be modified.
 	Features []byte
@@ -267,7 +269,8 @@ type Store interface {
 	// atomically per entry: of two near-duplicates processed concurrently,
 	// at least one sees the other. Entries are processed in order, so a
 	// later entry of the batch sees an earlier one. On a single Redis node
-	// a batch is one round trip. On error no result is returned and the
+	// a batch is one round trip, and one more for the candidates'
+	// features. On error no result is returned and the
 	// batch may be retried as is (see Result.Replay).
 	//
 	// The memory store and a single Redis node return the candidates'

@@ -426,6 +426,11 @@ const (
 // formats numbers with printf's %.14g).
 func (r *Redis) appendOp(b []byte, t int, key uint64) []byte {
 	g, f := r.bucketOp(t, key)
+	return r.appendGroupField(b, g, f)
+}
+
+// appendGroupField appends the op of group g and field f to b.
+func (r *Redis) appendGroupField(b []byte, g uint64, f uint32) []byte {
 	var h [groupHex]byte
 	for i := groupHex - 1; i >= 0; i-- {
 		h[i] = "0123456789abcdef"[g&15]
@@ -546,8 +551,8 @@ func (r *Redis) check(ctx context.Context) error {
 
 // LookupInsert implements [Store]. On a single node every chunk of Batch
 // documents is one atomic script call and all chunks travel in one round
-// trip; the reply carries the candidates' features, each document's once
-// per call. In cluster mode it takes four round trips (see the package
+// trip, then the candidates' features, each document's once, in a second
+// (readFeatures). In cluster mode it takes four round trips (see the package
 // documentation) and leaves Candidate.Features and Result.IMatchFeatures
 // nil.
 func (r *Redis) LookupInsert(ctx context.Context, docs []Entry) ([]Result, error) {
@@ -688,7 +693,7 @@ func (r *Redis) lookupSingle(ctx context.Context, docs []Entry, check bool) ([]R
 			}
 			var keys []byte
 			if !check {
-				keys = encodeKeys(e)
+				keys = r.encodeKeys(e)
 			}
 			args = append(args, e.ID, r.idGroup(e.ID), flags, e.Features, keys, buf[start:len(buf):len(buf)])
 			if e.HasSimHash {
@@ -708,19 +713,11 @@ func (r *Redis) lookupSingle(ctx context.Context, docs []Entry, check bool) ([]R
 	}
 	out := make([]Result, len(docs))
 	for ci, c := range calls {
-		reply, err := c.cmd.Slice()
+		head, err := c.cmd.Text()
 		if err != nil {
 			return nil, err
 		}
-		if len(reply) == 0 {
-			return nil, errors.New("malformed script reply (empty)")
-		}
-		head, ok := reply[0].(string)
-		if !ok {
-			return nil, fmt.Errorf("malformed script reply (%T first)", reply[0])
-		}
-		d := decoder{s: head, bulks: reply[1:]}
-		sent := map[uint64][]byte{} // features carried by this reply, by seq
+		d := decoder{s: head}
 		lo := starts[ci]
 		for i := range end(ci) - lo {
 			res := &out[lo+i]
@@ -744,10 +741,8 @@ func (r *Redis) lookupSingle(ctx context.Context, docs []Entry, check bool) ([]R
 					c.Via = via(d.u8())
 					c.Hits = int(d.u16())
 					c.ID = d.str()
-					c.Features = d.features(c.Seq, sent)
 				}
 			}
-			res.IMatchFeatures = d.features(res.IMatchSeq, sent)
 			var hot, held []int
 			for range d.u16() {
 				hot = append(hot, int(d.u16()))
@@ -755,11 +750,81 @@ func (r *Redis) lookupSingle(ctx context.Context, docs []Entry, check bool) ([]R
 			}
 			res.CommonAnchors, res.CommonAnchorDocs = hotAnchors(docs[lo+i].Anchors, hot, held)
 		}
-		if d.bad || d.p != len(d.s) || len(d.bulks) != 0 {
-			return nil, fmt.Errorf("malformed script reply (%d of %d bytes read, %d features left)", d.p, len(d.s), len(d.bulks))
+		if d.bad || d.p != len(d.s) {
+			return nil, fmt.Errorf("malformed script reply (%d of %d bytes read)", d.p, len(d.s))
 		}
 	}
+	if err := r.readFeatures(ctx, out); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// readFeatures fills in the features of the candidates and I-Match
+// documents of a single node's results: one HMGET per record hash that
+// holds some, all in one round trip, each document's features read once
+// however many results name it. Features are written with their document
+// and never change, so reading them after the script call returns what
+// the call would have read, unless the document was removed in between
+// (its features are then nil, as in cluster mode, and [Store.Features]
+// tells). A document stored without features has an empty record.
+func (r *Redis) readFeatures(ctx context.Context, out []Result) error {
+	type loc struct{ hash, field uint64 }
+	at := map[uint64]loc{}          // seq → its place
+	fields := map[uint64][]string{} // record hash → fields to read
+	var hashes []uint64
+	need := func(seq uint64) {
+		if _, ok := at[seq]; ok || seq == 0 {
+			return
+		}
+		l := loc{seq / metaGroup, seq % metaGroup} // one shard: local seq = seq
+		at[seq] = l
+		if _, ok := fields[l.hash]; !ok {
+			hashes = append(hashes, l.hash)
+		}
+		fields[l.hash] = append(fields[l.hash], strconv.FormatUint(l.field, 10))
+	}
+	for i := range out {
+		for _, c := range out[i].Candidates {
+			need(c.Seq)
+		}
+		if out[i].IMatch != "" {
+			need(out[i].IMatchSeq)
+		}
+	}
+	if len(hashes) == 0 {
+		return nil
+	}
+	pipe := r.c.Pipeline()
+	cmds := make([]*redis.SliceCmd, len(hashes))
+	for i, h := range hashes {
+		cmds[i] = pipe.HMGet(ctx, r.prefix[0]+"f"+strconv.FormatUint(h, 10), fields[h]...)
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return err
+	}
+	got := make(map[uint64][]byte, len(at))
+	for i, h := range hashes {
+		vals := cmds[i].Val()
+		if len(vals) != len(fields[h]) {
+			return fmt.Errorf("malformed HMGET reply (%d values for %d fields)", len(vals), len(fields[h]))
+		}
+		for k, v := range vals {
+			f, _ := strconv.ParseUint(fields[h][k], 10, 64)
+			if s, ok := v.(string); ok {
+				got[h*metaGroup+f] = []byte(s)
+			}
+		}
+	}
+	for i := range out {
+		for j := range out[i].Candidates {
+			out[i].Candidates[j].Features = got[out[i].Candidates[j].Seq]
+		}
+		if out[i].IMatch != "" {
+			out[i].IMatchFeatures = got[out[i].IMatchSeq]
+		}
+	}
+	return nil
 }
 
 // maxCallOps bounds the bucket ops (bands, SimHash blocks, anchors) of
@@ -811,13 +876,11 @@ func via(b byte) string {
 	return ViaLSH
 }
 
-// decoder reads the big-endian records of script replies, and the bulk
-// strings that follow a lookup-insert reply's first element.
+// decoder reads the big-endian records of script replies.
 type decoder struct {
-	s     string
-	p     int
-	bad   bool
-	bulks []any
+	s   string
+	p   int
+	bad bool
 }
 
 func (d *decoder) take(n int) string {
@@ -859,33 +922,6 @@ func (d *decoder) bytes() []byte {
 		return nil
 	}
 	return []byte(d.take(int(n)))
-}
-
-// features reads the features of document seq in a lookup-insert reply:
-// −3 for the next bulk string of the reply, nil for −1, or −2 for the
-// features this reply already carried for seq (recorded in sent). A
-// reference to features not sent before, or a missing bulk string, marks
-// the reply malformed.
-func (d *decoder) features(seq uint64, sent map[uint64][]byte) []byte {
-	switch n := int32(d.u32()); {
-	case n == -3 && len(d.bulks) > 0:
-		v, ok := d.bulks[0].(string)
-		d.bulks = d.bulks[1:]
-		if !ok {
-			break
-		}
-		b := []byte(v)
-		sent[seq] = b
-		return b
-	case n == -1:
-		return nil
-	case n == -2:
-		if b, ok := sent[seq]; ok {
-			return b
-		}
-	}
-	d.bad = true
-	return nil
 }
 
 // Features implements [Store].

@@ -86,7 +86,7 @@ func (r *Redis) reserveAndRegister(ctx context.Context, docs []Entry, out []Resu
 			e := &docs[i]
 			g := r.idGroup(e.ID)
 			seq := (first+uint64(i))*S + uint64(r.shardOfGroup(g))
-			c.args = append(c.args, e.ID, r.idGroup(e.ID), seq, e.Features, encodeKeys(e))
+			c.args = append(c.args, e.ID, r.idGroup(e.ID), seq, e.Features, r.encodeKeys(e))
 		}
 	}
 	if err := r.run(ctx, calls); err != nil {

@@ -358,11 +358,16 @@ end
 -- anchor of the passage table). The passage table holds about 64 anchors
 -- per document, so it has PSPLIT times the groups (the caller moved the
 -- top bits of its field into the group, in the same shard). A new bucket
--- costs one HSETNX; an existing one is rewritten after resolution (PEND).
--- A common key costs one HGET: its exemplar is the only candidate and it
+-- costs one HSETNX (or an HGET and an HSET, see GUESS); an existing one is
+-- read and rewritten after resolution (PEND). A common key costs one HGET
+-- (two commands when HSETNX was tried first): its exemplar is the only candidate and it
 -- takes no member; common in an older generation, it is marked common in
 -- the current one too, with the document as its exemplar there (one that
 -- lives as long as the mark).
+-- GUESS[via] is a moving average, over the call, of whether the buckets
+-- of a table kind (via: 1 LSH, 2 SimHash, 3 passage) existed (+) or were
+-- new (−) when inserted into.
+local GUESS = {0, 0, 0}
 local function tableOp(t, gs, f, sim, me, hk)
   local via = sim and 2 or (t == PT and 3 or 1)
   local w = sim and 14 or 6
@@ -390,8 +395,32 @@ local function tableOp(t, gs, f, sim, me, hk)
     end
     return
   end
-  if not old and not oc and MODE == 0 and redis.call('HSETNX', k, f, me) == 1 then return end
-  local val = redis.call('HGET', k, f) or ''
+  local val
+  if not old and not oc and MODE == 0 then
+    -- Which command comes first follows what this table kind's buckets
+    -- were lately: mostly new, HSETNX (one command for a new bucket, three
+    -- for an existing one); mostly existing (copies, templates), HGET
+    -- (two for a new one, two for an existing one, one for a common key
+    -- whose count is capped). Either order stores the same.
+    if GUESS[via] > 0 then
+      val = redis.call('HGET', k, f)
+      if not val then
+        GUESS[via] = GUESS[via] * 0.75 - 0.25
+        redis.call('HSET', k, f, me)
+        return
+      end
+    else
+      if redis.call('HSETNX', k, f, me) == 1 then
+        GUESS[via] = GUESS[via] * 0.75 - 0.25
+        return
+      end
+      val = redis.call('HGET', k, f)
+    end
+    GUESS[via] = GUESS[via] * 0.75 + 0.25
+  else
+    val = redis.call('HGET', k, f)
+  end
+  val = val or ''
   if iscommon(val, w) then
     local n = commonHit(val, hk, via, false)
     local ex = sub(val, 2, 7)
@@ -565,45 +594,23 @@ end
 // anchor; fingerprint the SimHash's 8 bytes. flags: 1 SimHash present,
 // 2 I-Match digest present, 4 content digest present, 8 anchors present,
 // 16 look up only (Lookup: nothing registered or written).
-// Reply: an array whose first element is one string holding, per
-// document (big-endian):
+// Reply: one string holding, per document (big-endian):
 //
 //	status u8 (0 new, 1 replay) · seq u48 · withheld u32 · hot u16 ·
 //	verdict (i32 length, −1 = none) · copy seq u48 · copy id (i32 length) ·
 //	imatch seq u48 · imatch id (i32 length) · dropped u32 · ncand u16 ·
-//	ncand × (seq u48 · via u8 · hits u16 · id (i32 length) · features) ·
-//	imatch features · nhot u16 · nhot × hot anchor u16
+//	ncand × (seq u48 · via u8 · hits u16 · id (i32 length)) ·
+//	nhot u16 · nhot × (hot anchor u16 · documents u8)
 //
-// features is −3 when the document's 'f' record (empty for a document
-// stored without features) is the next element of the reply array (the
-// elements after the first, in the order of their −3 marks), −1 when
-// there is no document (no I-Match hit), or −2 when this reply already
-// carried the features of the same seq, earlier in byte order: a popular
-// original is sent once per call, not once per document that finds it. The I-Match
-// document's features come last because it is often also a candidate.
-// The features of a document inserted earlier in the same call are still
-// pending writes (WF), so they come from its arguments (PF).
+// The candidates' features are not read here: the caller reads them with
+// plain HMGETs after the call (readFeatures). A features value read in Lua
+// becomes a Lua string, hashed byte by byte when it is interned and swept
+// by the collector later, which cost more than the HGET itself.
 const luaLookupInsert = luaPrelude + `
 LOWER, LOCAL = true, true
 local q = tonumber(ST[5]) or 0
 local q0 = q
 local out = {}
-local PF, SENT = {}, {}
--- Features go back as bulk replies of their own, the very strings HGET
--- returned: concatenated into the reply they would be copied and hashed
--- again by every '..' and table.concat (Lua interns every string).
-local REPLY = {false}
-local function feats(s)
-  if SENT[s] then return struct.pack('>i4', -2) end
-  SENT[s] = true
-  local v = PF[s]
-  if not v then
-    local k, f = rkey('f', s)
-    v = redis.call('HGET', k, f) or ''
-  end
-  REPLY[#REPLY + 1] = v
-  return struct.pack('>i4', -3)
-end
 local a = 7
 while a <= #ARGV do
   local id, ig, flags, feat, krec = ARGV[a], ARGV[a + 1], tonumber(ARGV[a + 2]), ARGV[a + 3], ARGV[a + 4]
@@ -620,9 +627,10 @@ while a <= #ARGV do
   elseif not check then
     q = self
     RCACHE[self] = id
-    PF[self] = feat
     defer(WM, 'm', self, id)
-    if #feat > 0 then defer(WF, 'f', self, feat) end
+    -- Even empty: the caller reads features with HMGET (readFeatures),
+    -- where no record means a document removed meanwhile.
+    defer(WF, 'f', self, feat)
     if #krec > 0 then defer(WK, 'k', self, krec) end
   end
   begin(self, (replay or check) and 1 or 0)
@@ -677,7 +685,7 @@ while a <= #ARGV do
     if cid then
       n = n + 1
       LIVEC[s] = true
-      cands[#cands + 1] = struct.pack('>I6BI2', s, CAND[s], HITS[s]) .. lenstr(cid) .. feats(s)
+      cands[#cands + 1] = struct.pack('>I6BI2', s, CAND[s], HITS[s]) .. lenstr(cid)
       if OLDC[s] then refreshRecords(s, cid) end
     else
       dead = dead or {}
@@ -697,14 +705,13 @@ while a <= #ARGV do
   end
   out[#out + 1] = struct.pack('>BI6I4I2', replay and 1 or 0, self, TRUNC, HOT) .. lenstr(vd) ..
     struct.pack('>I6', cp) .. lenstr(cpid) .. struct.pack('>I6', ex) .. lenstr(exid) ..
-    struct.pack('>I4I2', dropped, n) .. table.concat(cands) .. (exid and feats(ex) or lenstr(false)) .. hotList()
+    struct.pack('>I4I2', dropped, n) .. table.concat(cands) .. hotList()
 end
 flush(WM)
 flush(WF)
 flush(WK)
 if q ~= q0 then redis.call('HSET', CLOCK, 'q', q) end
-REPLY[1] = table.concat(out)
-return REPLY
+return table.concat(out)
 `
 
 // luaRegister is cluster phase 2, per id shard. ARGV[7…], per document:

@@ -595,11 +595,11 @@ func TestRedisReadsLiveGenerations(t *testing.T) {
 	}
 }
 
-// TestRedisFeaturesOncePerReply checks that a lookup-insert reply carries
-// a document's features once however many documents of the call find it,
+// TestRedisFeaturesOncePerReply checks that a lookup-insert reads a
+// document's features once however many documents of the call find it,
 // as a candidate or as their I-Match hit, whether it was stored in an
-// earlier call or earlier in the same one: the bytes Redis sends stay
-// about one copy of them, not one per mention.
+// earlier call or earlier in the same one (readFeatures): the bytes Redis
+// sends stay about one copy of them, not one per mention.
 func TestRedisFeaturesOncePerReply(t *testing.T) {
 	addr := redistest.StartServer(t)
 	c := redis.NewClient(&redis.Options{Addr: addr})
@@ -672,54 +672,6 @@ func infoInt(tb testing.TB, c *redis.Client, section, field string) int64 {
 func commandCalls(tb testing.TB, c *redis.Client, cmd string) int64 {
 	tb.Helper()
 	return commandStats(tb, c)[cmd].calls
-}
-
-// TestDecoderFeatures reads the features fields of lookup-insert replies:
-// bytes, none, a reference back to features the reply carried, and the
-// malformed cases.
-func TestDecoderFeatures(t *testing.T) {
-	i32 := func(n int32) string { return string(binary.BigEndian.AppendUint32(nil, uint32(n))) }
-	type field struct {
-		seq  uint64
-		want string // "<nil>" for nil
-	}
-	next := i32(-3)
-	for _, tt := range []struct {
-		name   string
-		reply  string
-		bulks  []any
-		fields []field
-		bad    bool
-	}{
-		{"bytes", next, []any{"ab"}, []field{{1, "ab"}}, false},
-		{"empty", next, []any{""}, []field{{1, ""}}, false},
-		{"none", i32(-1), nil, []field{{1, "<nil>"}}, false},
-		{"back-reference", next + next + i32(-2) + i32(-2), []any{"ab", ""}, []field{{1, "ab"}, {2, ""}, {1, "ab"}, {2, ""}}, false},
-		{"reference to unsent", next + i32(-2), []any{"ab"}, []field{{1, "ab"}, {2, "<nil>"}}, true},
-		{"unknown code", i32(-4), nil, []field{{1, "<nil>"}}, true},
-		{"length-prefixed (old form)", i32(2) + "ab", nil, []field{{1, "<nil>"}}, true},
-		{"no bulk left", next + next, []any{"ab"}, []field{{1, "ab"}, {2, "<nil>"}}, true},
-		{"bulk not a string", next, []any{int64(3)}, []field{{1, "<nil>"}}, true},
-		{"short", "ab", nil, []field{{1, "<nil>"}}, true},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			d := decoder{s: tt.reply, bulks: tt.bulks}
-			sent := map[uint64][]byte{}
-			for i, f := range tt.fields {
-				got := d.features(f.seq, sent)
-				s := string(got)
-				if got == nil {
-					s = "<nil>"
-				}
-				if s != f.want {
-					t.Errorf("field %d (seq %d) = %q, want %q", i, f.seq, s, f.want)
-				}
-			}
-			if d.bad != tt.bad {
-				t.Errorf("bad = %v, want %v", d.bad, tt.bad)
-			}
-		})
-	}
 }
 
 // A store that has used its namespace notices when the namespace is gone

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/neardup/neardup/sketch"
@@ -78,6 +79,11 @@ func (p *Pipeline) discount(j *job) *verify.Discount {
 	var all []verify.Range
 	thr := templateDocs(runs)
 	for _, r := range runs {
+		if r.docs >= boilerplateDocs && thr == boilerplateDocs {
+			// A template the stream knows: its scraps, too short for
+			// an anchor of their own, are not evidence either.
+			d.MinRun = w
+		}
 		all = addRange(all, r.Range)
 		if r.docs >= thr {
 			d.Common = addRange(d.Common, r.Range)
@@ -147,4 +153,205 @@ func templateDocs(runs []commonRun) int {
 		return most
 	}
 	return boilerplateDocs
+}
+
+// Widely copied texts.
+//
+// A key is common once index.common_docs documents hold it: a site's
+// template, but also, in a copy-dense stream, the text of a document
+// that many others copied. The template rule (templateDocs) cannot tell
+// them apart in the document at hand: a page made of its template and an
+// article, and a page made of a passage copied from a widely copied text
+// and text of its own, look alike there. What tells them apart is the
+// exemplar the common keys name and what its other holders are. A
+// template's exemplar is a page with text of its own around the
+// template, and the template's other holders are pages whose other text
+// differs. A widely copied text's exemplar is its source, and its other
+// holders are copies of it: documents that are mostly the source's text,
+// all of it common.
+//
+// So the index stage remembers, in input order, the texts that an earlier
+// document copied whole: when a document is mostly common text (it is
+// judged whole) and that common text is held by a candidate, over most of
+// the document and most of the candidate, the candidate is a source and
+// the anchors they share are its copied text. Against a source, a common
+// passage of a later document whose anchors are mostly in the source's
+// copied text is evidence, however many documents hold it; the other
+// common passages (a template around it) and every common passage
+// against any other candidate stay out, as the template rule says. A
+// template is not a copied text: a page of its site is mostly its
+// template only when its article is short, and then the template's
+// exemplar, a page with an article of its own, is not mostly the
+// template; a page copied whole with its template (the same article
+// crawled twice) makes the template part of its copied text, and the
+// template is evidence against that page alone.
+
+// maxSources bounds the sources the index stage remembers: each holds the
+// 32-bit hashes of its copied text's anchors (about 200 bytes for a page
+// of 50 anchors), so at most about 13 MB.
+const maxSources = 1 << 16
+
+// sourceSet remembers the copied text of at most max sources (the oldest
+// out first): the stored hashes of their anchors that a whole copy held.
+// The index stage owns it (one goroutine: processBatch and removeBatch).
+type sourceSet struct {
+	max    int
+	copied map[string][]uint32 // sorted
+	ring   []string
+	next   int
+}
+
+func newSourceSet(n int) *sourceSet {
+	return &sourceSet{max: n, copied: map[string][]uint32{}}
+}
+
+// add merges hashes (sorted) into id's copied text.
+func (s *sourceSet) add(id string, hashes []uint32) {
+	if s.max <= 0 || len(hashes) == 0 {
+		return
+	}
+	if _, ok := s.copied[id]; ok {
+		return // the first whole copy says what the copied text is
+	}
+	if len(s.ring) < s.max {
+		s.ring = append(s.ring, id)
+	} else {
+		delete(s.copied, s.ring[s.next])
+		s.ring[s.next] = id
+		s.next = (s.next + 1) % s.max
+	}
+	s.copied[id] = hashes
+}
+
+// forget drops id (its document was deleted).
+func (s *sourceSet) forget(id string) {
+	delete(s.copied, id) // its ring slot is reused in turn (an id added again may leave early)
+}
+
+// markSources runs in the index stage, in input order, once the
+// candidates' features are fetched. For each job it first names, in the
+// job's discount, the candidates that are sources whose copied text makes
+// some of the job's common passages (those passages are evidence against
+// them), then records the candidates the job copied whole as sources.
+// feats returns a candidate's decoded features by id (nil when gone or
+// undecodable), decoding only those asked for.
+func (p *Pipeline) markSources(jobs []*job, feats func(id string) *sketch.Features) {
+	for _, j := range jobs {
+		if j.discount == nil || j.feats == nil {
+			continue
+		}
+		cands := j.cands[:min(j.earlier, len(j.cands))]
+		common := p.commonAnchors(j)
+		if len(j.discount.Common) > 0 {
+			for _, c := range cands {
+				f, copied := feats(c.ID), p.sources.copied[c.ID]
+				if f == nil || copied == nil {
+					continue
+				}
+				if kept, ok := sourceCommon(j.discount.Common, common, copied); ok {
+					j.discount.Sources = append(j.discount.Sources, verify.Source{Features: f, Common: kept})
+				}
+			}
+		}
+		if j.commonShare <= MaxDiscountShare {
+			continue
+		}
+		for _, c := range cands {
+			if f := feats(c.ID); f != nil {
+				if shared := copiedWhole(common, len(j.feats.Passage.Anchors), f); shared != nil {
+					p.sources.add(c.ID, shared)
+				}
+			}
+		}
+	}
+}
+
+// anchorAt is one of a document's common anchors: its stored hash (the
+// low 32 bits) and its shingle position.
+type anchorAt struct {
+	hash uint32
+	pos  int
+	docs int // documents that hold it
+}
+
+// commonAnchors returns j's common passage anchors, sorted by hash.
+func (p *Pipeline) commonAnchors(j *job) []anchorAt {
+	as := j.feats.Passage.Anchors
+	keys := j.entry.Anchors[:min(j.sentenceBase, len(j.entry.Anchors), len(as))]
+	var out []anchorAt
+	for i, k := range keys {
+		if c, ok := slices.BinarySearch(j.res.CommonAnchors, k); ok {
+			a := anchorAt{hash: uint32(as[i].Hash), pos: int(as[i].Pos)}
+			if c < len(j.res.CommonAnchorDocs) {
+				a.docs = j.res.CommonAnchorDocs[c]
+			}
+			out = append(out, a)
+		}
+	}
+	slices.SortFunc(out, func(a, b anchorAt) int { return cmp.Compare(a.hash, b.hash) })
+	return out
+}
+
+// copiedWhole returns the stored hashes (sorted, distinct) of the common
+// anchors of a document that candidate f holds, when the document (n
+// passage anchors, common its common ones sorted by hash) copied f whole:
+// more than MaxDiscountShare of the document's anchors are common ones f
+// holds, and more than MaxDiscountShare of f's anchors are among them.
+// Otherwise it returns nil.
+func copiedWhole(common []anchorAt, n int, f *sketch.Features) []uint32 {
+	fa := f.Passage.Anchors
+	if n == 0 || len(fa) == 0 || len(common) == 0 {
+		return nil
+	}
+	held := 0
+	var shared, narrow []uint32
+	for _, a := range fa {
+		h := uint32(a.Hash)
+		if i, ok := slices.BinarySearchFunc(common, h, func(x anchorAt, h uint32) int { return cmp.Compare(x.hash, h) }); ok {
+			held++
+			shared = append(shared, h)
+			if common[i].docs < boilerplateDocs {
+				narrow = append(narrow, h)
+			}
+		}
+	}
+	slices.Sort(shared)
+	shared = slices.Compact(shared)
+	if float64(len(shared)) <= MaxDiscountShare*float64(n) || float64(held) <= MaxDiscountShare*float64(len(fa)) {
+		return nil
+	}
+	if len(narrow) > 0 {
+		// A template held by many documents around a text copied by few
+		// (a page copied whole with its site's template): the copied
+		// text is the part held by few.
+		slices.Sort(narrow)
+		return slices.Compact(narrow)
+	}
+	return shared
+}
+
+// sourceCommon returns the common passages rs of a document (its common
+// anchors common) that stay out of the evidence against a source whose
+// copied text is copied (sorted): those whose common anchors are not
+// mostly in it. ok is false when that is all of them (the source changes
+// nothing).
+func sourceCommon(rs []verify.Range, common []anchorAt, copied []uint32) (kept []verify.Range, ok bool) {
+	for _, r := range rs {
+		in, all := 0, 0
+		for _, a := range common {
+			if a.pos < r.Lo || a.pos >= r.Hi {
+				continue
+			}
+			all++
+			if _, found := slices.BinarySearch(copied, a.hash); found {
+				in++
+			}
+		}
+		if 2*in > all {
+			ok = true
+			continue
+		}
+		kept = append(kept, r)
+	}
+	return kept, ok
 }

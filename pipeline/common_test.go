@@ -82,6 +82,9 @@ func TestDiscount(t *testing.T) {
 		if want := float64(covered) / n; j.commonShare != want {
 			t.Errorf("%s: share %v, want %v", tt.name, j.commonShare, want)
 		}
+		if wantRun := slices.Contains(tt.docs, boilerplateDocs) && len(tt.want) > 0; (d.MinRun == w) != wantRun || d.MinRun != 0 && d.MinRun != w {
+			t.Errorf("%s: MinRun %d, want the window (%d) only with a known template", tt.name, d.MinRun, w)
+		}
 		if whole := d.Shingles == nil; whole != tt.whole {
 			t.Errorf("%s: judged whole %v, want %v", tt.name, whole, tt.whole)
 		}
@@ -112,5 +115,113 @@ func TestTemplateDocs(t *testing.T) {
 		if got := templateDocs(tt.runs); got != tt.want {
 			t.Errorf("%s: %d, want %d", tt.name, got, tt.want)
 		}
+	}
+}
+
+// copiedWhole: a document copied a candidate whole when most of the
+// document is common text the candidate holds and most of the candidate
+// is that text; a page that is mostly its template (a short article) did
+// not copy the template's exemplar, a page with an article of its own.
+// Of a page copied whole with its template, the copied text is the part
+// held by few documents.
+func TestCopiedWhole(t *testing.T) {
+	anchors := func(lo, hi int) []sketch.Anchor {
+		var as []sketch.Anchor
+		for h := lo; h < hi; h++ {
+			as = append(as, sketch.Anchor{Hash: uint64(h), Pos: uint32(20 * h)})
+		}
+		return as
+	}
+	common := func(docs int, ranges ...[2]int) []anchorAt {
+		var out []anchorAt
+		for _, r := range ranges {
+			for h := r[0]; h < r[1]; h++ {
+				out = append(out, anchorAt{hash: uint32(h), pos: 20 * h, docs: docs})
+			}
+		}
+		return out
+	}
+	hashes := func(lo, hi int) []uint32 {
+		var out []uint32
+		for h := lo; h < hi; h++ {
+			out = append(out, uint32(h))
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		name   string
+		common []anchorAt // the document's common anchors, by hash
+		n      int        // the document's anchors
+		cand   []sketch.Anchor
+		want   []uint32
+	}{
+		{"a near copy of a widely copied text", common(4, [2]int{0, 45}), 50, anchors(0, 50), hashes(0, 45)},
+		{"the same, held by many", common(30, [2]int{0, 45}), 50, anchors(0, 50), hashes(0, 45)},
+		{"a page that is mostly its template, against the template's exemplar", common(12, [2]int{0, 40}), 50, anchors(0, 100), nil},
+		{"a partial copy of a widely copied text", common(6, [2]int{10, 30}), 50, anchors(0, 50), nil},
+		{"mostly common text, little of it the candidate's", common(6, [2]int{0, 45}), 50, anchors(30, 80), nil},
+		{"a page copied whole with its template", append(common(20, [2]int{0, 15}), common(3, [2]int{15, 45})...), 50, anchors(0, 50), hashes(15, 45)},
+		{"no common anchors", nil, 50, anchors(0, 50), nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := slices.Clone(tt.common)
+			slices.SortFunc(c, func(a, b anchorAt) int { return int(a.hash) - int(b.hash) })
+			got := copiedWhole(c, tt.n, &sketch.Features{Passage: sketch.Passage{Anchors: tt.cand}})
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("copied text %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// sourceCommon: against a source, a common passage whose anchors are
+// mostly the source's copied text is evidence; the others (a template
+// around the copy) stay out.
+func TestSourceCommon(t *testing.T) {
+	at := func(hash uint32, pos int) anchorAt { return anchorAt{hash: hash, pos: pos, docs: 5} }
+	rs := []verify.Range{{Lo: 0, Hi: 100}, {Lo: 200, Hi: 400}}
+	common := []anchorAt{at(1, 10), at(2, 30), at(3, 60), at(10, 210), at(11, 250), at(12, 300), at(13, 350)}
+	for _, tt := range []struct {
+		name   string
+		copied []uint32
+		kept   []verify.Range
+		ok     bool
+	}{
+		{"the second passage is the copied text", []uint32{10, 11, 12, 13}, []verify.Range{{Lo: 0, Hi: 100}}, true},
+		{"most of the second passage", []uint32{10, 11, 13}, []verify.Range{{Lo: 0, Hi: 100}}, true},
+		{"half of it is not most", []uint32{10, 12}, rs, false},
+		{"both passages", []uint32{1, 2, 3, 10, 11, 12, 13}, nil, true},
+		{"another text", []uint32{40, 41}, rs, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			kept, ok := sourceCommon(rs, common, tt.copied)
+			if ok != tt.ok || !slices.Equal(kept, tt.kept) {
+				t.Errorf("kept %v (%v), want %v (%v)", kept, ok, tt.kept, tt.ok)
+			}
+		})
+	}
+}
+
+// sourceSet keeps the first copied text of a source and at most max
+// sources, the oldest out first.
+func TestSourceSet(t *testing.T) {
+	s := newSourceSet(2)
+	s.add("a", []uint32{1})
+	s.add("a", []uint32{2}) // the first whole copy says what was copied
+	s.add("b", []uint32{3})
+	s.add("empty", nil)
+	if got := s.copied["a"]; !slices.Equal(got, []uint32{1}) {
+		t.Errorf("a: %v, want [1]", got)
+	}
+	if s.copied["empty"] != nil || len(s.copied) != 2 {
+		t.Errorf("sources %v, want a and b", s.copied)
+	}
+	s.add("c", []uint32{4})
+	if _, ok := s.copied["a"]; ok || s.copied["b"] == nil || s.copied["c"] == nil {
+		t.Errorf("sources %v, want b and c (a out first)", s.copied)
+	}
+	s.forget("b")
+	if _, ok := s.copied["b"]; ok {
+		t.Errorf("b still a source after forget")
 	}
 }

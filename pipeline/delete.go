@@ -89,6 +89,7 @@ func (p *Pipeline) removeBatch(ctx context.Context, batch []*job, verifyIn chan<
 	ids := make([]string, len(live))
 	for i, j := range live {
 		ids[i] = j.item.Doc.ID
+		p.sources.forget(ids[i]) // common.go
 	}
 	if len(ids) > 0 {
 		rm, ok := p.ix.(Remover)

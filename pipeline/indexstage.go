@@ -148,6 +148,20 @@ func (p *Pipeline) processBatch(ctx context.Context, batch []*job, verifyIn chan
 		}
 		j.cands, j.earlier = kept, earlier
 	}
+	// Sources need the decoded features of a few candidates here, in
+	// order (common.go); decoded through the cache, the verifiers then
+	// find them there.
+	decoded := map[string]*sketch.Features{}
+	p.markSources(live, func(id string) *sketch.Features { // common.go
+		f, ok := decoded[id]
+		if !ok {
+			if raw := raws[id]; raw != nil {
+				f = p.decoded.decode(raw)
+			}
+			decoded[id] = f
+		}
+		return f
+	})
 	if err := p.settle(ctx, st, batch); err != nil {
 		return err
 	}

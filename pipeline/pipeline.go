@@ -127,6 +127,8 @@ type Pipeline struct {
 	ix       Index
 	verifier *verify.Verifier
 	clusters *clusterCache
+	// sources are the exemplars of widely copied texts (common.go).
+	sources *sourceSet
 	// decoded caches candidates' decoded features (index stage only).
 	decoded *featCache
 	// limits select and bound the stored features: what the profile's
@@ -166,6 +168,7 @@ func New(cfg Config, ix Index) (*Pipeline, error) {
 		return nil, fmt.Errorf("pipeline: %w", err)
 	}
 	pl := &Pipeline{cfg: cfg, ix: ix, verifier: v, clusters: newClusterCache(cfg.ClusterCache),
+		sources: newSourceSet(maxSources),
 		decoded: newFeatCache(defaultFeatCacheBytes), limits: cfg.Verify.Limits(cfg.Limits)}
 	for _, c := range cfg.Verify.Checks {
 		pl.imatchDecides = pl.imatchDecides || c.Method == verify.MethodIMatch

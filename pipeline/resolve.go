@@ -20,8 +20,9 @@ import (
 // keeps the first maxRecordMatches matches without their passages
 // (Abridged says when something was left out), so a record costs a few
 // hundred bytes whatever the event listed: every match with its passages
-// cost 4–7.5 KB per stored document on real text (issue 23). A unique
-// document's record is about 20 bytes.
+// cost 4–7.5 KB per stored document on real text (issue 23). It is
+// stored in a binary encoding (record.go, about half its JSON); a unique
+// document's record is about 10 bytes.
 type verdictRecord struct {
 	// Cluster is omitted when the document is its own cluster.
 	Cluster string  `json:"c,omitempty"`
@@ -313,10 +314,7 @@ func (p *Pipeline) resolve(ctx context.Context, r verify.Result) (Output, []byte
 		return p.reject(j, o, reasonOf(err), err)
 	}
 	j.rec = record(ev)
-	b, err := json.Marshal(j.rec)
-	if err != nil {
-		return p.reject(j, o, ReasonUnencodable, err)
-	}
+	b := marshalRecord(j.rec)
 	// Remembered now: a later document of the same batch may name it.
 	p.clusters.put(ev.ID, ev.Cluster)
 	if p.emits(ev) {
@@ -375,12 +373,21 @@ func (p *Pipeline) recorded(ctx context.Context, j *job) (*verdictRecord, error)
 // are not a verdict record (written by something else, or damaged).
 var errBadVerdict = errors.New("stored verdict does not decode")
 
-// decodeRecord reads the verdict recorded for id. Bytes that are not a
-// JSON object with the decision time ("a", which every record has) are
-// an error wrapping errBadVerdict: read as an empty record they would
-// call the document unique, whatever was decided. Unknown fields are
-// ignored, so records of a newer version still read.
+// decodeRecord reads the verdict recorded for id: the binary encoding
+// (record.go) or, for records written before it and by corrections, a
+// JSON object. Bytes that are neither, or a record without the decision
+// time ("a", which every record has), are an error wrapping
+// errBadVerdict: read as an empty record they would call the document
+// unique, whatever was decided. Unknown fields are ignored, so records of
+// a newer version still read.
 func decodeRecord(id string, b []byte) (*verdictRecord, error) {
+	if len(b) > 0 && b[0] == recordBinary {
+		rec, err := unmarshalRecord(b[1:])
+		if err != nil {
+			return nil, fmt.Errorf("%w: id %q: %v", errBadVerdict, id, err)
+		}
+		return rec, nil
+	}
 	// The outer At, shallower than the embedded record's, receives "a";
 	// nil means the field is missing (or null).
 	var s struct {

@@ -1,5 +1,7 @@
 package verify
 
+import "github.com/neardup/neardup/sketch"
+
 // Discount is the part of the incoming document that is not evidence: the
 // text it shares with so many stored documents that the index holds its
 // keys as common (a site's template, a consent notice, a licence clause).
@@ -19,6 +21,41 @@ type Discount struct {
 	// evidence only when at least the passage floor of its matched
 	// positions lie outside them.
 	Common []Range
+	// Sources are candidates whose text others copied whole, so that
+	// some of the common passages are copies of it, not a template:
+	// against each, only its Source.Common are left out.
+	Sources []Source
+	// MinRun is the fewest matched positions outside Common (in runs of
+	// at least MinEvidenceRun) that make a passage evidence, when more
+	// than the passage floor (0: the floor alone): the winnowing window.
+	// Text shared in pieces shorter than it has no anchor the index can
+	// count, so a template's scraps (a short footer after the article
+	// whose anchors depend on the article's last words, a share line)
+	// are never common; on a page whose template the stream knows, they
+	// are not evidence.
+	MinRun int
+}
+
+// Source is a candidate (Features, as handed to verification) whose text
+// is a widely copied text, and the common passages that stay out of the
+// evidence against it (a subset of Discount.Common).
+type Source struct {
+	Features *sketch.Features
+	Common   []Range
+}
+
+// commonFor returns the common passages that are not evidence against
+// candidate b.
+func (d *Discount) commonFor(b *sketch.Features) []Range {
+	if d == nil {
+		return nil
+	}
+	for _, s := range d.Sources {
+		if s.Features == b {
+			return s.Common
+		}
+	}
+	return d.Common
 }
 
 // Range is the shingle positions [Lo, Hi).
@@ -54,9 +91,9 @@ const MinEvidenceRun = 8
 // dropCommon removes the passages with fewer than minShared matched
 // positions outside the common ranges rs (sorted, disjoint), counted in
 // runs of at least MinEvidenceRun consecutive matched positions (cover:
-// the aligner's matched positions of the document), and returns the
-// passages kept and the positions they match.
-func dropCommon(ps []AlignPassage, rs []Range, cover []bool, minShared int) ([]AlignPassage, int) {
+// the aligner's matched positions of the document), or fewer than minRun
+// when more, and returns the passages kept and the positions they match.
+func dropCommon(ps []AlignPassage, rs []Range, cover []bool, minShared, minRun int) ([]AlignPassage, int) {
 	kept, matched := ps[:0], 0
 	for _, x := range ps {
 		out, run, r := 0, 0, 0
@@ -73,7 +110,7 @@ func dropCommon(ps []AlignPassage, rs []Range, cover []bool, minShared int) ([]A
 			}
 			run = 0
 		}
-		if out < minShared {
+		if out < max(minShared, minRun) {
 			continue
 		}
 		kept = append(kept, x)

@@ -3,6 +3,8 @@ package verify
 import (
 	"slices"
 	"testing"
+
+	"github.com/neardup/neardup/sketch"
 )
 
 func TestWithout(t *testing.T) {
@@ -32,18 +34,43 @@ func TestDropCommon(t *testing.T) {
 	for _, tt := range []struct {
 		name    string
 		common  []Range
+		minRun  int
 		want    int // passages kept
 		matched int
 	}{
-		{"no common ranges", nil, 1, 90},
-		{"template inside the passage, 25 positions left", []Range{{0, 75}}, 1, 90},
-		{"template inside the passage, 15 positions left", []Range{{0, 80}, {95, 200}}, 0, 0},
-		{"the whole passage", []Range{{5, 120}}, 0, 0},
-		{"two ranges around 30 positions", []Range{{0, 40}, {70, 100}}, 1, 90},
+		{"no common ranges", nil, 0, 1, 90},
+		{"template inside the passage, 25 positions left", []Range{{0, 75}}, 0, 1, 90},
+		{"template inside the passage, 15 positions left", []Range{{0, 80}, {95, 200}}, 0, 0, 0},
+		{"the whole passage", []Range{{5, 120}}, 0, 0, 0},
+		{"two ranges around 30 positions", []Range{{0, 40}, {70, 100}}, 0, 1, 90},
+		{"30 positions, shorter than a window of 36", []Range{{0, 40}, {70, 100}}, 36, 0, 0},
+		{"10 and 35 positions left, a window of 30", []Range{{0, 50}, {60, 65}}, 30, 1, 90},
+		{"60 positions left, a window of 36", []Range{{0, 40}}, 36, 1, 90},
 	} {
-		got, matched := dropCommon(slices.Clone(ps), tt.common, cover, 20)
+		got, matched := dropCommon(slices.Clone(ps), tt.common, cover, 20, tt.minRun)
 		if len(got) != tt.want || matched != tt.matched {
 			t.Errorf("%s: kept %v (matched %d), want %d passages matching %d", tt.name, got, matched, tt.want, tt.matched)
+		}
+	}
+}
+
+// commonFor: against a source, only its own common passages stay out of
+// the evidence; against any other candidate, all of them.
+func TestCommonFor(t *testing.T) {
+	src, other := &sketch.Features{}, &sketch.Features{}
+	d := &Discount{Common: []Range{{0, 10}, {20, 30}}, Sources: []Source{{Features: src, Common: []Range{{0, 10}}}}}
+	for _, tt := range []struct {
+		name string
+		d    *Discount
+		b    *sketch.Features
+		want []Range
+	}{
+		{"a source", d, src, []Range{{0, 10}}},
+		{"another candidate", d, other, d.Common},
+		{"no discount", nil, src, nil},
+	} {
+		if got := tt.d.commonFor(tt.b); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
 		}
 	}
 }

@@ -242,10 +242,10 @@ func (p *pair) passages(minShared int) bool {
 	s.sa, s.sb = alignAnchors(s.sa[:0], a.Anchors), alignAnchors(s.sb[:0], b.Anchors)
 	s.passages, p.psgA = s.pa.Align(s.passages[:0], AlignSide{Fp: a.Fp, Anchors: s.sa}, AlignSide{Fp: b.Fp, Anchors: s.sb},
 		AlignOptions{MinMatched: minShared, MaxPassages: MaxPassages})
-	if p.d != nil && len(p.d.Common) > 0 {
+	if common := p.d.commonFor(p.b); len(common) > 0 {
 		// A passage is evidence only for what it holds beyond the
 		// document's common passages.
-		s.passages, p.psgA = dropCommon(s.passages, p.d.Common, s.pa.cover, minShared)
+		s.passages, p.psgA = dropCommon(s.passages, common, s.pa.cover, minShared, p.d.MinRun)
 	}
 	p.psgB = 0
 	for _, x := range s.passages {

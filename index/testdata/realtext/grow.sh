@@ -7,11 +7,12 @@
 # with it (realtext -first), each into the filled database 0 and into the
 # empty database 1, alternated (X1→1, X1→0, X2→0, X2→1), so that both
 # sides see the same load. Prints neardup and redis-server CPU per
-# document and the longest script call of each run.
+# document and the longest script call of each run. REDIS_ARGS are added
+# to redis-server's arguments.
 BIN=$1; PORT=$2; DUMP=$3; X1=$4; X2=$5
 D=$(mktemp -d /tmp/realtext-grow.XXXX)
 cp "$DUMP" $D/dump.rdb
-${RT:+chrt -f 10} redis-server --port $PORT --save '' --appendonly no --dir $D --dbfilename dump.rdb --logfile $D/log --daemonize yes --slowlog-log-slower-than 0 --slowlog-max-len 100000 >/dev/null
+${RT:+chrt -f 10} redis-server --port $PORT --save '' --appendonly no --dir $D --dbfilename dump.rdb --logfile $D/log --daemonize yes --slowlog-log-slower-than 0 --slowlog-max-len 100000 $REDIS_ARGS >/dev/null
 R="redis-cli -p $PORT"
 until [ "$($R ping 2>/dev/null)" = PONG ] && [ "$($R info persistence | grep -c '^loading:0')" = 1 ]; do sleep 0.5; done
 cpu() { $R info cpu | awk -F: '/used_cpu_(sys|user):/{s+=$2} END{printf "%.3f", s}'; }

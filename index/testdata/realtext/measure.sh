@@ -8,11 +8,12 @@
 # (rusage) and redis-server CPU (INFO cpu delta) per document, SLOWLOG
 # calls over 5 ms, the longest and the count over 20 ms, used_memory per
 # stored document so far, and the commands the scripts ran. Then the
-# number of "Slow script" lines in the server log. SAVE=DIR writes the
+# number of "Slow script" lines in the server log. REDIS_ARGS are added to
+# redis-server's arguments (e.g. "--disable-thp no"). SAVE=DIR writes the
 # final dataset to DIR/dump.rdb.
 BIN=$1; PORT=$2; shift 2
 D=$(mktemp -d /tmp/realtext-redis.XXXX)
-${RT:+chrt -f 10} redis-server --port $PORT --save '' --appendonly no --dir $D --logfile $D/log --daemonize yes --slowlog-log-slower-than 5000 --slowlog-max-len 100000 >/dev/null
+${RT:+chrt -f 10} redis-server --port $PORT --save '' --appendonly no --dir $D --logfile $D/log --daemonize yes --slowlog-log-slower-than 5000 --slowlog-max-len 100000 $REDIS_ARGS >/dev/null
 sleep 0.5
 R="redis-cli -p $PORT"
 cpu() { $R info cpu | awk -F: '/used_cpu_(sys|user):/{s+=$2} END{printf "%.3f", s}'; }

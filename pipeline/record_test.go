@@ -1,0 +1,137 @@
+package pipeline
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"github.com/neardup/neardup/verify"
+)
+
+// fill sets every field reachable from v to a value that is not zero,
+// drawn from rnd: a field added to the record (or to Match, Scores,
+// Passage, SentenceMatch) that the binary encoding does not carry makes
+// TestRecordBinaryRoundTrip fail.
+func fill(v reflect.Value, rnd *rand.Rand) {
+	switch v.Kind() {
+	case reflect.Pointer:
+		v.Set(reflect.New(v.Type().Elem()))
+		fill(v.Elem(), rnd)
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				fill(v.Field(i), rnd)
+			}
+		}
+	case reflect.Slice:
+		n := 1 + rnd.IntN(3)
+		v.Set(reflect.MakeSlice(v.Type(), n, n))
+		for i := range n {
+			fill(v.Index(i), rnd)
+		}
+	case reflect.String:
+		words := append([]string{"o002972", "d002972-37", "ünïcode\x00bytes"}, knownWords...)
+		v.SetString(words[rnd.IntN(len(words))])
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Int, reflect.Int64:
+		vals := []int64{1, -1, 636, 1795652975494, -1 << 40, math.MaxInt64, math.MinInt64}
+		v.SetInt(vals[rnd.IntN(len(vals))])
+	case reflect.Float64:
+		vals := []float64{1, 0.5625, 0.8468708388814914, 1e-300, -2.5, math.SmallestNonzeroFloat64}
+		v.SetFloat(vals[rnd.IntN(len(vals))])
+	default:
+		panic("fill: unhandled kind " + v.Kind().String())
+	}
+}
+
+// TestRecordBinaryRoundTrip: every field of a verdict record comes back
+// exactly from the binary encoding, for records with every field set,
+// with none, and with zero scores present (a pointer score of 0 is shown
+// in events, so it must survive).
+func TestRecordBinaryRoundTrip(t *testing.T) {
+	zero := 0.0
+	zi := 0
+	no := false
+	cases := []*verdictRecord{
+		{At: 1700000000000},
+		{At: -5, Matches: []Match{{ID: "x", Kind: "exact", Method: "exact"}}},
+		{At: 1, Matches: []Match{{ID: "y", Kind: "near", Method: "jaccard", Scores: verify.Scores{Jaccard: &zero, ContainmentAB: &zero, Hamming: &zi, IMatchEqual: &no, LCS: &zi, Aligned: &zi, AlignedBA: &zero}}}},
+	}
+	rnd := rand.New(rand.NewPCG(1, 2))
+	for range 200 {
+		rec := &verdictRecord{}
+		fill(reflect.ValueOf(rec).Elem(), rnd)
+		cases = append(cases, rec)
+	}
+	for i, rec := range cases {
+		b := marshalRecord(rec)
+		got, err := decodeRecord("id", b)
+		if err != nil {
+			t.Fatalf("case %d: %v", i, err)
+		}
+		if !reflect.DeepEqual(got, rec) {
+			w, _ := json.Marshal(rec)
+			g, _ := json.Marshal(got)
+			t.Fatalf("case %d: round trip\n got  %s\n want %s", i, g, w)
+		}
+	}
+}
+
+// TestRecordBinarySize: a duplicate's record on real text (three matches
+// with their scores, as the index keeps it) takes well under its JSON.
+func TestRecordBinarySize(t *testing.T) {
+	const js = `{"c":"o002972","m":[{"id":"o002972","kind":"near","method":"jaccard","scores":{"jaccard":0.735,"aligned":636,"aligned_ab":0.8468708388814914,"aligned_ba":0.8468708388814914},"share":1,"match_share":1},{"id":"d002972-37","kind":"near","method":"jaccard","scores":{"jaccard":0.5625,"aligned":543,"aligned_ab":0.7230359520639148,"aligned_ba":0.7259358288770054},"share":1,"match_share":1},{"id":"d002972-10","kind":"partial","method":"passage","scores":{"jaccard":0.5614035087719298,"containment_ab":0.7068965517241379,"aligned":542,"aligned_ab":0.7217043941411452,"aligned_ba":0.7207446808510638},"share":0.997,"match_share":0.996}],"b":true,"k":40,"h":956,"a":1795652975494}`
+	rec, err := decodeRecord("id", []byte(js))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := marshalRecord(rec)
+	if again, err := decodeRecord("id", b); err != nil || !reflect.DeepEqual(again, rec) {
+		t.Fatalf("round trip: %+v, %v", again, err)
+	}
+	if 2*len(b) > len(js)+len(js)/4 {
+		t.Errorf("binary record %d bytes, JSON %d: want at most 5/8 of it", len(b), len(js))
+	}
+	t.Logf("JSON %d bytes, binary %d", len(js), len(b))
+}
+
+// TestRecordBinaryDamaged: cut or damaged binary records are errors
+// wrapping errBadVerdict or records, never panics; fields of a newer
+// version are skipped.
+func TestRecordBinaryDamaged(t *testing.T) {
+	rec := &verdictRecord{}
+	fill(reflect.ValueOf(rec).Elem(), rand.New(rand.NewPCG(3, 4)))
+	b := marshalRecord(rec)
+	for cut := 1; cut < len(b); cut++ {
+		decodeRecord("id", b[:cut]) // no panic; a cut may still parse
+	}
+	if _, err := decodeRecord("id", b[:1]); err == nil {
+		t.Error("version byte alone decoded")
+	}
+	rnd := rand.New(rand.NewPCG(5, 6))
+	for range 2000 {
+		d := append([]byte(nil), b...)
+		for range 1 + rnd.IntN(4) {
+			d[1+rnd.IntN(len(d)-1)] = byte(rnd.Uint32())
+		}
+		decodeRecord("id", d)
+	}
+	// A field number this version does not know (99, both wire types).
+	newer := binary.AppendUvarint(append([]byte(nil), b...), 99<<3|0)
+	newer = append(newer, 7)
+	newer = binary.AppendUvarint(newer, 99<<3|2)
+	newer = append(newer, 2, 'h', 'i')
+	got, err := decodeRecord("id", newer)
+	if err != nil || !reflect.DeepEqual(got, rec) {
+		t.Errorf("record with newer fields: %v", err)
+	}
+	for _, bad := range [][]byte{{recordBinary}, {recordBinary, 0}, {recordBinary, recAt<<3 | 2, 5}} {
+		if _, err := decodeRecord("id", bad); err == nil {
+			t.Errorf("decodeRecord(%q) succeeded", bad)
+		}
+	}
+}
