@@ -233,7 +233,9 @@ func (s *sourceSet) forget(id string) {
 // job's discount, the candidates that are sources whose copied text makes
 // some of the job's common passages (those passages are evidence against
 // them), then records the candidates the job copied whole as sources.
-func (p *Pipeline) markSources(jobs []*job, feats map[string]*sketch.Features) {
+// feats returns a candidate's decoded features by id (nil when gone or
+// undecodable), decoding only those asked for.
+func (p *Pipeline) markSources(jobs []*job, feats func(id string) *sketch.Features) {
 	for _, j := range jobs {
 		if j.discount == nil || j.feats == nil {
 			continue
@@ -242,7 +244,7 @@ func (p *Pipeline) markSources(jobs []*job, feats map[string]*sketch.Features) {
 		common := p.commonAnchors(j)
 		if len(j.discount.Common) > 0 {
 			for _, c := range cands {
-				f, copied := feats[c.ID], p.sources.copied[c.ID]
+				f, copied := feats(c.ID), p.sources.copied[c.ID]
 				if f == nil || copied == nil {
 					continue
 				}
@@ -255,7 +257,7 @@ func (p *Pipeline) markSources(jobs []*job, feats map[string]*sketch.Features) {
 			continue
 		}
 		for _, c := range cands {
-			if f := feats[c.ID]; f != nil {
+			if f := feats(c.ID); f != nil {
 				if shared := copiedWhole(common, len(j.feats.Passage.Anchors), f); shared != nil {
 					p.sources.add(c.ID, shared)
 				}

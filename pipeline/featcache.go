@@ -3,6 +3,7 @@ package pipeline
 import (
 	"bytes"
 	"hash/maphash"
+	"sync"
 
 	"github.com/neardup/neardup/sketch"
 )
@@ -21,12 +22,15 @@ import (
 //
 // It holds two generations of at most max bytes each (decoded size plus
 // the key): an entry found in the old generation moves to the current
-// one, and when the current one is full the old one is dropped. It is
-// used by the index stage only (one goroutine); the features it returns
-// are shared read-only with the verifiers and must not be modified.
+// one, and when the current one is full the old one is dropped. The
+// verifier workers use it concurrently (verify.Job.Load), each decoding
+// outside the lock; the features it returns are shared read-only and must
+// not be modified.
 type featCache struct {
-	seed     maphash.Seed
-	max      int
+	seed maphash.Seed
+	max  int
+
+	mu       sync.Mutex
 	cur, old map[uint64]*featEntry
 	curBytes int
 	// hits and misses count lookups, for tests and benchmarks.
@@ -55,26 +59,38 @@ func (c *featCache) decode(raw []byte) *sketch.Features {
 		return decodeFeatures(raw)
 	}
 	h := maphash.Bytes(c.seed, raw)
+	c.mu.Lock()
 	if e, ok := c.cur[h]; ok && bytes.Equal(e.raw, raw) {
 		c.hits++
+		c.mu.Unlock()
 		return e.f
 	}
 	if e, ok := c.old[h]; ok && bytes.Equal(e.raw, raw) {
 		c.hits++
 		delete(c.old, h)
 		c.add(h, e)
+		c.mu.Unlock()
 		return e.f
 	}
 	c.misses++
+	c.mu.Unlock()
+	// Decoded outside the lock: two workers missing the same bytes at
+	// once both decode them, and the second entry replaces the first.
 	e := &featEntry{raw: bytes.Clone(raw), f: decodeFeatures(raw)}
 	e.size = len(raw) + decodedSize(e.f)
+	c.mu.Lock()
 	c.add(h, e)
+	c.mu.Unlock()
 	return e.f
 }
 
+// add stores e under h; c.mu must be held.
 func (c *featCache) add(h uint64, e *featEntry) {
 	if e.size > c.max {
 		return
+	}
+	if prev, ok := c.cur[h]; ok {
+		c.curBytes -= prev.size // decoded twice at once: replaced
 	}
 	if c.curBytes+e.size > c.max {
 		c.old, c.cur, c.curBytes = c.cur, make(map[uint64]*featEntry, len(c.cur)), 0

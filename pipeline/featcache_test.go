@@ -3,6 +3,7 @@ package pipeline
 import (
 	"fmt"
 	"reflect"
+	"sync"
 	"testing"
 
 	"github.com/neardup/neardup/sketch"
@@ -46,5 +47,50 @@ func TestFeatCache(t *testing.T) {
 	}
 	if f := c.decode([]byte("not features")); f != nil {
 		t.Fatalf("undecodable bytes gave %+v", f)
+	}
+}
+
+// TestFeatCacheConcurrent: the verifier workers share the cache (Load):
+// decoding the same and different bytes from several goroutines at once
+// gives what decodeFeatures gives, and the byte bound holds (run with
+// -race).
+func TestFeatCacheConcurrent(t *testing.T) {
+	s, err := sketch.New(sketch.DefaultConfig(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raws [][]byte
+	for i := range 24 {
+		var f sketch.Features
+		if err := s.Sketch(fmt.Appendf(nil, "text %d of the concurrent test has %d words and %d more", i, i*3, i*11), &f); err != nil {
+			t.Fatal(err)
+		}
+		raws = append(raws, f.AppendBinary(nil, sketch.DefaultLimits()))
+	}
+	size := len(raws[0]) + decodedSize(decodeFeatures(raws[0]))
+	c := newFeatCache(6 * size)
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
+	for w := range 8 {
+		wg.Go(func() {
+			for k := range 200 {
+				i := (k*(w+1) + w) % len(raws)
+				if got := c.decode(raws[i]); !reflect.DeepEqual(got, decodeFeatures(raws[i])) {
+					errs <- fmt.Sprintf("worker %d: document %d decoded wrong", w, i)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	if c.curBytes > c.max || len(c.cur)+len(c.old) > 14 {
+		t.Errorf("%d bytes, %d entries held: bound %d bytes a generation", c.curBytes, len(c.cur)+len(c.old), c.max)
+	}
+	if c.hits == 0 {
+		t.Error("no hits")
 	}
 }

@@ -13,8 +13,9 @@ import (
 )
 
 // indexStage batches prepared jobs in input order, looks them up and
-// inserts them, decodes their candidates' features (fetching those the
-// index did not return with them) and hands them to the verifier pool.
+// inserts them, gathers their candidates' stored features (fetching those
+// the index did not return with them) and hands them to the verifier
+// pool, whose workers decode the features of the candidates they verify.
 func (p *Pipeline) indexStage(ctx context.Context, ordered <-chan *job, verifyIn chan<- verify.Job, fl *inflight, st *settler) error {
 	batch := make([]*job, 0, p.cfg.Batch)
 	for j := range ordered {
@@ -128,7 +129,7 @@ func (p *Pipeline) processBatch(ctx context.Context, batch []*job, verifyIn chan
 		p.candidates(j)
 	}
 	t0 = time.Now()
-	feats, err := p.fetch(ctx, live)
+	raws, err := p.fetch(ctx, live)
 	if err != nil {
 		return err
 	}
@@ -136,29 +137,46 @@ func (p *Pipeline) processBatch(ctx context.Context, batch []*job, verifyIn chan
 	for _, j := range live {
 		kept, earlier := j.cands[:0], 0
 		for i, c := range j.cands {
-			if feats[c.ID] != nil {
+			if c.Features = raws[c.ID]; c.Features != nil {
 				kept = append(kept, c)
 				if i < j.earlier {
 					earlier++
 				}
 			} else {
-				j.unverified++ // expired, deleted or unreadable since the lookup
+				j.unverified++ // expired or deleted since the lookup
 			}
 		}
 		j.cands, j.earlier = kept, earlier
 	}
-	p.markSources(live, feats) // common.go
+	// Sources need the decoded features of a few candidates here, in
+	// order (common.go); decoded through the cache, the verifiers then
+	// find them there.
+	decoded := map[string]*sketch.Features{}
+	p.markSources(live, func(id string) *sketch.Features { // common.go
+		f, ok := decoded[id]
+		if !ok {
+			if raw := raws[id]; raw != nil {
+				f = p.decoded.decode(raw)
+			}
+			decoded[id] = f
+		}
+		return f
+	})
 	if err := p.settle(ctx, st, batch); err != nil {
 		return err
 	}
 	now := time.Now()
 	for _, j := range batch {
 		j.verifyAt = now
-		vj := verify.Job{Doc: j.feats, Discount: j.discount, Groups: j.groups, Tag: j}
-		for _, c := range j.cands {
-			vj.Candidates = append(vj.Candidates, feats[c.ID])
+		// The candidates' features are decoded by the verifier workers,
+		// in parallel and only for those verified (not settled): Load
+		// fills j.candFeats, which the resolve stage reads after the
+		// job's result.
+		j.candFeats = make([]*sketch.Features, len(j.cands))
+		vj := verify.Job{Doc: j.feats, Discount: j.discount, Groups: j.groups, Tag: j, Candidates: j.candFeats}
+		if len(j.cands) > 0 {
+			vj.Load = func(i int) *sketch.Features { return p.decoded.decode(j.cands[i].Features) }
 		}
-		j.candFeats = vj.Candidates
 		select {
 		case verifyIn <- vj:
 		case <-ctx.Done():
@@ -238,19 +256,18 @@ func (p *Pipeline) candidates(j *job) {
 	}
 }
 
-// fetch returns the decoded stored features of the jobs' candidates, by
-// id. Features the index returned with a candidate (Candidate.Features)
-// are used as they are; those of the other candidates (Redis Cluster, or
-// a document deleted since it was found) are read with Store.Features, in
-// one call. Each distinct id is decoded once per batch, and bytes decoded
-// recently are not decoded again (featCache). Ids whose features are gone
-// or do not decode map to nil.
-func (p *Pipeline) fetch(ctx context.Context, jobs []*job) (map[string]*sketch.Features, error) {
-	out := map[string]*sketch.Features{}
+// fetch returns the stored features of the jobs' candidates, by id, as
+// stored (the verifier workers decode them: processBatch). Features the
+// index returned with a candidate (Candidate.Features) are used as they
+// are; those of the other candidates (Redis Cluster, or a document
+// deleted since it was found) are read with Store.Features, in one call.
+// Ids whose features are gone map to nil.
+func (p *Pipeline) fetch(ctx context.Context, jobs []*job) (map[string][]byte, error) {
+	out := map[string][]byte{}
 	for _, j := range jobs {
 		for _, c := range j.cands {
 			if _, ok := out[c.ID]; !ok && c.Features != nil {
-				out[c.ID] = p.decoded.decode(c.Features)
+				out[c.ID] = c.Features
 			}
 		}
 	}
@@ -276,8 +293,8 @@ func (p *Pipeline) fetch(ctx context.Context, jobs []*job) (map[string]*sketch.F
 		return nil, err
 	}
 	for i, id := range missing {
-		if i < len(raw) && raw[i] != nil {
-			out[id] = p.decoded.decode(raw[i])
+		if i < len(raw) {
+			out[id] = raw[i]
 		}
 	}
 	return out, nil

@@ -173,6 +173,10 @@ func New(cfg Config, ix Index) (*Pipeline, error) {
 	for _, c := range cfg.Verify.Checks {
 		pl.imatchDecides = pl.imatchDecides || c.Method == verify.MethodIMatch
 	}
+	// Nothing reads a document's SimHash without the SimHash lane or a
+	// check that compares it (pl.limits stores it for such a check).
+	pl.cfg.Sketch.SkipSimHash = cfg.SimHashK < 0 && !pl.limits.SimHash
+
 	if sc := v.Profile().Sentences; sc != nil {
 		if !cfg.Sketch.Sentence.On {
 			return nil, fmt.Errorf("pipeline: the profile matches sentences but the sketch does not compute them (sketch.Config.Sentence)")

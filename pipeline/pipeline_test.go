@@ -15,6 +15,7 @@ import (
 	"github.com/neardup/neardup/index/redistest"
 	"github.com/neardup/neardup/internal/schematest"
 	"github.com/neardup/neardup/internal/synth"
+	"github.com/neardup/neardup/verify"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -361,5 +362,33 @@ func TestClusterAcrossInstances(t *testing.T) {
 	second := run(t, cfg, shared, []Item{{Doc: Document{ID: "c", Text: []byte(b)}}})
 	if ev := second[0].Event; ev.Kind != KindExact || ev.DuplicateOf != "b" || ev.Cluster != "a" {
 		t.Errorf("c on a fresh instance: kind %s, duplicate_of %q, cluster %q; want exact of b in cluster a", ev.Kind, ev.DuplicateOf, ev.Cluster)
+	}
+}
+
+// TestSkipSimHash: the pipeline's sketchers skip the SimHash only when
+// nothing reads it: not the SimHash lane (sketch.simhash_k ≥ 0), not a
+// check of the profile.
+func TestSkipSimHash(t *testing.T) {
+	withCheck := testConfig(t, "web")
+	withCheck.Verify.Checks = append(withCheck.Verify.Checks, verify.Check{Method: verify.MethodSimHash, Threshold: 3})
+	for _, tt := range []struct {
+		name string
+		cfg  Config
+		skip bool
+	}{
+		{"web, lane off", testConfig(t, "web"), true},
+		{"books, lane off", testConfig(t, "books"), true},
+		{"web, lane on", testConfig(t, "web", "sketch.simhash_k", "3"), false},
+		{"a SimHash check", withCheck, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			pl, err := New(tt.cfg, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := pl.cfg.Sketch.SkipSimHash; got != tt.skip {
+				t.Errorf("SkipSimHash %v, want %v", got, tt.skip)
+			}
+		})
 	}
 }

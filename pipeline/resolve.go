@@ -259,6 +259,12 @@ func (p *Pipeline) resolve(ctx context.Context, r verify.Result) (Output, []byte
 			ev.Settled++
 			continue
 		}
+		if i < len(j.candFeats) && j.candFeats[i] == nil {
+			// Its stored features did not decode (written by something
+			// else): not verified.
+			ev.Unverified++
+			continue
+		}
 		if i < j.earlier && i < len(j.candFeats) {
 			ev.Sentences = p.sentenceMatches(ev.Sentences, j.feats, j.candFeats[i], j.cands[i].ID, v.Sentences, hot)
 		}

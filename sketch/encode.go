@@ -652,10 +652,19 @@ func decodePassageV3(d *decoder, p *Passage) {
 	}
 	// Each token takes at least one code: half a byte.
 	nt := int(d.uvarint(uint64(2 * d.remaining())))
-	p.Starts, p.Ends = slices.Grow(p.Starts[:0], nt), slices.Grow(p.Ends[:0], nt)
+	// Written by index into locals, assigned once: appending to the
+	// fields would write both slice headers to the heap per token.
+	starts, ends := p.Starts, p.Ends
+	if cap(starts) < nt || cap(ends) < nt {
+		// One allocation for both (fresh decoded features have none).
+		both := make([]uint32, 2*nt)
+		starts, ends = both[:0:nt], both[nt:nt]
+	}
+	starts, ends = starts[:nt], ends[:nt]
+	p.Starts, p.Ends = starts[:0], ends[:0]
 	r := nibbleReader{b: d.b}
 	var end uint64
-	for range nt {
+	for i := range nt {
 		var g, l uint64
 		switch c := r.get(); c {
 		case 0:
@@ -678,9 +687,10 @@ func decodePassageV3(d *decoder, p *Passage) {
 			d.fail("token offset overflows 32 bits")
 			return
 		}
-		p.Starts, p.Ends = append(p.Starts, uint32(s)), append(p.Ends, uint32(e))
+		starts[i], ends[i] = uint32(s), uint32(e)
 		end = e
 	}
+	p.Starts, p.Ends = starts, ends
 	used := (r.n + 1) / 2
 	if r.n%2 == 1 && r.b[r.n/2]>>4 != 0 {
 		d.fail("nonzero padding")

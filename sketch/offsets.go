@@ -25,6 +25,11 @@ func (n *Normalizer) CodePoints(text []byte, tok *Tokens, starts, ends []uint32)
 // [MaxPassageTokens]).
 func (n *Normalizer) codePoints(text []byte, tok *Tokens, limit int, starts, ends []uint32) ([]uint32, []uint32) {
 	limit = min(limit, tok.Len())
+	if tok.runes && !tok.normalized && len(tok.runeOff) == tok.Len() {
+		// Counted by the tokenizer in the text it read, which is the
+		// text as received (or its Windows-1252 decoding).
+		return append(starts[:0], tok.runeOff[:limit]...), append(ends[:0], tok.runeEnd[:limit]...)
+	}
 	starts = append(starts[:0], tok.Off[:limit]...)
 	ends = append(ends[:0], tok.SrcEnd[:limit]...)
 	pre := text // what normalization read
@@ -35,10 +40,60 @@ func (n *Normalizer) codePoints(text []byte, tok *Tokens, limit int, starts, end
 		n.unnormalize(pre, starts, ends, limit < tok.Len())
 	}
 	if tok.decoded || !isASCII(pre) {
-		runeOffsets(pre, starts)
-		runeOffsets(pre, ends)
+		if !runeOffsetsPairs(pre, starts, ends) {
+			runeOffsets(pre, starts)
+			runeOffsets(pre, ends)
+		}
 	}
 	return starts, ends
+}
+
+// runeOffsetsPairs is runeOffsets of starts and of ends in one pass over
+// b, for the usual case: b is valid UTF-8 (the text normalization read),
+// every offset is at a code point's first byte (or the end of b), and
+// starts[0] ≤ ends[0] ≤ starts[1] ≤ ends[1] ≤ …, so that code points are
+// counted once, as the bytes that do not continue one. It changes nothing
+// and returns false when the offsets are not so.
+func runeOffsetsPairs(b []byte, starts, ends []uint32) bool {
+	if len(starts) != len(ends) {
+		return false
+	}
+	prev := uint32(0)
+	for i, s := range starts {
+		e := ends[i]
+		if s < prev || e < s || int(e) > len(b) || !runeStartAt(b, s) || !runeStartAt(b, e) {
+			return false
+		}
+		prev = e
+	}
+	pos, runes := 0, 0
+	for i, s := range starts {
+		runes += countRunes(b[pos:s])
+		starts[i] = uint32(runes)
+		e := ends[i]
+		runes += countRunes(b[s:e])
+		ends[i] = uint32(runes)
+		pos = int(e)
+	}
+	return true
+}
+
+// runeStartAt reports whether offset o of b is at a code point's first
+// byte or at the end of b.
+func runeStartAt(b []byte, o uint32) bool {
+	return int(o) == len(b) || b[o]&0xC0 != 0x80
+}
+
+// countRunes counts the code points of valid UTF-8: the bytes that do not
+// continue a sequence.
+func countRunes(b []byte) int {
+	n := len(b)
+	for _, c := range b {
+		if c&0xC0 == 0x80 {
+			n--
+		}
+	}
+	return n
 }
 
 // runeOffsets turns byte offsets of b, non-decreasing, into code point

@@ -68,3 +68,63 @@ func TestCodePointsPrefix(t *testing.T) {
 		})
 	}
 }
+
+// TestRuneOffsetsPairs: the one-pass count of start and end offsets gives
+// what runeOffsets gives on each, on texts of every kind the tokenizer
+// reads, and declines (changing nothing) offsets out of order or inside
+// a code point.
+func TestRuneOffsetsPairs(t *testing.T) {
+	texts := []string{
+		"plain ASCII words, no change",
+		"“Naïve” café’s 東京 — déjà vu",
+		"the ﬁnal ｆｕｌｌ width ﬁx",
+		"caf\xe9 au lait\x92s",
+		"Crème brûlée ﬁx 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 emoji 🙂 and ß",
+		"",
+	}
+	accepted := 0
+	for _, opt := range []Normalization{{FoldQuotes: true}, {StripAccents: true}, {KeepPunct: true}} {
+		n := NewNormalizer(opt)
+		for _, text := range texts {
+			var tok Tokens
+			n.Tokenize([]byte(text), &tok)
+			pre := []byte(text)
+			if tok.decoded {
+				pre = n.decoded
+			}
+			starts, ends := append([]uint32(nil), tok.Off...), append([]uint32(nil), tok.SrcEnd...)
+			if tok.normalized {
+				n.unnormalize(pre, starts, ends, false)
+			}
+			ws, we := append([]uint32(nil), starts...), append([]uint32(nil), ends...)
+			runeOffsets(pre, ws)
+			runeOffsets(pre, we)
+			gs, ge := append([]uint32(nil), starts...), append([]uint32(nil), ends...)
+			if !runeOffsetsPairs(pre, gs, ge) {
+				continue
+			}
+			accepted++
+			if fmt.Sprint(gs) != fmt.Sprint(ws) || fmt.Sprint(ge) != fmt.Sprint(we) {
+				t.Errorf("%+v %q: got %v %v, want %v %v", opt, text, gs, ge, ws, we)
+			}
+		}
+	}
+	if accepted < 10 {
+		t.Errorf("the one-pass count took %d of the 18 tokenized texts", accepted)
+	}
+	b := []byte("ab 東京 cd")
+	for _, tt := range []struct {
+		name         string
+		starts, ends []uint32
+	}{
+		{"inside a code point", []uint32{0, 4}, []uint32{2, 6}},
+		{"out of order", []uint32{3, 0}, []uint32{9, 2}},
+		{"past the end", []uint32{0}, []uint32{20}},
+		{"lengths differ", []uint32{0, 3}, []uint32{2}},
+	} {
+		s, e := append([]uint32(nil), tt.starts...), append([]uint32(nil), tt.ends...)
+		if runeOffsetsPairs(b, s, e) || fmt.Sprint(s) != fmt.Sprint(tt.starts) || fmt.Sprint(e) != fmt.Sprint(tt.ends) {
+			t.Errorf("%s: accepted or changed: %v %v", tt.name, s, e)
+		}
+	}
+}

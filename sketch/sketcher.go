@@ -45,6 +45,12 @@ type Config struct {
 	Seed uint64
 	// SimHashIDF weights SimHash tokens by lexicon idf instead of equally.
 	SimHashIDF bool
+	// SkipSimHash leaves [Features.SimHash] zero, for a caller that
+	// neither indexes nor verifies it (the pipeline when the SimHash lane
+	// is off and no check reads it): it costs about a tenth of sketching
+	// a page. The stored encoding writes the SimHash only when
+	// [Limits.SimHash] asks for it.
+	SkipSimHash bool
 	// IMatch configures the I-Match digest (default [DefaultIMatch]).
 	IMatch IMatch
 	// UniqueKeepDigits keeps tokens containing digits in the unique-word
@@ -205,18 +211,21 @@ type Sketcher struct {
 	lex    *Lexicon
 	powW   uint64 // P^w for the rolling shingle hash
 
-	tok  Tokens
-	keys []uint64 // token hashes, sorted with their positions
-	pos  []uint32
-	sort hashSorter
-	once []bool // once[i]: token i occurs exactly once
-	dist []uint64
-	im   imatchScratch
-	gram []byte
-	sha  hash.Hash // the content digest's SHA-256
-	ends []byte    // the tokens' lengths, for the content digest
-	sum  []byte
-	seq  []uint64 // shingle hashes in document order (passage lane)
+	tok Tokens
+	// keys and pos are countTokens' table (hashes, counts), or the token
+	// hashes sorted with their positions (countTokensSorted).
+	keys  []uint64
+	pos   []uint32
+	sort  hashSorter
+	once  []bool   // once[i]: token i occurs exactly once
+	slots []uint32 // slots[i]: token i's entry in countTokens' table
+	dist  []uint64
+	im    imatchScratch
+	gram  []byte
+	sha   hash.Hash // the content digest's SHA-256
+	ends  []byte    // the tokens' lengths, for the content digest
+	sum   []byte
+	seq   []uint64 // shingle hashes in document order (passage lane)
 
 	// Sentence mode.
 	split      SentenceSplitter
@@ -293,9 +302,12 @@ func (s *Sketcher) Sketch(text []byte, f *Features) error {
 	f.ShingleCount = len(f.Shingles)
 	f.Signature = s.signer.Sign(f.Signature, f.Shingles)
 
-	if s.cfg.SimHashIDF {
+	switch {
+	case s.cfg.SkipSimHash:
+		f.SimHash = 0
+	case s.cfg.SimHashIDF:
 		f.SimHash = SimHashWeighted(s.tok.Hash, s.lex.IDF)
-	} else {
+	default:
 		f.SimHash = SimHash(s.tok.Hash)
 	}
 	s.countTokens()
@@ -323,10 +335,53 @@ func (s *Sketcher) Sketch(text []byte, f *Features) error {
 	return nil
 }
 
-// countTokens sorts the token hashes with their positions, then fills
-// s.dist with the distinct hashes in ascending order and s.once with the
-// positions of tokens that occur exactly once.
+// countTokens fills s.dist with the distinct token hashes in ascending
+// order and s.once with the positions of tokens that occur exactly once.
+// It counts the tokens in an open-addressing table (s.keys, with the
+// counts in s.pos, at most half full) and sorts only the distinct hashes:
+// about half the work of sorting every token with its position. Token
+// hashes are uniform, so probes are short; should they not be (inputs
+// made to collide), it falls back to the sort once the probes exceed a
+// bound linear in the tokens.
 func (s *Sketcher) countTokens() {
+	n := s.tok.Len()
+	size := 16
+	for size < 2*n {
+		size <<= 1
+	}
+	s.keys = slices.Grow(s.keys[:0], size)[:size]
+	s.pos = slices.Grow(s.pos[:0], size)[:size]
+	clear(s.pos)
+	s.slots = slices.Grow(s.slots[:0], n)[:n]
+	s.dist = s.dist[:0]
+	mask := uint64(size - 1)
+	probes, bound := 0, 8*n+64
+	for i, h := range s.tok.Hash {
+		k := h & mask
+		for s.pos[k] != 0 && s.keys[k] != h {
+			k = (k + 1) & mask
+			if probes++; probes > bound {
+				s.countTokensSorted()
+				return
+			}
+		}
+		if s.pos[k] == 0 {
+			s.keys[k] = h
+			s.dist = append(s.dist, h)
+		}
+		s.pos[k]++
+		s.slots[i] = uint32(k)
+	}
+	s.once = slices.Grow(s.once[:0], n)[:n]
+	for i, k := range s.slots {
+		s.once[i] = s.pos[k] == 1
+	}
+	s.sort.sort(s.dist, nil)
+}
+
+// countTokensSorted is countTokens by sorting the token hashes with their
+// positions: the same result, in O(n log n) whatever the hashes.
+func (s *Sketcher) countTokensSorted() {
 	n := s.tok.Len()
 	s.keys = append(s.keys[:0], s.tok.Hash...)
 	s.pos = s.pos[:0]

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math/rand/v2"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -321,4 +322,70 @@ func syntheticDoc(r *rand.Rand, size int) []byte {
 		b = append(b, ' ')
 	}
 	return b[:size]
+}
+
+// TestCountTokens: the counting table gives the distinct hashes and the
+// tokens occurring once exactly as sorting does (countTokensSorted), for
+// uniform hashes and for hashes made to collide in the table (which
+// takes the fallback to sorting).
+func TestCountTokens(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, tt := range []struct {
+		name     string
+		n, vocab int
+		collide  bool
+	}{
+		{"empty", 0, 1, false},
+		{"one", 1, 1, false},
+		{"page", 900, 400, false},
+		{"all distinct", 5000, 1 << 40, false},
+		{"one word repeated", 3000, 1, false},
+		{"colliding low bits", 4000, 2000, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var a, b Sketcher
+			for range tt.n {
+				h := Mix64(uint64(r.IntN(tt.vocab)) + 1)
+				if tt.collide {
+					h <<= 20 // the same low bits: one table slot for all
+				}
+				a.tok.Hash = append(a.tok.Hash, h)
+			}
+			b.tok.Hash = a.tok.Hash
+			a.countTokens()
+			b.countTokensSorted()
+			if !slices.Equal(a.dist, b.dist) || !slices.Equal(a.once[:tt.n], b.once[:tt.n]) {
+				t.Errorf("table: %d distinct, sort: %d distinct; once equal %v", len(a.dist), len(b.dist), slices.Equal(a.once[:tt.n], b.once[:tt.n]))
+			}
+			if !slices.IsSorted(a.dist) {
+				t.Error("distinct hashes not sorted")
+			}
+		})
+	}
+}
+
+// TestSkipSimHash: skipping the SimHash leaves it zero and every other
+// feature, and the stored encoding without the SimHash, as they were.
+func TestSkipSimHash(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.PassageWords = 40
+	skip := cfg
+	skip.SkipSimHash = true
+	text := []byte(strings.Repeat("The quick brown fox jumps over the lazy dog near the riverbank. ", 40))
+	_, pa := mustSketcher(t, cfg, text)
+	_, pb := mustSketcher(t, skip, text)
+	fa, fb := *pa, *pb
+	if fa.SimHash == 0 || fb.SimHash != 0 {
+		t.Fatalf("SimHash %#x computed, %#x skipped", fa.SimHash, fb.SimHash)
+	}
+	lim := DefaultLimits()
+	lim.SimHash, lim.Passages = false, true
+	ea, eb := fa.AppendBinary(nil, lim), fb.AppendBinary(nil, lim)
+	if !bytes.Equal(ea, eb) {
+		t.Error("stored features differ")
+	}
+	fb.SimHash = fa.SimHash
+	if !reflect.DeepEqual(fa, fb) {
+		t.Error("features other than the SimHash differ")
+	}
 }

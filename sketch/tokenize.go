@@ -52,6 +52,11 @@ type Tokens struct {
 	// decoded and normalized say what Off and SrcEnd refer to: the input
 	// decoded as Windows-1252, then normalized (NFKC or accent stripping).
 	decoded, normalized bool
+	// runeOff and runeEnd are Off and SrcEnd in code points of the text
+	// read, when runes is set (the Unicode path counts them as it goes:
+	// [Normalizer.CodePoints] then need not count them again).
+	runeOff, runeEnd []uint32
+	runes            bool
 }
 
 // Len returns the number of tokens.
@@ -67,7 +72,8 @@ func (t *Tokens) Word(i int) []byte {
 }
 
 func (t *Tokens) reset() {
-	t.decoded, t.normalized = false, false
+	t.decoded, t.normalized, t.runes = false, false, false
+	t.runeOff, t.runeEnd = t.runeOff[:0], t.runeEnd[:0]
 	t.Hash = t.Hash[:0]
 	t.Off = t.Off[:0]
 	t.SrcEnd = t.SrcEnd[:0]
@@ -273,12 +279,17 @@ func (n *Normalizer) tokenizeASCII(text []byte, tok *Tokens) {
 
 func isWordClass(c uint8) bool { return c == clLetter || c == clDigit }
 
-func (t *Tokens) push(h uint64, off, srcEnd, end int, digit bool) {
+// push appends a token; cont is the number of UTF-8 continuation bytes of
+// the text before srcEnd and contOff those before off, so that the byte
+// offsets less them are the token's code point offsets.
+func (t *Tokens) push(h uint64, off, srcEnd, end int, digit bool, contOff, cont int) {
 	t.Hash = append(t.Hash, h)
 	t.Off = append(t.Off, uint32(off))
 	t.SrcEnd = append(t.SrcEnd, uint32(srcEnd))
 	t.End = append(t.End, uint32(end))
 	t.HasDigit = append(t.HasDigit, digit)
+	t.runeOff = append(t.runeOff, uint32(off-contOff))
+	t.runeEnd = append(t.runeEnd, uint32(srcEnd-cont))
 }
 
 // cjk holds the scripts written without spaces between words; each of their
@@ -371,13 +382,21 @@ func (n *Normalizer) tokenizeUnicode(text []byte, tok *Tokens) {
 		wordEnd  int // source byte after the word's last character
 		hasDigit bool
 		buf      [utf8.UTFMax * 3]byte
+		// cont counts the continuation bytes read (the bytes that are
+		// not a code point's first), startCont those before the word.
+		cont, startCont, endCont int
 	)
-	out := tok.Text
-	emit := func() {
-		tok.push(Mix64(h), start, wordEnd, len(out), hasDigit)
-		in = false
-	}
-	class := &n.class
+	// The token text is about as long as the text (case folding seldom
+	// lengthens a character) and a token takes at least two bytes with
+	// its separator: sized once, appending seldom grows them. The word
+	// being read is emitted inline (no closure) so that its state stays
+	// in registers.
+	out := slices.Grow(tok.Text[:0], len(src)+len(src)/4)
+	maxTok := len(src)/2 + 1
+	tok.Hash, tok.Off, tok.SrcEnd = slices.Grow(tok.Hash, maxTok), slices.Grow(tok.Off, maxTok), slices.Grow(tok.SrcEnd, maxTok)
+	tok.End, tok.HasDigit = slices.Grow(tok.End, maxTok), slices.Grow(tok.HasDigit, maxTok)
+	tok.runeOff, tok.runeEnd, tok.runes = slices.Grow(tok.runeOff, maxTok), slices.Grow(tok.runeEnd, maxTok), true
+	class, low := &n.class, &n.low
 	for i := 0; i < len(src); {
 		pos := i
 		// ASCII bytes take the table path of tokenizeASCII.
@@ -386,16 +405,27 @@ func (n *Normalizer) tokenizeUnicode(text []byte, tok *Tokens) {
 			switch class[c] {
 			case clLetter, clDigit:
 				if !in {
-					in, start, h, hasDigit = true, pos, fnvOffset64, false
+					in, start, h, hasDigit, startCont = true, pos, fnvOffset64, false, cont
 				}
-				if c >= 'A' && c <= 'Z' {
-					c += 'a' - 'A'
-				} else if c <= '9' {
-					hasDigit = true
+				// The rest of the word's ASCII bytes in a tight loop, as
+				// tokenizeASCII reads them (low: the byte lowered, above
+				// lowPunct for a word byte).
+				for {
+					v := low[c]
+					if v <= '9' {
+						hasDigit = true
+					}
+					h = (h ^ uint64(v)) * fnvPrime64
+					out = append(out, v)
+					if i >= len(src) {
+						break
+					}
+					if c = src[i]; c >= utf8.RuneSelf || low[c] <= lowPunct {
+						break
+					}
+					i++
 				}
-				h = (h ^ uint64(c)) * fnvPrime64
-				out = append(out, c)
-				wordEnd = i
+				wordEnd, endCont = i, cont
 				continue
 			case clApos:
 				if in && n.joinsNext(src[i:]) {
@@ -403,19 +433,23 @@ func (n *Normalizer) tokenizeUnicode(text []byte, tok *Tokens) {
 				}
 			case clPunct:
 				if in {
-					emit()
+					tok.push(Mix64(h), start, wordEnd, len(out), hasDigit, startCont, endCont)
+					in = false
 				}
 				out = append(out, c)
-				tok.push(TokenHash(src[pos:i]), pos, i, len(out), false)
+				tok.push(TokenHash(src[pos:i]), pos, i, len(out), false, cont, cont)
 				continue
 			}
 			if in {
-				emit()
+				tok.push(Mix64(h), start, wordEnd, len(out), hasDigit, startCont, endCont)
+				in = false
 			}
 			continue
 		}
 		r, size := utf8.DecodeRune(src[i:])
 		i += size
+		contPos := cont // before this character
+		cont += size - 1
 		if n.opt.FoldQuotes {
 			r = foldRune(r)
 		}
@@ -423,7 +457,7 @@ func (n *Normalizer) tokenizeUnicode(text []byte, tok *Tokens) {
 		switch cl {
 		case rWord, rDigit:
 			if !in {
-				in, start, h, hasDigit = true, pos, fnvOffset64, false
+				in, start, h, hasDigit, startCont = true, pos, fnvOffset64, false, contPos
 			}
 			if cl == rDigit {
 				hasDigit = true
@@ -433,7 +467,7 @@ func (n *Normalizer) tokenizeUnicode(text []byte, tok *Tokens) {
 				h = (h ^ uint64(c)) * fnvPrime64
 			}
 			out = append(out, enc...)
-			wordEnd = i
+			wordEnd, endCont = i, cont
 			continue
 		case rApos:
 			if in && n.joinsNext(src[i:]) {
@@ -441,19 +475,21 @@ func (n *Normalizer) tokenizeUnicode(text []byte, tok *Tokens) {
 			}
 		case rSolo, rPunct:
 			if in {
-				emit()
+				tok.push(Mix64(h), start, wordEnd, len(out), hasDigit, startCont, endCont)
+				in = false
 			}
 			enc := appendLower(buf[:0], r)
 			out = append(out, enc...)
-			tok.push(TokenHash(enc), pos, i, len(out), false)
+			tok.push(TokenHash(enc), pos, i, len(out), false, contPos, cont)
 			continue
 		}
 		if in {
-			emit()
+			tok.push(Mix64(h), start, wordEnd, len(out), hasDigit, startCont, endCont)
+			in = false
 		}
 	}
 	if in {
-		emit()
+		tok.push(Mix64(h), start, wordEnd, len(out), hasDigit, startCont, endCont)
 	}
 	tok.Text = out
 }

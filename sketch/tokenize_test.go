@@ -1,7 +1,9 @@
 package sketch
 
 import (
+	"bytes"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -119,7 +121,7 @@ func TestTokenizeClough(t *testing.T) {
 }
 
 func FuzzTokenize(f *testing.F) {
-	for _, s := range []string{"", "hello world", "Don\u2019t", "\xff\xfe\x00", "東京", "a'b'c'", "\u0301\u0301", "ß'ß"} {
+	for _, s := range []string{"", "hello world", "Don\u2019t", "\xff\xfe\x00", "東京", "a'b'c'", "\u0301\u0301", "ß'ß", "Hello World's 42nd TEST, don't-stop 'quoted' x'", "A1b2 C3'd4 ''e"} {
 		f.Add([]byte(s))
 	}
 	opts := []*Normalizer{
@@ -140,6 +142,25 @@ func FuzzTokenize(f *testing.F) {
 				}
 				if tok.Hash[i] != TokenHash(w) {
 					t.Fatalf("hash of %q mismatches", w)
+				}
+			}
+			// The code points the tokenizer counted are those counting
+			// the text again gives.
+			fs, fe := n.CodePoints(b, &tok, nil, nil)
+			slow := tok
+			slow.runes = false
+			ss, se := n.CodePoints(b, &slow, nil, nil)
+			if !slices.Equal(fs, ss) || !slices.Equal(fe, se) {
+				t.Fatalf("code points counted while tokenizing %v %v, counted again %v %v, for %q", fs, fe, ss, se, b)
+			}
+			// On ASCII text the Unicode path gives what the ASCII
+			// fast path gives.
+			if isASCII(b) {
+				var u Tokens
+				n.tokenizeUnicode(b, &u)
+				if !slices.Equal(u.Hash, tok.Hash) || !slices.Equal(u.Off, tok.Off) || !slices.Equal(u.SrcEnd, tok.SrcEnd) ||
+					!slices.Equal(u.End, tok.End) || !slices.Equal(u.HasDigit, tok.HasDigit) || !bytes.Equal(u.Text, tok.Text) {
+					t.Fatalf("the Unicode path differs from the ASCII one for %q", b)
 				}
 			}
 			// Normalizing normalized text is the identity on tokens.

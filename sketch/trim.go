@@ -24,7 +24,9 @@ func (s *Sketcher) Trim() {
 	const n = retainTokens
 	s.tok.trim()
 	s.stok.trim()
-	s.keys, s.pos, s.once, s.dist = shrink(s.keys, n), shrink(s.pos, n), shrink(s.once, n), shrink(s.dist, n)
+	// keys and pos are also countTokens' table: up to 4 entries a token.
+	s.keys, s.pos, s.once, s.dist = shrink(s.keys, 4*n), shrink(s.pos, 4*n), shrink(s.once, n), shrink(s.dist, n)
+	s.slots = shrink(s.slots, n)
 	s.sort.tmpK, s.sort.tmpV = shrink(s.sort.tmpK, n), shrink(s.sort.tmpV, n)
 	s.gram, s.ends, s.sum = shrink(s.gram, 16*n), shrink(s.ends, 2*n), shrink(s.sum, 16*n)
 	s.seq, s.sgrams = shrink(s.seq, n), shrink(s.sgrams, 16*n)
@@ -37,6 +39,7 @@ func (t *Tokens) trim() {
 	const n = retainTokens
 	t.Hash, t.Off, t.SrcEnd, t.End = shrink(t.Hash, n), shrink(t.Off, n), shrink(t.SrcEnd, n), shrink(t.End, n)
 	t.HasDigit, t.Text = shrink(t.HasDigit, n), shrink(t.Text, 16*n)
+	t.runeOff, t.runeEnd = shrink(t.runeOff, n), shrink(t.runeEnd, n)
 }
 
 // Trim drops the slices of f that a long document grew (over

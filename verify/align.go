@@ -132,9 +132,7 @@ func (al *PassageAligner) Align(dst []AlignPassage, a, b AlignSide, opt AlignOpt
 	al.chains = al.chains[:0]
 	al.cover = slices.Grow(al.cover[:0], len(a.Fp))[:len(a.Fp)]
 	clear(al.cover)
-	match := func(i, j int) bool {
-		return i >= 0 && j >= 0 && i < len(a.Fp) && j < len(b.Fp) && (a.Fp[i]^b.Fp[j])&fpMask == 0
-	}
+	match := fpPair{a.Fp, b.Fp}
 	for _, s := range al.seeds {
 		if al.covered(s) {
 			continue
@@ -189,16 +187,26 @@ func (al *PassageAligner) covered(s seed) bool {
 	return false
 }
 
+// fpPair holds the fingerprints of both sides; match is a method, not a
+// closure, so that extend's inner loops inline it.
+type fpPair struct{ a, b []byte }
+
+// match reports whether position i of a and j of b have the same
+// fingerprint (false outside either side).
+func (f fpPair) match(i, j int) bool {
+	return i >= 0 && j >= 0 && i < len(f.a) && j < len(f.b) && (f.a[i]^f.b[j])&fpMask == 0
+}
+
 // extend grows a run around seed s in both directions and marks the
 // matched positions of a in al.cover.
-func (al *PassageAligner) extend(s seed, match func(i, j int) bool, opt AlignOptions, na, nb int) AlignPassage {
+func (al *PassageAligner) extend(s seed, fp fpPair, opt AlignOptions, na, nb int) AlignPassage {
 	p := AlignPassage{A0: s.a, A1: s.a + 1, B0: s.b, B1: s.b + 1}
 	al.cover[s.a] = true
 	for dir := -1; dir <= 1; dir += 2 {
 		i, j := s.a, s.b
 		for {
 			ni, nj := i+dir, j+dir
-			if match(ni, nj) {
+			if fp.match(ni, nj) {
 				i, j = ni, nj
 				al.cover[i] = true
 				continue
@@ -216,7 +224,7 @@ func (al *PassageAligner) extend(s seed, match func(i, j int) bool, opt AlignOpt
 						}
 						ok := true
 						for k := 0; k < opt.Resume; k++ {
-							if !match(ri+dir*k, rj+dir*k) {
+							if !fp.match(ri+dir*k, rj+dir*k) {
 								ok = false
 								break
 							}

@@ -17,8 +17,18 @@ type Job struct {
 	// candidate Distinct.
 	Doc *sketch.Features
 	// Candidates are the stored features to compare with, in the order
-	// the verdicts come back.
+	// the verdicts come back. With Load set, an entry may be nil until a
+	// worker needs it: the worker then stores Load's answer there (each
+	// entry is written by one worker, before the job's Result is sent).
 	Candidates []*sketch.Features
+	// Load, when not nil, returns candidate i's features for a nil
+	// Candidates entry, the first time a worker verifies it: the caller
+	// decodes stored features in the workers, in parallel, and only for
+	// the candidates verified (a settled one is never loaded). A nil
+	// answer makes the candidate Distinct with no check, as a nil entry
+	// does. Load is called from several workers at once (for different
+	// jobs, or different candidates of one job).
+	Load func(i int) *sketch.Features
 	// Discount is what verification leaves out of Doc (and of the
 	// candidates): its text in common keys. nil leaves nothing out.
 	Discount *Discount
@@ -267,7 +277,7 @@ func (p *Pool) runTask(t task, s *scratch) (err error) {
 				dst[i] = Verdict{Kind: Distinct, Settled: true}
 				continue
 			}
-			dst[i] = p.check(j.Doc, j.Candidates[i], j.Discount, s, &t.vals[i-t.lo])
+			dst[i] = p.check(j.Doc, candidate(j, i), j.Discount, s, &t.vals[i-t.lo])
 			if g >= 0 && settles(dst[i].Kind) {
 				for len(s.settled) <= g {
 					s.settled = append(s.settled, false)
@@ -278,9 +288,20 @@ func (p *Pool) runTask(t task, s *scratch) (err error) {
 		return nil
 	}
 	for i := t.lo; i < t.hi; i++ {
-		dst[i] = p.check(j.Doc, j.Candidates[i], j.Discount, s, &t.vals[i-t.lo])
+		dst[i] = p.check(j.Doc, candidate(j, i), j.Discount, s, &t.vals[i-t.lo])
 	}
 	return nil
+}
+
+// candidate returns j's candidate i, loading it (Job.Load) when its entry
+// is nil. Only the worker verifying candidate i calls it.
+func candidate(j Job, i int) *sketch.Features {
+	c := j.Candidates[i]
+	if c == nil && j.Load != nil && j.Doc != nil {
+		c = j.Load(i)
+		j.Candidates[i] = c
+	}
+	return c
 }
 
 // settles reports whether a verdict of kind k settles the other

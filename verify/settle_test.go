@@ -2,8 +2,10 @@ package verify
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/neardup/neardup/sketch"
@@ -52,24 +54,50 @@ func TestPoolGroups(t *testing.T) {
 			[]Kind{Near, Distinct, Near, Partial, Partial, Distinct},
 			[]bool{false, false, false, false, false, true}},
 	} {
-		t.Run(tt.name, func(t *testing.T) {
-			p := NewPool(mustNew(t, WebProfile()), 2)
-			in := make(chan Job, 1)
-			out := make(chan Result, 1)
-			in <- Job{Doc: a, Candidates: cands, Groups: tt.groups}
-			close(in)
-			if err := p.Run(context.Background(), in, out); err != nil {
-				t.Fatal(err)
-			}
-			res := <-out
-			for i, v := range res.Verdicts {
-				if v.Kind != tt.kinds[i] || v.Settled != tt.settled[i] {
-					t.Errorf("candidate %d: %s settled %v, want %s settled %v", i, v.Kind, v.Settled, tt.kinds[i], tt.settled[i])
+		// Given, or loaded by the workers (Job.Load): the same verdicts,
+		// and a settled candidate is never loaded.
+		for _, lazy := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/lazy=%v", tt.name, lazy), func(t *testing.T) {
+				p := NewPool(mustNew(t, WebProfile()), 2)
+				in := make(chan Job, 1)
+				out := make(chan Result, 1)
+				j := Job{Doc: a, Candidates: cands, Groups: tt.groups}
+				var mu sync.Mutex
+				loaded := make([]int, len(cands))
+				if lazy {
+					j.Candidates = make([]*sketch.Features, len(cands))
+					j.Load = func(i int) *sketch.Features {
+						mu.Lock()
+						loaded[i]++
+						mu.Unlock()
+						return cands[i]
+					}
 				}
-				if v.Settled && v.Check != "" {
-					t.Errorf("candidate %d: settled but checked by %s", i, v.Check)
+				in <- j
+				close(in)
+				if err := p.Run(context.Background(), in, out); err != nil {
+					t.Fatal(err)
 				}
-			}
-		})
+				res := <-out
+				for i, v := range res.Verdicts {
+					if v.Kind != tt.kinds[i] || v.Settled != tt.settled[i] {
+						t.Errorf("candidate %d: %s settled %v, want %s settled %v", i, v.Kind, v.Settled, tt.kinds[i], tt.settled[i])
+					}
+					if v.Settled && v.Check != "" {
+						t.Errorf("candidate %d: settled but checked by %s", i, v.Check)
+					}
+					if !lazy {
+						continue
+					}
+					want := 1
+					if tt.settled[i] {
+						want = 0
+					}
+					if loaded[i] != want || (want == 1) != (j.Candidates[i] == cands[i]) {
+						t.Errorf("candidate %d: loaded %d times (want %d), entry filled %v", i, loaded[i], want, j.Candidates[i] != nil)
+					}
+				}
+			})
+		}
 	}
 }
