@@ -370,8 +370,8 @@ func usage(ctx context.Context, rc *redis.Client) (int64, error) {
 // byKind splits the keys by kind: MEMORY USAGE of up to 2,000 keys of each
 // kind, scaled to the kind's key count.
 func byKind(ctx context.Context, rc *redis.Client, prefix string, docs int) error {
-	names := map[string]string{"b": "band (and SimHash) hashes", "i": "ids", "e": "content lane", "x": "I-Match lane",
-		"m": "meta records (external ids)", "f": "features", "v": "verdicts", "c": "clock"}
+	names := map[string]string{"b": "band, SimHash and passage-anchor hashes", "i": "ids", "e": "content lane", "x": "I-Match lane",
+		"m": "meta records (external ids)", "f": "features", "v": "verdicts", "c": "clock", "k": "keys records (deletes)"}
 	count := map[string]int{}
 	sample := map[string][]string{}
 	var cursor uint64
