@@ -76,23 +76,9 @@ func decodeKeys(id string, bands int, b []byte) (Entry, error) {
 		e.Bands[i] = binary.LittleEndian.Uint64(b[8*i:])
 	}
 	b = b[8*bands:]
-	if flags&1 != 0 {
-		if len(b) < 8 {
-			return bad("short SimHash")
-		}
-		e.SimHash, e.HasSimHash, b = binary.LittleEndian.Uint64(b), true, b[8:]
-	}
-	if flags&2 != 0 {
-		if len(b) < len(e.IMatch) {
-			return bad("short I-Match digest")
-		}
-		e.HasIMatch, b = true, b[copy(e.IMatch[:], b):]
-	}
-	if flags&4 != 0 {
-		if len(b) < len(e.Content) {
-			return bad("short content digest")
-		}
-		e.HasContent, b = true, b[copy(e.Content[:], b):]
+	b, why := decodeDigests(&e, flags, b)
+	if why != "" {
+		return bad(why)
 	}
 	n, w := binary.Uvarint(b)
 	if w <= 0 || n > MaxAnchors || uint64(len(b)-w) != 8*n {
@@ -241,23 +227,9 @@ func (r *Redis) decodeKeyOps(id string, b []byte) (keyOps, error) {
 		k.bands[i] = get()
 	}
 	e := &k.e
-	if flags&1 != 0 {
-		if len(b) < 8 {
-			return bad("short SimHash")
-		}
-		e.SimHash, e.HasSimHash, b = binary.LittleEndian.Uint64(b), true, b[8:]
-	}
-	if flags&2 != 0 {
-		if len(b) < len(e.IMatch) {
-			return bad("short I-Match digest")
-		}
-		e.HasIMatch, b = true, b[copy(e.IMatch[:], b):]
-	}
-	if flags&4 != 0 {
-		if len(b) < len(e.Content) {
-			return bad("short content digest")
-		}
-		e.HasContent, b = true, b[copy(e.Content[:], b):]
+	b, why := decodeDigests(e, flags, b)
+	if why != "" {
+		return bad(why)
 	}
 	n, nw := binary.Uvarint(b)
 	if nw <= 0 || n > MaxAnchors || uint64(len(b)-nw) != uint64(w)*n {
@@ -269,4 +241,29 @@ func (r *Redis) decodeKeyOps(id string, b []byte) (keyOps, error) {
 		k.anchors[i] = get()
 	}
 	return k, nil
+}
+
+// decodeDigests reads the SimHash, I-Match and content digests a keys
+// record holds (flags 1, 2, 4) into e and returns the rest of b, or why
+// the record is short.
+func decodeDigests(e *Entry, flags byte, b []byte) ([]byte, string) {
+	if flags&1 != 0 {
+		if len(b) < 8 {
+			return nil, "short SimHash"
+		}
+		e.SimHash, e.HasSimHash, b = binary.LittleEndian.Uint64(b), true, b[8:]
+	}
+	if flags&2 != 0 {
+		if len(b) < len(e.IMatch) {
+			return nil, "short I-Match digest"
+		}
+		e.HasIMatch, b = true, b[copy(e.IMatch[:], b):]
+	}
+	if flags&4 != 0 {
+		if len(b) < len(e.Content) {
+			return nil, "short content digest"
+		}
+		e.HasContent, b = true, b[copy(e.Content[:], b):]
+	}
+	return b, ""
 }
