@@ -37,18 +37,7 @@ func encodeKeys(e *Entry) []byte {
 	for _, k := range e.Bands {
 		b = binary.LittleEndian.AppendUint64(b, k)
 	}
-	if e.HasSimHash {
-		b[1] |= 1
-		b = binary.LittleEndian.AppendUint64(b, e.SimHash)
-	}
-	if e.HasIMatch {
-		b[1] |= 2
-		b = append(b, e.IMatch[:]...)
-	}
-	if e.HasContent {
-		b[1] |= 4
-		b = append(b, e.Content[:]...)
-	}
+	b = appendDigests(b, e)
 	b = binary.AppendUvarint(b, uint64(len(anchors)))
 	for _, a := range anchors {
 		b = binary.LittleEndian.AppendUint64(b, a)
@@ -157,18 +146,7 @@ func (r *Redis) encodeKeys(e *Entry) []byte {
 	for t, k := range e.Bands {
 		put(r.opValue(t, k))
 	}
-	if e.HasSimHash {
-		b[1] |= 1
-		b = binary.LittleEndian.AppendUint64(b, e.SimHash)
-	}
-	if e.HasIMatch {
-		b[1] |= 2
-		b = append(b, e.IMatch[:]...)
-	}
-	if e.HasContent {
-		b[1] |= 4
-		b = append(b, e.Content[:]...)
-	}
+	b = appendDigests(b, e)
 	b = binary.AppendUvarint(b, uint64(len(anchors)))
 	for _, k := range anchors {
 		put(r.opValue(r.p.passageTable(), k))
@@ -241,6 +219,25 @@ func (r *Redis) decodeKeyOps(id string, b []byte) (keyOps, error) {
 		k.anchors[i] = get()
 	}
 	return k, nil
+}
+
+// appendDigests appends e's SimHash, I-Match and content digests to a
+// keys record b, setting their flags (1, 2, 4) in b[1]; decodeDigests
+// reads them back.
+func appendDigests(b []byte, e *Entry) []byte {
+	if e.HasSimHash {
+		b[1] |= 1
+		b = binary.LittleEndian.AppendUint64(b, e.SimHash)
+	}
+	if e.HasIMatch {
+		b[1] |= 2
+		b = append(b, e.IMatch[:]...)
+	}
+	if e.HasContent {
+		b[1] |= 4
+		b = append(b, e.Content[:]...)
+	}
+	return b
 }
 
 // decodeDigests reads the SimHash, I-Match and content digests a keys
