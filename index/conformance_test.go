@@ -572,6 +572,8 @@ func runConformance(t *testing.T, b backend) {
 
 	t.Run("remove", func(t *testing.T) { runRemove(t, b, open) })
 
+	t.Run("sources", func(t *testing.T) { runSources(t, b, open) }) // sources_test.go
+
 	t.Run("common-key", func(t *testing.T) {
 		// A band bucket becomes common when maxBucket documents hold it:
 		// later documents get its exemplar (the first holder) as their

@@ -109,9 +109,10 @@
 //	P e<gen>:<group>         content lane: content digest[0:12] → Seq of the
 //	                         generation's representative (group: digest[12:16])
 //	P m<n>, P f<n>, P v<n>,  per-document records of local Seqs 64n…64n+63,
-//	P k<n>                   field Seq mod 64: m external id, f the feature
+//	P k<n>, P s<n>           field Seq mod 64: m external id, f the feature
 //	                         bytes exactly as given, v the verdict bytes,
-//	                         k the keys record (what Remove needs; delete.go)
+//	                         k the keys record (what Remove needs; delete.go),
+//	                         s the source record (sources.go), when set
 //
 // The passage table receives about 64 anchors per document where a band
 // table receives one key, so it has 64 times the groups: the top 6 bits

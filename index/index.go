@@ -190,6 +190,12 @@ type Candidate struct {
 	// slice may be shared with the store and with other candidates and
 	// results: it must not be modified.
 	Features []byte
+	// Source is the candidate's source record ([Store.RecordSources]),
+	// read with the features when the store reads them and the entry has
+	// common anchors (Result.CommonAnchors): empty, not nil, when the
+	// candidate has none. nil means it was not read: fetch it with
+	// [Store.Sources]. Shared like Features: it must not be modified.
+	Source []byte
 }
 
 // Result is what LookupInsert reports for one entry.
@@ -228,6 +234,9 @@ type Result struct {
 	// or the store did not read them (fetch them with [Store.Features]),
 	// shared, not to be modified.
 	IMatchFeatures []byte
+	// IMatchSource is the IMatch document's source record, read as
+	// Candidate.Source is (nil: not read).
+	IMatchSource []byte
 	// Candidates are distinct stored documents sharing a bucket with the
 	// entry, excluding the entry itself, ranked: most Hits first, then the
 	// most recent (highest Seq). At most MaxCandidates are returned; the
@@ -310,12 +319,24 @@ type Store interface {
 	// records the later document's corrected verdict this way, so that a
 	// replay of it returns the correction.
 	ReviseVerdicts(ctx context.Context, ids []string, old, verdicts [][]byte) (revised []bool, err error)
+	// Sources returns the source record of each id (RecordSources), nil
+	// for ids that are unknown, deleted, expired or have none. Callers
+	// need it only for candidates returned without it (Candidate.Source
+	// nil). The returned slices must not be modified.
+	Sources(ctx context.Context, ids []string) ([][]byte, error)
+	// RecordSources records copied[i] as the source record of ids[i] (a
+	// document found copied whole: its copied text's anchor hashes,
+	// AppendSource), in one round trip on a single node. The first
+	// write wins, as for verdicts, so a replayed batch changes nothing;
+	// stored[i] is false when ids[i] is not stored. The record goes with
+	// the document (Remove, expiry).
+	RecordSources(ctx context.Context, ids []string, copied [][]byte) (stored []bool, err error)
 	// Delete removes documents: they are no longer candidates, their
 	// features are gone and their ids can be inserted again. Unknown ids
 	// are ignored. It is Remove without the report.
 	Delete(ctx context.Context, ids ...string) error
 	// Remove deletes documents and every key they hold: their id, records
-	// (features, verdict, keys), their members in every band, SimHash and
+	// (features, verdict, keys, source), their members in every band, SimHash and
 	// passage bucket, and the I-Match and content lane entries that name
 	// them, in every live generation (see "Deletion" in the package
 	// documentation). removed[i] reports that ids[i] was stored; an

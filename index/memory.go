@@ -166,7 +166,7 @@ type memBucket struct {
 }
 
 // memDoc is a document's record. id and seq are set before the handle is
-// published and never change; features, verdict and hasVerdict are
+// published and never change; features, verdict, hasVerdict and source are
 // guarded by the document lock (docs.lock); dead and gen are atomic, so
 // that checking a bucket member takes no lock.
 type memDoc struct {
@@ -176,13 +176,14 @@ type memDoc struct {
 	verdict    []byte
 	hasVerdict bool
 	keys       []byte // the keys record (delete.go), for Remove
+	source     []byte // the source record (sources.go); nil: none
 	dead       atomic.Bool
 	gen        atomic.Pointer[memGen] // the generation holding its records
 }
 
 // reset empties a record for reuse. The document lock is held.
 func (d *memDoc) reset() {
-	d.id, d.seq, d.features, d.verdict, d.hasVerdict, d.keys = "", 0, nil, nil, false, nil
+	d.id, d.seq, d.features, d.verdict, d.hasVerdict, d.keys, d.source = "", 0, nil, nil, false, nil, nil
 	d.dead.Store(false)
 	d.gen.Store(nil)
 }
@@ -668,7 +669,9 @@ func (m *Memory) lookupInsertLocked(e *Entry, st *entryState) error {
 			sc.dead[c.h], anyDead = true, true
 			continue
 		}
-		sc.out = append(sc.out, Candidate{ID: m.docs.get(c.h).id, Seq: c.seq, Via: via(c.via), Hits: c.hits, Features: m.features(c.h)})
+		cand := Candidate{ID: m.docs.get(c.h).id, Seq: c.seq, Via: via(c.via), Hits: c.hits}
+		cand.Features, cand.Source = m.stored(c.h) // sources.go
+		sc.out = append(sc.out, cand)
 		if c.oldGen {
 			m.refreshRecords(c.h, cur, st)
 			if st.live == nil {
@@ -687,7 +690,8 @@ func (m *Memory) lookupInsertLocked(e *Entry, st *entryState) error {
 	m.finish(st, dead)
 	if imH != bigTag {
 		d := m.docs.get(imH)
-		r.IMatch, r.IMatchSeq, r.IMatchFeatures = d.id, d.seq, m.features(imH)
+		r.IMatch, r.IMatchSeq = d.id, d.seq
+		r.IMatchFeatures, r.IMatchSource = m.stored(imH) // sources.go
 		if imOld && m.refresh && !st.check {
 			m.refreshRecords(imH, cur, st)
 		}
@@ -1226,20 +1230,6 @@ func storedFeatures(d *memDoc) []byte {
 		return []byte{} // stored without features: known, empty
 	}
 	return d.features
-}
-
-// features returns the stored features of the live document h for a
-// LookupInsert result (Candidate.Features), or nil when it was deleted
-// since it was found: the caller then asks Features, which answers nil.
-func (m *Memory) features(h uint32) []byte {
-	l := m.docs.lock(h)
-	l.Lock()
-	defer l.Unlock()
-	d := m.docs.get(h)
-	if d.dead.Load() {
-		return nil
-	}
-	return storedFeatures(d)
 }
 
 // Verdicts implements [Store].

@@ -152,6 +152,7 @@ type Redis struct {
 type redisScripts struct {
 	lookupInsert, register, copies, buckets, resolve, features, verdicts, verdict, maintain *redis.Script
 	delKeys, unlink, revise                                                                 *redis.Script // delete_redis.go
+	sources, recSources                                                                     *redis.Script // sources_redis.go
 }
 
 func newRedisScripts(consts string) redisScripts {
@@ -169,6 +170,8 @@ func newRedisScripts(consts string) redisScripts {
 		unlink:       src(luaUnlink),
 		revise:       src(luaRevise),
 		maintain:     src(luaMaintain),
+		sources:      src(luaSources),
+		recSources:   src(luaRecordSources),
 	}
 }
 
@@ -197,7 +200,7 @@ func luaQuote(s string) string {
 }
 
 func (s redisScripts) all() []*redis.Script {
-	return []*redis.Script{s.lookupInsert, s.register, s.copies, s.buckets, s.resolve, s.features, s.verdicts, s.verdict, s.maintain, s.delKeys, s.unlink, s.revise}
+	return []*redis.Script{s.lookupInsert, s.register, s.copies, s.buckets, s.resolve, s.features, s.verdicts, s.verdict, s.maintain, s.delKeys, s.unlink, s.revise, s.sources, s.recSources}
 }
 
 // NewRedis connects, loads the scripts, checks (or, for a new namespace,
@@ -761,67 +764,97 @@ func (r *Redis) lookupSingle(ctx context.Context, docs []Entry, check bool) ([]R
 }
 
 // readFeatures fills in the features of the candidates and I-Match
-// documents of a single node's results: one HMGET per record hash that
-// holds some, all in one round trip, each document's features read once
-// however many results name it. Features are written with their document
-// and never change, so reading them after the script call returns what
-// the call would have read, unless the document was removed in between
-// (its features are then nil, as in cluster mode, and [Store.Features]
-// tells). A document stored without features has an empty record.
+// documents of a single node's results, and their source records for the
+// results with common anchors (the only ones whose sources the caller
+// reads): one HMGET per record hash that holds some, all in one round
+// trip, each document's records read once however many results name it.
+// Features are written with their document and never change, so reading
+// them after the script call returns what the call would have read,
+// unless the document was removed in between (its features are then nil,
+// as in cluster mode, and [Store.Features] tells). A document stored
+// without features has an empty record. A source record is written once:
+// read after the call, it may be one recorded meanwhile.
 func (r *Redis) readFeatures(ctx context.Context, out []Result) error {
-	type loc struct{ hash, field uint64 }
-	at := map[uint64]loc{}          // seq → its place
-	fields := map[uint64][]string{} // record hash → fields to read
-	var hashes []uint64
-	need := func(seq uint64) {
-		if _, ok := at[seq]; ok || seq == 0 {
+	type read struct {
+		kind   string
+		hashes []uint64            // in first-need order
+		fields map[uint64][]string // record hash → fields to read
+		got    map[uint64][]byte   // seq → value
+	}
+	feats := &read{kind: "f", fields: map[uint64][]string{}}
+	srcs := &read{kind: "s", fields: map[uint64][]string{}}
+	asked := map[uint64]uint8{} // seq → 1 features asked, 2 source asked
+	ask := func(rd *read, bit uint8, seq uint64) {
+		if seq == 0 || asked[seq]&bit != 0 {
 			return
 		}
-		l := loc{seq / metaGroup, seq % metaGroup} // one shard: local seq = seq
-		at[seq] = l
-		if _, ok := fields[l.hash]; !ok {
-			hashes = append(hashes, l.hash)
+		asked[seq] |= bit
+		h := seq / metaGroup // one shard: local seq = seq
+		if _, ok := rd.fields[h]; !ok {
+			rd.hashes = append(rd.hashes, h)
 		}
-		fields[l.hash] = append(fields[l.hash], strconv.FormatUint(l.field, 10))
+		rd.fields[h] = append(rd.fields[h], strconv.FormatUint(seq%metaGroup, 10))
+	}
+	need := func(seq uint64, src bool) {
+		ask(feats, 1, seq)
+		if src {
+			ask(srcs, 2, seq)
+		}
 	}
 	for i := range out {
+		src := len(out[i].CommonAnchors) > 0
 		for _, c := range out[i].Candidates {
-			need(c.Seq)
+			need(c.Seq, src)
 		}
 		if out[i].IMatch != "" {
-			need(out[i].IMatchSeq)
+			need(out[i].IMatchSeq, src)
 		}
 	}
-	if len(hashes) == 0 {
+	if len(feats.hashes) == 0 {
 		return nil
 	}
 	pipe := r.c.Pipeline()
-	cmds := make([]*redis.SliceCmd, len(hashes))
-	for i, h := range hashes {
-		cmds[i] = pipe.HMGet(ctx, r.prefix[0]+"f"+strconv.FormatUint(h, 10), fields[h]...)
+	cmds := map[*read][]*redis.SliceCmd{}
+	for _, rd := range []*read{feats, srcs} {
+		for _, h := range rd.hashes {
+			cmds[rd] = append(cmds[rd], pipe.HMGet(ctx, r.prefix[0]+rd.kind+strconv.FormatUint(h, 10), rd.fields[h]...))
+		}
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
 		return err
 	}
-	got := make(map[uint64][]byte, len(at))
-	for i, h := range hashes {
-		vals := cmds[i].Val()
-		if len(vals) != len(fields[h]) {
-			return fmt.Errorf("malformed HMGET reply (%d values for %d fields)", len(vals), len(fields[h]))
-		}
-		for k, v := range vals {
-			f, _ := strconv.ParseUint(fields[h][k], 10, 64)
-			if s, ok := v.(string); ok {
-				got[h*metaGroup+f] = []byte(s)
+	for _, rd := range []*read{feats, srcs} {
+		rd.got = map[uint64][]byte{}
+		for i, h := range rd.hashes {
+			vals := cmds[rd][i].Val()
+			if len(vals) != len(rd.fields[h]) {
+				return fmt.Errorf("malformed HMGET reply (%d values for %d fields)", len(vals), len(rd.fields[h]))
+			}
+			for k, v := range vals {
+				f, _ := strconv.ParseUint(rd.fields[h][k], 10, 64)
+				if s, ok := v.(string); ok {
+					rd.got[h*metaGroup+f] = []byte(s)
+				} else if rd == srcs {
+					rd.got[h*metaGroup+f] = []byte{} // read: no source
+				}
 			}
 		}
 	}
 	for i := range out {
-		for j := range out[i].Candidates {
-			out[i].Candidates[j].Features = got[out[i].Candidates[j].Seq]
+		res := &out[i]
+		src := len(res.CommonAnchors) > 0
+		for j := range res.Candidates {
+			c := &res.Candidates[j]
+			c.Features = feats.got[c.Seq]
+			if src && c.Features != nil {
+				c.Source = srcs.got[c.Seq]
+			}
 		}
-		if out[i].IMatch != "" {
-			out[i].IMatchFeatures = got[out[i].IMatchSeq]
+		if res.IMatch != "" {
+			res.IMatchFeatures = feats.got[res.IMatchSeq]
+			if src && res.IMatchFeatures != nil {
+				res.IMatchSource = srcs.got[res.IMatchSeq]
+			}
 		}
 	}
 	return nil

@@ -573,7 +573,7 @@ end
 -- generation): its record hashes are extended and its id copied into the
 -- current generation.
 local function refreshRecords(s, id)
-  for _, kind in ipairs({'m', 'f', 'v', 'k'}) do
+  for _, kind in ipairs({'m', 'f', 'v', 'k', 's'}) do
     local k = rkey(kind, s)
     redis.call('EXPIREAT', k, EXP, 'GT')
   end
@@ -823,7 +823,7 @@ var luaFeatures = luaRecords("f")
 var luaVerdicts = luaRecords("v")
 
 // luaRecords reads one per-document record kind ('f' features, 'v'
-// verdict) for a list of ids.
+// verdict, 's' source) for a list of ids.
 func luaRecords(kind string) string {
 	return luaPrelude + `
 local out = {}
@@ -832,7 +832,7 @@ for a = 7, #ARGV, 2 do
   local v = false
   if s then
     local k, f = rkey('` + kind + `', s)
-    v = redis.call('HGET', k, f) or ` + map[string]string{"f": "''", "v": "false"}[kind] + `
+    v = redis.call('HGET', k, f) or ` + map[string]string{"f": "''", "v": "false", "s": "false"}[kind] + `
   end
   out[#out + 1] = v
 end
@@ -842,12 +842,18 @@ return out
 
 // luaVerdict records verdicts: ARGV[7…] = (id idg verdict)×n. Reply: per
 // id one byte, 1 when stored or already set, 0 when the id is unknown.
-const luaVerdict = luaPrelude + `
+var luaVerdict = luaRecordOnce("v")
+
+// luaRecordOnce writes one per-document record kind ('v' verdict, 's'
+// source) for a list of ids, first write wins, with the expiry of the
+// document's meta record.
+func luaRecordOnce(kind string) string {
+	return luaPrelude + `
 local out, exps = {}, {}
 for a = 7, #ARGV, 3 do
   local s = idSeq(ARGV[a], ARGV[a + 1])
   if s then
-    local k, f = rkey('v', s)
+    local k, f = rkey('` + kind + `', s)
     redis.call('HSETNX', k, f, ARGV[a + 2])
     if R > 0 and not exps[k] then
       exps[k] = true
@@ -861,6 +867,7 @@ for a = 7, #ARGV, 3 do
 end
 return table.concat(out)
 `
+}
 
 // luaMaintain runs the expiry sweep with the budget of ARGV[5] and reports
 // 1 when no closed generation is left without expiry.

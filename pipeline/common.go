@@ -2,8 +2,10 @@ package pipeline
 
 import (
 	"cmp"
+	"context"
 	"slices"
 
+	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/sketch"
 	"github.com/neardup/neardup/verify"
 )
@@ -170,7 +172,7 @@ func templateDocs(runs []commonRun) int {
 // holders are copies of it: documents that are mostly the source's text,
 // all of it common.
 //
-// So the index stage remembers, in input order, the texts that an earlier
+// So the index stage finds, in input order, the texts that an earlier
 // document copied whole: when a document is mostly common text (it is
 // judged whole) and that common text is held by a candidate, over most of
 // the document and most of the candidate, the candidate is a source and
@@ -185,25 +187,46 @@ func templateDocs(runs []commonRun) int {
 // template; a page copied whole with its template (the same article
 // crawled twice) makes the template part of its copied text, and the
 // template is evidence against that page alone.
+//
+// The sources are kept in the index, as a record of the source document
+// (index.Store.RecordSources: its copied text's anchor hashes, 4 bytes
+// each), written once and removed with the document, and read with the
+// candidates (Candidate.Source). So every member of a consumer group, and
+// a member after a restart, knows every source the stream has found: the
+// events do not depend on which member saw which document, nor on how
+// long a member has run, and no member keeps more than one batch of them.
 
-// maxSources bounds the sources the index stage remembers: each holds the
-// 32-bit hashes of its copied text's anchors (about 200 bytes for a page
-// of 50 anchors), so at most about 13 MB. A widely copied text takes one
-// place (its earliest holder; markSources), so this is the number of
-// widely copied texts a stream can have in play at once: past it the
-// oldest are forgotten and their later partial copies missed (on
-// bench/corpus real, 100,000 documents in 5,000 clusters, a bound of
-// 2,000 took recall from 0.9644 to 0.8228).
+// Sourcer is what sharing sources needs of the index; [index.Store]
+// implementations satisfy it. An Index without it leaves the sources in
+// the pipeline's own memory (at most maxSources, the oldest out first),
+// where another pipeline, or this one after a restart, cannot see them.
+type Sourcer interface {
+	Sources(ctx context.Context, ids []string) ([][]byte, error)
+	RecordSources(ctx context.Context, ids []string, copied [][]byte) ([]bool, error)
+}
+
+// maxSources bounds the sources a pipeline remembers when its index does
+// not store them (no Sourcer): each holds the 32-bit hashes of its copied
+// text's anchors (about 200 bytes for a page of 50 anchors), so at most
+// about 13 MB. A widely copied text takes one place (its earliest holder;
+// markSources), so this is the number of widely copied texts a stream can
+// have in play at once: past it the oldest are forgotten and their later
+// partial copies missed (on bench/corpus real, 100,000 documents in 5,000
+// clusters, a bound of 2,000 took recall from 0.9644 to 0.8228). With a
+// Sourcer the pipeline keeps only the sources its current batch found,
+// until they are recorded.
 const maxSources = 1 << 16
 
 // sourceSet remembers the copied text of at most max sources (the oldest
 // out first): the stored hashes of their anchors that a whole copy held.
 // The index stage owns it (one goroutine: processBatch and removeBatch).
+// pending lists the sources added since the last flush, in order.
 type sourceSet struct {
-	max    int
-	copied map[string][]uint32 // sorted
-	ring   []string
-	next   int
+	max     int
+	copied  map[string][]uint32 // sorted
+	ring    []string
+	next    int
+	pending []string
 }
 
 func newSourceSet(n int) *sourceSet {
@@ -226,11 +249,125 @@ func (s *sourceSet) add(id string, hashes []uint32) {
 		s.next = (s.next + 1) % s.max
 	}
 	s.copied[id] = hashes
+	s.pending = append(s.pending, id)
 }
 
 // forget drops id (its document was deleted).
 func (s *sourceSet) forget(id string) {
 	delete(s.copied, id) // its ring slot is reused in turn (an id added again may leave early)
+}
+
+// reset forgets every source.
+func (s *sourceSet) reset() {
+	clear(s.copied)
+	s.ring, s.next, s.pending = s.ring[:0], 0, s.pending[:0]
+}
+
+// recordSources writes the sources the batch found to the index, in one
+// call, and forgets them: from the next batch on they come with the
+// candidates. Without a Sourcer they stay in the pipeline's memory.
+func (p *Pipeline) recordSources(ctx context.Context) error {
+	s := p.sources
+	sr, ok := p.ix.(Sourcer)
+	if !ok || len(s.pending) == 0 {
+		s.pending = s.pending[:0]
+		return nil
+	}
+	var ids []string
+	var recs [][]byte
+	for _, id := range s.pending {
+		if h := s.copied[id]; h != nil { // not forgotten meanwhile
+			ids, recs = append(ids, id), append(recs, index.AppendSource(nil, h))
+		}
+	}
+	if len(ids) > 0 {
+		// Stored false: the source was deleted or expired since it was
+		// found; it is no one's source any more.
+		if err := p.retry(ctx, "record-sources", func(ctx context.Context) error {
+			_, err := sr.RecordSources(ctx, ids, recs)
+			return err
+		}); err != nil {
+			return err
+		}
+	}
+	s.reset()
+	return nil
+}
+
+// fetchSources reads, with Store.Sources in one call, the source records
+// of the candidates markSources looks at that came without one (Redis
+// Cluster, or features fetched after the lookup): the earlier candidates
+// of jobs with common passages. Without a Sourcer there is nothing to
+// read.
+func (p *Pipeline) fetchSources(ctx context.Context, jobs []*job) error {
+	sr, ok := p.ix.(Sourcer)
+	if !ok {
+		return nil
+	}
+	var missing []string
+	seen := map[string]bool{}
+	for _, j := range jobs {
+		if j.discount == nil {
+			continue
+		}
+		for _, c := range j.cands[:min(j.earlier, len(j.cands))] {
+			if c.Source == nil && !seen[c.ID] {
+				seen[c.ID] = true
+				missing = append(missing, c.ID)
+			}
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	var recs [][]byte
+	if err := p.retry(ctx, "sources", func(ctx context.Context) error {
+		var err error
+		recs, err = sr.Sources(ctx, missing)
+		return err
+	}); err != nil {
+		return err
+	}
+	got := make(map[string][]byte, len(missing))
+	for i, id := range missing {
+		got[id] = []byte{} // read: none
+		if i < len(recs) && recs[i] != nil {
+			got[id] = recs[i]
+		}
+	}
+	for _, j := range jobs {
+		if j.discount == nil {
+			continue
+		}
+		for i := range j.cands[:min(j.earlier, len(j.cands))] {
+			if c := &j.cands[i]; c.Source == nil {
+				c.Source = got[c.ID]
+			}
+		}
+	}
+	return nil
+}
+
+// sourceOf returns the copied text of candidate c when it is a source
+// (nil otherwise): what this batch found, else its source record from the
+// index, decoded once per batch (decoded). A record that does not decode
+// (written by something else) makes no source.
+func (p *Pipeline) sourceOf(c *index.Candidate, decoded map[string][]uint32) []uint32 {
+	if h, ok := p.sources.copied[c.ID]; ok {
+		return h
+	}
+	if len(c.Source) == 0 {
+		return nil
+	}
+	h, ok := decoded[c.ID]
+	if !ok {
+		h, _ = index.DecodeSource(nil, c.Source)
+		if len(h) == 0 {
+			h = nil
+		}
+		decoded[c.ID] = h
+	}
+	return h
 }
 
 // markSources runs in the index stage, in input order, once the
@@ -241,6 +378,7 @@ func (s *sourceSet) forget(id string) {
 // feats returns a candidate's decoded features by id (nil when gone or
 // undecodable), decoding only those asked for.
 func (p *Pipeline) markSources(jobs []*job, feats func(id string) *sketch.Features) {
+	decoded := map[string][]uint32{}
 	for _, j := range jobs {
 		if j.discount == nil || j.feats == nil {
 			continue
@@ -248,8 +386,9 @@ func (p *Pipeline) markSources(jobs []*job, feats func(id string) *sketch.Featur
 		cands := j.cands[:min(j.earlier, len(j.cands))]
 		common := p.commonAnchors(j)
 		if len(j.discount.Common) > 0 {
-			for _, c := range cands {
-				copied := p.sources.copied[c.ID]
+			for i := range cands {
+				c := &cands[i]
+				copied := p.sourceOf(c, decoded)
 				if copied == nil {
 					continue
 				}
@@ -275,10 +414,12 @@ func (p *Pipeline) markSources(jobs []*job, feats func(id string) *sketch.Featur
 		}
 		slices.SortFunc(order, func(a, b int) int { return cmp.Compare(cands[a].Seq, cands[b].Seq) })
 		for _, i := range order {
-			c := cands[i]
+			c := &cands[i]
 			if f := feats(c.ID); f != nil {
 				if shared := copiedWhole(common, len(j.feats.Passage.Anchors), f); shared != nil {
-					p.sources.add(c.ID, shared)
+					if p.sourceOf(c, decoded) == nil {
+						p.sources.add(c.ID, shared)
+					}
 					break
 				}
 			}

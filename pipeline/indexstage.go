@@ -150,7 +150,11 @@ func (p *Pipeline) processBatch(ctx context.Context, batch []*job, verifyIn chan
 	}
 	// Sources need the decoded features of a few candidates here, in
 	// order (common.go); decoded through the cache, the verifiers then
-	// find them there.
+	// find them there. The sources found are recorded in the index before
+	// the next batch is looked up.
+	if err := p.fetchSources(ctx, live); err != nil { // common.go
+		return err
+	}
 	decoded := map[string]*sketch.Features{}
 	p.markSources(live, func(id string) *sketch.Features { // common.go
 		f, ok := decoded[id]
@@ -162,6 +166,9 @@ func (p *Pipeline) processBatch(ctx context.Context, batch []*job, verifyIn chan
 		}
 		return f
 	})
+	if err := p.recordSources(ctx); err != nil { // common.go
+		return err
+	}
 	if err := p.settle(ctx, st, batch); err != nil {
 		return err
 	}
@@ -219,7 +226,7 @@ func (p *Pipeline) settle(ctx context.Context, st *settler, batch []*job) error 
 func (p *Pipeline) candidates(j *job) {
 	add := func(c index.Candidate) { j.cands = append(j.cands, c) }
 	j.unverified = j.res.Dropped
-	im := index.Candidate{ID: j.res.IMatch, Seq: j.res.IMatchSeq, Via: "imatch", Features: j.res.IMatchFeatures}
+	im := index.Candidate{ID: j.res.IMatch, Seq: j.res.IMatchSeq, Via: "imatch", Features: j.res.IMatchFeatures, Source: j.res.IMatchSource}
 	// First seen wins: a document is only ever a duplicate of earlier
 	// ones, so a duplicate never becomes its original's representative.
 	decided, budget := false, p.cfg.MaxCandidates

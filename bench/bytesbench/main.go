@@ -371,7 +371,8 @@ func usage(ctx context.Context, rc *redis.Client) (int64, error) {
 // kind, scaled to the kind's key count.
 func byKind(ctx context.Context, rc *redis.Client, prefix string, docs int) error {
 	names := map[string]string{"b": "band, SimHash and passage-anchor hashes", "i": "ids", "e": "content lane", "x": "I-Match lane",
-		"m": "meta records (external ids)", "f": "features", "v": "verdicts", "c": "clock", "k": "keys records (deletes)"}
+		"m": "meta records (external ids)", "f": "features", "v": "verdicts", "c": "clock", "k": "keys records (deletes)",
+		"s": "source records (widely copied texts)"}
 	count := map[string]int{}
 	sample := map[string][]string{}
 	var cursor uint64

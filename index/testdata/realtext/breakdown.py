@@ -1,5 +1,5 @@
 # breakdown.py PORT DOCS: MEMORY USAGE of a sample of each key kind of a
-# neardup namespace (band tables, passage table, records m/f/v, ids i,
+# neardup namespace (band tables, passage table, records m/f/v/k/s, ids i,
 # I-Match x, content e), scaled to the kind's key count, per document.
 import subprocess, sys, random, re, collections
 port=sys.argv[1]

@@ -1,0 +1,73 @@
+package pipeline
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/sketch"
+	"github.com/neardup/neardup/verify"
+)
+
+// markSources reads a candidate's source from what the index returned
+// with it (Candidate.Source) and from what an earlier job of the batch
+// found, and records a source only when the index has none for it.
+func TestMarkSourcesFromIndex(t *testing.T) {
+	const n = 50
+	anchors := make([]sketch.Anchor, n)
+	keys := make([]uint64, n)
+	var copied []uint32 // the source's copied text: anchors 0…44
+	for i := range anchors {
+		anchors[i] = sketch.Anchor{Hash: uint64(i + 1), Pos: uint32(20 * i)}
+		keys[i] = uint64(1000 + i)
+		if i < 45 {
+			copied = append(copied, uint32(i+1))
+		}
+	}
+	commonKeys, docs := keys[:45], slices.Repeat([]int{5}, 45)
+	feats := &sketch.Features{Passage: sketch.Passage{Anchors: anchors}}
+	rec := index.AppendSource(nil, copied)
+	// whole copies the source whole; partial holds its text as a common
+	// passage among text of its own.
+	whole := func(src []byte) *job {
+		return &job{entry: index.Entry{Anchors: keys}, feats: feats, sentenceBase: n,
+			res:   index.Result{CommonAnchors: commonKeys, CommonAnchorDocs: docs},
+			cands: []index.Candidate{{ID: "source", Seq: 1, Source: src}}, earlier: 1,
+			discount: &verify.Discount{}, commonShare: 0.9}
+	}
+	partial := func(src []byte) *job {
+		return &job{entry: index.Entry{Anchors: keys}, feats: feats, sentenceBase: n,
+			res:   index.Result{CommonAnchors: commonKeys, CommonAnchorDocs: docs},
+			cands: []index.Candidate{{ID: "source", Seq: 1, Source: src}}, earlier: 1,
+			discount: &verify.Discount{Common: []verify.Range{{Lo: 0, Hi: 20 * 45}}}, commonShare: 0.5}
+	}
+	for _, tt := range []struct {
+		name     string
+		jobs     []*job
+		recorded []string // sources the batch records
+		evidence []bool   // per job: the source's text is evidence
+	}{
+		{"a source in the index", []*job{partial(rec)}, nil, []bool{true}},
+		{"no source in the index", []*job{partial([]byte{})}, nil, []bool{false}},
+		{"an undecodable record", []*job{partial([]byte{1, 2, 3})}, nil, []bool{false}},
+		{"a whole copy records a new source", []*job{whole([]byte{})}, []string{"source"}, []bool{false}},
+		{"a whole copy of a known source records nothing", []*job{whole(rec)}, nil, []bool{false}},
+		{"a later job of the batch sees it", []*job{whole([]byte{}), partial([]byte{})}, []string{"source"}, []bool{false, true}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := &Pipeline{sources: newSourceSet(8)}
+			p.markSources(tt.jobs, func(string) *sketch.Features { return feats })
+			if !slices.Equal(p.sources.pending, tt.recorded) {
+				t.Errorf("recorded %v, want %v", p.sources.pending, tt.recorded)
+			}
+			for i, j := range tt.jobs {
+				if got := len(j.discount.Sources) > 0; got != tt.evidence[i] {
+					t.Errorf("job %d: sources %v, want evidence %v", i, j.discount.Sources, tt.evidence[i])
+				}
+			}
+			if len(tt.recorded) > 0 && !slices.Equal(p.sources.copied["source"], copied) {
+				t.Errorf("copied text %v, want %v", p.sources.copied["source"], copied)
+			}
+		})
+	}
+}
