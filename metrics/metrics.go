@@ -189,7 +189,7 @@ func New(reg prometheus.Registerer, version string) *Metrics {
 	}
 	// The index operations of the pipeline and the topic roles of the
 	// sink.
-	for _, op := range []string{"lookup-insert", "features", "verdicts", "record-verdict"} {
+	for _, op := range []string{"lookup-insert", "features", "sources", "record-sources", "verdicts", "record-verdict"} {
 		m.indexErrors.WithLabelValues(op)
 		m.indexRetries.WithLabelValues(op)
 	}
