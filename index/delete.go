@@ -264,3 +264,38 @@ func decodeDigests(e *Entry, flags byte, b []byte) ([]byte, string) {
 	}
 	return b, ""
 }
+
+// KeysRecordSizes splits a keys record of either version, of a store with
+// bands bands, into the bytes of its parts: the header (version, flags,
+// op width), the band keys, the SimHash, I-Match and content digests, and
+// the anchor keys with their count. It reads what bench/bytesbench
+// reports.
+func KeysRecordSizes(b []byte, bands int) (header, bandKeys, digests, anchors int, err error) {
+	bad := func(why string) (int, int, int, int, error) {
+		return 0, 0, 0, 0, fmt.Errorf("index: keys record: %s", why)
+	}
+	w := 8
+	switch {
+	case len(b) >= 2 && b[0] == keysVersion:
+		header = 2
+	case len(b) >= 3 && b[0] == keysOpsVersion:
+		header, w = 3, int(b[2])
+	default:
+		return bad("unknown version")
+	}
+	if w == 0 || len(b)-header < w*bands {
+		return bad("short band keys")
+	}
+	bandKeys = w * bands
+	var e Entry
+	rest, why := decodeDigests(&e, b[1], b[header+bandKeys:])
+	if why != "" {
+		return bad(why)
+	}
+	digests = len(b) - header - bandKeys - len(rest)
+	n, nw := binary.Uvarint(rest)
+	if nw <= 0 || uint64(len(rest)-nw) != uint64(w)*n {
+		return bad("bad anchors")
+	}
+	return header, bandKeys, digests, len(rest), nil
+}

@@ -335,6 +335,22 @@ func TestKeyOpsRecord(t *testing.T) {
 						t.Errorf("band %d: op (%x, %x), want (%x, %x)", ti, g, f, wg, wf)
 					}
 				}
+				digests := 0
+				if tt.e.HasIMatch {
+					digests = 8 + 20 + 16
+				}
+				for _, rec := range []struct {
+					b []byte
+					w int
+				}{{v1, 8}, {v2, r.opsWidth()}} {
+					h, bk, d, a, err := KeysRecordSizes(rec.b, p.Bands)
+					if err != nil || h+bk+d+a != len(rec.b) || bk != rec.w*p.Bands || d != digests || a != 1+rec.w*tt.anchors {
+						t.Errorf("KeysRecordSizes of version %d: %d %d %d %d (%v), record %d bytes", rec.b[0], h, bk, d, a, err, len(rec.b))
+					}
+					if _, _, _, _, err := KeysRecordSizes(rec.b[:len(rec.b)-1], p.Bands); err == nil {
+						t.Errorf("KeysRecordSizes of a cut version %d record: no error", rec.b[0])
+					}
+				}
 				if len(v2) >= len(v1) && r.opsWidth() < 8 {
 					t.Errorf("version 2 record %d bytes, version 1 %d", len(v2), len(v1))
 				}

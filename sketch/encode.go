@@ -285,7 +285,37 @@ func keepTop(v uint64, shift int) bool { return v&(1<<shift-1) == 0 }
 // [ErrCorrupt], never a panic; counts are checked against the remaining
 // bytes before anything is allocated.
 func (f *Features) UnmarshalBinary(data []byte) error {
-	d := decoder{b: data}
+	return f.decode(&decoder{b: data, mark: len(data)})
+}
+
+// SectionSizes is how many bytes each section of a storage encoding
+// takes; they add up to the encoding's length.
+type SectionSizes struct {
+	// Header is the version, flags, token count, content digest, SimHash
+	// and I-Match digest.
+	Header int
+	// Shingles and Unique are the sampled shingle set and unique words.
+	Shingles, Unique int
+	// Text is the stored normalized text.
+	Text int
+	// Fingerprints, Anchors and Offsets are the passage section's
+	// per-position fingerprints, winnowing anchors and token offsets.
+	Fingerprints, Anchors, Offsets int
+	// Sentences is the sentence section.
+	Sentences int
+}
+
+// EncodedSections decodes a storage encoding and returns the bytes of
+// each of its sections: what a stored document's features are made of.
+func EncodedSections(data []byte) (SectionSizes, error) {
+	var f Features
+	d := decoder{b: data, mark: len(data)}
+	err := f.decode(&d)
+	return d.sizes, err
+}
+
+// decode is UnmarshalBinary on d.
+func (f *Features) decode(d *decoder) error {
 	version := d.byte()
 	if version != encodingVersion && version != passageV2 {
 		return fmt.Errorf("%w: version %d, want %d or %d", ErrCorrupt, version, passageV2, encodingVersion)
@@ -307,10 +337,12 @@ func (f *Features) UnmarshalBinary(data []byte) error {
 	}
 	f.Signature = f.Signature[:0]
 
+	d.section(&d.sizes.Header)
 	f.Shingles, f.ShingleShift, f.ShingleCount = f.Shingles[:0], 0, 0
 	if flags&flagShingle != 0 {
-		f.decodeShingles(&d)
+		f.decodeShingles(d)
 	}
+	d.section(&d.sizes.Shingles)
 	f.Unique, f.UniqueShift = f.Unique[:0], 0
 	if flags&flagUnique != 0 {
 		f.UniqueShift = d.byte()
@@ -326,6 +358,7 @@ func (f *Features) UnmarshalBinary(data []byte) error {
 			d.fail("position overflows 32 bits")
 		}
 	}
+	d.section(&d.sizes.Unique)
 	f.Text = f.Text[:0]
 	if flags&flagText != 0 {
 		f.Text = append(f.Text, d.bytes(int(d.uvarint(uint64(d.remaining()))))...)
@@ -333,18 +366,21 @@ func (f *Features) UnmarshalBinary(data []byte) error {
 	if len(f.Text) == 0 {
 		f.Text = nil
 	}
+	d.section(&d.sizes.Text)
 	f.Passage.reset()
 	if flags&flagPassage != 0 {
 		if version == passageV2 {
-			f.Passage.decodePassage(&d)
+			f.Passage.decodePassage(d)
 		} else {
-			decodePassageV3(&d, &f.Passage)
+			decodePassageV3(d, &f.Passage)
 		}
 	}
+	d.section(&d.sizes.Offsets)
 	f.Sentences.reset()
 	if flags&flagSentence != 0 {
-		f.Sentences.decodeSentences(&d)
+		f.Sentences.decodeSentences(d)
 	}
+	d.section(&d.sizes.Sentences)
 	if d.err == nil && d.remaining() != 0 {
 		d.fail("trailing bytes")
 	}
@@ -449,6 +485,17 @@ func (r *bitReader) used() int { return r.i - int(r.n/8) }
 type decoder struct {
 	b   []byte
 	err error
+	// sizes counts the bytes of each section read so far (section);
+	// mark is len(b) at the end of the last section.
+	sizes SectionSizes
+	mark  int
+}
+
+// section adds the bytes read since the last section to *n, a field of
+// d.sizes.
+func (d *decoder) section(n *int) {
+	*n += d.mark - len(d.b)
+	d.mark = len(d.b)
 }
 
 func (d *decoder) fail(why string) {

@@ -1,6 +1,7 @@
 package sketch
 
 import (
+	"encoding/binary"
 	"errors"
 	"math/rand/v2"
 	"slices"
@@ -307,3 +308,34 @@ func TestPassageOffsetsV3(t *testing.T) {
 		}
 	}
 }
+
+// EncodedSections splits an encoding into sections that add up to its
+// length, with nothing in the sections the limits leave out, and fails on
+// what UnmarshalBinary rejects.
+func TestEncodedSections(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.KeepText = 1 << 20
+	cfg.PassageWords = 40
+	f := mustSketch(t, cfg, syntheticDoc(rand.New(rand.NewPCG(9, 9)), 5000))
+	for _, lim := range []Limits{{}, {MaxShingles: 256}, {MaxUnique: 300, Passages: true}, {MaxShingles: 256, Passages: true}, DefaultLimits()} {
+		b := f.AppendBinary(nil, lim)
+		sz, err := EncodedSections(b)
+		if err != nil {
+			t.Fatalf("%+v: %v", lim, err)
+		}
+		sum := sz.Header + sz.Shingles + sz.Unique + sz.Text + sz.Fingerprints + sz.Anchors + sz.Offsets + sz.Sentences
+		if sum != len(b) {
+			t.Errorf("%+v: sections %+v add up to %d, want %d", lim, sz, sum, len(b))
+		}
+		if (sz.Shingles > 0) != (lim.MaxShingles > 0) || (sz.Unique > 0) != (lim.MaxUnique > 0) ||
+			(sz.Fingerprints > 0) != lim.Passages || (sz.Anchors > 0) != lim.Passages || (sz.Offsets > 0) != lim.Passages ||
+			sz.Text != len(f.Text)+varintLen(len(f.Text)) || sz.Header < 18 {
+			t.Errorf("%+v: sections %+v", lim, sz)
+		}
+		if _, err := EncodedSections(b[:len(b)-1]); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%+v: truncated encoding: %v, want ErrCorrupt", lim, err)
+		}
+	}
+}
+
+func varintLen(n int) int { return len(binary.AppendUvarint(nil, uint64(n))) }

@@ -130,6 +130,7 @@ func (p *Passage) appendPassage(dst []byte) []byte {
 func (p *Passage) decodeFingerprints(d *decoder) bool {
 	n := int(d.uvarint(uint64(2 * d.remaining())))
 	packed := d.bytes((n + 1) / 2)
+	d.section(&d.sizes.Fingerprints)
 	// Counts are bounded by the bytes left, so growing once is safe.
 	p.Fp = slices.Grow(p.Fp[:0], n)
 	if packed != nil {
@@ -149,6 +150,7 @@ func (p *Passage) decodeFingerprints(d *decoder) bool {
 		}
 		p.Anchors = append(p.Anchors, Anchor{Hash: h, Pos: uint32(pos)})
 	}
+	d.section(&d.sizes.Anchors)
 	return true
 }
 
