@@ -43,11 +43,10 @@ func DefaultLimits() Limits {
 	return Limits{MaxShingles: 4096, MaxUnique: 8192, IMatch: true, SimHash: true, Passages: true, Sentences: true}
 }
 
-// The storage encoding, version 3; integers are unsigned varints unless
+// The storage encoding, version 4; integers are unsigned varints unless
 // said otherwise:
 //
-//	byte     version (3; version 2 still decodes: its passage section
-//	         stores one byte per token offset, see Passage.appendPassage)
+//	byte     version (4; versions 2 and 3 still decode, see below)
 //	byte     flags: 1 I-Match digest, 2 text, 4 SimHash, 8 shingles,
 //	         16 unique words, 32 passages, 64 sentences
 //	varint   token count
@@ -55,35 +54,56 @@ func DefaultLimits() Limits {
 //	8 bytes  SimHash, little-endian (flag 4)
 //	20 bytes I-Match digest (flag 1)
 //	shingles (flag 8):
-//	  byte   sample shift s
+//	  byte   sample shift s (below StoredBits)
 //	  varint distinct shingles of the whole document
 //	  varint n, the shingles kept
 //	  byte   Rice parameter k
 //	  Rice codes of the n gaps between the sorted kept values v>>s, where v
-//	  is the top 32 bits of a kept shingle hash (first gap from 0): q = gap>>k
-//	  in unary (q one bits, a zero bit), then the k low bits, most
-//	  significant first; the bit stream is padded to a whole byte
+//	  is StoredHash of a kept shingle hash, its bits 32 … 51 (first gap
+//	  from 0): q = gap>>k in unary (q one bits, a zero bit), then the k low
+//	  bits, most significant first; the bit stream is padded to a whole
+//	  byte
 //	unique words (flag 16):
 //	  byte   sample shift; varint count; per word: 4 bytes top 32 bits of
 //	  the hash (little-endian) and varint position delta
 //	varint text length and the text (flag 2)
-//	passage section (flag 32, see appendPassageV3)
+//	passage section (flag 32, see appendPassageV4)
 //	sentence section (flag 64, see Sentences.appendSentences)
 //
-// Stored hashes keep their top 32 bits: two distinct shingles of documents
-// with n stored shingles collide with probability about n²/2^33 per pair
-// of documents (0.000008 at n = 256), far below verification thresholds. A
-// kept value has its low s bits zero, so v>>s loses nothing. Rice coding
-// with k ≈ log2 of the mean gap costs about k + 1.6 bits per shingle: 24
-// to 26 bits for 128–256 sampled shingles, against 32 for varint deltas.
-// A decoded Features holds the 32-bit values in its uint64 slices, so
-// decoded features compare only with decoded features: encode the incoming
-// document too before verifying it against stored ones.
-const encodingVersion = 3
+// Stored shingle and anchor hashes keep StoredBits (20) bits: two distinct
+// shingles of documents with n stored shingles collide with probability
+// about n²/2^21 per pair of documents, that is n²/2^20 shared shingles
+// counted that are not (0.06 of 256 at the web profile's n = 256, a
+// Jaccard error under 0.0003; 16 of 4096 at the books profile's n =
+// 4096, under 0.002), far below verification thresholds; two anchors
+// collide as often, and a false seed is dropped when the fingerprints
+// around it do not match. The sampling bits are among the stored ones, so
+// stored values can be resampled to a coarser rate (see [AlignSamples]);
+// a kept value has its low s bits zero, so v>>s loses nothing. Rice coding
+// with k ≈ log2 of the mean gap costs about k + 1.6 bits per shingle: 12
+// to 14 bits for 128–256 sampled shingles of a 1,000-shingle page
+// (version 3: 24 to 26). Decoded features hold the StoredHash values in
+// their uint64 slices, so decoded features compare only with decoded
+// features: encode the incoming document too ([Features.Stored]) before
+// verifying it against stored ones.
+//
+// Versions 2 and 3 stored 32 bits of each shingle and anchor hash (the
+// top half); they decode to the StoredHash values of those, sorted again,
+// so a record written by an older build compares with one written since.
+// Version 2 stored a byte per token offset (Passage.appendPassage).
+const encodingVersion = 4
 
-// passageV2 is the last version whose passage section stores a byte per
-// token offset (Passage.appendPassage).
-const passageV2 = 2
+// Older versions, still decoded.
+const (
+	// passageV2 is the last version whose passage section stores a byte
+	// per token offset (Passage.appendPassage).
+	passageV2 = 2
+	// passageV3 is the last version that stores 32 bits of each shingle
+	// and anchor hash (decoded to StoredHash values).
+	passageV3 = 3
+	// hashesV4 is the first version that stores StoredBits.
+	hashesV4 = 4
+)
 
 const (
 	flagIMatch   = 1
@@ -156,7 +176,7 @@ func (f *Features) AppendBinary(dst []byte, lim Limits) []byte {
 		dst = append(dst, f.Text...)
 	}
 	if flags&flagPassage != 0 {
-		dst = appendPassageV3(dst, &f.Passage)
+		dst = appendPassageV4(dst, &f.Passage)
 	}
 	if flags&flagSentence != 0 {
 		dst = f.Sentences.appendSentences(dst)
@@ -164,23 +184,28 @@ func (f *Features) AppendBinary(dst []byte, lim Limits) []byte {
 	return dst
 }
 
-// appendShingles appends the shingle section: the kept top-32-bit values,
+// StoredBits is the width of a stored shingle or passage anchor hash.
+const StoredBits = 20
+
+// StoredHash is what storage keeps of a 64-bit shingle or anchor hash:
+// its bits 32 … 32+StoredBits−1, the low ones of its top half (those the
+// sampling rule reads, see [Limits]). Decoded features hold these values.
+func StoredHash(h uint64) uint64 { return h >> 32 & (1<<StoredBits - 1) }
+
+// appendShingles appends the shingle section: the kept values (StoredHash),
 // distinct and sorted, Rice-coded.
 func (f *Features) appendShingles(dst []byte, limit int) []byte {
 	count := f.ShingleCount
 	if count < len(f.Shingles) {
 		count = len(f.Shingles) // features built by hand
 	}
-	shift := sampleShift(len(f.Shingles), limit)
-	// Sorting by the full hash also sorts the top 32 bits; equal tops (a
-	// 32-bit collision) are stored once.
-	n, span := 0, uint64(0)
-	prev := ^uint64(0)
-	for _, h := range f.Shingles {
-		if top := h >> 32; keep(h, shift) && top != prev {
-			n++
-			span, prev = top>>shift, top
-		}
+	shift := shingleShift(len(f.Shingles), limit)
+	var buf [1024]uint32 // the web and books caps keep at most 2×limit
+	vals := keptShingles(buf[:0], f.Shingles, shift)
+	n := len(vals)
+	var span uint64
+	if n > 0 {
+		span = uint64(vals[n-1]) >> shift
 	}
 	k := riceParam(span, n)
 	dst = append(dst, byte(shift))
@@ -190,17 +215,28 @@ func (f *Features) appendShingles(dst []byte, limit int) []byte {
 	w := bitWriter{b: dst}
 	w.reserve(n*(k+2)/8 + 8)
 	var last uint64
-	prev = ^uint64(0)
-	for _, h := range f.Shingles {
-		top := h >> 32
-		if !keep(h, shift) || top == prev {
-			continue
-		}
-		v := top >> shift
+	for _, x := range vals {
+		v := uint64(x) >> shift
 		w.rice(v-last, k)
-		last, prev = v, top
+		last = v
 	}
 	return w.flush()
+}
+
+// shingleShift is sampleShift for a shingle set: below StoredBits, so
+// that the sampling bits are stored.
+func shingleShift(n, limit int) int { return min(sampleShift(n, limit), StoredBits-1) }
+
+// keptShingles appends to dst the stored values of the shingles hashes
+// keeps at shift, sorted and distinct.
+func keptShingles(dst []uint32, hashes []uint64, shift int) []uint32 {
+	for _, h := range hashes {
+		if keep(h, shift) {
+			dst = append(dst, uint32(StoredHash(h)))
+		}
+	}
+	slices.Sort(dst)
+	return slices.Compact(dst)
 }
 
 // riceParam returns the Rice parameter for n gaps summing to span: the
@@ -317,8 +353,12 @@ func EncodedSections(data []byte) (SectionSizes, error) {
 // decode is UnmarshalBinary on d.
 func (f *Features) decode(d *decoder) error {
 	version := d.byte()
-	if version != encodingVersion && version != passageV2 {
-		return fmt.Errorf("%w: version %d, want %d or %d", ErrCorrupt, version, passageV2, encodingVersion)
+	if version < passageV2 || version > encodingVersion {
+		return fmt.Errorf("%w: version %d, want %d to %d", ErrCorrupt, version, passageV2, encodingVersion)
+	}
+	width := StoredBits // of stored hashes
+	if version < hashesV4 {
+		width = 32
 	}
 	flags := d.byte()
 	if flags&^(flagIMatch|flagText|flagSimHash|flagShingle|flagUnique|flagPassage|flagSentence) != 0 {
@@ -340,7 +380,7 @@ func (f *Features) decode(d *decoder) error {
 	d.section(&d.sizes.Header)
 	f.Shingles, f.ShingleShift, f.ShingleCount = f.Shingles[:0], 0, 0
 	if flags&flagShingle != 0 {
-		f.decodeShingles(d)
+		f.decodeShingles(d, width)
 	}
 	d.section(&d.sizes.Shingles)
 	f.Unique, f.UniqueShift = f.Unique[:0], 0
@@ -369,10 +409,13 @@ func (f *Features) decode(d *decoder) error {
 	d.section(&d.sizes.Text)
 	f.Passage.reset()
 	if flags&flagPassage != 0 {
-		if version == passageV2 {
+		switch version {
+		case passageV2:
 			f.Passage.decodePassage(d)
-		} else {
+		case passageV3:
 			decodePassageV3(d, &f.Passage)
+		default:
+			decodePassageV4(d, &f.Passage)
 		}
 	}
 	d.section(&d.sizes.Offsets)
@@ -387,7 +430,10 @@ func (f *Features) decode(d *decoder) error {
 	return d.err
 }
 
-func (f *Features) decodeShingles(d *decoder) {
+// decodeShingles reads the shingle section; values are bits wide (32 in
+// versions 2 and 3, StoredBits since 4) and come back as StoredHash
+// values.
+func (f *Features) decodeShingles(d *decoder, width int) {
 	shift := d.byte()
 	count := d.uvarint(1 << 40)
 	n := d.uvarint(uint64(d.remaining()) * 8) // each code takes at least one bit
@@ -395,17 +441,17 @@ func (f *Features) decodeShingles(d *decoder) {
 	switch {
 	case d.err != nil:
 		return
-	case shift > 31 || k > 31:
-		d.fail("shingle shift or Rice parameter over 31")
+	case int(shift) >= width || k > 31:
+		d.fail("shingle shift or Rice parameter too large")
 		return
 	case n > count:
 		d.fail("more shingles kept than the document has")
 		return
 	}
-	f.ShingleShift, f.ShingleCount = shift, int(count)
+	f.ShingleShift, f.ShingleCount = min(shift, StoredBits-1), int(count)
 	f.Shingles = slices.Grow(f.Shingles, int(n)) // n ≤ 8 × the bytes left
 	r := bitReader{b: d.b}
-	limit := uint64(1) << (32 - shift)
+	limit := uint64(1) << (width - int(shift))
 	var v uint64
 	for i := range int(n) {
 		gap, ok := r.rice(int(k), limit)
@@ -415,12 +461,20 @@ func (f *Features) decodeShingles(d *decoder) {
 		}
 		v += gap
 		if v >= limit {
-			d.fail("shingle value overflows 32 bits")
+			d.fail(fmt.Sprintf("shingle value overflows %d bits", width))
 			return
 		}
 		f.Shingles = append(f.Shingles, v<<shift)
 	}
 	d.b = d.b[r.used():]
+	if width > StoredBits {
+		// An older record: keep what version 4 stores.
+		for i, h := range f.Shingles {
+			f.Shingles[i] = h & (1<<StoredBits - 1)
+		}
+		slices.Sort(f.Shingles)
+		f.Shingles = slices.Compact(f.Shingles)
+	}
 }
 
 // bitReader reads what bitWriter wrote, a 64-bit window at a time.
@@ -476,6 +530,18 @@ func (r *bitReader) rice(k int, limit uint64) (uint64, bool) {
 		r.acc <<= uint(k)
 		r.n -= uint(k)
 	}
+	return v, true
+}
+
+// read reads n ≤ 32 bits.
+func (r *bitReader) read(n uint) (uint64, bool) {
+	r.refill()
+	if r.n < n {
+		return 0, false
+	}
+	v := r.acc >> (64 - n)
+	r.acc <<= n
+	r.n -= n
 	return v, true
 }
 
@@ -616,18 +682,17 @@ func (f *Features) Stored(dst *Features, lim Limits) {
 	dst.Signature = dst.Signature[:0]
 	dst.Shingles, dst.ShingleShift, dst.ShingleCount = dst.Shingles[:0], 0, 0
 	if lim.MaxShingles > 0 {
-		shift := sampleShift(len(f.Shingles), lim.MaxShingles)
+		shift := shingleShift(len(f.Shingles), lim.MaxShingles)
 		dst.ShingleShift = byte(shift)
 		dst.ShingleCount = max(f.ShingleCount, len(f.Shingles))
 		dst.Shingles = slices.Grow(dst.Shingles, min(len(f.Shingles), 2*lim.MaxShingles))
 		for _, h := range f.Shingles {
-			if !keep(h, shift) {
-				continue
-			}
-			if top := h >> 32; len(dst.Shingles) == 0 || dst.Shingles[len(dst.Shingles)-1] != top {
-				dst.Shingles = append(dst.Shingles, top)
+			if keep(h, shift) {
+				dst.Shingles = append(dst.Shingles, StoredHash(h))
 			}
 		}
+		slices.Sort(dst.Shingles)
+		dst.Shingles = slices.Compact(dst.Shingles)
 	}
 	dst.Unique, dst.UniqueShift = dst.Unique[:0], 0
 	if lim.MaxUnique > 0 {
@@ -670,7 +735,12 @@ func (f *Features) Stored(dst *Features, lim Limits) {
 // one code, 13 % in two), against 8 in version 2: a 5 KB page stores
 // about 300 bytes less.
 func appendPassageV3(dst []byte, p *Passage) []byte {
-	dst = p.appendFingerprints(dst)
+	return appendOffsets(p.appendFingerprints(dst), p)
+}
+
+// appendOffsets appends the token offsets of versions 3 and 4 (see
+// appendPassageV3).
+func appendOffsets(dst []byte, p *Passage) []byte {
 	dst = binary.AppendUvarint(dst, uint64(len(p.Starts)))
 	w := nibbleWriter{b: dst}
 	var end uint32
@@ -694,9 +764,13 @@ func appendPassageV3(dst []byte, p *Passage) []byte {
 
 // decodePassageV3 reads the section appendPassageV3 writes into p.
 func decodePassageV3(d *decoder, p *Passage) {
-	if !p.decodeFingerprints(d) {
-		return
+	if p.decodeFingerprints(d) {
+		decodeOffsets(d, p)
 	}
+}
+
+// decodeOffsets reads the token offsets appendOffsets writes.
+func decodeOffsets(d *decoder, p *Passage) {
 	// Each token takes at least one code: half a byte.
 	nt := int(d.uvarint(uint64(2 * d.remaining())))
 	// Written by index into locals, assigned once: appending to the
@@ -744,6 +818,68 @@ func decodePassageV3(d *decoder, p *Passage) {
 		return
 	}
 	d.b = d.b[used:]
+}
+
+// appendPassageV4 appends the passage section of version 4: the
+// fingerprints as before (Passage.appendFingerprints), then the anchors
+// as a bit stream, then the token offsets as in version 3
+// (appendPassageV3):
+//
+//	varint anchors; when there are any, byte k, then per anchor
+//	StoredBits bits of its hash (StoredHash) and the Rice code (k) of its
+//	position's gap from the previous anchor's (the first from 0); padded
+//	to a whole byte
+//
+// About 26 bits an anchor at the default window (gaps of ~18 positions),
+// against 40 in version 3.
+func appendPassageV4(dst []byte, p *Passage) []byte {
+	dst = p.appendFp(dst)
+	dst = binary.AppendUvarint(dst, uint64(len(p.Anchors)))
+	if len(p.Anchors) > 0 {
+		k := riceParam(uint64(p.Anchors[len(p.Anchors)-1].Pos), len(p.Anchors))
+		dst = append(dst, byte(k))
+		w := bitWriter{b: dst}
+		w.reserve(len(p.Anchors) * (StoredBits + k + 3) / 8)
+		var prev uint32
+		for _, a := range p.Anchors {
+			w.bits(StoredHash(a.Hash), StoredBits)
+			w.rice(uint64(a.Pos-prev), k)
+			prev = a.Pos
+		}
+		dst = w.flush()
+	}
+	return appendOffsets(dst, p)
+}
+
+// decodePassageV4 reads the section appendPassageV4 writes into p.
+func decodePassageV4(d *decoder, p *Passage) {
+	n := p.decodeFp(d)
+	// Each anchor takes at least StoredBits + 1 bits.
+	na := int(d.uvarint(uint64(d.remaining() * 8 / (StoredBits + 1))))
+	p.Anchors = slices.Grow(p.Anchors[:0], na)
+	if na > 0 {
+		k := int(d.byte())
+		if k > 31 {
+			d.fail("anchor Rice parameter over 31")
+			return
+		}
+		r := bitReader{b: d.b}
+		limit := uint64(1) << bits.Len64(uint64(n)) // over any gap, and a power of 2
+		var pos uint64
+		for range na {
+			h, ok := r.read(StoredBits)
+			gap, ok2 := r.rice(k, limit)
+			pos += gap
+			if !ok || !ok2 || pos >= uint64(max(n, 1)) {
+				d.fail("bad anchor")
+				return
+			}
+			p.Anchors = append(p.Anchors, Anchor{Hash: h, Pos: uint32(pos)})
+		}
+		d.b = d.b[r.used():]
+	}
+	d.section(&d.sizes.Anchors)
+	decodeOffsets(d, p)
 }
 
 // nibbleWriter appends 4-bit codes to b, two per byte, the first in the

@@ -3,8 +3,10 @@ package sketch
 import (
 	"encoding/binary"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -24,8 +26,9 @@ func TestEncodeRoundTrip(t *testing.T) {
 	}
 	want := make([]uint64, 0, len(f.Shingles))
 	for _, h := range f.Shingles {
-		want = append(want, h>>32)
+		want = append(want, StoredHash(h))
 	}
+	slices.Sort(want)
 	want = slices.Compact(want)
 	if !slices.Equal(g.Shingles, want) {
 		t.Errorf("shingles: %d decoded, %d expected", len(g.Shingles), len(want))
@@ -42,8 +45,9 @@ func TestEncodeRoundTrip(t *testing.T) {
 	perShingle := float64(len(only)-len(f.Text)-30) / float64(len(f.Shingles))
 	t.Logf("%d shingles, %d unique words, %d text bytes → %d bytes; shingles alone %d bytes (≈ %.2f B per shingle)",
 		len(f.Shingles), len(f.Unique), len(f.Text), len(b), len(only), perShingle)
-	if perShingle > 3.5 {
-		t.Errorf("%.2f bytes per stored 32-bit shingle: Rice coding should stay under 3.5", perShingle)
+	// Rice coding costs about log2 of the mean gap + 1.6 bits.
+	if bound := (StoredBits - math.Log2(float64(len(want))) + 2.5) / 8; perShingle > bound {
+		t.Errorf("%.2f bytes per stored shingle: Rice coding should stay under %.2f", perShingle, bound)
 	}
 }
 
@@ -125,19 +129,30 @@ func TestDecodeCorrupt(t *testing.T) {
 	if err := g.UnmarshalBinary(append(slices.Clone(good), 0)); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("trailing byte: %v", err)
 	}
-	head := append([]byte{encodingVersion, flagShingle, 0}, make([]byte, 16)...)
 	for name, tail := range map[string][]byte{
 		"huge count":            {0, 0xff, 0xff, 0xff, 0xff, 0x0f, 0xff, 0xff, 0x0f, 3, 0xff},
 		"kept more than count":  {0, 2, 3, 0, 0},
 		"shift over 31":         {40, 1, 1, 0, 0},
-		"value over 32 bits":    {0, 1, 1, 0, 0xff, 0xff, 0xff, 0xff, 0xff},
+		"v3 value over 32 bits": {0, 1, 1, 0, 0xff, 0xff, 0xff, 0xff, 0xff},
+		"v4 shift of 20 bits":   {StoredBits, 1, 1, 0, 0},
+		"v4 value over 20 bits": {0, 1, 1, StoredBits - 1, 0b1100_0000, 0, 0, 0},
 		"repeated value":        {0, 2, 2, 1, 0b10_00_0000},
 		"unknown flag":          {},
 		"long unary, no end":    {0, 1, 1, 0, 0xff, 0xff},
 		"unique count too high": {},
+		"version 1":             {},
+		"version 5":             {},
 	} {
-		b := append(slices.Clone(head), tail...)
+		version := byte(encodingVersion)
+		if strings.HasPrefix(name, "v3 ") {
+			version = passageV3
+		}
+		b := append(append([]byte{version, flagShingle, 0}, make([]byte, 16)...), tail...)
 		switch name {
+		case "version 1", "version 5":
+			b = slices.Clone(good)
+			b[0] = name[len(name)-1] - '0'
+
 		case "unknown flag":
 			b[1] = 0x80
 		case "unique count too high":
@@ -170,8 +185,8 @@ func FuzzDecode(f *testing.F) {
 		}
 		// Whatever decodes satisfies the invariants verification relies on.
 		for i, x := range g.Shingles {
-			if x >= 1<<32 || (i > 0 && x <= g.Shingles[i-1]) {
-				t.Fatalf("shingles not strictly increasing 32-bit values: %x", g.Shingles)
+			if x >= 1<<StoredBits || (i > 0 && x <= g.Shingles[i-1]) {
+				t.Fatalf("shingles not strictly increasing stored values: %x", g.Shingles)
 			}
 		}
 		for i, u := range g.Unique {
@@ -181,7 +196,7 @@ func FuzzDecode(f *testing.F) {
 		}
 		p := g.Passage
 		for _, a := range p.Anchors {
-			if a.Hash >= 1<<32 || int(a.Pos) >= len(p.Fp) {
+			if a.Hash >= 1<<StoredBits || int(a.Pos) >= len(p.Fp) {
 				t.Fatalf("anchor %+v outside %d positions", a, len(p.Fp))
 			}
 		}
@@ -279,10 +294,8 @@ func TestPassageOffsetsV3(t *testing.T) {
 	}
 	f := mustSketch(t, cfg, text)
 	lim := Limits{Passages: true}
-	v3 := f.AppendBinary(nil, lim)
+	v3, v2 := appendOld(f, lim, passageV3), appendOld(f, lim, passageV2)
 	sec3 := appendPassageV3(nil, &f.Passage)
-	v2 := append([]byte{passageV2}, v3[1:len(v3)-len(sec3)]...)
-	v2 = f.Passage.appendPassage(v2)
 	var a, b Features
 	if err := a.UnmarshalBinary(v3); err != nil {
 		t.Fatal(err)
@@ -339,3 +352,98 @@ func TestEncodedSections(t *testing.T) {
 }
 
 func varintLen(n int) int { return len(binary.AppendUvarint(nil, uint64(n))) }
+
+// appendOld writes f as a build of version 2 or 3 did: 32 bits of each
+// shingle and anchor hash, and version 2's byte per token offset.
+func appendOld(f *Features, lim Limits, version byte) []byte {
+	v4 := f.AppendBinary(nil, lim)
+	sz, err := EncodedSections(v4)
+	if err != nil {
+		panic(err)
+	}
+	out := append([]byte{version}, v4[1:sz.Header]...)
+	if lim.MaxShingles > 0 {
+		out = appendShingles32(out, f, lim.MaxShingles)
+	}
+	at := sz.Header + sz.Shingles
+	out = append(out, v4[at:at+sz.Unique+sz.Text]...)
+	if sz.Fingerprints > 0 {
+		if version == passageV2 {
+			out = f.Passage.appendPassage(out)
+		} else {
+			out = appendPassageV3(out, &f.Passage)
+		}
+	}
+	return append(out, v4[len(v4)-sz.Sentences:]...)
+}
+
+// appendShingles32 is the shingle section of versions 2 and 3: the top 32
+// bits of each kept hash.
+func appendShingles32(dst []byte, f *Features, limit int) []byte {
+	count := max(f.ShingleCount, len(f.Shingles))
+	shift := sampleShift(len(f.Shingles), limit)
+	n, span := 0, uint64(0)
+	prev := ^uint64(0)
+	for _, h := range f.Shingles {
+		if top := h >> 32; keep(h, shift) && top != prev {
+			n++
+			span, prev = top>>shift, top
+		}
+	}
+	k := riceParam(span, n)
+	dst = append(dst, byte(shift))
+	dst = binary.AppendUvarint(dst, uint64(count))
+	dst = binary.AppendUvarint(dst, uint64(n))
+	dst = append(dst, byte(k))
+	w := bitWriter{b: dst}
+	var last uint64
+	prev = ^uint64(0)
+	for _, h := range f.Shingles {
+		top := h >> 32
+		if !keep(h, shift) || top == prev {
+			continue
+		}
+		v := top >> shift
+		w.rice(v-last, k)
+		last, prev = v, top
+	}
+	return w.flush()
+}
+
+// Records of versions 2 and 3, written by older builds, decode to what
+// version 4 stores (StoredHash values of their 32-bit hashes), so that
+// they compare with documents stored since; and version 4 is smaller.
+func TestOldVersionsDecode(t *testing.T) {
+	r := rand.New(rand.NewPCG(10, 10))
+	cfg := DefaultConfig()
+	cfg.PassageWords = 40
+	for _, lim := range []Limits{{MaxShingles: 256, Passages: true}, {MaxShingles: 16}, DefaultLimits(), {Passages: true}} {
+		for _, size := range []int{0, 60, 5000, 40000} {
+			f := mustSketch(t, cfg, syntheticDoc(r, size))
+			v4 := f.AppendBinary(nil, lim)
+			var want Features
+			if err := want.UnmarshalBinary(v4); err != nil {
+				t.Fatal(err)
+			}
+			for _, version := range []byte{passageV2, passageV3} {
+				old := appendOld(f, lim, version)
+				var got Features
+				if err := got.UnmarshalBinary(old); err != nil {
+					t.Fatalf("size %d, %+v, version %d: %v", size, lim, version, err)
+				}
+				if !slices.Equal(got.Shingles, want.Shingles) || got.ShingleShift != want.ShingleShift || got.ShingleCount != want.ShingleCount ||
+					!slices.Equal(got.Passage.Anchors, want.Passage.Anchors) || !slices.Equal(got.Passage.Fp, want.Passage.Fp) ||
+					!slices.Equal(got.Passage.Starts, want.Passage.Starts) || !slices.Equal(got.Passage.Ends, want.Passage.Ends) ||
+					!slices.Equal(got.Unique, want.Unique) || got.Content != want.Content {
+					t.Errorf("size %d, %+v: version %d decodes to other features than version 4", size, lim, version)
+				}
+				if size >= 5000 && (lim.MaxShingles > 0 || lim.Passages) && len(v4) >= len(old) {
+					t.Errorf("size %d, %+v: version 4 %d bytes, version %d %d", size, lim, len(v4), version, len(old))
+				}
+				if version == passageV3 && size == 5000 {
+					t.Logf("%+v: version 3 %d bytes, version 4 %d", lim, len(old), len(v4))
+				}
+			}
+		}
+	}
+}
