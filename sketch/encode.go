@@ -741,7 +741,12 @@ func appendPassageV3(dst []byte, p *Passage) []byte {
 // appendOffsets appends the token offsets of versions 3 and 4 (see
 // appendPassageV3).
 func appendOffsets(dst []byte, p *Passage) []byte {
-	dst = binary.AppendUvarint(dst, uint64(len(p.Starts)))
+	return appendNibbleOffsets(binary.AppendUvarint(dst, uint64(len(p.Starts))), p)
+}
+
+// appendNibbleOffsets appends the 4-bit codes of the token offsets (see
+// appendPassageV3), without their count.
+func appendNibbleOffsets(dst []byte, p *Passage) []byte {
 	w := nibbleWriter{b: dst}
 	var end uint32
 	for i, s := range p.Starts {
@@ -772,17 +777,30 @@ func decodePassageV3(d *decoder, p *Passage) {
 // decodeOffsets reads the token offsets appendOffsets writes.
 func decodeOffsets(d *decoder, p *Passage) {
 	// Each token takes at least one code: half a byte.
-	nt := int(d.uvarint(uint64(2 * d.remaining())))
-	// Written by index into locals, assigned once: appending to the
-	// fields would write both slice headers to the heap per token.
-	starts, ends := p.Starts, p.Ends
+	decodeNibbleOffsets(d, p, int(d.uvarint(uint64(2*d.remaining()))))
+}
+
+// offsetSlices returns p's Starts and Ends resliced to nt, grown when
+// short (one allocation for both: fresh decoded features have none), and
+// empties p's. Written by index into these and assigned once, the fields'
+// slice headers are not written to the heap per token.
+func offsetSlices(p *Passage, nt int) (starts, ends []uint32) {
+	starts, ends = p.Starts, p.Ends
 	if cap(starts) < nt || cap(ends) < nt {
-		// One allocation for both (fresh decoded features have none).
 		both := make([]uint32, 2*nt)
 		starts, ends = both[:0:nt], both[nt:nt]
 	}
-	starts, ends = starts[:nt], ends[:nt]
 	p.Starts, p.Ends = starts[:0], ends[:0]
+	return starts[:nt], ends[:nt]
+}
+
+// decodeNibbleOffsets reads nt tokens' 4-bit codes (appendNibbleOffsets).
+func decodeNibbleOffsets(d *decoder, p *Passage, nt int) {
+	if nt > 2*d.remaining() {
+		d.fail("more token offsets than bytes")
+		return
+	}
+	starts, ends := offsetSlices(p, nt)
 	r := nibbleReader{b: d.b}
 	var end uint64
 	for i := range nt {
@@ -822,8 +840,7 @@ func decodeOffsets(d *decoder, p *Passage) {
 
 // appendPassageV4 appends the passage section of version 4: the
 // fingerprints as before (Passage.appendFingerprints), then the anchors
-// as a bit stream, then the token offsets as in version 3
-// (appendPassageV3):
+// as a bit stream, then the token offsets (appendOffsetsV4):
 //
 //	varint anchors; when there are any, byte k, then per anchor
 //	StoredBits bits of its hash (StoredHash) and the Rice code (k) of its
@@ -848,7 +865,7 @@ func appendPassageV4(dst []byte, p *Passage) []byte {
 		}
 		dst = w.flush()
 	}
-	return appendOffsets(dst, p)
+	return appendOffsetsV4(dst, p)
 }
 
 // decodePassageV4 reads the section appendPassageV4 writes into p.
@@ -879,7 +896,7 @@ func decodePassageV4(d *decoder, p *Passage) {
 		d.b = d.b[r.used():]
 	}
 	d.section(&d.sizes.Anchors)
-	decodeOffsets(d, p)
+	decodeOffsetsV4(d, p)
 }
 
 // nibbleWriter appends 4-bit codes to b, two per byte, the first in the

@@ -447,3 +447,89 @@ func TestOldVersionsDecode(t *testing.T) {
 		}
 	}
 }
+
+// Version 4's token offsets: every symbol and escape round-trips, the
+// prefix code is chosen on English text and version 3's 4-bit codes on
+// text it fits worse (adjacent one-character tokens, as in scripts
+// without spaces), and a cut section is an error.
+func TestOffsetsV4(t *testing.T) {
+	var all Passage
+	var end uint32
+	for g := uint32(0); g <= 4; g++ {
+		for l := uint32(0); l <= 17; l++ {
+			all.Starts, all.Ends = append(all.Starts, end+g), append(all.Ends, end+g+l)
+			end += g + l
+		}
+	}
+	all.Starts, all.Ends = append(all.Starts, end+1000), append(all.Ends, end+1000+70000)
+	var cjk Passage
+	for i := range uint32(500) {
+		cjk.Starts, cjk.Ends = append(cjk.Starts, i), append(cjk.Ends, i+1)
+	}
+	cfg := DefaultConfig()
+	cfg.PassageWords = 40
+	english := mustSketch(t, cfg, []byte(strings.Repeat("The keeper, who had seen the lights; said nothing to anyone at all. ", 60))).Passage
+	// Every symbol and escape after English text: the prefix code.
+	mixed := Passage{Starts: slices.Clone(english.Starts), Ends: slices.Clone(english.Ends)}
+	last := mixed.Ends[len(mixed.Ends)-1]
+	for i, s := range all.Starts {
+		mixed.Starts, mixed.Ends = append(mixed.Starts, last+s), append(mixed.Ends, last+all.Ends[i])
+	}
+	for _, tt := range []struct {
+		name string
+		p    Passage
+		mode byte
+	}{{"every symbol", mixed, 1}, {"every symbol alone", all, 0}, {"adjacent characters", cjk, 0}, {"english", english, 1}, {"none", Passage{}, 0}} {
+		b := appendOffsetsV4(nil, &tt.p)
+		if len(tt.p.Starts) > 0 && b[0]&1 != tt.mode {
+			t.Errorf("%s: mode %d, want %d", tt.name, b[0]&1, tt.mode)
+		}
+		var got Passage
+		d := decoder{b: b}
+		decodeOffsetsV4(&d, &got)
+		if d.err != nil || d.remaining() != 0 || !slices.Equal(got.Starts, tt.p.Starts) || !slices.Equal(got.Ends, tt.p.Ends) {
+			t.Errorf("%s: %v, %d bytes left, offsets differ: %v", tt.name, d.err, d.remaining(), !slices.Equal(got.Starts, tt.p.Starts))
+		}
+		if n := len(tt.p.Starts); n > 0 {
+			v3 := appendOffsets(nil, &tt.p)
+			t.Logf("%s: %d tokens, %.2f bits a token (version 3: %.2f)", tt.name, n, float64(8*len(b))/float64(n), float64(8*len(v3))/float64(n))
+			if len(b) > len(v3)+1 { // +1: the mode bit may lengthen the count
+				t.Errorf("%s: %d bytes, version 3 %d", tt.name, len(b), len(v3))
+			}
+		}
+		for cut := range len(b) {
+			d := decoder{b: b[:cut]}
+			decodeOffsetsV4(&d, &got)
+			if !errors.Is(d.err, ErrCorrupt) {
+				t.Fatalf("%s: cut at %d of %d bytes: %v, want ErrCorrupt", tt.name, cut, len(b), d.err)
+			}
+		}
+	}
+}
+
+// BenchmarkDecodeVersions decodes the web profile's stored features of a
+// 5,000-byte page as version 3 and version 4 wrote them (candidates'
+// features are decoded in the hot path).
+//
+//	go test ./sketch/ -run '^$' -bench DecodeVersions
+func BenchmarkDecodeVersions(b *testing.B) {
+	cfg := DefaultConfig()
+	cfg.PassageWords = 40
+	f := mustSketch(b, cfg, syntheticDoc(rand.New(rand.NewPCG(7, 7)), 5000))
+	lim := Limits{MaxShingles: 256, Passages: true}
+	for _, v := range []struct {
+		name string
+		b    []byte
+	}{{"v3", appendOld(f, lim, passageV3)}, {"v4", f.AppendBinary(nil, lim)}} {
+		b.Run(v.name, func(b *testing.B) {
+			var g Features
+			b.ReportAllocs()
+			b.ReportMetric(float64(len(v.b)), "bytes")
+			for b.Loop() {
+				if err := g.UnmarshalBinary(v.b); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
