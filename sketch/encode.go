@@ -54,15 +54,15 @@ func DefaultLimits() Limits {
 //	8 bytes  SimHash, little-endian (flag 4)
 //	20 bytes I-Match digest (flag 1)
 //	shingles (flag 8):
-//	  byte   sample shift s (below StoredBits)
+//	  byte   sample shift s
 //	  varint distinct shingles of the whole document
 //	  varint n, the shingles kept
 //	  byte   Rice parameter k
 //	  Rice codes of the n gaps between the sorted kept values v>>s, where v
-//	  is StoredHash of a kept shingle hash, its bits 32 … 51 (first gap
-//	  from 0): q = gap>>k in unary (q one bits, a zero bit), then the k low
-//	  bits, most significant first; the bit stream is padded to a whole
-//	  byte
+//	  is StoredShingle of a kept shingle hash, the low min(32, s+20) bits
+//	  of its top half (first gap from 0): q = gap>>k in unary (q one bits,
+//	  a zero bit), then the k low bits, most significant first; the bit
+//	  stream is padded to a whole byte
 //	unique words (flag 16):
 //	  byte   sample shift; varint count; per word: 4 bytes top 32 bits of
 //	  the hash (little-endian) and varint position delta
@@ -70,26 +70,32 @@ func DefaultLimits() Limits {
 //	passage section (flag 32, see appendPassageV4)
 //	sentence section (flag 64, see Sentences.appendSentences)
 //
-// Stored shingle and anchor hashes keep StoredBits (20) bits: two distinct
+// A kept shingle keeps StoredBits (20) bits beyond its s sampling bits
+// (which are zero), and an anchor 20 bits of its hash: two distinct
 // shingles of documents with n stored shingles collide with probability
-// about n²/2^21 per pair of documents, that is n²/2^20 shared shingles
-// counted that are not (0.06 of 256 at the web profile's n = 256, a
-// Jaccard error under 0.0003; 16 of 4096 at the books profile's n =
-// 4096, under 0.002), far below verification thresholds; two anchors
-// collide as often, and a false seed is dropped when the fingerprints
-// around it do not match. The sampling bits are among the stored ones, so
-// stored values can be resampled to a coarser rate (see [AlignSamples]);
-// a kept value has its low s bits zero, so v>>s loses nothing. Rice coding
-// with k ≈ log2 of the mean gap costs about k + 1.6 bits per shingle: 12
-// to 14 bits for 128–256 sampled shingles of a 1,000-shingle page
-// (version 3: 24 to 26). Decoded features hold the StoredHash values in
-// their uint64 slices, so decoded features compare only with decoded
-// features: encode the incoming document too ([Features.Stored]) before
-// verifying it against stored ones.
+// about n²/2^21 per pair of documents, that is about n²/2^20 shared
+// shingles counted that are not (0.06 of 256 at the web profile's cap, a
+// Jaccard error under 0.0003; 16 of 4096 at the books profile's, under
+// 0.002), at any size, since the sampling bits are not counted
+// (TestStoredShingleWidth); two anchors collide as often, and a false seed
+// is dropped when the fingerprints around it do not match. The sampling
+// bits of every coarser rate are among the stored ones, so stored values
+// can be resampled to a coarser rate; a set then compares on the narrower
+// of the two widths ([AlignSamples]), which loses as many identity bits as
+// the resampling thins the finer set, so the expected false matches stay
+// n²/2^20. A kept value has its low s bits zero, so v>>s loses nothing.
+// Rice coding with k ≈ log2 of the mean gap costs about k + 1.6 bits per
+// shingle: 20 − log2 n + 1.6, 13 to 14 bits for 128–256 sampled shingles
+// (version 3: 32 − log2 of the document's distinct shingles + 1.6, 24 to
+// 26 for a 1,000-shingle page). Decoded features hold the StoredShingle
+// and StoredHash values in their uint64 slices, so decoded features
+// compare only with decoded features: encode the incoming document too
+// ([Features.Stored]) before verifying it against stored ones.
 //
 // Versions 2 and 3 stored 32 bits of each shingle and anchor hash (the
-// top half); they decode to the StoredHash values of those, sorted again,
-// so a record written by an older build compares with one written since.
+// top half); they decode to the StoredShingle and StoredHash values of
+// those, sorted again, so a record written by an older build compares with
+// one written since.
 // Version 2 stored a byte per token offset (Passage.appendPassage).
 const encodingVersion = 4
 
@@ -99,7 +105,7 @@ const (
 	// per token offset (Passage.appendPassage).
 	passageV2 = 2
 	// passageV3 is the last version that stores 32 bits of each shingle
-	// and anchor hash (decoded to StoredHash values).
+	// and anchor hash (decoded to StoredShingle and StoredHash values).
 	passageV3 = 3
 	// hashesV4 is the first version that stores StoredBits.
 	hashesV4 = 4
@@ -184,16 +190,30 @@ func (f *Features) AppendBinary(dst []byte, lim Limits) []byte {
 	return dst
 }
 
-// StoredBits is the width of a stored shingle or passage anchor hash.
+// StoredBits is how many bits of a hash storage keeps to tell it from
+// another: of a passage anchor hash, and of a sampled shingle hash beyond
+// its sampling bits (see [StoredShingle]).
 const StoredBits = 20
 
-// StoredHash is what storage keeps of a 64-bit shingle or anchor hash:
-// its bits 32 … 32+StoredBits−1, the low ones of its top half (those the
-// sampling rule reads, see [Limits]). Decoded features hold these values.
+// StoredHash is what storage keeps of a 64-bit passage anchor hash: its
+// bits 32 … 32+StoredBits−1, the low ones of its top half. Decoded
+// anchors hold these values.
 func StoredHash(h uint64) uint64 { return h >> 32 & (1<<StoredBits - 1) }
 
-// appendShingles appends the shingle section: the kept values (StoredHash),
-// distinct and sorted, Rice-coded.
+// StoredShingle is what storage keeps of a 64-bit shingle hash sampled at
+// shift (see [Limits]): the low min(32, shift+StoredBits) bits of its top
+// half, so that StoredBits of them tell kept shingles apart (the low
+// shift bits, the sampling bits, are zero in a kept one) and the sampling
+// bits of any coarser rate are among them. Decoded shingle sets hold
+// these values; [AlignSamples] brings two sets of different shifts to
+// the narrower of their widths.
+func StoredShingle(h uint64, shift int) uint64 { return h >> 32 & shingleMask(shift) }
+
+// shingleMask is the bits StoredShingle keeps at shift.
+func shingleMask(shift int) uint64 { return 1<<min(32, shift+StoredBits) - 1 }
+
+// appendShingles appends the shingle section: the kept values
+// (StoredShingle), distinct and sorted, Rice-coded.
 func (f *Features) appendShingles(dst []byte, limit int) []byte {
 	count := f.ShingleCount
 	if count < len(f.Shingles) {
@@ -223,16 +243,15 @@ func (f *Features) appendShingles(dst []byte, limit int) []byte {
 	return w.flush()
 }
 
-// shingleShift is sampleShift for a shingle set: below StoredBits, so
-// that the sampling bits are stored.
-func shingleShift(n, limit int) int { return min(sampleShift(n, limit), StoredBits-1) }
+// shingleShift is sampleShift for a shingle set, at most 31.
+func shingleShift(n, limit int) int { return min(sampleShift(n, limit), 31) }
 
 // keptShingles appends to dst the stored values of the shingles hashes
 // keeps at shift, sorted and distinct.
 func keptShingles(dst []uint32, hashes []uint64, shift int) []uint32 {
 	for _, h := range hashes {
 		if keep(h, shift) {
-			dst = append(dst, uint32(StoredHash(h)))
+			dst = append(dst, uint32(StoredShingle(h, shift)))
 		}
 	}
 	slices.Sort(dst)
@@ -356,10 +375,7 @@ func (f *Features) decode(d *decoder) error {
 	if version < passageV2 || version > encodingVersion {
 		return fmt.Errorf("%w: version %d, want %d to %d", ErrCorrupt, version, passageV2, encodingVersion)
 	}
-	width := StoredBits // of stored hashes
-	if version < hashesV4 {
-		width = 32
-	}
+
 	flags := d.byte()
 	if flags&^(flagIMatch|flagText|flagSimHash|flagShingle|flagUnique|flagPassage|flagSentence) != 0 {
 		d.fail(fmt.Sprintf("unknown flags %#x", flags))
@@ -380,7 +396,7 @@ func (f *Features) decode(d *decoder) error {
 	d.section(&d.sizes.Header)
 	f.Shingles, f.ShingleShift, f.ShingleCount = f.Shingles[:0], 0, 0
 	if flags&flagShingle != 0 {
-		f.decodeShingles(d, width)
+		f.decodeShingles(d, version < hashesV4)
 	}
 	d.section(&d.sizes.Shingles)
 	f.Unique, f.UniqueShift = f.Unique[:0], 0
@@ -430,10 +446,10 @@ func (f *Features) decode(d *decoder) error {
 	return d.err
 }
 
-// decodeShingles reads the shingle section; values are bits wide (32 in
-// versions 2 and 3, StoredBits since 4) and come back as StoredHash
-// values.
-func (f *Features) decodeShingles(d *decoder, width int) {
+// decodeShingles reads the shingle section; old marks versions 2 and 3,
+// whose values are 32 bits wide. They come back as StoredShingle values.
+func (f *Features) decodeShingles(d *decoder, old bool) {
+	width := 32 // of the values, shift bits included
 	shift := d.byte()
 	count := d.uvarint(1 << 40)
 	n := d.uvarint(uint64(d.remaining()) * 8) // each code takes at least one bit
@@ -441,16 +457,19 @@ func (f *Features) decodeShingles(d *decoder, width int) {
 	switch {
 	case d.err != nil:
 		return
-	case int(shift) >= width || k > 31:
+	case shift > 31 || k > 31:
 		d.fail("shingle shift or Rice parameter too large")
 		return
 	case n > count:
 		d.fail("more shingles kept than the document has")
 		return
 	}
-	f.ShingleShift, f.ShingleCount = min(shift, StoredBits-1), int(count)
+	f.ShingleShift, f.ShingleCount = shift, int(count)
 	f.Shingles = slices.Grow(f.Shingles, int(n)) // n ≤ 8 × the bytes left
 	r := bitReader{b: d.b}
+	if !old {
+		width = min(width, int(shift)+StoredBits)
+	}
 	limit := uint64(1) << (width - int(shift))
 	var v uint64
 	for i := range int(n) {
@@ -461,16 +480,16 @@ func (f *Features) decodeShingles(d *decoder, width int) {
 		}
 		v += gap
 		if v >= limit {
-			d.fail(fmt.Sprintf("shingle value overflows %d bits", width))
+			d.fail(fmt.Sprintf("shingle value overflows %d bits", width-int(shift)))
 			return
 		}
 		f.Shingles = append(f.Shingles, v<<shift)
 	}
 	d.b = d.b[r.used():]
-	if width > StoredBits {
+	if mask := shingleMask(int(shift)); old && mask != 1<<32-1 {
 		// An older record: keep what version 4 stores.
 		for i, h := range f.Shingles {
-			f.Shingles[i] = h & (1<<StoredBits - 1)
+			f.Shingles[i] = h & mask
 		}
 		slices.Sort(f.Shingles)
 		f.Shingles = slices.Compact(f.Shingles)
@@ -626,18 +645,36 @@ func (d *decoder) uvarint(limit uint64) uint64 {
 
 // AlignSamples makes two decoded feature sets comparable when they were
 // stored at different sampling rates: it returns copies of the shingle sets
-// and unique-word sequences, each filtered to the coarser of the two rates.
-// Sets stored at the same rate are returned as they are.
+// and unique-word sequences, each filtered to the coarser of the two rates,
+// the shingles cut to the narrower of the two sets' widths (MaskShingles
+// at the finer rate). Sets stored at the same rate are returned as they
+// are.
 func AlignSamples(a, b *Features) (sa, sb []uint64, ua, ub []UniqueWord) {
 	sa, sb = a.Shingles, b.Shingles
 	if s := max(a.ShingleShift, b.ShingleShift); a.ShingleShift != b.ShingleShift {
-		sa, sb = filterShingles(sa, a.ShingleShift, s), filterShingles(sb, b.ShingleShift, s)
+		fine := min(a.ShingleShift, b.ShingleShift)
+		sa = MaskShingles(nil, filterShingles(sa, a.ShingleShift, s), fine)
+		sb = MaskShingles(nil, filterShingles(sb, b.ShingleShift, s), fine)
 	}
 	ua, ub = a.Unique, b.Unique
 	if s := max(a.UniqueShift, b.UniqueShift); a.UniqueShift != b.UniqueShift {
 		ua, ub = filterUnique(ua, a.UniqueShift, s), filterUnique(ub, b.UniqueShift, s)
 	}
 	return sa, sb, ua, ub
+}
+
+// MaskShingles appends to dst the shingle values of set (StoredShingle
+// values at shift or a coarser one) as StoredShingle keeps them at shift,
+// sorted and distinct: what a set of another width compares on. A
+// discount's shingles (verify.Discount), held at the incoming document's
+// width, are cut so when the candidate's is narrower.
+func MaskShingles(dst, set []uint64, shift byte) []uint64 {
+	mask := shingleMask(int(shift))
+	for _, h := range set {
+		dst = append(dst, h&mask)
+	}
+	slices.Sort(dst)
+	return slices.Compact(dst)
 }
 
 func filterShingles(set []uint64, have, want byte) []uint64 {
@@ -688,7 +725,7 @@ func (f *Features) Stored(dst *Features, lim Limits) {
 		dst.Shingles = slices.Grow(dst.Shingles, min(len(f.Shingles), 2*lim.MaxShingles))
 		for _, h := range f.Shingles {
 			if keep(h, shift) {
-				dst.Shingles = append(dst.Shingles, StoredHash(h))
+				dst.Shingles = append(dst.Shingles, StoredShingle(h, shift))
 			}
 		}
 		slices.Sort(dst.Shingles)

@@ -26,7 +26,7 @@ func TestEncodeRoundTrip(t *testing.T) {
 	}
 	want := make([]uint64, 0, len(f.Shingles))
 	for _, h := range f.Shingles {
-		want = append(want, StoredHash(h))
+		want = append(want, StoredShingle(h, 0))
 	}
 	slices.Sort(want)
 	want = slices.Compact(want)
@@ -134,7 +134,6 @@ func TestDecodeCorrupt(t *testing.T) {
 		"kept more than count":  {0, 2, 3, 0, 0},
 		"shift over 31":         {40, 1, 1, 0, 0},
 		"v3 value over 32 bits": {0, 1, 1, 0, 0xff, 0xff, 0xff, 0xff, 0xff},
-		"v4 shift of 20 bits":   {StoredBits, 1, 1, 0, 0},
 		"v4 value over 20 bits": {0, 1, 1, StoredBits - 1, 0b1100_0000, 0, 0, 0},
 		"repeated value":        {0, 2, 2, 1, 0b10_00_0000},
 		"unknown flag":          {},
@@ -185,7 +184,7 @@ func FuzzDecode(f *testing.F) {
 		}
 		// Whatever decodes satisfies the invariants verification relies on.
 		for i, x := range g.Shingles {
-			if x >= 1<<StoredBits || (i > 0 && x <= g.Shingles[i-1]) {
+			if x > shingleMask(int(g.ShingleShift)) || (i > 0 && x <= g.Shingles[i-1]) {
 				t.Fatalf("shingles not strictly increasing stored values: %x", g.Shingles)
 			}
 		}
@@ -531,5 +530,81 @@ func BenchmarkDecodeVersions(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// Two unrelated large documents, sampled at a high shift, share almost no
+// stored shingle: StoredBits tell kept shingles apart beyond the sampling
+// bits (about n²/2^StoredBits false matches per pair). Two documents of
+// different sizes, one holding the other's shingles, still agree on every
+// shingle both keep once aligned, and a discount held at the larger one's
+// width, cut to the smaller one's (MaskShingles), is what the smaller
+// one's stored values are.
+func TestStoredShingleWidth(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 11))
+	random := func(n int) []uint64 {
+		set := make([]uint64, n)
+		for i := range set {
+			set[i] = r.Uint64()
+		}
+		slices.Sort(set)
+		return set
+	}
+	lim := Limits{MaxShingles: 256}
+	false_ := 0
+	for range 20 {
+		var a, b Features
+		if err := a.UnmarshalBinary((&Features{Shingles: random(200000)}).AppendBinary(nil, lim)); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.UnmarshalBinary((&Features{Shingles: random(200000)}).AppendBinary(nil, lim)); err != nil {
+			t.Fatal(err)
+		}
+		if a.ShingleShift < 8 {
+			t.Fatalf("shift %d for 200,000 shingles", a.ShingleShift)
+		}
+		sa, sb, _, _ := AlignSamples(&a, &b)
+		for _, x := range sa {
+			if _, ok := slices.BinarySearch(sb, x); ok {
+				false_++
+			}
+		}
+	}
+	// Expected 20 × 256²/2^20 ≈ 1.3; a width that counted the sampling
+	// bits would give hundreds.
+	if false_ > 8 {
+		t.Errorf("%d stored shingles shared by 20 pairs of unrelated documents", false_)
+	}
+
+	big := random(100000)
+	small := slices.Clone(big[:5000])
+	var a, b Features
+	if err := a.UnmarshalBinary((&Features{Shingles: big}).AppendBinary(nil, lim)); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.UnmarshalBinary((&Features{Shingles: small}).AppendBinary(nil, lim)); err != nil {
+		t.Fatal(err)
+	}
+	if a.ShingleShift <= b.ShingleShift {
+		t.Fatalf("shifts %d and %d", a.ShingleShift, b.ShingleShift)
+	}
+	sa, sb, _, _ := AlignSamples(&a, &b)
+	for _, x := range sb {
+		if _, ok := slices.BinarySearch(sa, x); !ok {
+			t.Fatalf("the small document's aligned shingle %x is not among the big one's", x)
+		}
+	}
+	var disc []uint64
+	for _, h := range small {
+		disc = append(disc, StoredShingle(h, int(a.ShingleShift)))
+	}
+	slices.Sort(disc)
+	var want []uint64
+	for _, h := range small {
+		want = append(want, StoredShingle(h, int(b.ShingleShift)))
+	}
+	slices.Sort(want)
+	if got := MaskShingles(nil, slices.Compact(disc), b.ShingleShift); !slices.Equal(got, slices.Compact(want)) {
+		t.Error("a discount cut to the narrower width differs from the narrower stored values")
 	}
 }
