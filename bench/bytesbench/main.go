@@ -357,7 +357,8 @@ func mean(bs [][]byte) float64 {
 // features (sketch.EncodedSections).
 func featureSections(feats [][]byte) error {
 	var sum sketch.SectionSizes
-	k := 0
+	k, shingles, anchors, tokens := 0, 0, 0, 0
+	var f sketch.Features
 	for _, b := range feats {
 		if b == nil {
 			continue
@@ -366,6 +367,10 @@ func featureSections(feats [][]byte) error {
 		if err != nil {
 			return err
 		}
+		if err := f.UnmarshalBinary(b); err != nil {
+			return err
+		}
+		shingles, anchors, tokens = shingles+len(f.Shingles), anchors+len(f.Passage.Anchors), tokens+len(f.Passage.Starts)
 		sum.Header += sz.Header
 		sum.Shingles += sz.Shingles
 		sum.Unique += sz.Unique
@@ -377,6 +382,8 @@ func featureSections(feats [][]byte) error {
 		k++
 	}
 	k = max(k, 1)
+	fmt.Printf("\nper document: %.0f shingles kept, %.0f passage anchors, %.0f tokens with offsets\n",
+		float64(shingles)/float64(k), float64(anchors)/float64(k), float64(tokens)/float64(k))
 	fmt.Println("\n| stored features, by section | bytes per document |")
 	fmt.Println("|---|--:|")
 	for _, r := range []struct {
