@@ -3,8 +3,10 @@ package sketch
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -606,5 +608,43 @@ func TestStoredShingleWidth(t *testing.T) {
 	slices.Sort(want)
 	if got := MaskShingles(nil, slices.Compact(disc), b.ShingleShift); !slices.Equal(got, slices.Compact(want)) {
 		t.Error("a discount cut to the narrower width differs from the narrower stored values")
+	}
+}
+
+// Records a build of version 3 wrote (main 2f1b114: the web profile's
+// shingle sample and passage section of two synthetic documents,
+// syntheticDoc with PCG(12, size), one small and one sampled at a high
+// shift) decode to what this build stores for the same documents.
+func TestDecodeGoldenV3(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.PassageWords = 40
+	lim := Limits{MaxShingles: 256, Passages: true}
+	for _, size := range []int{3000, 60000} {
+		old, err := os.ReadFile(fmt.Sprintf("testdata/features-v3-%d.bin", size))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if old[0] != passageV3 {
+			t.Fatalf("golden record of version %d", old[0])
+		}
+		var got, want Features
+		if err := got.UnmarshalBinary(old); err != nil {
+			t.Fatalf("size %d: %v", size, err)
+		}
+		f := mustSketch(t, cfg, syntheticDoc(rand.New(rand.NewPCG(12, uint64(size))), size))
+		if err := want.UnmarshalBinary(f.AppendBinary(nil, lim)); err != nil {
+			t.Fatal(err)
+		}
+		if got.Tokens != want.Tokens || got.Content != want.Content || got.ShingleShift != want.ShingleShift ||
+			got.ShingleCount != want.ShingleCount || !slices.Equal(got.Shingles, want.Shingles) ||
+			!slices.Equal(got.Passage.Fp, want.Passage.Fp) || !slices.Equal(got.Passage.Anchors, want.Passage.Anchors) ||
+			!slices.Equal(got.Passage.Starts, want.Passage.Starts) || !slices.Equal(got.Passage.Ends, want.Passage.Ends) {
+			t.Errorf("size %d: the version 3 record decodes to other features than this build stores", size)
+		}
+		if size == 60000 && got.ShingleShift < 4 {
+			t.Errorf("size %d: shift %d, the golden record should be sampled", size, got.ShingleShift)
+		}
+		t.Logf("size %d: shift %d, %d shingles, version 3 %d bytes, version 4 %d", size, got.ShingleShift, len(got.Shingles),
+			len(old), len(f.AppendBinary(nil, lim)))
 	}
 }
