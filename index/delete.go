@@ -25,7 +25,7 @@ import (
 // 362 bytes of Redis memory with the hashes' overhead (the records are
 // longer than listpack's 64-byte values); 679 and 810 with 50 anchors
 // (BenchmarkKeysRecordBytes). The memory store keeps this version; Redis
-// writes version 2 (keysOpsVersion) and reads both.
+// writes version 3 (keysPackedVersion) and reads all three.
 const keysVersion = 1
 
 // encodeKeys returns e's keys record.
@@ -132,8 +132,69 @@ func (r *Redis) opOf(t int, v uint64) (group uint64, field uint32) {
 	return v >> fieldBits, uint32(v & (1<<fieldBits - 1))
 }
 
-// encodeKeys returns e's keys record in the store's layout (version 2).
+// keysPackedVersion is Redis's keys record since version 3: the ops of
+// version 2 at the bits they take, not in whole bytes, and the anchors'
+// ops sorted and Rice-coded:
+//
+//	byte     keysPackedVersion (3)
+//	byte     flags: 1 SimHash, 2 I-Match digest, 4 content digest
+//	byte     o, the bits of one op: group bits + 31 (45 at the default
+//	         Capacity)
+//	Bands × o bits  the band keys' ops, most significant bit first,
+//	         padded to a whole byte
+//	8 bytes  SimHash fingerprint (flag 1)
+//	20 bytes I-Match digest (flag 2)
+//	16 bytes content digest (flag 4)
+//	varint   n, the distinct anchor keys' ops; when n > 0, byte k and the
+//	         Rice codes (k) of the gaps between the sorted ops (the first
+//	         from 0), padded to a whole byte
+//
+// About 4 + ⌈o·Bands/8⌉ + 8 + 20 + 16 (those present) + 1 + n·(o −
+// log2 n + 1.6)/8 bytes: 209 at 30 bands with I-Match and content digests
+// and no anchors, 466 with 50 anchors at o = 45 (version 2: 220 and 520);
+// in Redis memory 266 and 554 bytes per document (version 2: 266 and 682;
+// BenchmarkKeysRecordBytes). Keys records are read only by Go (deletes),
+// never by the scripts.
+const keysPackedVersion = 3
+
+// opBits is o of the store's keys records (version 3).
+func (r *Redis) opBits() int { return int(r.gbits) + fieldBits }
+
+// encodeKeys returns e's keys record in the store's layout (version 3).
 func (r *Redis) encodeKeys(e *Entry) []byte {
+	o := r.opBits()
+	keys := anchorKeys(nil, e.Anchors)
+	ops := make([]uint64, len(keys))
+	for i, k := range keys {
+		ops[i] = r.opValue(r.p.passageTable(), k)
+	}
+	slices.Sort(ops)
+	ops = slices.Compact(ops)
+	b := make([]byte, 3, 4+(o*len(e.Bands)+7)/8+8+20+16+binary.MaxVarintLen64+1+len(ops)*(o+2)/8)
+	b[0], b[2] = keysPackedVersion, byte(o)
+	w := bitWriter{b: b}
+	for t, k := range e.Bands {
+		w.bits(r.opValue(t, k), uint(o))
+	}
+	b = appendDigests(w.flush(), e)
+	b = binary.AppendUvarint(b, uint64(len(ops)))
+	if len(ops) > 0 {
+		k := riceParam(ops[len(ops)-1], len(ops))
+		b = append(b, byte(k))
+		w = bitWriter{b: b}
+		var prev uint64
+		for _, v := range ops {
+			w.rice(v-prev, k)
+			prev = v
+		}
+		b = w.flush()
+	}
+	return b
+}
+
+// encodeKeysV2 returns e's keys record in version 2, as builds before
+// version 3 wrote it.
+func (r *Redis) encodeKeysV2(e *Entry) []byte {
 	w := r.opsWidth()
 	anchors := anchorKeys(nil, e.Anchors)
 	b := make([]byte, 3, 3+w*len(e.Bands)+8+20+16+binary.MaxVarintLen64+w*len(anchors))
@@ -161,8 +222,9 @@ type keyOps struct {
 	e              Entry // SimHash, I-Match and content digests
 }
 
-// decodeKeyOps reads a keys record of either version: version 1 (written
-// before version 2, or by the memory store) is converted to ops.
+// decodeKeyOps reads a keys record of any version: version 1 (written
+// before version 2, or by the memory store) is converted to ops; the
+// anchors' ops of version 3 come back sorted.
 func (r *Redis) decodeKeyOps(id string, b []byte) (keyOps, error) {
 	if len(b) > 0 && b[0] == keysVersion {
 		e, err := decodeKeys(id, r.p.Bands, b)
@@ -180,6 +242,13 @@ func (r *Redis) decodeKeyOps(id string, b []byte) (keyOps, error) {
 	}
 	bad := func(why string) (keyOps, error) {
 		return keyOps{}, fmt.Errorf("index: keys record of %q: %s", id, why)
+	}
+	if len(b) > 0 && b[0] == keysPackedVersion {
+		k, why := r.decodePackedKeys(id, b)
+		if why != "" {
+			return bad(why)
+		}
+		return k, nil
 	}
 	if len(b) < 3 || b[0] != keysOpsVersion {
 		return bad("unknown version")
@@ -219,6 +288,62 @@ func (r *Redis) decodeKeyOps(id string, b []byte) (keyOps, error) {
 		k.anchors[i] = get()
 	}
 	return k, nil
+}
+
+// decodePackedKeys reads a keys record of version 3, or says why not.
+func (r *Redis) decodePackedKeys(id string, b []byte) (keyOps, string) {
+	if len(b) < 3 {
+		return keyOps{}, "short header"
+	}
+	flags, o := b[1], int(b[2])
+	if o != r.opBits() {
+		return keyOps{}, fmt.Sprintf("ops of %d bits, want %d", o, r.opBits())
+	}
+	b = b[3:]
+	nb := (o*r.p.Bands + 7) / 8
+	if len(b) < nb {
+		return keyOps{}, "short band keys"
+	}
+	k := keyOps{e: Entry{ID: id}, bands: make([]uint64, r.p.Bands)}
+	br := bitReader{b: b[:nb]}
+	for i := range k.bands {
+		k.bands[i] = br.read(o)
+	}
+	b, why := decodeDigests(&k.e, flags, b[nb:])
+	if why != "" {
+		return keyOps{}, why
+	}
+	n, nw := binary.Uvarint(b)
+	// Each op takes at least a bit: n ≤ 8 × the bytes left.
+	if nw <= 0 || n > MaxAnchors || n > 8*uint64(len(b)-nw) {
+		return keyOps{}, "bad anchors"
+	}
+	b = b[nw:]
+	if n == 0 {
+		if len(b) != 0 {
+			return keyOps{}, "trailing bytes"
+		}
+		return k, ""
+	}
+	rk := int(b[0])
+	if rk >= o {
+		return keyOps{}, "bad anchors' Rice parameter"
+	}
+	br = bitReader{b: b[1:]}
+	k.anchors = make([]uint64, n)
+	var v uint64
+	for i := range k.anchors {
+		gap, ok := br.rice(rk, 1<<o)
+		v += gap
+		if !ok || v >= 1<<o || (i > 0 && gap == 0) {
+			return keyOps{}, "bad anchor op"
+		}
+		k.anchors[i] = v
+	}
+	if br.used() != len(b)-1 {
+		return keyOps{}, "trailing bytes"
+	}
+	return k, ""
 }
 
 // appendDigests appends e's SimHash, I-Match and content digests to a
@@ -263,4 +388,60 @@ func decodeDigests(e *Entry, flags byte, b []byte) ([]byte, string) {
 		e.HasContent, b = true, b[copy(e.Content[:], b):]
 	}
 	return b, ""
+}
+
+// KeysRecordSizes splits a keys record of either version, of a store with
+// bands bands, into the bytes of its parts: the header (version, flags,
+// op width), the band keys, the SimHash, I-Match and content digests, and
+// the anchor keys with their count. It reads what bench/bytesbench
+// reports.
+func KeysRecordSizes(b []byte, bands int) (header, bandKeys, digests, anchors int, err error) {
+	bad := func(why string) (int, int, int, int, error) {
+		return 0, 0, 0, 0, fmt.Errorf("index: keys record: %s", why)
+	}
+	w := 8
+	switch {
+	case len(b) >= 2 && b[0] == keysVersion:
+		header, bandKeys = 2, 8*bands
+	case len(b) >= 3 && b[0] == keysOpsVersion:
+		header, w = 3, int(b[2])
+		bandKeys = w * bands
+	case len(b) >= 3 && b[0] == keysPackedVersion:
+		header, w = 3, 0 // anchors Rice-coded
+		bandKeys = (int(b[2])*bands + 7) / 8
+	default:
+		return bad("unknown version")
+	}
+	if len(b)-header < bandKeys {
+		return bad("short band keys")
+	}
+	var e Entry
+	rest, why := decodeDigests(&e, b[1], b[header+bandKeys:])
+	if why != "" {
+		return bad(why)
+	}
+	digests = len(b) - header - bandKeys - len(rest)
+	n, nw := binary.Uvarint(rest)
+	if nw <= 0 || (w > 0 && uint64(len(rest)-nw) != uint64(w)*n) || !packedAnchors(rest[nw:], n, int(b[2]), w) {
+		return bad("bad anchors")
+	}
+	return header, bandKeys, digests, len(rest), nil
+}
+
+// packedAnchors reports whether b holds n Rice-coded ops of o bits and
+// nothing more (a version 3 record's anchors, w = 0), or w > 0.
+func packedAnchors(b []byte, n uint64, o, w int) bool {
+	if w > 0 || n == 0 {
+		return w > 0 || len(b) == 0
+	}
+	if len(b) < 1 || int(b[0]) >= o || n > 8*uint64(len(b)) {
+		return false
+	}
+	r := bitReader{b: b[1:]}
+	for range n {
+		if _, ok := r.rice(int(b[0]), 1<<o); !ok {
+			return false
+		}
+	}
+	return r.used() == len(b)-1
 }

@@ -313,7 +313,7 @@ func TestKeyOpsRecord(t *testing.T) {
 			{"duplicate anchors", full(entry(p, "c", nil), 7, append(anchors("c", 3), anchors("c", 3)...)...), 3},
 		} {
 			t.Run(fmt.Sprintf("groups=%d/%s", r.gn, tt.name), func(t *testing.T) {
-				v1, v2 := encodeKeys(&tt.e), r.encodeKeys(&tt.e)
+				v1, v2, v3 := encodeKeys(&tt.e), r.encodeKeysV2(&tt.e), r.encodeKeys(&tt.e)
 				want, err := r.decodeKeyOps(tt.e.ID, v1)
 				if err != nil {
 					t.Fatal(err)
@@ -329,24 +329,62 @@ func TestKeyOpsRecord(t *testing.T) {
 				if fmt.Sprint(got.e) != fmt.Sprint(want.e) {
 					t.Errorf("entry %+v, want %+v", got.e, want.e)
 				}
+				packed, err := r.decodeKeyOps(tt.e.ID, v3)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(packed.bands, want.bands) || !slices.Equal(packed.anchors, slices.Sorted(slices.Values(want.anchors))) ||
+					fmt.Sprint(packed.e) != fmt.Sprint(want.e) {
+					t.Errorf("version 3: ops %x %x, want %x %x", packed.bands, packed.anchors, want.bands, want.anchors)
+				}
+				if len(v3) >= len(v2) {
+					t.Errorf("version 3 record %d bytes, version 2 %d", len(v3), len(v2))
+				}
+				t.Logf("%d anchors: version 1 %d bytes, version 2 %d, version 3 %d", tt.anchors, len(v1), len(v2), len(v3))
 				for ti, v := range got.bands {
 					g, f := r.opOf(ti, v)
 					if wg, wf := r.bucketOp(ti, tt.e.Bands[ti]); g != wg || f != wf {
 						t.Errorf("band %d: op (%x, %x), want (%x, %x)", ti, g, f, wg, wf)
 					}
 				}
+				digests := 0
+				if tt.e.HasIMatch {
+					digests = 8 + 20 + 16
+				}
+				for _, rec := range []struct {
+					b []byte
+					w int
+				}{{v1, 8}, {v2, r.opsWidth()}, {v3, 0}} {
+					h, bk, d, a, err := KeysRecordSizes(rec.b, p.Bands)
+					wantB, wantA := rec.w*p.Bands, 1+rec.w*tt.anchors
+					if rec.w == 0 {
+						wantB = (r.opBits()*p.Bands + 7) / 8
+						wantA = len(v3) - 3 - wantB - digests
+					}
+					if err != nil || h+bk+d+a != len(rec.b) || bk != wantB || d != digests || a != wantA {
+						t.Errorf("KeysRecordSizes of version %d: %d %d %d %d (%v), record %d bytes", rec.b[0], h, bk, d, a, err, len(rec.b))
+					}
+					if _, _, _, _, err := KeysRecordSizes(rec.b[:len(rec.b)-1], p.Bands); err == nil {
+						t.Errorf("KeysRecordSizes of a cut version %d record: no error", rec.b[0])
+					}
+				}
 				if len(v2) >= len(v1) && r.opsWidth() < 8 {
 					t.Errorf("version 2 record %d bytes, version 1 %d", len(v2), len(v1))
 				}
-				for cut := range len(v2) {
-					if _, err := r.decodeKeyOps(tt.e.ID, v2[:cut]); err == nil {
-						t.Fatalf("record cut at %d of %d bytes decoded", cut, len(v2))
+				for _, rec := range [][]byte{v2, v3} {
+					for cut := range len(rec) {
+						if _, err := r.decodeKeyOps(tt.e.ID, rec[:cut]); err == nil {
+							t.Fatalf("version %d record cut at %d of %d bytes decoded", rec[0], cut, len(rec))
+						}
 					}
-				}
-				bad := slices.Clone(v2)
-				bad[2]++
-				if _, err := r.decodeKeyOps(tt.e.ID, bad); err == nil {
-					t.Error("record of another op width decoded")
+					if _, err := r.decodeKeyOps(tt.e.ID, append(slices.Clone(rec), 0)); err == nil && rec[0] == keysPackedVersion {
+						t.Errorf("version %d record with a trailing byte decoded", rec[0])
+					}
+					bad := slices.Clone(rec)
+					bad[2]++
+					if _, err := r.decodeKeyOps(tt.e.ID, bad); err == nil {
+						t.Errorf("version %d record of another op width decoded", rec[0])
+					}
 				}
 			})
 		}

@@ -112,7 +112,7 @@ func (p *Pipeline) prepareDoc(s *sketch.Sketcher, f *sketch.Features, enc *[]byt
 		seq := s.ShingleSeq()[:n]
 		j.seq = make([]uint32, n)
 		for i, h := range seq {
-			j.seq[i] = uint32(h >> 32)
+			j.seq[i] = uint32(sketch.StoredShingle(h, int(stored.ShingleShift)))
 		}
 	}
 }

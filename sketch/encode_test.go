@@ -1,9 +1,14 @@
 package sketch
 
 import (
+	"encoding/binary"
 	"errors"
+	"fmt"
+	"math"
 	"math/rand/v2"
+	"os"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -23,8 +28,9 @@ func TestEncodeRoundTrip(t *testing.T) {
 	}
 	want := make([]uint64, 0, len(f.Shingles))
 	for _, h := range f.Shingles {
-		want = append(want, h>>32)
+		want = append(want, StoredShingle(h, 0))
 	}
+	slices.Sort(want)
 	want = slices.Compact(want)
 	if !slices.Equal(g.Shingles, want) {
 		t.Errorf("shingles: %d decoded, %d expected", len(g.Shingles), len(want))
@@ -41,8 +47,9 @@ func TestEncodeRoundTrip(t *testing.T) {
 	perShingle := float64(len(only)-len(f.Text)-30) / float64(len(f.Shingles))
 	t.Logf("%d shingles, %d unique words, %d text bytes → %d bytes; shingles alone %d bytes (≈ %.2f B per shingle)",
 		len(f.Shingles), len(f.Unique), len(f.Text), len(b), len(only), perShingle)
-	if perShingle > 3.5 {
-		t.Errorf("%.2f bytes per stored 32-bit shingle: Rice coding should stay under 3.5", perShingle)
+	// Rice coding costs about log2 of the mean gap + 1.6 bits.
+	if bound := (StoredBits - math.Log2(float64(len(want))) + 2.5) / 8; perShingle > bound {
+		t.Errorf("%.2f bytes per stored shingle: Rice coding should stay under %.2f", perShingle, bound)
 	}
 }
 
@@ -124,19 +131,29 @@ func TestDecodeCorrupt(t *testing.T) {
 	if err := g.UnmarshalBinary(append(slices.Clone(good), 0)); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("trailing byte: %v", err)
 	}
-	head := append([]byte{encodingVersion, flagShingle, 0}, make([]byte, 16)...)
 	for name, tail := range map[string][]byte{
 		"huge count":            {0, 0xff, 0xff, 0xff, 0xff, 0x0f, 0xff, 0xff, 0x0f, 3, 0xff},
 		"kept more than count":  {0, 2, 3, 0, 0},
 		"shift over 31":         {40, 1, 1, 0, 0},
-		"value over 32 bits":    {0, 1, 1, 0, 0xff, 0xff, 0xff, 0xff, 0xff},
+		"v3 value over 32 bits": {0, 1, 1, 0, 0xff, 0xff, 0xff, 0xff, 0xff},
+		"v4 value over 20 bits": {0, 1, 1, StoredBits - 1, 0b1100_0000, 0, 0, 0},
 		"repeated value":        {0, 2, 2, 1, 0b10_00_0000},
 		"unknown flag":          {},
 		"long unary, no end":    {0, 1, 1, 0, 0xff, 0xff},
 		"unique count too high": {},
+		"version 1":             {},
+		"version 5":             {},
 	} {
-		b := append(slices.Clone(head), tail...)
+		version := byte(encodingVersion)
+		if strings.HasPrefix(name, "v3 ") {
+			version = passageV3
+		}
+		b := append(append([]byte{version, flagShingle, 0}, make([]byte, 16)...), tail...)
 		switch name {
+		case "version 1", "version 5":
+			b = slices.Clone(good)
+			b[0] = name[len(name)-1] - '0'
+
 		case "unknown flag":
 			b[1] = 0x80
 		case "unique count too high":
@@ -169,8 +186,8 @@ func FuzzDecode(f *testing.F) {
 		}
 		// Whatever decodes satisfies the invariants verification relies on.
 		for i, x := range g.Shingles {
-			if x >= 1<<32 || (i > 0 && x <= g.Shingles[i-1]) {
-				t.Fatalf("shingles not strictly increasing 32-bit values: %x", g.Shingles)
+			if x > shingleMask(int(g.ShingleShift)) || (i > 0 && x <= g.Shingles[i-1]) {
+				t.Fatalf("shingles not strictly increasing stored values: %x", g.Shingles)
 			}
 		}
 		for i, u := range g.Unique {
@@ -180,7 +197,7 @@ func FuzzDecode(f *testing.F) {
 		}
 		p := g.Passage
 		for _, a := range p.Anchors {
-			if a.Hash >= 1<<32 || int(a.Pos) >= len(p.Fp) {
+			if a.Hash >= 1<<StoredBits || int(a.Pos) >= len(p.Fp) {
 				t.Fatalf("anchor %+v outside %d positions", a, len(p.Fp))
 			}
 		}
@@ -278,10 +295,8 @@ func TestPassageOffsetsV3(t *testing.T) {
 	}
 	f := mustSketch(t, cfg, text)
 	lim := Limits{Passages: true}
-	v3 := f.AppendBinary(nil, lim)
+	v3, v2 := appendOld(f, lim, passageV3), appendOld(f, lim, passageV2)
 	sec3 := appendPassageV3(nil, &f.Passage)
-	v2 := append([]byte{passageV2}, v3[1:len(v3)-len(sec3)]...)
-	v2 = f.Passage.appendPassage(v2)
 	var a, b Features
 	if err := a.UnmarshalBinary(v3); err != nil {
 		t.Fatal(err)
@@ -305,5 +320,331 @@ func TestPassageOffsetsV3(t *testing.T) {
 		if err := c.UnmarshalBinary(v3[:cut]); !errors.Is(err, ErrCorrupt) {
 			t.Fatalf("cut at %d of %d: %v, want ErrCorrupt", cut, len(v3), err)
 		}
+	}
+}
+
+// EncodedSections splits an encoding into sections that add up to its
+// length, with nothing in the sections the limits leave out, and fails on
+// what UnmarshalBinary rejects.
+func TestEncodedSections(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.KeepText = 1 << 20
+	cfg.PassageWords = 40
+	f := mustSketch(t, cfg, syntheticDoc(rand.New(rand.NewPCG(9, 9)), 5000))
+	for _, lim := range []Limits{{}, {MaxShingles: 256}, {MaxUnique: 300, Passages: true}, {MaxShingles: 256, Passages: true}, DefaultLimits()} {
+		b := f.AppendBinary(nil, lim)
+		sz, err := EncodedSections(b)
+		if err != nil {
+			t.Fatalf("%+v: %v", lim, err)
+		}
+		sum := sz.Header + sz.Shingles + sz.Unique + sz.Text + sz.Fingerprints + sz.Anchors + sz.Offsets + sz.Sentences
+		if sum != len(b) {
+			t.Errorf("%+v: sections %+v add up to %d, want %d", lim, sz, sum, len(b))
+		}
+		if (sz.Shingles > 0) != (lim.MaxShingles > 0) || (sz.Unique > 0) != (lim.MaxUnique > 0) ||
+			(sz.Fingerprints > 0) != lim.Passages || (sz.Anchors > 0) != lim.Passages || (sz.Offsets > 0) != lim.Passages ||
+			sz.Text != len(f.Text)+varintLen(len(f.Text)) || sz.Header < 18 {
+			t.Errorf("%+v: sections %+v", lim, sz)
+		}
+		if _, err := EncodedSections(b[:len(b)-1]); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%+v: truncated encoding: %v, want ErrCorrupt", lim, err)
+		}
+	}
+}
+
+func varintLen(n int) int { return len(binary.AppendUvarint(nil, uint64(n))) }
+
+// appendOld writes f as a build of version 2 or 3 did: 32 bits of each
+// shingle and anchor hash, and version 2's byte per token offset.
+func appendOld(f *Features, lim Limits, version byte) []byte {
+	v4 := f.AppendBinary(nil, lim)
+	sz, err := EncodedSections(v4)
+	if err != nil {
+		panic(err)
+	}
+	out := append([]byte{version}, v4[1:sz.Header]...)
+	if lim.MaxShingles > 0 {
+		out = appendShingles32(out, f, lim.MaxShingles)
+	}
+	at := sz.Header + sz.Shingles
+	out = append(out, v4[at:at+sz.Unique+sz.Text]...)
+	if sz.Fingerprints > 0 {
+		if version == passageV2 {
+			out = f.Passage.appendPassage(out)
+		} else {
+			out = appendPassageV3(out, &f.Passage)
+		}
+	}
+	return append(out, v4[len(v4)-sz.Sentences:]...)
+}
+
+// appendShingles32 is the shingle section of versions 2 and 3: the top 32
+// bits of each kept hash.
+func appendShingles32(dst []byte, f *Features, limit int) []byte {
+	count := max(f.ShingleCount, len(f.Shingles))
+	shift := sampleShift(len(f.Shingles), limit)
+	n, span := 0, uint64(0)
+	prev := ^uint64(0)
+	for _, h := range f.Shingles {
+		if top := h >> 32; keep(h, shift) && top != prev {
+			n++
+			span, prev = top>>shift, top
+		}
+	}
+	k := riceParam(span, n)
+	dst = append(dst, byte(shift))
+	dst = binary.AppendUvarint(dst, uint64(count))
+	dst = binary.AppendUvarint(dst, uint64(n))
+	dst = append(dst, byte(k))
+	w := bitWriter{b: dst}
+	var last uint64
+	prev = ^uint64(0)
+	for _, h := range f.Shingles {
+		top := h >> 32
+		if !keep(h, shift) || top == prev {
+			continue
+		}
+		v := top >> shift
+		w.rice(v-last, k)
+		last, prev = v, top
+	}
+	return w.flush()
+}
+
+// Records of versions 2 and 3, written by older builds, decode to what
+// version 4 stores (StoredHash values of their 32-bit hashes), so that
+// they compare with documents stored since; and version 4 is smaller.
+func TestOldVersionsDecode(t *testing.T) {
+	r := rand.New(rand.NewPCG(10, 10))
+	cfg := DefaultConfig()
+	cfg.PassageWords = 40
+	for _, lim := range []Limits{{MaxShingles: 256, Passages: true}, {MaxShingles: 16}, DefaultLimits(), {Passages: true}} {
+		for _, size := range []int{0, 60, 5000, 40000} {
+			f := mustSketch(t, cfg, syntheticDoc(r, size))
+			v4 := f.AppendBinary(nil, lim)
+			var want Features
+			if err := want.UnmarshalBinary(v4); err != nil {
+				t.Fatal(err)
+			}
+			for _, version := range []byte{passageV2, passageV3} {
+				old := appendOld(f, lim, version)
+				var got Features
+				if err := got.UnmarshalBinary(old); err != nil {
+					t.Fatalf("size %d, %+v, version %d: %v", size, lim, version, err)
+				}
+				if !slices.Equal(got.Shingles, want.Shingles) || got.ShingleShift != want.ShingleShift || got.ShingleCount != want.ShingleCount ||
+					!slices.Equal(got.Passage.Anchors, want.Passage.Anchors) || !slices.Equal(got.Passage.Fp, want.Passage.Fp) ||
+					!slices.Equal(got.Passage.Starts, want.Passage.Starts) || !slices.Equal(got.Passage.Ends, want.Passage.Ends) ||
+					!slices.Equal(got.Unique, want.Unique) || got.Content != want.Content {
+					t.Errorf("size %d, %+v: version %d decodes to other features than version 4", size, lim, version)
+				}
+				if size >= 5000 && (lim.MaxShingles > 0 || lim.Passages) && len(v4) >= len(old) {
+					t.Errorf("size %d, %+v: version 4 %d bytes, version %d %d", size, lim, len(v4), version, len(old))
+				}
+				if version == passageV3 && size == 5000 {
+					t.Logf("%+v: version 3 %d bytes, version 4 %d", lim, len(old), len(v4))
+				}
+			}
+		}
+	}
+}
+
+// Version 4's token offsets: every symbol and escape round-trips, the
+// prefix code is chosen on English text and version 3's 4-bit codes on
+// text it fits worse (adjacent one-character tokens, as in scripts
+// without spaces), and a cut section is an error.
+func TestOffsetsV4(t *testing.T) {
+	var all Passage
+	var end uint32
+	for g := uint32(0); g <= 4; g++ {
+		for l := uint32(0); l <= 17; l++ {
+			all.Starts, all.Ends = append(all.Starts, end+g), append(all.Ends, end+g+l)
+			end += g + l
+		}
+	}
+	all.Starts, all.Ends = append(all.Starts, end+1000), append(all.Ends, end+1000+70000)
+	var cjk Passage
+	for i := range uint32(500) {
+		cjk.Starts, cjk.Ends = append(cjk.Starts, i), append(cjk.Ends, i+1)
+	}
+	cfg := DefaultConfig()
+	cfg.PassageWords = 40
+	english := mustSketch(t, cfg, []byte(strings.Repeat("The keeper, who had seen the lights; said nothing to anyone at all. ", 60))).Passage
+	// Every symbol and escape after English text: the prefix code.
+	mixed := Passage{Starts: slices.Clone(english.Starts), Ends: slices.Clone(english.Ends)}
+	last := mixed.Ends[len(mixed.Ends)-1]
+	for i, s := range all.Starts {
+		mixed.Starts, mixed.Ends = append(mixed.Starts, last+s), append(mixed.Ends, last+all.Ends[i])
+	}
+	for _, tt := range []struct {
+		name string
+		p    Passage
+		mode byte
+	}{{"every symbol", mixed, 1}, {"every symbol alone", all, 0}, {"adjacent characters", cjk, 0}, {"english", english, 1}, {"none", Passage{}, 0}} {
+		b := appendOffsetsV4(nil, &tt.p)
+		if len(tt.p.Starts) > 0 && b[0]&1 != tt.mode {
+			t.Errorf("%s: mode %d, want %d", tt.name, b[0]&1, tt.mode)
+		}
+		var got Passage
+		d := decoder{b: b}
+		decodeOffsetsV4(&d, &got)
+		if d.err != nil || d.remaining() != 0 || !slices.Equal(got.Starts, tt.p.Starts) || !slices.Equal(got.Ends, tt.p.Ends) {
+			t.Errorf("%s: %v, %d bytes left, offsets differ: %v", tt.name, d.err, d.remaining(), !slices.Equal(got.Starts, tt.p.Starts))
+		}
+		if n := len(tt.p.Starts); n > 0 {
+			v3 := appendOffsets(nil, &tt.p)
+			t.Logf("%s: %d tokens, %.2f bits a token (version 3: %.2f)", tt.name, n, float64(8*len(b))/float64(n), float64(8*len(v3))/float64(n))
+			if len(b) > len(v3)+1 { // +1: the mode bit may lengthen the count
+				t.Errorf("%s: %d bytes, version 3 %d", tt.name, len(b), len(v3))
+			}
+		}
+		for cut := range len(b) {
+			d := decoder{b: b[:cut]}
+			decodeOffsetsV4(&d, &got)
+			if !errors.Is(d.err, ErrCorrupt) {
+				t.Fatalf("%s: cut at %d of %d bytes: %v, want ErrCorrupt", tt.name, cut, len(b), d.err)
+			}
+		}
+	}
+}
+
+// BenchmarkDecodeVersions decodes the web profile's stored features of a
+// 5,000-byte page as version 3 and version 4 wrote them (candidates'
+// features are decoded in the hot path).
+//
+//	go test ./sketch/ -run '^$' -bench DecodeVersions
+func BenchmarkDecodeVersions(b *testing.B) {
+	cfg := DefaultConfig()
+	cfg.PassageWords = 40
+	f := mustSketch(b, cfg, syntheticDoc(rand.New(rand.NewPCG(7, 7)), 5000))
+	lim := Limits{MaxShingles: 256, Passages: true}
+	for _, v := range []struct {
+		name string
+		b    []byte
+	}{{"v3", appendOld(f, lim, passageV3)}, {"v4", f.AppendBinary(nil, lim)}} {
+		b.Run(v.name, func(b *testing.B) {
+			var g Features
+			b.ReportAllocs()
+			b.ReportMetric(float64(len(v.b)), "bytes")
+			for b.Loop() {
+				if err := g.UnmarshalBinary(v.b); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// Two unrelated large documents, sampled at a high shift, share almost no
+// stored shingle: StoredBits tell kept shingles apart beyond the sampling
+// bits (about n²/2^StoredBits false matches per pair). Two documents of
+// different sizes, one holding the other's shingles, still agree on every
+// shingle both keep once aligned, and a discount held at the larger one's
+// width, cut to the smaller one's (MaskShingles), is what the smaller
+// one's stored values are.
+func TestStoredShingleWidth(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 11))
+	random := func(n int) []uint64 {
+		set := make([]uint64, n)
+		for i := range set {
+			set[i] = r.Uint64()
+		}
+		slices.Sort(set)
+		return set
+	}
+	lim := Limits{MaxShingles: 256}
+	false_ := 0
+	for range 20 {
+		var a, b Features
+		if err := a.UnmarshalBinary((&Features{Shingles: random(200000)}).AppendBinary(nil, lim)); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.UnmarshalBinary((&Features{Shingles: random(200000)}).AppendBinary(nil, lim)); err != nil {
+			t.Fatal(err)
+		}
+		if a.ShingleShift < 8 {
+			t.Fatalf("shift %d for 200,000 shingles", a.ShingleShift)
+		}
+		sa, sb, _, _ := AlignSamples(&a, &b)
+		for _, x := range sa {
+			if _, ok := slices.BinarySearch(sb, x); ok {
+				false_++
+			}
+		}
+	}
+	// Expected 20 × 256²/2^20 ≈ 1.3; a width that counted the sampling
+	// bits would give hundreds.
+	if false_ > 8 {
+		t.Errorf("%d stored shingles shared by 20 pairs of unrelated documents", false_)
+	}
+
+	big := random(100000)
+	small := slices.Clone(big[:5000])
+	var a, b Features
+	if err := a.UnmarshalBinary((&Features{Shingles: big}).AppendBinary(nil, lim)); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.UnmarshalBinary((&Features{Shingles: small}).AppendBinary(nil, lim)); err != nil {
+		t.Fatal(err)
+	}
+	if a.ShingleShift <= b.ShingleShift {
+		t.Fatalf("shifts %d and %d", a.ShingleShift, b.ShingleShift)
+	}
+	sa, sb, _, _ := AlignSamples(&a, &b)
+	for _, x := range sb {
+		if _, ok := slices.BinarySearch(sa, x); !ok {
+			t.Fatalf("the small document's aligned shingle %x is not among the big one's", x)
+		}
+	}
+	var disc []uint64
+	for _, h := range small {
+		disc = append(disc, StoredShingle(h, int(a.ShingleShift)))
+	}
+	slices.Sort(disc)
+	var want []uint64
+	for _, h := range small {
+		want = append(want, StoredShingle(h, int(b.ShingleShift)))
+	}
+	slices.Sort(want)
+	if got := MaskShingles(nil, slices.Compact(disc), b.ShingleShift); !slices.Equal(got, slices.Compact(want)) {
+		t.Error("a discount cut to the narrower width differs from the narrower stored values")
+	}
+}
+
+// Records a build of version 3 wrote (main 2f1b114: the web profile's
+// shingle sample and passage section of two synthetic documents,
+// syntheticDoc with PCG(12, size), one small and one sampled at a high
+// shift) decode to what this build stores for the same documents.
+func TestDecodeGoldenV3(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.PassageWords = 40
+	lim := Limits{MaxShingles: 256, Passages: true}
+	for _, size := range []int{3000, 60000} {
+		old, err := os.ReadFile(fmt.Sprintf("testdata/features-v3-%d.bin", size))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if old[0] != passageV3 {
+			t.Fatalf("golden record of version %d", old[0])
+		}
+		var got, want Features
+		if err := got.UnmarshalBinary(old); err != nil {
+			t.Fatalf("size %d: %v", size, err)
+		}
+		f := mustSketch(t, cfg, syntheticDoc(rand.New(rand.NewPCG(12, uint64(size))), size))
+		if err := want.UnmarshalBinary(f.AppendBinary(nil, lim)); err != nil {
+			t.Fatal(err)
+		}
+		if got.Tokens != want.Tokens || got.Content != want.Content || got.ShingleShift != want.ShingleShift ||
+			got.ShingleCount != want.ShingleCount || !slices.Equal(got.Shingles, want.Shingles) ||
+			!slices.Equal(got.Passage.Fp, want.Passage.Fp) || !slices.Equal(got.Passage.Anchors, want.Passage.Anchors) ||
+			!slices.Equal(got.Passage.Starts, want.Passage.Starts) || !slices.Equal(got.Passage.Ends, want.Passage.Ends) {
+			t.Errorf("size %d: the version 3 record decodes to other features than this build stores", size)
+		}
+		if size == 60000 && got.ShingleShift < 4 {
+			t.Errorf("size %d: shift %d, the golden record should be sampled", size, got.ShingleShift)
+		}
+		t.Logf("size %d: shift %d, %d shingles, version 3 %d bytes, version 4 %d", size, got.ShingleShift, len(got.Shingles),
+			len(old), len(f.AppendBinary(nil, lim)))
 	}
 }

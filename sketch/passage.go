@@ -80,14 +80,7 @@ func (s *Sketcher) passage(text []byte, f *Features) {
 // appendFingerprints appends the fingerprints and anchors of the passage
 // section, the same in versions 2 and 3 (see appendPassage).
 func (p *Passage) appendFingerprints(dst []byte) []byte {
-	dst = binary.AppendUvarint(dst, uint64(len(p.Fp)))
-	for i := 0; i < len(p.Fp); i += 2 {
-		b := p.Fp[i] & 0xF
-		if i+1 < len(p.Fp) {
-			b |= p.Fp[i+1] << 4
-		}
-		dst = append(dst, b)
-	}
+	dst = p.appendFp(dst)
 	dst = binary.AppendUvarint(dst, uint64(len(p.Anchors)))
 	var prev uint32
 	for _, a := range p.Anchors {
@@ -96,6 +89,35 @@ func (p *Passage) appendFingerprints(dst []byte) []byte {
 		prev = a.Pos
 	}
 	return dst
+}
+
+// appendFp appends the fingerprints: varint n positions, ⌈n/2⌉ bytes of
+// 4-bit fingerprints, two per byte (the even position in the low half).
+func (p *Passage) appendFp(dst []byte) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(p.Fp)))
+	for i := 0; i < len(p.Fp); i += 2 {
+		b := p.Fp[i] & 0xF
+		if i+1 < len(p.Fp) {
+			b |= p.Fp[i+1] << 4
+		}
+		dst = append(dst, b)
+	}
+	return dst
+}
+
+// decodeFp reads what appendFp writes and returns the positions.
+func (p *Passage) decodeFp(d *decoder) int {
+	n := int(d.uvarint(uint64(2 * d.remaining())))
+	packed := d.bytes((n + 1) / 2)
+	d.section(&d.sizes.Fingerprints)
+	// Counts are bounded by the bytes left, so growing once is safe.
+	p.Fp = slices.Grow(p.Fp[:0], n)
+	if packed != nil {
+		for i := range n {
+			p.Fp = append(p.Fp, packed[i/2]>>(4*(i%2))&0xF)
+		}
+	}
+	return n
 }
 
 // appendPassage appends the passage section:
@@ -128,20 +150,12 @@ func (p *Passage) appendPassage(dst []byte) []byte {
 // decodeFingerprints reads what appendFingerprints writes; false when an
 // anchor is bad (d has failed).
 func (p *Passage) decodeFingerprints(d *decoder) bool {
-	n := int(d.uvarint(uint64(2 * d.remaining())))
-	packed := d.bytes((n + 1) / 2)
-	// Counts are bounded by the bytes left, so growing once is safe.
-	p.Fp = slices.Grow(p.Fp[:0], n)
-	if packed != nil {
-		for i := range n {
-			p.Fp = append(p.Fp, packed[i/2]>>(4*(i%2))&0xF)
-		}
-	}
+	n := p.decodeFp(d)
 	na := int(d.uvarint(uint64(d.remaining() / 5)))
 	p.Anchors = slices.Grow(p.Anchors[:0], na)
 	var pos uint64
 	for range na {
-		h := uint64(d.uint32())
+		h := uint64(d.uint32()) & (1<<StoredBits - 1) // what version 4 keeps
 		pos += d.uvarint(uint64(n))
 		if pos >= uint64(max(n, 1)) {
 			d.fail("anchor position past the last shingle")
@@ -149,6 +163,7 @@ func (p *Passage) decodeFingerprints(d *decoder) bool {
 		}
 		p.Anchors = append(p.Anchors, Anchor{Hash: h, Pos: uint32(pos)})
 	}
+	d.section(&d.sizes.Anchors)
 	return true
 }
 
@@ -187,7 +202,7 @@ func (p *Passage) stored(dst *Passage) {
 	dst.Fp = append(dst.Fp[:0], p.Fp...)
 	dst.Anchors = slices.Grow(dst.Anchors[:0], len(p.Anchors))
 	for _, a := range p.Anchors {
-		dst.Anchors = append(dst.Anchors, Anchor{Hash: a.Hash >> 32, Pos: a.Pos})
+		dst.Anchors = append(dst.Anchors, Anchor{Hash: StoredHash(a.Hash), Pos: a.Pos})
 	}
 	dst.Starts = append(dst.Starts[:0], p.Starts...)
 	dst.Ends = append(dst.Ends[:0], p.Ends...)

@@ -10,7 +10,7 @@ import "github.com/neardup/neardup/sketch"
 // is not seeded from common anchors.
 //
 // Hashes are in the stored form of [sketch.Features] (decoded features:
-// the top 32 bits of a shingle or anchor hash in the low half).
+// [sketch.StoredShingle] at the document's shingle shift).
 type Discount struct {
 	// Shingles are the hashes of the document's shingles that lie in
 	// common passages, sorted and distinct; nil when the document is

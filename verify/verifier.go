@@ -200,8 +200,12 @@ func (v *Verifier) verify(a, b *sketch.Features, d *Discount, s *scratch, vals *
 		p.sa, p.sb, p.ua, p.ub = sketch.AlignSamples(a, b)
 	}
 	if d != nil && len(d.Shingles) > 0 {
-		s.da = without(s.da[:0], p.sa, d.Shingles)
-		s.db = without(s.db[:0], p.sb, d.Shingles)
+		ds := d.Shingles // stored at a's width
+		if b.ShingleShift < a.ShingleShift {
+			ds = sketch.MaskShingles(nil, ds, b.ShingleShift) // the narrower width AlignSamples cut to
+		}
+		s.da = without(s.da[:0], p.sa, ds)
+		s.db = without(s.db[:0], p.sb, ds)
 		p.sa, p.sb = s.da, s.db
 	}
 	p.ushift = uint(max(a.UniqueShift, b.UniqueShift))

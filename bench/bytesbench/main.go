@@ -44,6 +44,7 @@ import (
 	"github.com/neardup/neardup/consumer"
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/pipeline"
+	"github.com/neardup/neardup/sketch"
 )
 
 func main() {
@@ -209,6 +210,9 @@ func run(spec string, n int, data, profile, ixURL, at, set string) error {
 		return err
 	}
 	fmt.Printf("stored per document (sample of %d ids): features %.0f B, verdict record %.0f B\n", len(ids), mean(feats), mean(verdicts))
+	if err := featureSections(feats); err != nil {
+		return err
+	}
 	pl = nil
 	after, err := usage(ctx, rc)
 	if err != nil {
@@ -227,6 +231,9 @@ func run(spec string, n int, data, profile, ixURL, at, set string) error {
 		fmt.Printf("redis-server log: %d \"Slow script\" lines%s\n", slow, first)
 	}
 	if rc != nil {
+		if err := keysSections(ctx, rc, prefix, pc.Bands); err != nil {
+			return err
+		}
 		return byKind(ctx, rc, prefix, n)
 	}
 	runtime.KeepAlive(ix)
@@ -344,6 +351,87 @@ func mean(bs [][]byte) float64 {
 		}
 	}
 	return float64(s) / float64(max(k, 1))
+}
+
+// featureSections prints the mean bytes of each section of stored
+// features (sketch.EncodedSections).
+func featureSections(feats [][]byte) error {
+	var sum sketch.SectionSizes
+	k, shingles, anchors, tokens := 0, 0, 0, 0
+	var f sketch.Features
+	for _, b := range feats {
+		if b == nil {
+			continue
+		}
+		sz, err := sketch.EncodedSections(b)
+		if err != nil {
+			return err
+		}
+		if err := f.UnmarshalBinary(b); err != nil {
+			return err
+		}
+		shingles, anchors, tokens = shingles+len(f.Shingles), anchors+len(f.Passage.Anchors), tokens+len(f.Passage.Starts)
+		sum.Header += sz.Header
+		sum.Shingles += sz.Shingles
+		sum.Unique += sz.Unique
+		sum.Text += sz.Text
+		sum.Fingerprints += sz.Fingerprints
+		sum.Anchors += sz.Anchors
+		sum.Offsets += sz.Offsets
+		sum.Sentences += sz.Sentences
+		k++
+	}
+	k = max(k, 1)
+	fmt.Printf("\nper document: %.0f shingles kept, %.0f passage anchors, %.0f tokens with offsets\n",
+		float64(shingles)/float64(k), float64(anchors)/float64(k), float64(tokens)/float64(k))
+	fmt.Println("\n| stored features, by section | bytes per document |")
+	fmt.Println("|---|--:|")
+	for _, r := range []struct {
+		name string
+		n    int
+	}{{"header (version, flags, tokens, content digest, SimHash, I-Match)", sum.Header}, {"shingle sample", sum.Shingles},
+		{"unique words", sum.Unique}, {"text", sum.Text}, {"passage fingerprints", sum.Fingerprints},
+		{"passage anchors", sum.Anchors}, {"token offsets", sum.Offsets}, {"sentences", sum.Sentences}} {
+		fmt.Printf("| %s | %.1f |\n", r.name, float64(r.n)/float64(k))
+	}
+	return nil
+}
+
+// keysSections prints the mean bytes of each part of the keys records,
+// over up to 2,000 of them (index.KeysRecordSizes).
+func keysSections(ctx context.Context, rc *redis.Client, prefix string, bands int) error {
+	var sum [4]int
+	k := 0
+	var cursor uint64
+	for k < 2000 {
+		keys, next, err := rc.Scan(ctx, cursor, prefix+"k*", 1000).Result()
+		if err != nil {
+			return err
+		}
+		for _, key := range keys {
+			vals, err := rc.HVals(ctx, key).Result()
+			if err != nil {
+				return err
+			}
+			for _, v := range vals {
+				h, b, d, a, err := index.KeysRecordSizes([]byte(v), bands)
+				if err != nil {
+					return err
+				}
+				sum[0], sum[1], sum[2], sum[3] = sum[0]+h, sum[1]+b, sum[2]+d, sum[3]+a
+				k++
+			}
+		}
+		if cursor = next; cursor == 0 {
+			break
+		}
+	}
+	k = max(k, 1)
+	fmt.Printf("\n| keys records (%d), by part | bytes per document |\n|---|--:|\n", k)
+	for i, name := range []string{"header", "band keys", "SimHash, I-Match and content digests", "anchor keys"} {
+		fmt.Printf("| %s | %.1f |\n", name, float64(sum[i])/float64(k))
+	}
+	return nil
 }
 
 // usage returns used_memory, or the heap after a collection.
