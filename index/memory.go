@@ -144,7 +144,7 @@ type memGen struct {
 }
 
 type memGenStripe struct {
-	one    map[uint32]uint32 // LSH bucket of one member, or bigTag|0 → big
+	one    flatMap // LSH bucket of one member, or bigTag|0 → big
 	big    map[uint32]*memBucket
 	ids    map[string]uint32
 	imatch map[sketch.Digest]uint32
@@ -426,6 +426,10 @@ type memScratch struct {
 	anchors []uint64
 	cands   map[uint32]int // handle → index in list
 	list    []memCand
+	order   []memCand // list in rank order
+	common  map[int]int
+	hotIdx  []int
+	hotDocs []int
 	pend    []memPend
 	rfull   []memPend
 	dead    map[uint32]bool
@@ -509,8 +513,10 @@ func (m *Memory) lookupInsert(e *Entry, now int64, sc *memScratch, r *Result, ch
 		sc.stripes = append(sc.stripes, contentStripe(&e.Content))
 	}
 	locked := m.lockSet(sc.stripes)
-	st := entryState{now: now, res: r, sc: sc, qfp: e.SimHash, check: check}
+	clear(sc.common)
+	st := entryState{now: now, res: r, sc: sc, qfp: e.SimHash, check: check, hotIdx: sc.hotIdx[:0], commonHK: sc.common}
 	err := m.lookupInsertLocked(e, &st)
+	sc.hotIdx, sc.common = st.hotIdx, st.commonHK
 	m.unlockSet(locked)
 	if err != nil {
 		return err
@@ -520,10 +526,11 @@ func (m *Memory) lookupInsert(e *Entry, now int64, sc *memScratch, r *Result, ch
 	for _, h := range st.refresh {
 		m.refreshID(h)
 	}
-	var docs []int
+	docs := sc.hotDocs[:0]
 	for _, i := range st.hotIdx {
 		docs = append(docs, st.commonHK[m.passage+i])
 	}
+	sc.hotDocs = docs
 	r.CommonAnchors, r.CommonAnchorDocs = hotAnchors(e.Anchors, st.hotIdx, docs)
 	r.Common = st.hot
 	if check {
@@ -649,7 +656,8 @@ func (m *Memory) lookupInsertLocked(e *Entry, st *entryState) error {
 
 	// Resolve in rank order until MaxCandidates live ones are found; the
 	// dead ones met on the way are dropped from the pending buckets.
-	order := slices.Clone(sc.list)
+	order := append(sc.order[:0], sc.list...)
+	sc.order = order
 	slices.SortFunc(order, func(a, b memCand) int {
 		return cmp.Or(cmp.Compare(b.hits, a.hits), cmp.Compare(b.seq, a.seq))
 	})
@@ -913,17 +921,14 @@ func storeCommon(gs *memGenStripe, f uint32, h uint32, n int) {
 		gs.big = map[uint32]*memBucket{}
 	}
 	gs.big[f] = &memBucket{members: []uint32{h}, common: true, overflow: min(n, maxCommonCount)}
-	if gs.one == nil {
-		gs.one = map[uint32]uint32{}
-	}
-	gs.one[f] = bigTag
+	gs.one.set(f, bigTag)
 }
 
 // lookupBucket returns bucket f of a stripe: a big bucket b, or a single
 // member one (b nil). one is bigTag for a big bucket.
 func lookupBucket(gs *memGenStripe, f uint32, sim bool) (b *memBucket, one uint32, ok bool) {
 	if !sim {
-		v, ok := gs.one[f]
+		v, ok := gs.one.get(f)
 		if !ok {
 			return nil, bigTag, false
 		}
@@ -947,10 +952,7 @@ func bucketLen(b *memBucket, one uint32) int {
 
 func insertNew(gs *memGenStripe, f uint32, sim bool, h uint32, fp uint64) {
 	if !sim {
-		if gs.one == nil {
-			gs.one = map[uint32]uint32{}
-		}
-		gs.one[f] = h
+		gs.one.set(f, h)
 		return
 	}
 	if gs.big == nil {
@@ -1159,10 +1161,7 @@ func (m *Memory) liveCount(p memPend, st *entryState) int {
 // overflow takes one 8-byte map slot, anything else a memBucket.
 func storeBucket(gs *memGenStripe, f uint32, sim bool, members []uint32, fps []uint64, overflow int) {
 	if !sim && len(members) == 1 && overflow == 0 {
-		if gs.one == nil {
-			gs.one = map[uint32]uint32{}
-		}
-		gs.one[f] = members[0]
+		gs.one.set(f, members[0])
 		delete(gs.big, f)
 		return
 	}
@@ -1175,10 +1174,7 @@ func storeBucket(gs *memGenStripe, f uint32, sim bool, members []uint32, fps []u
 	}
 	gs.big[f] = b
 	if !sim {
-		if gs.one == nil {
-			gs.one = map[uint32]uint32{}
-		}
-		gs.one[f] = bigTag
+		gs.one.set(f, bigTag)
 	}
 }
 
