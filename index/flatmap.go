@@ -39,6 +39,15 @@ func (m *flatMap) get(k uint32) (uint32, bool) {
 	}
 }
 
+// peek returns the slot key k probes first (0 for an empty map): reading
+// it brings the line a get will read into the cache.
+func (m *flatMap) peek(k uint32) uint64 {
+	if m.n == 0 {
+		return 0
+	}
+	return m.slots[m.home(k)&uint32(len(m.slots)-1)]
+}
+
 // set sets key k to v.
 func (m *flatMap) set(k, v uint32) {
 	if (m.n+1)*4 > len(m.slots)*3 {

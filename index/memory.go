@@ -430,6 +430,7 @@ type memScratch struct {
 	common  map[int]int
 	hotIdx  []int
 	hotDocs []int
+	touched uint64 // what touch read: keeps its loads from being dropped
 	pend    []memPend
 	rfull   []memPend
 	dead    map[uint32]bool
@@ -642,6 +643,7 @@ func (m *Memory) lookupInsertLocked(e *Entry, st *entryState) error {
 	// Each bucket op has a hit key of its own: a band or SimHash table's
 	// index, or for anchor j the passage table's index + j.
 	tabled := len(sc.keys) - len(sc.anchors)
+	m.touch(sc, cur, older)
 	for i, key := range sc.keys {
 		t, hk := i, i
 		if i >= tabled {
@@ -704,6 +706,23 @@ func (m *Memory) lookupInsertLocked(e *Entry, st *entryState) error {
 		m.refreshRecords(copyH, cur, st)
 	}
 	return nil
+}
+
+// touch reads the first slot each of the entry's keys probes in the
+// single-member maps of every generation it reads, in one loop without
+// dependencies between its loads, so that their cache misses overlap;
+// the bucket ops that follow then mostly hit the cache. The entry's
+// stripes are locked.
+func (m *Memory) touch(sc *memScratch, cur *memGen, older []*memGen) {
+	var x uint64
+	for _, key := range sc.keys {
+		s, f := bucketStripe(key), bucketField(key)
+		x ^= cur.stripes[s].one.peek(f)
+		for _, g := range older {
+			x ^= g.stripes[s].one.peek(f)
+		}
+	}
+	sc.touched = x
 }
 
 // readableOlder returns the generations before the current one that a
