@@ -133,7 +133,7 @@ func removeMember(gs *memGenStripe, f uint32, sim bool, h uint32) {
 		fps = slices.Delete(slices.Clone(b.fps), i, i+1)
 	}
 	if len(members) == 0 && b.overflow == 0 {
-		delete(gs.big, f)
+		gs.big.del(f)
 		if !sim {
 			gs.one.del(f)
 		}
@@ -174,7 +174,7 @@ func (m *Memory) footprint() (n int) {
 			m.locks[s].Lock()
 			gs := &g.stripes[s]
 			n += len(gs.ids) + gs.one.len() + len(gs.imatch) + len(gs.copies)
-			for f := range gs.big {
+			for f := range gs.big.keys {
 				if _, ok := gs.one.get(f); !ok {
 					n++ // a SimHash bucket
 				}

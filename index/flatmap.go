@@ -127,3 +127,66 @@ func (m *flatMap) grow() {
 		m.n++
 	}
 }
+
+// keys calls yield with each key, in no particular order, until it
+// returns false. The map must not change meanwhile.
+func (m *flatMap) keys(yield func(uint32) bool) {
+	for _, s := range m.slots {
+		if s != 0 && !yield(uint32(s>>32)) {
+			return
+		}
+	}
+}
+
+// bigMap is the map of a stripe's larger buckets (memGenStripe.big): a
+// flatMap from the bucket's key to its index in a slice of buckets, whose
+// freed indices are reused. The zero bigMap is empty and ready to use; its
+// stripe lock guards it.
+type bigMap struct {
+	idx  flatMap
+	b    []*memBucket
+	free []uint32
+}
+
+// get returns bucket f.
+func (m *bigMap) get(f uint32) (*memBucket, bool) {
+	i, ok := m.idx.get(f)
+	if !ok {
+		return nil, false
+	}
+	return m.b[i], true
+}
+
+// set sets bucket f to b.
+func (m *bigMap) set(f uint32, b *memBucket) {
+	if i, ok := m.idx.get(f); ok {
+		m.b[i] = b
+		return
+	}
+	var i uint32
+	if n := len(m.free); n > 0 {
+		i, m.free = m.free[n-1], m.free[:n-1]
+		m.b[i] = b
+	} else {
+		i = uint32(len(m.b))
+		m.b = append(m.b, b)
+	}
+	m.idx.set(f, i)
+}
+
+// del removes bucket f.
+func (m *bigMap) del(f uint32) {
+	i, ok := m.idx.get(f)
+	if !ok {
+		return
+	}
+	m.b[i] = nil
+	m.free = append(m.free, i)
+	m.idx.del(f)
+}
+
+// len returns the number of buckets.
+func (m *bigMap) len() int { return m.idx.len() }
+
+// keys calls yield with each bucket's key until it returns false.
+func (m *bigMap) keys(yield func(uint32) bool) { m.idx.keys(yield) }

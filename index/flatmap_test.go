@@ -66,3 +66,42 @@ func TestFlatMap(t *testing.T) {
 		})
 	}
 }
+
+// TestBigMap checks bigMap against a Go map: sets, replacements and
+// deletes with index reuse, and keys listing every bucket once.
+func TestBigMap(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	var m bigMap
+	ref := map[uint32]*memBucket{}
+	for i := range 20000 {
+		k := r.Uint32N(500)
+		switch r.IntN(3) {
+		case 0, 1:
+			b := &memBucket{overflow: i}
+			m.set(k, b)
+			ref[k] = b
+		case 2:
+			m.del(k)
+			delete(ref, k)
+		}
+		if got, ok := m.get(k); ok != (ref[k] != nil) || got != ref[k] {
+			t.Fatalf("op %d: get(%d) = %v, %v; want %v", i, k, got, ok, ref[k])
+		}
+	}
+	if m.len() != len(ref) {
+		t.Fatalf("len %d, want %d", m.len(), len(ref))
+	}
+	seen := map[uint32]bool{}
+	for k := range m.keys {
+		if seen[k] || ref[k] == nil {
+			t.Fatalf("keys: %d listed twice or not held", k)
+		}
+		seen[k] = true
+	}
+	if len(seen) != len(ref) {
+		t.Fatalf("keys listed %d, want %d", len(seen), len(ref))
+	}
+	if len(m.b) > 500 {
+		t.Fatalf("%d bucket slots for at most 500 keys: freed indices not reused", len(m.b))
+	}
+}

@@ -146,7 +146,7 @@ type memGen struct {
 
 type memGenStripe struct {
 	one    flatMap // LSH bucket of one member, or bigTag|0 → big
-	big    map[uint32]*memBucket
+	big    bigMap
 	ids    map[string]uint32
 	imatch map[sketch.Digest]uint32
 	copies map[sketch.ContentDigest]uint32
@@ -721,7 +721,7 @@ func (m *Memory) lookupInsertLocked(e *Entry, st *entryState) error {
 }
 
 // touch reads the first slot each of the entry's keys probes in the
-// single-member maps of every generation it reads, in one loop without
+// bucket maps of every generation it reads, in one loop without
 // dependencies between its loads, so that their cache misses overlap;
 // the bucket ops that follow then mostly hit the cache. The entry's
 // stripes are locked.
@@ -729,9 +729,11 @@ func (m *Memory) touch(sc *memScratch, cur *memGen, older []*memGen) {
 	var x uint64
 	for _, key := range sc.keys {
 		s, f := bucketStripe(key), bucketField(key)
-		x ^= cur.stripes[s].one.peek(f)
+		gs := &cur.stripes[s]
+		x ^= gs.one.peek(f) ^ gs.big.idx.peek(f)
 		for _, g := range older {
-			x ^= g.stripes[s].one.peek(f)
+			gs := &g.stripes[s]
+			x ^= gs.one.peek(f) ^ gs.big.idx.peek(f)
 		}
 	}
 	sc.touched = x
@@ -948,10 +950,7 @@ func (m *Memory) commonHit(hk int, via byte, b *memBucket, st *entryState, oldGe
 // storeCommon marks key f of a stripe common, with exemplar h and count
 // n (capped).
 func storeCommon(gs *memGenStripe, f uint32, h uint32, n int) {
-	if gs.big == nil {
-		gs.big = map[uint32]*memBucket{}
-	}
-	gs.big[f] = &memBucket{members: []uint32{h}, common: true, overflow: min(n, maxCommonCount)}
+	gs.big.set(f, &memBucket{members: []uint32{h}, common: true, overflow: min(n, maxCommonCount)})
 	gs.one.set(f, bigTag)
 }
 
@@ -967,7 +966,7 @@ func lookupBucket(gs *memGenStripe, f uint32, sim bool) (b *memBucket, one uint3
 			return nil, v, true
 		}
 	}
-	b, ok = gs.big[f]
+	b, ok = gs.big.get(f)
 	return b, bigTag, ok
 }
 
@@ -986,10 +985,7 @@ func insertNew(gs *memGenStripe, f uint32, sim bool, h uint32, fp uint64) {
 		gs.one.set(f, h)
 		return
 	}
-	if gs.big == nil {
-		gs.big = map[uint32]*memBucket{}
-	}
-	gs.big[f] = &memBucket{members: []uint32{h}, fps: []uint64{fp}}
+	gs.big.set(f, &memBucket{members: []uint32{h}, fps: []uint64{fp}})
 }
 
 // scan adds a bucket's members as candidates (hit key hk, via) and
@@ -1193,17 +1189,14 @@ func (m *Memory) liveCount(p memPend, st *entryState) int {
 func storeBucket(gs *memGenStripe, f uint32, sim bool, members []uint32, fps []uint64, overflow int) {
 	if !sim && len(members) == 1 && overflow == 0 {
 		gs.one.set(f, members[0])
-		delete(gs.big, f)
+		gs.big.del(f)
 		return
 	}
 	b := &memBucket{members: slices.Clone(members), overflow: overflow}
 	if sim {
 		b.fps = slices.Clone(fps)
 	}
-	if gs.big == nil {
-		gs.big = map[uint32]*memBucket{}
-	}
-	gs.big[f] = b
+	gs.big.set(f, b)
 	if !sim {
 		gs.one.set(f, bigTag)
 	}
