@@ -2,7 +2,6 @@ package verify
 
 import (
 	"cmp"
-	"encoding/binary"
 	"slices"
 )
 
@@ -87,9 +86,6 @@ type PassageAligner struct {
 	byHash []AlignAnchor // b's anchors sorted by hash
 	chains []AlignPassage
 	cover  []bool
-	// bytewise turns off the eight-position steps of extend (tests
-	// compare the two).
-	bytewise bool
 }
 
 type seed struct{ a, b int }
@@ -201,20 +197,6 @@ func (f fpPair) match(i, j int) bool {
 	return i >= 0 && j >= 0 && i < len(f.a) && j < len(f.b) && (f.a[i]^f.b[j])&fpMask == 0
 }
 
-// match8 reports whether positions i..i+7 of a match j..j+7 of b; both
-// ranges must lie inside their sides.
-func (f fpPair) match8(i, j int) bool {
-	const mask = fpMask * 0x0101010101010101
-	return (binary.LittleEndian.Uint64(f.a[i:])^binary.LittleEndian.Uint64(f.b[j:]))&mask == 0
-}
-
-// fill sets every element of c.
-func fill(c []bool) {
-	for k := range c {
-		c[k] = true
-	}
-}
-
 // extend grows a run around seed s in both directions and marks the
 // matched positions of a in al.cover.
 func (al *PassageAligner) extend(s seed, fp fpPair, opt AlignOptions, na, nb int) AlignPassage {
@@ -223,21 +205,6 @@ func (al *PassageAligner) extend(s seed, fp fpPair, opt AlignOptions, na, nb int
 	for dir := -1; dir <= 1; dir += 2 {
 		i, j := s.a, s.b
 		for {
-			// Eight positions at a time while they all match (the bulk
-			// of a copied passage), then one at a time.
-			switch {
-			case al.bytewise:
-			case dir > 0:
-				for i+9 <= na && j+9 <= nb && fp.match8(i+1, j+1) {
-					fill(al.cover[i+1 : i+9])
-					i, j = i+8, j+8
-				}
-			default:
-				for i >= 8 && j >= 8 && fp.match8(i-8, j-8) {
-					fill(al.cover[i-8 : i])
-					i, j = i-8, j-8
-				}
-			}
 			ni, nj := i+dir, j+dir
 			if fp.match(ni, nj) {
 				i, j = ni, nj

@@ -2,7 +2,6 @@ package verify
 
 import (
 	"math/rand/v2"
-	"slices"
 	"testing"
 
 	"github.com/neardup/neardup/sketch"
@@ -105,50 +104,5 @@ func BenchmarkAlign(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		dst, _ = al.Align(dst[:0], sx, sy, AlignOptions{})
-	}
-}
-
-// TestAlignWordSteps checks that extend's eight-position steps change
-// nothing: on random document pairs with copied runs, edits, insertions
-// and deletions (runs of every length, near both ends too), Align returns
-// the same passages, cover and count as the one-position-at-a-time loop.
-func TestAlignWordSteps(t *testing.T) {
-	r := rand.New(rand.NewPCG(11, 12))
-	const w = 26
-	for n := range 400 {
-		b := randHashes(r, 40+r.IntN(900))
-		var a []uint64
-		for len(a) < 40+r.IntN(900) {
-			switch r.IntN(4) {
-			case 0:
-				a = append(a, randHashes(r, 1+r.IntN(12))...)
-			default:
-				lo := r.IntN(len(b))
-				hi := min(len(b), lo+1+r.IntN(300))
-				run := append([]uint64(nil), b[lo:hi]...)
-				for k := range run {
-					if r.IntN(60) == 0 {
-						run[k] = r.Uint64() // a changed word's shingle
-					}
-				}
-				a = append(a, run...)
-			}
-		}
-		sa, sb := side(a, w), side(b, w)
-		// Only the low FpBits bits of a fingerprint count: noise above.
-		for _, fp := range [][]byte{sa.Fp, sb.Fp} {
-			for k := range fp {
-				fp[k] |= byte(r.IntN(16)) << FpBits
-			}
-		}
-		for _, minMatched := range []int{1, 20} {
-			opt := AlignOptions{MinMatched: minMatched}
-			word, bytewise := PassageAligner{}, PassageAligner{bytewise: true}
-			got, gotN := word.Align(nil, sa, sb, opt)
-			want, wantN := bytewise.Align(nil, sa, sb, opt)
-			if gotN != wantN || !slices.Equal(got, want) || !slices.Equal(word.cover, bytewise.cover) {
-				t.Fatalf("pair %d, MinMatched %d: %v (%d covered), one at a time %v (%d)", n, minMatched, got, gotN, want, wantN)
-			}
-		}
 	}
 }
