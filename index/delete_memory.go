@@ -114,7 +114,7 @@ func removeMember(gs *memGenStripe, f uint32, sim bool, h uint32) {
 		return
 	case b == nil:
 		if one == h {
-			delete(gs.one, f)
+			gs.one.del(f)
 		}
 		return
 	case b.common:
@@ -133,9 +133,9 @@ func removeMember(gs *memGenStripe, f uint32, sim bool, h uint32) {
 		fps = slices.Delete(slices.Clone(b.fps), i, i+1)
 	}
 	if len(members) == 0 && b.overflow == 0 {
-		delete(gs.big, f)
+		gs.big.del(f)
 		if !sim {
-			delete(gs.one, f)
+			gs.one.del(f)
 		}
 		return
 	}
@@ -173,9 +173,9 @@ func (m *Memory) footprint() (n int) {
 		for s := range g.stripes {
 			m.locks[s].Lock()
 			gs := &g.stripes[s]
-			n += len(gs.ids) + len(gs.one) + len(gs.imatch) + len(gs.copies)
-			for f := range gs.big {
-				if _, ok := gs.one[f]; !ok {
+			n += len(gs.ids) + gs.one.len() + len(gs.imatch) + len(gs.copies)
+			for f := range gs.big.keys {
+				if _, ok := gs.one.get(f); !ok {
 					n++ // a SimHash bucket
 				}
 			}

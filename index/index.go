@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -420,16 +419,27 @@ func hotAnchors(a []uint64, idx, docs []int) ([]uint64, []int) {
 		return nil, nil
 	}
 	d := slices.Compact(slices.Sorted(slices.Values(a)))
-	held := map[uint64]int{}
+	// Sort the positions with their counts, then keep the most per
+	// anchor: d is sorted, so position order is anchor order.
+	type hit struct{ i, n int }
+	hits := make([]hit, 0, len(idx))
 	for k, i := range idx {
 		if i >= 0 && i < len(d) {
-			held[d[i]] = max(held[d[i]], docs[k])
+			hits = append(hits, hit{i, docs[k]})
 		}
 	}
-	out := slices.Sorted(maps.Keys(held))
-	n := make([]int, len(out))
-	for i, x := range out {
-		n[i] = held[x]
+	slices.SortFunc(hits, func(x, y hit) int { return cmp.Compare(x.i, y.i) })
+	var out []uint64
+	var n []int
+	for _, h := range hits {
+		if l := len(out); l > 0 && out[l-1] == d[h.i] {
+			n[l-1] = max(n[l-1], h.n)
+			continue
+		}
+		out, n = append(out, d[h.i]), append(n, h.n)
+	}
+	if n == nil {
+		n = []int{}
 	}
 	return out, n
 }

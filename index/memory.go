@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	mathbits "math/bits"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -144,8 +145,8 @@ type memGen struct {
 }
 
 type memGenStripe struct {
-	one    map[uint32]uint32 // LSH bucket of one member, or bigTag|0 → big
-	big    map[uint32]*memBucket
+	one    flatMap // LSH bucket of one member, or bigTag|0 → big
+	big    bigMap
 	ids    map[string]uint32
 	imatch map[sketch.Digest]uint32
 	copies map[sketch.ContentDigest]uint32
@@ -427,6 +428,11 @@ type memScratch struct {
 	anchors []uint64
 	cands   map[uint32]int // handle → index in list
 	list    []memCand
+	order   []memCand // list in rank order
+	common  map[int]int
+	hotIdx  []int
+	hotDocs []int
+	touched uint64 // what touch read: keeps its loads from being dropped
 	pend    []memPend
 	rfull   []memPend
 	dead    map[uint32]bool
@@ -510,8 +516,10 @@ func (m *Memory) lookupInsert(e *Entry, now int64, sc *memScratch, r *Result, ch
 		sc.stripes = append(sc.stripes, contentStripe(&e.Content))
 	}
 	locked := m.lockSet(sc.stripes)
-	st := entryState{now: now, res: r, sc: sc, qfp: e.SimHash, check: check}
+	clear(sc.common)
+	st := entryState{now: now, res: r, sc: sc, qfp: e.SimHash, check: check, hotIdx: sc.hotIdx[:0], commonHK: sc.common}
 	err := m.lookupInsertLocked(e, &st)
+	sc.hotIdx, sc.common = st.hotIdx, st.commonHK
 	m.unlockSet(locked)
 	if err != nil {
 		return err
@@ -521,10 +529,11 @@ func (m *Memory) lookupInsert(e *Entry, now int64, sc *memScratch, r *Result, ch
 	for _, h := range st.refresh {
 		m.refreshID(h)
 	}
-	var docs []int
+	docs := sc.hotDocs[:0]
 	for _, i := range st.hotIdx {
 		docs = append(docs, st.commonHK[m.passage+i])
 	}
+	sc.hotDocs = docs
 	r.CommonAnchors, r.CommonAnchorDocs = hotAnchors(e.Anchors, st.hotIdx, docs)
 	r.Common = st.hot
 	if check {
@@ -548,11 +557,22 @@ func (m *Memory) lookupInsert(e *Entry, now int64, sc *memScratch, r *Result, ch
 	return nil
 }
 
+// lockSet locks the distinct stripes of s in increasing order and
+// returns them in that order (in s's storage): a 256-bit set instead of a
+// sort, since an entry names about a hundred stripes.
 func (m *Memory) lockSet(s []int) []int {
-	slices.Sort(s)
-	s = slices.Compact(s)
+	var set [memStripes / 64]uint64
 	for _, i := range s {
-		m.locks[i].Lock()
+		set[i>>6] |= 1 << (i & 63)
+	}
+	s = s[:0]
+	for w, bits := range set {
+		for bits != 0 {
+			i := w<<6 | mathbits.TrailingZeros64(bits)
+			bits &= bits - 1
+			m.locks[i].Lock()
+			s = append(s, i)
+		}
 	}
 	return s
 }
@@ -636,6 +656,7 @@ func (m *Memory) lookupInsertLocked(e *Entry, st *entryState) error {
 	// Each bucket op has a hit key of its own: a band or SimHash table's
 	// index, or for anchor j the passage table's index + j.
 	tabled := len(sc.keys) - len(sc.anchors)
+	m.touch(sc, cur, older)
 	for i, key := range sc.keys {
 		t, hk := i, i
 		if i >= tabled {
@@ -650,7 +671,8 @@ func (m *Memory) lookupInsertLocked(e *Entry, st *entryState) error {
 
 	// Resolve in rank order until MaxCandidates live ones are found; the
 	// dead ones met on the way are dropped from the pending buckets.
-	order := slices.Clone(sc.list)
+	order := append(sc.order[:0], sc.list...)
+	sc.order = order
 	slices.SortFunc(order, func(a, b memCand) int {
 		return cmp.Or(cmp.Compare(b.hits, a.hits), cmp.Compare(b.seq, a.seq))
 	})
@@ -700,6 +722,25 @@ func (m *Memory) lookupInsertLocked(e *Entry, st *entryState) error {
 		m.refreshRecords(copyH, cur, st)
 	}
 	return nil
+}
+
+// touch reads the first slot each of the entry's keys probes in the
+// bucket maps of every generation it reads, in one loop without
+// dependencies between its loads, so that their cache misses overlap;
+// the bucket ops that follow then mostly hit the cache. The entry's
+// stripes are locked.
+func (m *Memory) touch(sc *memScratch, cur *memGen, older []*memGen) {
+	var x uint64
+	for _, key := range sc.keys {
+		s, f := bucketStripe(key), bucketField(key)
+		gs := &cur.stripes[s]
+		x ^= gs.one.peek(f) ^ gs.big.idx.peek(f)
+		for _, g := range older {
+			gs := &g.stripes[s]
+			x ^= gs.one.peek(f) ^ gs.big.idx.peek(f)
+		}
+	}
+	sc.touched = x
 }
 
 // readableOlder returns the generations before the current one that a
@@ -913,21 +954,15 @@ func (m *Memory) commonHit(hk int, via byte, b *memBucket, st *entryState, oldGe
 // storeCommon marks key f of a stripe common, with exemplar h and count
 // n (capped).
 func storeCommon(gs *memGenStripe, f uint32, h uint32, n int) {
-	if gs.big == nil {
-		gs.big = map[uint32]*memBucket{}
-	}
-	gs.big[f] = &memBucket{members: []uint32{h}, common: true, overflow: min(n, maxCommonCount)}
-	if gs.one == nil {
-		gs.one = map[uint32]uint32{}
-	}
-	gs.one[f] = bigTag
+	gs.big.set(f, &memBucket{members: []uint32{h}, common: true, overflow: min(n, maxCommonCount)})
+	gs.one.set(f, bigTag)
 }
 
 // lookupBucket returns bucket f of a stripe: a big bucket b, or a single
 // member one (b nil). one is bigTag for a big bucket.
 func lookupBucket(gs *memGenStripe, f uint32, sim bool) (b *memBucket, one uint32, ok bool) {
 	if !sim {
-		v, ok := gs.one[f]
+		v, ok := gs.one.get(f)
 		if !ok {
 			return nil, bigTag, false
 		}
@@ -935,7 +970,7 @@ func lookupBucket(gs *memGenStripe, f uint32, sim bool) (b *memBucket, one uint3
 			return nil, v, true
 		}
 	}
-	b, ok = gs.big[f]
+	b, ok = gs.big.get(f)
 	return b, bigTag, ok
 }
 
@@ -951,16 +986,10 @@ func bucketLen(b *memBucket, one uint32) int {
 
 func insertNew(gs *memGenStripe, f uint32, sim bool, h uint32, fp uint64) {
 	if !sim {
-		if gs.one == nil {
-			gs.one = map[uint32]uint32{}
-		}
-		gs.one[f] = h
+		gs.one.set(f, h)
 		return
 	}
-	if gs.big == nil {
-		gs.big = map[uint32]*memBucket{}
-	}
-	gs.big[f] = &memBucket{members: []uint32{h}, fps: []uint64{fp}}
+	gs.big.set(f, &memBucket{members: []uint32{h}, fps: []uint64{fp}})
 }
 
 // scan adds a bucket's members as candidates (hit key hk, via) and
@@ -1163,26 +1192,17 @@ func (m *Memory) liveCount(p memPend, st *entryState) int {
 // overflow takes one 8-byte map slot, anything else a memBucket.
 func storeBucket(gs *memGenStripe, f uint32, sim bool, members []uint32, fps []uint64, overflow int) {
 	if !sim && len(members) == 1 && overflow == 0 {
-		if gs.one == nil {
-			gs.one = map[uint32]uint32{}
-		}
-		gs.one[f] = members[0]
-		delete(gs.big, f)
+		gs.one.set(f, members[0])
+		gs.big.del(f)
 		return
 	}
 	b := &memBucket{members: slices.Clone(members), overflow: overflow}
 	if sim {
 		b.fps = slices.Clone(fps)
 	}
-	if gs.big == nil {
-		gs.big = map[uint32]*memBucket{}
-	}
-	gs.big[f] = b
+	gs.big.set(f, b)
 	if !sim {
-		if gs.one == nil {
-			gs.one = map[uint32]uint32{}
-		}
-		gs.one[f] = bigTag
+		gs.one.set(f, bigTag)
 	}
 }
 

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"encoding/binary"
 	"unicode/utf8"
 )
 
@@ -227,6 +228,14 @@ func scanString(b []byte, i int) (end int, esc, ok bool) {
 		return 0, false, false
 	}
 	for j := i + 1; j < len(b); j++ {
+		// Eight bytes at a time while none is a quote, a backslash or a
+		// control character (most of a document's text).
+		for j+8 <= len(b) && !specialWord(binary.LittleEndian.Uint64(b[j:])) {
+			j += 8
+		}
+		if j >= len(b) {
+			break
+		}
 		c := b[j]
 		if !special[c] {
 			continue
@@ -254,6 +263,18 @@ func scanString(b []byte, i int) (end int, esc, ok bool) {
 		}
 	}
 	return 0, false, false
+}
+
+// specialWord reports whether one of the eight bytes of v may be special
+// in a string literal: '"', '\\' or below 0x20 (exact for "none": the
+// zero-byte tests below have no false negatives).
+func specialWord(v uint64) bool {
+	const (
+		ones  = 0x0101010101010101
+		highs = 0x8080808080808080
+	)
+	zero := func(x uint64) uint64 { return (x - ones) &^ x & highs }
+	return (zero(v^('"'*ones)) | zero(v^('\\'*ones)) | (v-0x20*ones)&^v&highs) != 0
 }
 
 // decodeString decodes the string literal at b[i] into a new slice. It

@@ -1,7 +1,9 @@
 package pipeline
 
 import (
+	"encoding/binary"
 	"encoding/json"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -186,5 +188,41 @@ func BenchmarkDecodeJSON(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestSpecialWord checks the eight-bytes-at-a-time test of scanString
+// against the byte table: never "none" when a byte is special, for every
+// byte value at every position among random ordinary and high bytes.
+func TestSpecialWord(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	ordinary := func() byte {
+		for {
+			if c := byte(rng.UintN(256)); !special[c] {
+				return c
+			}
+		}
+	}
+	misses := 0
+	for c := range 256 {
+		for pos := range 8 {
+			for range 50 {
+				var w [8]byte
+				for i := range w {
+					w[i] = ordinary()
+				}
+				w[pos] = byte(c)
+				got := specialWord(binary.LittleEndian.Uint64(w[:]))
+				if special[c] && !got {
+					t.Fatalf("% x: byte %#x at %d is special, specialWord says none", w, c, pos)
+				}
+				if !special[c] && got {
+					misses++ // a false alarm only costs the byte loop
+				}
+			}
+		}
+	}
+	if misses > 256*8*50/10 {
+		t.Errorf("%d false alarms in %d words: the word test saves little", misses, 256*8*50)
 	}
 }

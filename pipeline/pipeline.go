@@ -146,6 +146,9 @@ type Pipeline struct {
 	// stored recycles the stored views of documents (job.feats, each a
 	// few KB of slices) once their output is made.
 	stored sync.Pool
+	// seqs recycles job.seq buffers (*[]uint32, 4 bytes per shingle
+	// position) once their output is made.
+	seqs sync.Pool
 }
 
 // New validates cfg and returns a Pipeline over ix.

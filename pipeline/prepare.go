@@ -110,7 +110,12 @@ func (p *Pipeline) prepareDoc(s *sketch.Sketcher, f *sketch.Features, enc *[]byt
 		// The stored form of the shingle at each position: what a
 		// discount of the document's common passages leaves out.
 		seq := s.ShingleSeq()[:n]
-		j.seq = make([]uint32, n)
+		j.seq = nil
+		if b, ok := p.seqs.Get().(*[]uint32); ok && cap(*b) >= n {
+			j.seq = (*b)[:n]
+		} else {
+			j.seq = make([]uint32, n)
+		}
 		for i, h := range seq {
 			j.seq[i] = uint32(sketch.StoredShingle(h, int(stored.ShingleShift)))
 		}

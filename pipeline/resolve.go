@@ -151,6 +151,11 @@ func (p *Pipeline) resolveBatch(ctx context.Context, rs []verify.Result, fl *inf
 			p.stored.Put(j.feats)
 			j.feats = nil
 		}
+		if j.seq != nil {
+			seq := j.seq
+			p.seqs.Put(&seq)
+			j.seq = nil
+		}
 		if rec != nil {
 			ids, recs = append(ids, j.item.Doc.ID), append(recs, rec)
 		}

@@ -94,6 +94,9 @@ type Normalizer struct {
 	decoded []byte
 	normed  []byte
 	strip   transform.Transformer
+	// known and inert cache, per code point of the BMP, whether it was
+	// classified and whether it is NFKC-inert (see inertRune).
+	known, inert *[1 << 16 / 64]uint64
 }
 
 // Special values of Normalizer.low (word bytes are ≥ '0').
@@ -365,7 +368,7 @@ func (n *Normalizer) tokenizeUnicode(text []byte, tok *Tokens) {
 	case n.strip != nil:
 		n.normed, err = appendTransform(n.strip, n.normed[:0], text)
 		src = n.normed
-	case norm.NFKC.QuickSpan(text) != len(text):
+	case !n.normalizedNFKC(text) && norm.NFKC.QuickSpan(text) != len(text):
 		n.normed = norm.NFKC.Append(n.normed[:0], text...)
 		src = n.normed
 	}
@@ -492,6 +495,60 @@ func (n *Normalizer) tokenizeUnicode(text []byte, tok *Tokens) {
 		tok.push(Mix64(h), start, wordEnd, len(out), hasDigit, startCont, endCont)
 	}
 	tok.Text = out
+}
+
+// normalizedNFKC reports whether text, valid UTF-8, is certainly NFKC:
+// every code point outside ASCII is inert (inertRune). It reads ASCII
+// eight bytes at a time and decodes only the other characters, which on
+// English text with typographic quotes is several times cheaper than
+// norm's QuickSpan; false means only that QuickSpan must decide.
+func (n *Normalizer) normalizedNFKC(text []byte) bool {
+	for i := 0; i < len(text); {
+		if i+8 <= len(text) {
+			v := uint64(text[i]) | uint64(text[i+1])<<8 | uint64(text[i+2])<<16 | uint64(text[i+3])<<24 |
+				uint64(text[i+4])<<32 | uint64(text[i+5])<<40 | uint64(text[i+6])<<48 | uint64(text[i+7])<<56
+			if v&0x8080808080808080 == 0 {
+				i += 8
+				continue
+			}
+		}
+		if text[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(text[i:])
+		if !n.inertRune(r) {
+			return false
+		}
+		i += size
+	}
+	return true
+}
+
+// inertRune reports whether r is its own NFKC form (quick check yes), of
+// combining class 0, and a boundary before which nothing composes with
+// it: each inert code point is a normalization segment of its own, so a
+// text of inert code points is NFKC already (what may follow one, such
+// as a combining mark after é, is not inert). Answers for the BMP are
+// cached; others are not inert.
+func (n *Normalizer) inertRune(r rune) bool {
+	if r >= 1<<16 || r == utf8.RuneError {
+		return false
+	}
+	if n.known == nil {
+		n.known, n.inert = new([1 << 16 / 64]uint64), new([1 << 16 / 64]uint64)
+	}
+	w, bit := r>>6, uint64(1)<<(r&63)
+	if n.known[w]&bit == 0 {
+		n.known[w] |= bit
+		var buf [utf8.UTFMax]byte
+		enc := utf8.AppendRune(buf[:0], r)
+		p := norm.NFKC.Properties(enc)
+		if p.CCC() == 0 && p.BoundaryBefore() && norm.NFKC.QuickSpan(enc) == len(enc) {
+			n.inert[w] |= bit
+		}
+	}
+	return n.inert[w]&bit != 0
 }
 
 // joinsNext reports whether the character at the start of rest is a word
