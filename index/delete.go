@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+
+	"github.com/neardup/neardup/internal/bitstream"
 )
 
 // Deletion removes every key of a document, which needs the document's
@@ -172,22 +174,22 @@ func (r *Redis) encodeKeys(e *Entry) []byte {
 	ops = slices.Compact(ops)
 	b := make([]byte, 3, 4+(o*len(e.Bands)+7)/8+8+20+16+binary.MaxVarintLen64+1+len(ops)*(o+2)/8)
 	b[0], b[2] = keysPackedVersion, byte(o)
-	w := bitWriter{b: b}
+	w := bitstream.NewWriter(b)
 	for t, k := range e.Bands {
-		w.bits(r.opValue(t, k), uint(o))
+		w.Bits(r.opValue(t, k), uint(o))
 	}
-	b = appendDigests(w.flush(), e)
+	b = appendDigests(w.Flush(), e)
 	b = binary.AppendUvarint(b, uint64(len(ops)))
 	if len(ops) > 0 {
-		k := riceParam(ops[len(ops)-1], len(ops))
+		k := bitstream.RiceParam(ops[len(ops)-1], len(ops))
 		b = append(b, byte(k))
-		w = bitWriter{b: b}
+		w = bitstream.NewWriter(b)
 		var prev uint64
 		for _, v := range ops {
-			w.rice(v-prev, k)
+			w.Rice(v-prev, k)
 			prev = v
 		}
-		b = w.flush()
+		b = w.Flush()
 	}
 	return b
 }

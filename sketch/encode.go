@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
+
+	"github.com/neardup/neardup/internal/bitstream"
 )
 
 // ErrCorrupt marks bytes that are not a valid features encoding.
@@ -228,20 +230,20 @@ func (f *Features) appendShingles(dst []byte, limit int) []byte {
 	if n > 0 {
 		span = uint64(vals[n-1]) >> shift
 	}
-	k := riceParam(span, n)
+	k := bitstream.RiceParam(span, n)
 	dst = append(dst, byte(shift))
 	dst = binary.AppendUvarint(dst, uint64(count))
 	dst = binary.AppendUvarint(dst, uint64(n))
 	dst = append(dst, byte(k))
-	w := bitWriter{b: dst}
-	w.reserve(n*(k+2)/8 + 8)
+	w := bitstream.NewWriter(dst)
+	w.Reserve(n*(k+2)/8 + 8)
 	var last uint64
 	for _, x := range vals {
 		v := uint64(x) >> shift
-		w.rice(v-last, k)
+		w.Rice(v-last, k)
 		last = v
 	}
-	return w.flush()
+	return w.Flush()
 }
 
 // shingleShift is sampleShift for a shingle set, at most 31.
@@ -257,65 +259,6 @@ func keptShingles(dst []uint32, hashes []uint64, shift int) []uint32 {
 	}
 	slices.Sort(dst)
 	return slices.Compact(dst)
-}
-
-// riceParam returns the Rice parameter for n gaps summing to span: the
-// floor of log2 of the mean gap, which is within a few percent of the
-// optimum for geometric gaps.
-func riceParam(span uint64, n int) int {
-	if n == 0 || span < uint64(n) {
-		return 0
-	}
-	return bits.Len64(span/uint64(n)) - 1
-}
-
-// bitWriter appends bits to a byte slice, most significant bit first.
-type bitWriter struct {
-	b    []byte
-	acc  uint64 // pending bits, right-aligned
-	nacc uint   // number of pending bits (< 8 between calls)
-}
-
-func (w *bitWriter) bits(v uint64, n uint) {
-	for n > 0 {
-		take := min(n, 56-w.nacc)
-		w.acc = w.acc<<take | (v>>(n-take))&(1<<take-1)
-		w.nacc += take
-		n -= take
-		for w.nacc >= 8 {
-			w.nacc -= 8
-			w.b = append(w.b, byte(w.acc>>w.nacc))
-		}
-	}
-}
-
-// reserve grows b for about n more bytes.
-func (w *bitWriter) reserve(n int) { w.b = slices.Grow(w.b, n) }
-
-// rice writes v with parameter k: v>>k one bits, a zero, the k low bits.
-func (w *bitWriter) rice(v uint64, k int) {
-	q := v >> k
-	if n := q + 1 + uint64(k); n <= 48 {
-		// The usual case, one write: q ones, a zero, k bits of v.
-		w.bits((1<<q-1)<<(k+1)|v&(1<<k-1), uint(n))
-		return
-	}
-	for q > 0 {
-		run := min(q, 48)
-		w.bits(1<<run-1, uint(run))
-		q -= run
-	}
-	w.bits(0, 1)
-	w.bits(v, uint(k))
-}
-
-// flush pads the last byte with zero bits and returns the bytes.
-func (w *bitWriter) flush() []byte {
-	if w.nacc > 0 {
-		w.b = append(w.b, byte(w.acc<<(8-w.nacc)))
-		w.acc, w.nacc = 0, 0
-	}
-	return w.b
 }
 
 // sampleShift returns the smallest s such that about n/2^s ≤ limit.
@@ -497,7 +440,7 @@ func (f *Features) decodeShingles(d *decoder, old bool) {
 	}
 }
 
-// bitReader reads what bitWriter wrote, a 64-bit window at a time.
+// bitReader reads what a bitstream.Writer wrote, a 64-bit window at a time.
 type bitReader struct {
 	b   []byte
 	i   int    // bytes loaded into acc
@@ -891,17 +834,17 @@ func appendPassageV4(dst []byte, p *Passage) []byte {
 	dst = p.appendFp(dst)
 	dst = binary.AppendUvarint(dst, uint64(len(p.Anchors)))
 	if len(p.Anchors) > 0 {
-		k := riceParam(uint64(p.Anchors[len(p.Anchors)-1].Pos), len(p.Anchors))
+		k := bitstream.RiceParam(uint64(p.Anchors[len(p.Anchors)-1].Pos), len(p.Anchors))
 		dst = append(dst, byte(k))
-		w := bitWriter{b: dst}
-		w.reserve(len(p.Anchors) * (StoredBits + k + 3) / 8)
+		w := bitstream.NewWriter(dst)
+		w.Reserve(len(p.Anchors) * (StoredBits + k + 3) / 8)
 		var prev uint32
 		for _, a := range p.Anchors {
-			w.bits(StoredHash(a.Hash), StoredBits)
-			w.rice(uint64(a.Pos-prev), k)
+			w.Bits(StoredHash(a.Hash), StoredBits)
+			w.Rice(uint64(a.Pos-prev), k)
 			prev = a.Pos
 		}
-		dst = w.flush()
+		dst = w.Flush()
 	}
 	return appendOffsetsV4(dst, p)
 }

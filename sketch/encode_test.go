@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/neardup/neardup/internal/bitstream"
 )
 
 func TestEncodeRoundTrip(t *testing.T) {
@@ -391,12 +393,12 @@ func appendShingles32(dst []byte, f *Features, limit int) []byte {
 			span, prev = top>>shift, top
 		}
 	}
-	k := riceParam(span, n)
+	k := bitstream.RiceParam(span, n)
 	dst = append(dst, byte(shift))
 	dst = binary.AppendUvarint(dst, uint64(count))
 	dst = binary.AppendUvarint(dst, uint64(n))
 	dst = append(dst, byte(k))
-	w := bitWriter{b: dst}
+	w := bitstream.NewWriter(dst)
 	var last uint64
 	prev = ^uint64(0)
 	for _, h := range f.Shingles {
@@ -405,10 +407,10 @@ func appendShingles32(dst []byte, f *Features, limit int) []byte {
 			continue
 		}
 		v := top >> shift
-		w.rice(v-last, k)
+		w.Rice(v-last, k)
 		last, prev = v, top
 	}
-	return w.flush()
+	return w.Flush()
 }
 
 // Records of versions 2 and 3, written by older builds, decode to what

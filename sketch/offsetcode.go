@@ -3,6 +3,8 @@ package sketch
 import (
 	"encoding/binary"
 	"slices"
+
+	"github.com/neardup/neardup/internal/bitstream"
 )
 
 // Token offsets in version 4 of the storage encoding take a prefix code:
@@ -112,29 +114,29 @@ func appendOffsetsV4(dst []byte, p *Passage) []byte {
 		return appendNibbleOffsets(binary.AppendUvarint(dst, nt<<1), p)
 	}
 	dst = binary.AppendUvarint(dst, nt<<1|1)
-	w := bitWriter{b: dst}
-	w.reserve(codeBits/8 + 1)
+	w := bitstream.NewWriter(dst)
+	w.Reserve(codeBits/8 + 1)
 	end = 0
 	for i, s := range p.Starts {
 		g, l := s-end, p.Ends[i]-s
 		sym := offsetSymbol(g, l)
-		w.bits(uint64(offsetCodes.codes[sym]), uint(offsetLens[sym]))
+		w.Bits(uint64(offsetCodes.codes[sym]), uint(offsetLens[sym]))
 		if sym == offsetEscape {
-			w.nibbleVarint(g)
-			w.nibbleVarint(l)
+			nibbleVarint(&w, g)
+			nibbleVarint(&w, l)
 		}
 		end = p.Ends[i]
 	}
-	return w.flush()
+	return w.Flush()
 }
 
 // nibbleVarint writes v in 4-bit groups as nibbleWriter.varint does.
-func (w *bitWriter) nibbleVarint(v uint32) {
+func nibbleVarint(w *bitstream.Writer, v uint32) {
 	for v >= 8 {
-		w.bits(uint64(v&7|8), 4)
+		w.Bits(uint64(v&7|8), 4)
 		v >>= 3
 	}
-	w.bits(uint64(v), 4)
+	w.Bits(uint64(v), 4)
 }
 
 // decodeOffsetsV4 reads what appendOffsetsV4 writes into p.
@@ -188,7 +190,7 @@ func decodeOffsetsV4(d *decoder, p *Passage) {
 	d.b = d.b[r.used():]
 }
 
-// nibbleVarint reads what bitWriter.nibbleVarint writes; false past the
+// nibbleVarint reads what nibbleVarint writes; false past the
 // end or over 32 bits.
 func (r *bitReader) nibbleVarint() (uint64, bool) {
 	var v uint64
