@@ -1310,18 +1310,24 @@ func (m *Memory) RecordVerdicts(ctx context.Context, ids []string, verdicts [][]
 	if len(ids) != len(verdicts) {
 		return nil, fmt.Errorf("%w: %d ids, %d verdicts", ErrInvalid, len(ids), len(verdicts))
 	}
+	return m.eachDoc(ctx, ids, func(i int, d *memDoc) {
+		if !d.hasVerdict {
+			d.verdict, d.hasVerdict = append([]byte{}, verdicts[i]...), true
+		}
+	})
+}
+
+// eachDoc calls f, under the document's lock, for each ids[i] that is
+// stored and live; stored[i] reports that it was.
+func (m *Memory) eachDoc(ctx context.Context, ids []string, f func(i int, d *memDoc)) (stored []bool, err error) {
 	now := m.clock().UnixNano()
 	if err := m.begin(ctx, now); err != nil {
 		return nil, err
 	}
 	defer m.genMu.RUnlock()
-	stored := make([]bool, len(ids))
+	stored = make([]bool, len(ids))
 	for i, id := range ids {
-		stored[i] = m.withDoc(id, now, func(d *memDoc) {
-			if !d.hasVerdict {
-				d.verdict, d.hasVerdict = append([]byte{}, verdicts[i]...), true
-			}
-		})
+		stored[i] = m.withDoc(id, now, func(d *memDoc) { f(i, d) })
 	}
 	return stored, nil
 }

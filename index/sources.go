@@ -87,20 +87,11 @@ func (m *Memory) RecordSources(ctx context.Context, ids []string, copied [][]byt
 	if err := checkSources(ids, copied); err != nil {
 		return nil, err
 	}
-	now := m.clock().UnixNano()
-	if err := m.begin(ctx, now); err != nil {
-		return nil, err
-	}
-	defer m.genMu.RUnlock()
-	stored := make([]bool, len(ids))
-	for i, id := range ids {
-		stored[i] = m.withDoc(id, now, func(d *memDoc) {
-			if d.source == nil {
-				d.source = append([]byte{}, copied[i]...)
-			}
-		})
-	}
-	return stored, nil
+	return m.eachDoc(ctx, ids, func(i int, d *memDoc) {
+		if d.source == nil {
+			d.source = append([]byte{}, copied[i]...)
+		}
+	})
 }
 
 // stored returns the stored features and source record of the live
