@@ -1,6 +1,7 @@
 package corpus
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -38,6 +39,17 @@ type Config struct {
 	// NearEdits is the share of words a near copy substitutes, deletes or
 	// inserts; default 0.03.
 	NearEdits float64
+	// Window is about the span of stream positions each cluster's
+	// documents fall in; 0 (the default) spreads them over the whole stream.
+	// With a window, clusters start uniformly over the stream and their
+	// copies follow within about Window documents (a span of time holding
+	// Window documents on average), so after the first Window documents every
+	// slice of the stream has the same make-up (originals, copies, copies
+	// already seen per copy): a stationary stream, as a crawl that keeps
+	// finding new texts is. Without one, a cluster's original is the
+	// earliest of its positions over the whole stream, so originals crowd
+	// the stream's start and a copy's earlier copies grow along it.
+	Window int
 }
 
 func (c Config) withDefaults() (Config, error) {
@@ -87,6 +99,9 @@ func (c Config) withDefaults() (Config, error) {
 	c.NearEdits = share(c.NearEdits, 0.03)
 	if c.NearEdits >= 0.5 {
 		return c, fmt.Errorf("corpus: want NearEdits < 0.5, got %g", c.NearEdits)
+	}
+	if c.Window < 0 || (c.Window > 0 && c.Window < c.Cluster) {
+		return c, fmt.Errorf("corpus: want Window 0 or at least Cluster (%d), got %d", c.Cluster, c.Window)
 	}
 	return c, nil
 }
@@ -168,27 +183,21 @@ func (t *Texts) Build(cfg Config) (*Corpus, error) {
 	if copies+clusters > n {
 		clusters = n - copies
 	}
-	// Each cluster takes random stream positions; its first is the
-	// original, so that every copy follows its source. Unique originals
-	// take the positions left.
-	perm := r.Perm(n)
-	source := make([]int, n) // stream position of each copy's source; -1 for originals
-	for i := range source {
-		source[i] = -1
-	}
-	next, left := 0, copies
-	for range clusters {
-		size := min(cfg.Cluster-1, left) + 1
-		left -= size - 1
-		pos := slices.Clone(perm[next : next+size])
-		next += size
-		slices.Sort(pos)
-		for _, p := range pos[1:] {
-			source[p] = pos[0]
-		}
+	// Each cluster takes random stream positions (within Window of its
+	// first, with a window); its first is the original, so that every copy
+	// follows its source. Unique originals take the positions left.
+	var source []int // stream position of each copy's source; -1 for originals
+	if cfg.Window > 0 {
+		source = windowed(r, n, clusters, copies, cfg.Cluster, cfg.Window)
+	} else {
+		source = spread(r, n, clusters, copies, cfg.Cluster)
 	}
 
-	c := &Corpus{Name: fmt.Sprintf("real text, %.0f%% copies, clusters of %d", 100*cfg.Dup, cfg.Cluster),
+	name := fmt.Sprintf("real text, %.0f%% copies, clusters of %d", 100*cfg.Dup, cfg.Cluster)
+	if cfg.Window > 0 {
+		name += fmt.Sprintf(" within %d documents", cfg.Window)
+	}
+	c := &Corpus{Name: name,
 		Docs: make([]Doc, n), Truth: make([]Truth, n)}
 	words := make([][][]string, n) // paragraphs of words, per position
 	for i := range n {
@@ -218,6 +227,74 @@ func (t *Texts) Build(cfg Config) (*Corpus, error) {
 		}
 	}
 	return c, nil
+}
+
+// spread places clusters of up to size documents (copies copies in all)
+// at random positions of the whole stream of n and returns each position's
+// source (-1 for an original): a cluster's original is its earliest
+// position.
+func spread(r *rand.Rand, n, clusters, copies, size int) []int {
+	perm := r.Perm(n)
+	source := make([]int, n)
+	for i := range source {
+		source[i] = -1
+	}
+	next, left := 0, copies
+	for range clusters {
+		k := min(size-1, left) + 1
+		left -= k - 1
+		pos := slices.Clone(perm[next : next+k])
+		next += k
+		slices.Sort(pos)
+		for _, p := range pos[1:] {
+			source[p] = pos[0]
+		}
+	}
+	return source
+}
+
+// windowed places clusters as spread does, but each within window
+// positions: every document gets a time, a cluster's members a start
+// uniform over [0, n-window] plus a uniform offset in [0, window), a
+// unique original a time uniform over [0, n); the stream is the documents
+// in time order, and a cluster's earliest member is its original.
+func windowed(r *rand.Rand, n, clusters, copies, size, window int) []int {
+	type item struct {
+		t       float64
+		cluster int // -1: a unique original
+	}
+	items := make([]item, 0, n)
+	span := float64(max(n-window, 0))
+	left := copies
+	for c := range clusters {
+		k := min(size-1, left) + 1
+		left -= k - 1
+		start := r.Float64() * span
+		for range k {
+			items = append(items, item{start + r.Float64()*float64(window), c})
+		}
+	}
+	for len(items) < n {
+		items = append(items, item{r.Float64() * float64(n), -1})
+	}
+	slices.SortStableFunc(items, func(a, b item) int { return cmp.Compare(a.t, b.t) })
+	source := make([]int, n)
+	first := make([]int, clusters)
+	for i := range first {
+		first[i] = -1
+	}
+	for p, it := range items {
+		source[p] = -1
+		if it.cluster < 0 {
+			continue
+		}
+		if f := first[it.cluster]; f >= 0 {
+			source[p] = f
+		} else {
+			first[it.cluster] = p
+		}
+	}
+	return source
 }
 
 // readTexts returns the paragraphs (as words) of the Gutenberg e-texts,

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -265,5 +266,67 @@ func TestSites(t *testing.T) {
 	st := c.Stats()
 	if st.Docs != 420 || st.Kinds[Near] == 0 || st.Kinds[Partial] == 0 {
 		t.Fatalf("sites: %v", st)
+	}
+}
+
+// TestWindowedStream checks Config.Window: every copy follows its source
+// within about the window (its span is in time, so positions vary by the
+// number of documents placed in it, clusters arriving twenty at a time:
+// under two windows here), the densities are those asked for, and the stream is
+// stationary: after the first window, each fifth of it holds about the same
+// share of originals, where the unwindowed stream crowds them at its start.
+func TestWindowedStream(t *testing.T) {
+	texts, err := LoadTexts(dataDir(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const docs, window = 5000, 500
+	originals := func(c *Corpus) []int { // per fifth of the stream
+		per := make([]int, 5)
+		for i, tr := range c.Truth {
+			if tr.Kind == Original {
+				per[i*5/len(c.Truth)]++
+			}
+		}
+		return per
+	}
+	for _, tc := range []struct {
+		dup     float64
+		cluster int
+	}{{0.95, 20}, {0.8, 5}, {0.3, 0}} {
+		c, err := texts.Build(Config{Docs: docs, Dup: tc.dup, Cluster: tc.cluster, Window: window})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pos := map[string]int{}
+		for i, d := range c.Docs {
+			pos[d.ID] = i
+		}
+		for i, tr := range c.Truth {
+			for _, s := range tr.Sources {
+				if p := pos[s]; p >= i || i-p >= 2*window {
+					t.Fatalf("dup %g: copy at %d of source at %d: want the source before it, within %d", tc.dup, i, p, 2*window)
+				}
+			}
+		}
+		if copies := docs - c.Stats().Kinds[Original]; copies != int(tc.dup*docs+0.5) {
+			t.Errorf("dup %g: %d copies of %d documents", tc.dup, copies, docs)
+		}
+		per := originals(c)
+		lo, hi := slices.Min(per[1:]), slices.Max(per[1:])
+		if float64(hi) > 1.5*float64(lo)+20 {
+			t.Errorf("dup %g: originals per fifth %v: not stationary after the first window", tc.dup, per)
+		}
+	}
+	// The unwindowed stream is not stationary: that is what Window is for.
+	c, err := texts.Build(Config{Docs: docs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if per := originals(c); per[0] < 3*per[2] {
+		t.Errorf("originals per fifth of the whole-stream corpus %v: want them crowded at the start", per)
+	}
+	if _, err := texts.Build(Config{Docs: docs, Cluster: 20, Window: 10}); err == nil {
+		t.Error("a window smaller than a cluster was accepted")
 	}
 }

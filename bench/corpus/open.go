@@ -18,11 +18,12 @@ import (
 //	real                  real text, 95% copies in clusters of 20 (the default)
 //	real:DUP              real text, DUP copies (0.1, 0.3, 0.8, 0.95, ...)
 //	real:DUP:CLUSTER      real text, DUP copies in clusters of CLUSTER documents
+//	real:DUP:CLUSTER:WINDOW  the same, each cluster within WINDOW documents of the stream (a stationary stream; see Config.Window)
 //	sites                 the site pages of the boilerplate evaluation (Gutenberg articles in site templates; its 420 pages whatever docs says)
 //	generated             the generated corpus (internal/synth: Zipf pseudo-words, 25% copies)
 //	generated:contain     bench serve's generated corpus until 2026-11-25 (10% exact, near and partial copies each, a partial one the original inside a longer page)
 //	FILE                  a corpus written by Write (neardup bench corpus)
-const Spec = "real, real:DUP, real:DUP:CLUSTER, sites, generated, generated:contain or a corpus file (.jsonl)"
+const Spec = "real, real:DUP, real:DUP:CLUSTER, real:DUP:CLUSTER:WINDOW, sites, generated, generated:contain or a corpus file (.jsonl)"
 
 // Open returns the corpus spec names (see [Spec]) with docs documents
 // (ignored for a file) from seed (0: the default), reading real text from
@@ -48,11 +49,19 @@ func Open(spec string, docs int, seed uint64, dataDir string) (*Corpus, error) {
 			}
 			cfg.Dup = v
 			if cl != "" {
+				cl, win, _ := strings.Cut(cl, ":")
 				k, err := strconv.Atoi(cl)
 				if err != nil || k < 2 {
 					return nil, fmt.Errorf("corpus: %q: want real:DUP:CLUSTER with CLUSTER >= 2", spec)
 				}
 				cfg.Cluster = k
+				if win != "" {
+					w, err := strconv.Atoi(win)
+					if err != nil || w < k {
+						return nil, fmt.Errorf("corpus: %q: want real:DUP:CLUSTER:WINDOW with WINDOW >= CLUSTER", spec)
+					}
+					cfg.Window = w
+				}
 			}
 		}
 		dir, err := data()

@@ -113,7 +113,7 @@ func runBenchCorpus(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 0, "seed of every choice (default: 2026; sites: the evaluation's, 22)")
 	data := fs.String("data", "", "folder holding the shared data sets (default: $NEARDUP_DATA, else shared/data beside the repository)")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, `Usage: neardup bench corpus --out FILE.jsonl [--corpus real|real:DUP|real:DUP:CLUSTER|sites|generated] [--docs N] [--seed N]
+		fmt.Fprint(stderr, `Usage: neardup bench corpus --out FILE.jsonl [--corpus real|real:DUP|real:DUP:CLUSTER[:WINDOW]|sites|generated] [--docs N] [--seed N]
 
 Writes a benchmark corpus as JSON lines in the input format of neardup
 scan ({"id", "text"}), in stream order, and its ground truth beside it
