@@ -40,15 +40,15 @@ type Config struct {
 	// inserts; default 0.03.
 	NearEdits float64
 	// Window is about the span of stream positions each cluster's
-	// documents fall in; 0 (the default) spreads them over the whole stream.
-	// With a window, clusters start uniformly over the stream and their
-	// copies follow within about Window documents (a span of time holding
-	// Window documents on average), so after the first Window documents every
-	// slice of the stream has the same make-up (originals, copies, copies
-	// already seen per copy): a stationary stream, as a crawl that keeps
-	// finding new texts is. Without one, a cluster's original is the
-	// earliest of its positions over the whole stream, so originals crowd
-	// the stream's start and a copy's earlier copies grow along it.
+	// documents fall in; 0 (the default) spreads them over the whole
+	// stream. With a window, clusters start at an even rate over the stream
+	// and their copies follow within about Window documents (a span of time
+	// holding Window documents on average), so every slice of the stream has
+	// about the same make-up (originals, copies, copies already seen per
+	// copy): a stationary stream, as a crawl that keeps finding new texts
+	// is. Without one, a cluster's original is the earliest of its positions
+	// over the whole stream, so originals crowd the stream's start and a
+	// copy's earlier copies grow along it.
 	Window int
 }
 
@@ -255,23 +255,25 @@ func spread(r *rand.Rand, n, clusters, copies, size int) []int {
 
 // windowed places clusters as spread does, but each within window
 // positions: every document gets a time, a cluster's members a start
-// uniform over [0, n-window] plus a uniform offset in [0, window), a
-// unique original a time uniform over [0, n); the stream is the documents
-// in time order, and a cluster's earliest member is its original.
+// uniform over [0, n) plus a uniform offset in [0, window) (squeezed into
+// what is left of the stream for a cluster starting in its last window, so
+// that clusters start at the same rate to the end), a unique original a
+// time uniform over [0, n); the stream is the documents in time order, and
+// a cluster's earliest member is its original.
 func windowed(r *rand.Rand, n, clusters, copies, size, window int) []int {
 	type item struct {
 		t       float64
 		cluster int // -1: a unique original
 	}
 	items := make([]item, 0, n)
-	span := float64(max(n-window, 0))
 	left := copies
 	for c := range clusters {
 		k := min(size-1, left) + 1
 		left -= k - 1
-		start := r.Float64() * span
+		start := r.Float64() * float64(n)
+		span := min(float64(window), float64(n)-start)
 		for range k {
-			items = append(items, item{start + r.Float64()*float64(window), c})
+			items = append(items, item{start + r.Float64()*span, c})
 		}
 	}
 	for len(items) < n {
