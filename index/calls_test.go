@@ -85,15 +85,16 @@ func budgetBackend(addr, ns string, budget time.Duration) backend {
 // round trip do nothing, so a batch takes as many round trips as it has
 // documents, and every result equals that of calls without a budget, in
 // a single caller's stream and with pairs of near-duplicates racing from
-// several callers (each sees the other, as without a budget). No stop key
-// outlives its round.
+// several callers (each sees the other, as without a budget). Look-ups
+// (Lookup) cut the same way answer the same and write nothing. No stop
+// key outlives its round.
 func TestCallBudgetResults(t *testing.T) {
 	addr := redistest.StartServer(t)
 	c := redis.NewClient(&redis.Options{Addr: addr})
 	defer c.Close()
 	ctx := context.Background()
 	docs := pairDocs(120, 3)
-	run := func(budget time.Duration) ([]Result, int64) {
+	run := func(budget time.Duration) (*Redis, []Result, int64) {
 		s := budgetBackend(addr, fmt.Sprintf("b%d", budget), budget).open(t, storeOpts{params: pairParams}).(*Redis)
 		before := commandCalls(t, c, "evalsha")
 		var out []Result
@@ -104,10 +105,10 @@ func TestCallBudgetResults(t *testing.T) {
 			}
 			out = append(out, res...)
 		}
-		return out, commandCalls(t, c, "evalsha") - before
+		return s, out, commandCalls(t, c, "evalsha") - before
 	}
-	whole, wholeCalls := run(-1)
-	cut, cutCalls := run(time.Microsecond)
+	sw, whole, wholeCalls := run(-1)
+	sc, cut, cutCalls := run(time.Microsecond)
 	if !reflect.DeepEqual(whole, cut) {
 		for i := range whole {
 			if !reflect.DeepEqual(whole[i], cut[i]) {
@@ -119,6 +120,41 @@ func TestCallBudgetResults(t *testing.T) {
 		t.Errorf("%d calls with a budget of 1 µs, %d without, for %d documents: want one a document at least", cutCalls, wholeCalls, len(docs))
 	}
 	t.Logf("%d documents: %d calls without a budget, %d with 1 µs", len(docs), wholeCalls, cutCalls)
+
+	// Look-ups of the same documents under other ids.
+	probe := make([]Entry, DefaultBatch)
+	for i := range probe {
+		probe[i] = docs[i]
+		probe[i].ID = "probe/" + docs[i].ID
+	}
+	keys0 := c.DBSize(ctx).Val()
+	var looked [2][]Result
+	for i, s := range []*Redis{sw, sc} {
+		before := commandCalls(t, c, "evalsha")
+		res, err := s.Lookup(ctx, probe)
+		if err != nil {
+			t.Fatal(err)
+		}
+		looked[i] = res
+		if i == 1 && commandCalls(t, c, "evalsha")-before < int64(len(probe)) {
+			t.Errorf("Lookup of %d documents with a 1 µs budget took %d calls", len(probe), commandCalls(t, c, "evalsha")-before)
+		}
+	}
+	if !reflect.DeepEqual(looked[0], looked[1]) {
+		t.Errorf("Lookup results differ with a 1 µs budget")
+	}
+	found := 0
+	for _, r := range looked[1] {
+		if len(r.Candidates) > 0 || r.Copy != "" || r.IMatch != "" {
+			found++
+		}
+	}
+	if found < len(probe)/2 {
+		t.Errorf("%d of %d look-ups of stored documents found them", found, len(probe))
+	}
+	if n := c.DBSize(ctx).Val(); n != keys0 {
+		t.Errorf("Lookup changed the key count: %d -> %d", keys0, n)
+	}
 
 	runConcurrentPairs(t, budgetBackend(addr, "race", time.Microsecond), 200, 4)
 

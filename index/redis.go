@@ -644,16 +644,35 @@ func (r *Redis) lookupInsertSingle(ctx context.Context, docs []Entry) ([]Result,
 // lookupSingle runs the single-node script; with check, nothing is
 // registered or written (flag 16) and no expiry is swept. It takes one
 // round trip (lookupRound) unless a call ends on its time budget, then
-// one more for the documents it left, and so on; each round decides at
+// one more for the documents left, and so on; each round decides at
 // least one document.
 func (r *Redis) lookupSingle(ctx context.Context, docs []Entry, check bool) ([]Result, error) {
 	out := make([]Result, len(docs))
-	for done := 0; done < len(docs); {
-		n, err := r.lookupRound(ctx, docs[done:], out[done:], check)
+	pos := make([]int, len(docs)) // pos[i]: batch[i]'s index in docs
+	for i := range pos {
+		pos[i] = i
+	}
+	batch := docs
+	for len(batch) > 0 {
+		res := make([]Result, len(batch))
+		left, err := r.lookupRound(ctx, batch, res, check)
 		if err != nil {
 			return nil, err
 		}
-		done += n
+		if len(left) == len(batch) {
+			return nil, fmt.Errorf("a round of %d script calls decided no document", len(batch))
+		}
+		var nextPos []int
+		var next []Entry
+		for i := range batch {
+			if len(left) > 0 && left[0] == i {
+				left = left[1:]
+				nextPos, next = append(nextPos, pos[i]), append(next, batch[i])
+				continue
+			}
+			out[pos[i]] = res[i]
+		}
+		pos, batch = nextPos, next
 	}
 	if err := r.readFeatures(ctx, out); err != nil {
 		return nil, err
@@ -662,10 +681,12 @@ func (r *Redis) lookupSingle(ctx context.Context, docs []Entry, check bool) ([]R
 }
 
 // lookupRound sends docs in calls of callChunks in one round trip, fills
-// in out for the documents decided and returns their count: all of docs,
-// or those before the first document a call left on its time budget (the
-// later calls of the round then did nothing, see luaLookupInsert).
-func (r *Redis) lookupRound(ctx context.Context, docs []Entry, out []Result, check bool) (int, error) {
+// in out for the documents decided and returns the positions of the
+// others, in order: those a call left on its time budget and, unless
+// check, every document after them (the later calls of the round did
+// nothing, see luaLookupInsert). Look-ups (check) write nothing and do
+// not depend on one another: their calls never stop the round.
+func (r *Redis) lookupRound(ctx context.Context, docs []Entry, out []Result, check bool) ([]int, error) {
 	var calls []*call
 	var sim, anchors []uint64
 	// The documents' bucket ops share one buffer; each argument is a slice
@@ -691,10 +712,10 @@ func (r *Redis) lookupRound(ctx context.Context, docs []Entry, out []Result, che
 			sweep = 0
 		}
 		order := 0 // ARGV[8]: 1 follows an earlier call, 2 the round's last
-		if ci > 0 {
+		if ci > 0 && !check {
 			order |= 1
 		}
-		if ci == len(starts)-1 {
+		if ci == len(starts)-1 || check {
 			order |= 2
 		}
 		args := append(r.header(0, sweep), max(budget, 0), order)
@@ -749,32 +770,37 @@ func (r *Redis) lookupRound(ctx context.Context, docs []Entry, out []Result, che
 		calls = append(calls, &call{s: r.scripts.lookupInsert, keys: []string{r.clock[0], stop}, args: args})
 	}
 	if err := r.run(ctx, calls); err != nil {
-		return 0, err
+		return nil, err
 	}
-	decided := len(docs)
+	var left []int
+	stopped := false
 	for ci, c := range calls {
 		head, err := c.cmd.Text()
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
 		lo := starts[ci]
 		if head == "" { // an earlier call stopped: this one did nothing
-			if decided == len(docs) {
-				return 0, fmt.Errorf("script call %d of %d did nothing, but no earlier call stopped", ci+1, len(calls))
+			if !stopped {
+				return nil, fmt.Errorf("script call %d of %d did nothing, but no earlier call stopped", ci+1, len(calls))
+			}
+			for i := lo; i < end(ci); i++ {
+				left = append(left, i)
 			}
 			continue
 		}
-		if decided < len(docs) {
-			return 0, fmt.Errorf("script call %d of %d ran after an earlier one stopped", ci+1, len(calls))
+		if stopped {
+			return nil, fmt.Errorf("script call %d of %d ran after an earlier one stopped", ci+1, len(calls))
 		}
 		d := decoder{s: head}
 		k := int(d.u16())
 		if k < 1 || k > end(ci)-lo {
-			return 0, fmt.Errorf("malformed script reply (%d documents decided of %d)", k, end(ci)-lo)
+			return nil, fmt.Errorf("malformed script reply (%d documents decided of %d)", k, end(ci)-lo)
 		}
-		if k < end(ci)-lo {
-			decided = lo + k
+		for i := lo + k; i < end(ci); i++ {
+			left = append(left, i)
 		}
+		stopped = k < end(ci)-lo && !check
 		for i := range k {
 			res := &out[lo+i]
 			res.Replay = d.u8() == 1
@@ -807,10 +833,10 @@ func (r *Redis) lookupRound(ctx context.Context, docs []Entry, out []Result, che
 			res.CommonAnchors, res.CommonAnchorDocs = hotAnchors(docs[lo+i].Anchors, hot, held)
 		}
 		if d.bad || d.p != len(d.s) {
-			return 0, fmt.Errorf("malformed script reply (%d of %d bytes read)", d.p, len(d.s))
+			return nil, fmt.Errorf("malformed script reply (%d of %d bytes read)", d.p, len(d.s))
 		}
 	}
-	return decided, nil
+	return left, nil
 }
 
 // readFeatures fills in the features of the candidates and I-Match

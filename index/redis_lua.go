@@ -592,7 +592,9 @@ end
 // later calls then do nothing (reply ""), so no document is decided before
 // an earlier one of the batch, and the last removes the key. ARGV[8]:
 // bit 1 set when an earlier call of the round precedes this one, bit 2
-// when this is the round's last. ARGV[9…], per document:
+// when this is the round's last (look-ups, flag 16, write nothing and do
+// not depend on one another: each of their calls is sent as a round's
+// last and only, so none sets or reads the key). ARGV[9…], per document:
 //
 //	id idg flags features keys ops [fingerprint] [digest] [content]
 //
