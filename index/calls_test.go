@@ -275,6 +275,12 @@ func TestCallWorstCase(t *testing.T) {
 	})
 
 	t.Run("largest page", func(t *testing.T) {
+		// For scale: the same page in a new namespace, every bucket new.
+		fresh, alone := open("fresh", 0), page("fresh", sketch.MaxAnchors)
+		fcpu := redisCPU(t, c)
+		_, fd := calls(fresh, []Entry{alone})
+		t.Logf("the largest page in new buckets (%d ops): a call of %v, redis-server CPU %v", fresh.docOps(&alone),
+			slowest(fd), time.Duration((redisCPU(t, c)-fcpu)*float64(time.Second)))
 		s := open("large", 0)
 		docs := []Entry{page("large", sketch.MaxAnchors)}
 		fillHot(t, c, s, docs, true)
