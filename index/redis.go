@@ -941,11 +941,11 @@ func (r *Redis) readFeatures(ctx context.Context, out []Result) error {
 // µs of CPU per op (a HSETNX, or an HGET and an HSET, with the Lua around
 // them, and the candidates' records), more as the index grows, so a batch
 // of 64 documents of 80 ops (5 KB pages: 30 bands, 4 SimHash blocks, ~48
-// anchors) travels as ~20 calls of ~3 ms in one round trip. At 256 ops
-// redis-server's CPU per document is that of 512 within the runs' spread
-// and half the call's time is left to waits for a core before a call
-// passes 20 ms; at 128 ops, one page a call, it costs ~10 % more
-// (index/BENCHMARKS.md, section 9).
+// anchors) travels as ~20 calls of ~3 ms in one round trip, which leaves
+// most of 20 ms to waits for a core (redis-server shares the machine with
+// its clients). At 256 ops redis-server's CPU per document is that of 512
+// within the runs' spread; at 128 ops, one page a call, it costs ~10 %
+// more (index/BENCHMARKS.md, section 9).
 const maxCallOps = 256
 
 // callBudget is the time a single-node LookupInsert call may spend on

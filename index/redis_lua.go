@@ -730,7 +730,7 @@ while a <= #ARGV do
     struct.pack('>I6', cp) .. lenstr(cpid) .. struct.pack('>I6', ex) .. lenstr(exid) ..
     struct.pack('>I4I2', dropped, n) .. table.concat(cands) .. hotList()
   if WMAX > 0 and a <= #ARGV and usec() - T0 >= WMAX then
-    -- PX: the key outlives no round, even one whose connection broke.
+    -- PX: a round whose pipeline broke off does not leave it for long.
     if not LAST then redis.call('SET', KEYS[2], '1', 'PX', 60000) end
     break
   end
