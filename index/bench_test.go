@@ -340,8 +340,8 @@ var rpsRE = regexp.MustCompile(`([0-9.]+) requests per second`)
 // a few client and pipeline settings.
 func ceilingRate(tb testing.TB, s *Redis, srv *redistest.Server, docs, batch int) float64 {
 	tb.Helper()
-	args := []string{"evalsha", s.scripts.lookupInsert.Hash(), "1", s.clock[0]}
-	for _, a := range s.header(0, sweepBudget) {
+	args := []string{"evalsha", s.scripts.lookupInsert.Hash(), "2", s.clock[0], s.prefix[0] + "zbench"}
+	for _, a := range append(s.header(0, sweepBudget), 0, 2) { // no time budget, the round's only call
 		args = append(args, fmt.Sprint(a))
 	}
 	for range batch {

@@ -113,6 +113,10 @@
 //	                         bytes exactly as given, v the verdict bytes,
 //	                         k the keys record (what Remove needs; delete.go),
 //	                         s the source record (sources.go), when set
+//	P z<token>               a LookupInsert round trip's stop key (single node):
+//	                         set by a call that ended on its time budget, so
+//	                         the later calls of the round do nothing; the
+//	                         round's last call removes it (60 s expiry)
 //
 // The passage table receives about 64 anchors per document where a band
 // table receives one key, so it has 64 times the groups: the top 6 bits

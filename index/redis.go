@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
@@ -71,9 +72,11 @@ type RedisConfig struct {
 	Shards int
 	// Batch is the most documents per server-side script call (default
 	// 64). Larger batches are split into calls sent in one round trip; so
-	// are batches of more than 512 bucket ops (bands, SimHash blocks,
+	// are batches of more than 256 bucket ops (bands, SimHash blocks,
 	// anchors) on a single node, since a call blocks the server for
-	// roughly 15–30 µs per op (maxCallOps).
+	// roughly 10–20 µs per op (maxCallOps); a single-node call also ends
+	// after 8 ms of work (callBudget), its remaining documents sent in
+	// another round trip.
 	Batch int
 	// Timeouts of the client; ctx deadlines apply as well.
 	DialTimeout, ReadTimeout, WriteTimeout time.Duration
@@ -147,6 +150,9 @@ type Redis struct {
 	// it): from then on a missing one is ErrIndexLost (ARGV[6]).
 	seen    []atomic.Bool
 	shardOf map[string]int // clock key → shard
+	// callBudget overrides the package's callBudget (tests; negative:
+	// none).
+	callBudget time.Duration
 }
 
 type redisScripts struct {
@@ -636,8 +642,51 @@ func (r *Redis) lookupInsertSingle(ctx context.Context, docs []Entry) ([]Result,
 }
 
 // lookupSingle runs the single-node script; with check, nothing is
-// registered or written (flag 16) and no expiry is swept.
+// registered or written (flag 16) and no expiry is swept. It takes one
+// round trip (lookupRound) unless a call ends on its time budget, then
+// one more for the documents left, and so on; each round decides at
+// least one document.
 func (r *Redis) lookupSingle(ctx context.Context, docs []Entry, check bool) ([]Result, error) {
+	out := make([]Result, len(docs))
+	pos := make([]int, len(docs)) // pos[i]: batch[i]'s index in docs
+	for i := range pos {
+		pos[i] = i
+	}
+	batch := docs
+	for len(batch) > 0 {
+		res := make([]Result, len(batch))
+		left, err := r.lookupRound(ctx, batch, res, check)
+		if err != nil {
+			return nil, err
+		}
+		if len(left) == len(batch) {
+			return nil, fmt.Errorf("a round of %d script calls decided no document", len(batch))
+		}
+		var nextPos []int
+		var next []Entry
+		for i := range batch {
+			if len(left) > 0 && left[0] == i {
+				left = left[1:]
+				nextPos, next = append(nextPos, pos[i]), append(next, batch[i])
+				continue
+			}
+			out[pos[i]] = res[i]
+		}
+		pos, batch = nextPos, next
+	}
+	if err := r.readFeatures(ctx, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// lookupRound sends docs in calls of callChunks in one round trip, fills
+// in out for the documents decided and returns the positions of the
+// others, in order: those a call left on its time budget and, unless
+// check, every document after them (the later calls of the round did
+// nothing, see luaLookupInsert). Look-ups (check) write nothing and do
+// not depend on one another: their calls never stop the round.
+func (r *Redis) lookupRound(ctx context.Context, docs []Entry, out []Result, check bool) ([]int, error) {
 	var calls []*call
 	var sim, anchors []uint64
 	// The documents' bucket ops share one buffer; each argument is a slice
@@ -648,6 +697,8 @@ func (r *Redis) lookupSingle(ctx context.Context, docs []Entry, check bool) ([]R
 	}
 	buf := make([]byte, 0, nops*opWidth)
 	starts := callChunks(docs, r.batch, maxCallOps, r.docOps)
+	stop := r.prefix[0] + "z" + strconv.FormatUint(rand.Uint64(), 36)
+	budget := cmp.Or(r.callBudget, callBudget).Microseconds()
 	end := func(ci int) int {
 		if ci+1 < len(starts) {
 			return starts[ci+1]
@@ -656,11 +707,18 @@ func (r *Redis) lookupSingle(ctx context.Context, docs []Entry, check bool) ([]R
 	}
 	for ci, lo := range starts {
 		chunk := docs[lo:end(ci)]
-		budget := sweepBudget
+		sweep := sweepBudget
 		if check {
-			budget = 0
+			sweep = 0
 		}
-		args := r.header(0, budget)
+		order := 0 // ARGV[8]: 1 follows an earlier call, 2 the round's last
+		if ci > 0 && !check {
+			order |= 1
+		}
+		if ci == len(starts)-1 || check {
+			order |= 2
+		}
+		args := append(r.header(0, sweep), max(budget, 0), order)
 		args = slices.Grow(args, len(chunk)*8)
 		for i := range chunk {
 			e := &chunk[i]
@@ -709,20 +767,41 @@ func (r *Redis) lookupSingle(ctx context.Context, docs []Entry, check bool) ([]R
 				args = append(args, e.Content[:])
 			}
 		}
-		calls = append(calls, &call{s: r.scripts.lookupInsert, keys: []string{r.clock[0]}, args: args})
+		calls = append(calls, &call{s: r.scripts.lookupInsert, keys: []string{r.clock[0], stop}, args: args})
 	}
 	if err := r.run(ctx, calls); err != nil {
 		return nil, err
 	}
-	out := make([]Result, len(docs))
+	var left []int
+	stopped := false
 	for ci, c := range calls {
 		head, err := c.cmd.Text()
 		if err != nil {
 			return nil, err
 		}
-		d := decoder{s: head}
 		lo := starts[ci]
-		for i := range end(ci) - lo {
+		if head == "" { // an earlier call stopped: this one did nothing
+			if !stopped {
+				return nil, fmt.Errorf("script call %d of %d did nothing, but no earlier call stopped", ci+1, len(calls))
+			}
+			for i := lo; i < end(ci); i++ {
+				left = append(left, i)
+			}
+			continue
+		}
+		if stopped {
+			return nil, fmt.Errorf("script call %d of %d ran after an earlier one stopped", ci+1, len(calls))
+		}
+		d := decoder{s: head}
+		k := int(d.u16())
+		if k < 1 || k > end(ci)-lo {
+			return nil, fmt.Errorf("malformed script reply (%d documents decided of %d)", k, end(ci)-lo)
+		}
+		for i := lo + k; i < end(ci); i++ {
+			left = append(left, i)
+		}
+		stopped = k < end(ci)-lo && !check
+		for i := range k {
 			res := &out[lo+i]
 			res.Replay = d.u8() == 1
 			res.Seq = d.u48()
@@ -757,10 +836,7 @@ func (r *Redis) lookupSingle(ctx context.Context, docs []Entry, check bool) ([]R
 			return nil, fmt.Errorf("malformed script reply (%d of %d bytes read)", d.p, len(d.s))
 		}
 	}
-	if err := r.readFeatures(ctx, out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return left, nil
 }
 
 // readFeatures fills in the features of the candidates and I-Match
@@ -861,14 +937,26 @@ func (r *Redis) readFeatures(ctx context.Context, out []Result) error {
 }
 
 // maxCallOps bounds the bucket ops (bands, SimHash blocks, anchors) of
-// one single-node script call. A call holds the server for roughly 15–30
-// µs per op on a busy 2-core machine (a HSETNX, or an HGET and an HSET,
-// with the Lua around them, and the candidates' records and features),
-// more as the index grows, so a batch of 64 documents of 70 ops (5 KB
-// pages: 30 bands, ~40 anchors) travels as several calls in one round
-// trip and no call holds Redis for more than about 20 ms, whatever the
-// page size (index/BENCHMARKS.md, section 6).
-const maxCallOps = 512
+// one single-node script call. A call holds the server for roughly 10–20
+// µs of CPU per op (a HSETNX, or an HGET and an HSET, with the Lua around
+// them, and the candidates' records), more as the index grows, so a batch
+// of 64 documents of 80 ops (5 KB pages: 30 bands, 4 SimHash blocks, ~48
+// anchors) travels as ~20 calls of ~3 ms in one round trip, which leaves
+// most of 20 ms to waits for a core (redis-server shares the machine with
+// its clients). At 256 ops redis-server's CPU per document is that of 512
+// within the runs' spread; at 128 ops, one page a call, it costs ~10 %
+// more (index/BENCHMARKS.md, section 9).
+const maxCallOps = 256
+
+// callBudget is the time a single-node LookupInsert call may spend on
+// its documents (ARGV[7] of luaLookupInsert): once it has, the call ends
+// after the document at hand and the caller sends the rest in another
+// round trip. maxCallOps keeps a typical call well below it; the budget
+// bounds the calls whose documents cost more than their ops say (hot
+// buckets read in full in every live generation, many candidates to
+// resolve) or that waited for a core: a call lasts at most callBudget and
+// one document (index/BENCHMARKS.md, section 9).
+const callBudget = 8 * time.Millisecond
 
 // docOps is the number of bucket ops of entry e in a script call.
 func (r *Redis) docOps(e *Entry) int {

@@ -583,8 +583,18 @@ end
 
 // luaLookupInsert is the single-node LookupInsert: registration, the
 // content lane, every table and the I-Match lane of every document,
-// ranking, resolution and writes, in one atomic call. ARGV[7…], per
-// document:
+// ranking, resolution and writes, each document in one atomic step, in
+// order. ARGV[7] is the call's time budget in µs (0: none): once the
+// documents decided so far have taken it, the call ends after the current
+// document and leaves the rest to the caller's next round trip. The calls
+// of one round trip (a pipeline) share KEYS[2], the round's stop key,
+// which a call that ended early sets unless it is the round's last: the
+// later calls then do nothing (reply ""), so no document is decided before
+// an earlier one of the batch, and the last removes the key. ARGV[8]:
+// bit 1 set when an earlier call of the round precedes this one, bit 2
+// when this is the round's last (look-ups, flag 16, write nothing and do
+// not depend on one another: each of their calls is sent as a round's
+// last and only, so none sets or reads the key). ARGV[9…], per document:
 //
 //	id idg flags features keys ops [fingerprint] [digest] [content]
 //
@@ -594,7 +604,8 @@ end
 // anchor; fingerprint the SimHash's 8 bytes. flags: 1 SimHash present,
 // 2 I-Match digest present, 4 content digest present, 8 anchors present,
 // 16 look up only (Lookup: nothing registered or written).
-// Reply: one string holding, per document (big-endian):
+// Reply: one string holding the documents decided, u16, then per document
+// (big-endian):
 //
 //	status u8 (0 new, 1 replay) · seq u48 · withheld u32 · hot u16 ·
 //	verdict (i32 length, −1 = none) · copy seq u48 · copy id (i32 length) ·
@@ -608,10 +619,22 @@ end
 // by the collector later, which cost more than the HGET itself.
 const luaLookupInsert = luaPrelude + `
 LOWER, LOCAL = true, true
+local ORDER = tonumber(ARGV[8])
+local LAST = ORDER >= 2
+if ORDER % 2 == 1 and redis.call('EXISTS', KEYS[2]) == 1 then
+  if LAST then redis.call('DEL', KEYS[2]) end
+  return ''
+end
+local WMAX = tonumber(ARGV[7])
+local function usec()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000000 + tonumber(t[2])
+end
+local T0 = WMAX > 0 and usec() or 0
 local q = tonumber(ST[5]) or 0
 local q0 = q
 local out = {}
-local a = 7
+local a = 9
 while a <= #ARGV do
   local id, ig, flags, feat, krec = ARGV[a], ARGV[a + 1], tonumber(ARGV[a + 2]), ARGV[a + 3], ARGV[a + 4]
   a = a + 5
@@ -706,12 +729,17 @@ while a <= #ARGV do
   out[#out + 1] = struct.pack('>BI6I4I2', replay and 1 or 0, self, TRUNC, HOT) .. lenstr(vd) ..
     struct.pack('>I6', cp) .. lenstr(cpid) .. struct.pack('>I6', ex) .. lenstr(exid) ..
     struct.pack('>I4I2', dropped, n) .. table.concat(cands) .. hotList()
+  if WMAX > 0 and a <= #ARGV and usec() - T0 >= WMAX then
+    -- PX: a round whose pipeline broke off does not leave it for long.
+    if not LAST then redis.call('SET', KEYS[2], '1', 'PX', 60000) end
+    break
+  end
 end
 flush(WM)
 flush(WF)
 flush(WK)
 if q ~= q0 then redis.call('HSET', CLOCK, 'q', q) end
-return table.concat(out)
+return struct.pack('>I2', #out) .. table.concat(out)
 `
 
 // luaRegister is cluster phase 2, per id shard. ARGV[7…], per document:

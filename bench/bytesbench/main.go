@@ -4,9 +4,11 @@
 // profile's defaults, into the memory index or a Redis server, and at each
 // checkpoint of -at prints, over the documents since the previous one, the
 // documents/s, the CPU per document of neardup's process (getrusage) and
-// of redis-server (INFO cpu), the script calls over 5 ms (SLOWLOG, a
-// server bytesbench started) and the longest; and Redis's used_memory per
-// stored document so far. At the end: events by kind, dead letters by
+// of redis-server (INFO cpu), the script calls (INFO commandstats) with
+// redis-server's CPU per call and the distribution of their durations
+// (SLOWLOG of a server bytesbench started, which logs the calls over
+// -slowlog µs: p50, p99, the longest and the count over 20 ms, over all
+// calls); and Redis's used_memory per stored document so far. At the end: events by kind, dead letters by
 // reason, precision and recall against the corpus's ground truth, the
 // bytes of the stored features and verdicts, the share of each kind of
 // key, and any "Slow script" line of redis-server's log.
@@ -25,6 +27,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -55,14 +58,15 @@ func main() {
 	ixURL := flag.String("index", "memory", "memory, local-redis (a redis-server of its own) or redis://host:port")
 	at := flag.String("at", "", "checkpoints, comma-separated document counts (default: 20% of the documents, 80%, all)")
 	set := flag.String("set", "", "configuration overrides, key=value,key=value")
+	slow := flag.Int("slowlog", 1000, "local-redis: slowlog-log-slower-than, µs (calls faster than it count as below it)")
 	flag.Parse()
-	if err := run(*spec, *n, *data, *profile, *ixURL, *at, *set); err != nil {
+	if err := run(*spec, *n, *data, *profile, *ixURL, *at, *set, *slow); err != nil {
 		fmt.Fprintln(os.Stderr, "bytesbench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(spec string, n int, data, profile, ixURL, at, set string) error {
+func run(spec string, n int, data, profile, ixURL, at, set string, slowUS int) error {
 	ctx := context.Background()
 	c, err := corpus.Open(spec, n, 0, data)
 	if err != nil {
@@ -86,8 +90,12 @@ func run(spec string, n int, data, profile, ixURL, at, set string) error {
 		}
 	}
 
+	if slowUS < 0 {
+		return fmt.Errorf("-slowlog %d: want ≥ 0 µs", slowUS)
+	}
 	var rc *redis.Client
 	var logPath string
+	slowAt := time.Duration(-1) // unknown: a server bytesbench did not start
 	if ixURL == "local-redis" {
 		dir, err := os.MkdirTemp("", "bytesbench-redis")
 		if err != nil {
@@ -96,12 +104,13 @@ func run(spec string, n int, data, profile, ixURL, at, set string) error {
 		defer os.RemoveAll(dir)
 		logPath = filepath.Join(dir, "redis.log")
 		addr, client, stop, err := servebench.StartRedis(ctx, "--logfile", logPath,
-			"--slowlog-log-slower-than", "5000", "--slowlog-max-len", "100000")
+			"--slowlog-log-slower-than", strconv.Itoa(slowUS), "--slowlog-max-len", "1000000")
 		if err != nil {
 			return err
 		}
 		defer stop()
 		ixURL, rc = "redis://"+addr, client
+		slowAt = time.Duration(slowUS) * time.Microsecond
 	}
 	o := &config.Overrides{}
 	o.Add("profile", profile)
@@ -169,9 +178,9 @@ func run(spec string, n int, data, profile, ixURL, at, set string) error {
 	})
 	kinds, dead := map[string]int{}, map[string]int{}
 	pairs := map[[2]string]bool{}
-	w := newWindow(rc)
-	fmt.Println("| documents | docs/s | neardup µs/doc | redis-server µs/doc | both | script calls > 5 ms | longest call | used_memory B/doc (all so far) |")
-	fmt.Println("|---|---|---|---|---|---|---|---|")
+	w := newWindow(rc, slowAt)
+	fmt.Println("| documents | docs/s | neardup µs/doc | redis-server µs/doc | both | script calls | redis-server µs/call | call p50 | call p99 | longest call | calls > 20 ms | used_memory B/doc (all so far) |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|")
 	g.Go(func() error {
 		done, next := 0, 0
 		for o := range outs {
@@ -259,15 +268,18 @@ func checkpoints(at string, n int) ([]int, error) {
 // window measures the span since the previous checkpoint.
 type window struct {
 	rc        *redis.Client
+	slowAt    time.Duration // SLOWLOG's threshold; < 0 unknown
 	t0        time.Time
 	docs0     int
 	cpu0, rc0 time.Duration
+	calls0    int64
 }
 
-func newWindow(rc *redis.Client) *window {
-	w := &window{rc: rc, t0: time.Now(), cpu0: servebench.ProcessCPU()}
+func newWindow(rc *redis.Client, slowAt time.Duration) *window {
+	w := &window{rc: rc, slowAt: slowAt, t0: time.Now(), cpu0: servebench.ProcessCPU()}
 	if rc != nil {
 		w.rc0, _ = servebench.RedisCPU(rc)
+		w.calls0, _ = scriptCalls(context.Background(), rc)
 		rc.SlowLogReset(context.Background())
 	}
 	return w
@@ -281,28 +293,106 @@ func (w *window) report(ctx context.Context, done int, before int64) error {
 	row := fmt.Sprintf("| %d–%d | %.0f | %.0f |", w.docs0, done, k/el.Seconds(), float64(ours.Microseconds())/k)
 	w.t0, w.cpu0, w.docs0 = time.Now(), cpu, done
 	if w.rc == nil {
-		fmt.Println(row + " – | – | – | – | – |")
+		fmt.Println(row + " – | – | – | – | – | – | – | – | – |")
 		return nil
 	}
 	rcpu, _ := servebench.RedisCPU(w.rc)
+	calls, err := scriptCalls(ctx, w.rc)
+	if err != nil {
+		return err
+	}
 	slow, err := w.rc.SlowLogGet(ctx, -1).Result()
 	if err != nil {
 		return err
 	}
 	w.rc.SlowLogReset(ctx)
-	var longest time.Duration
+	var logged []time.Duration
 	for _, s := range slow {
-		longest = max(longest, s.Duration)
+		if len(s.Args) > 0 && (strings.EqualFold(s.Args[0], "evalsha") || strings.EqualFold(s.Args[0], "eval")) {
+			logged = append(logged, s.Duration)
+		}
 	}
+	d := callDist(logged, calls-w.calls0, w.slowAt)
 	used, err := usage(ctx, w.rc)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("%s %.0f | %.0f | %d | %v | %.0f |\n", row, float64((rcpu-w.rc0).Microseconds())/k,
-		float64((ours+rcpu-w.rc0).Microseconds())/k, len(slow), longest.Round(100*time.Microsecond),
-		float64(used-before)/float64(done))
-	w.rc0 = rcpu
+	perCall := "–"
+	if n := calls - w.calls0; n > 0 {
+		perCall = fmt.Sprintf("%.0f", float64((rcpu-w.rc0).Microseconds())/float64(n))
+	}
+	fmt.Printf("%s %.0f | %.0f | %d | %s | %s | %s | %v | %d | %.0f |\n", row, float64((rcpu-w.rc0).Microseconds())/k,
+		float64((ours+rcpu-w.rc0).Microseconds())/k, calls-w.calls0, perCall, d.p50, d.p99,
+		d.max.Round(100*time.Microsecond), d.over20, float64(used-before)/float64(done))
+	w.rc0, w.calls0 = rcpu, calls
 	return nil
+}
+
+// scriptCalls returns the script calls (EVALSHA and EVAL) the server has
+// served (INFO commandstats).
+func scriptCalls(ctx context.Context, rc *redis.Client) (int64, error) {
+	info, err := rc.Info(ctx, "commandstats").Result()
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for _, line := range strings.Split(info, "\n") {
+		k, v, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if !ok || k != "cmdstat_evalsha" && k != "cmdstat_eval" {
+			continue
+		}
+		for _, f := range strings.Split(v, ",") {
+			if c, ok := strings.CutPrefix(f, "calls="); ok {
+				m, err := strconv.ParseInt(c, 10, 64)
+				if err != nil {
+					return 0, fmt.Errorf("INFO commandstats %s: %w", k, err)
+				}
+				n += m
+			}
+		}
+	}
+	return n, nil
+}
+
+// dist is a distribution of script call durations.
+type dist struct {
+	p50, p99 string // a duration, or "< threshold" when it fell below SLOWLOG's
+	max      time.Duration
+	over20   int
+}
+
+// callDist is the distribution of calls script calls of which SLOWLOG
+// logged those in logged: the others took less than slowAt (< 0:
+// unknown, a server bytesbench did not start). A percentile that falls
+// among the unlogged calls reads "< slowAt".
+func callDist(logged []time.Duration, calls int64, slowAt time.Duration) dist {
+	slices.Sort(logged)
+	var d dist
+	for _, l := range logged {
+		if l > 20*time.Millisecond {
+			d.over20++
+		}
+	}
+	if len(logged) > 0 {
+		d.max = logged[len(logged)-1]
+	}
+	below := calls - int64(len(logged)) // calls not logged, all faster than slowAt
+	pct := func(p float64) string {
+		if calls <= 0 {
+			return "–"
+		}
+		r := int64(math.Ceil(p * float64(calls))) // rank from 1, fastest first
+		if r <= below {
+			if slowAt < 0 {
+				return "?"
+			}
+			return "< " + slowAt.String()
+		}
+		i := min(int(r-below-1), len(logged)-1)
+		return logged[i].Round(100 * time.Microsecond).String()
+	}
+	d.p50, d.p99 = pct(0.50), pct(0.99)
+	return d
 }
 
 // slowScripts counts redis-server's "Slow script" log lines and returns

@@ -1,0 +1,35 @@
+package main
+
+import (
+	"testing"
+	"time"
+)
+
+func TestCallDist(t *testing.T) {
+	ms := func(f float64) time.Duration { return time.Duration(f * float64(time.Millisecond)) }
+	tests := []struct {
+		name     string
+		logged   []time.Duration
+		calls    int64
+		slowAt   time.Duration
+		p50, p99 string
+		max      time.Duration
+		over20   int
+	}{
+		{"none", nil, 0, ms(1), "–", "–", 0, 0},
+		{"all below the threshold", nil, 100, ms(1), "< 1ms", "< 1ms", 0, 0},
+		{"tail logged", []time.Duration{ms(25), ms(3)}, 100, ms(1), "< 1ms", "3ms", ms(25), 1},
+		{"every call logged", []time.Duration{ms(4), ms(2), ms(3), ms(21)}, 4, 0, "3ms", "21ms", ms(21), 1},
+		{"half logged", []time.Duration{ms(6), ms(5)}, 4, ms(1), "< 1ms", "6ms", ms(6), 0},
+		{"threshold unknown", []time.Duration{ms(30)}, 10, -1, "?", "30ms", ms(30), 1},
+		{"more logged than counted", []time.Duration{ms(2), ms(7), ms(9)}, 2, ms(1), "7ms", "9ms", ms(9), 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := callDist(tt.logged, tt.calls, tt.slowAt)
+			if d.p50 != tt.p50 || d.p99 != tt.p99 || d.max != tt.max || d.over20 != tt.over20 {
+				t.Errorf("callDist = %+v, want p50 %s p99 %s max %v over20 %d", d, tt.p50, tt.p99, tt.max, tt.over20)
+			}
+		})
+	}
+}
