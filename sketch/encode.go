@@ -31,9 +31,9 @@ type Limits struct {
 	// IMatch and SimHash store the I-Match digest and the SimHash
 	// fingerprint.
 	IMatch, SimHash bool
-	// Passages stores [Features.Passage] (when computed): about 1.2 bytes
-	// per token on real text (fingerprints 0.5, anchors 0.17, token
-	// offsets 0.5; bench/bytesbench prints them).
+	// Passages stores [Features.Passage] (when computed): about 1.05
+	// bytes per token on real text (fingerprints 0.375, anchors 0.17,
+	// token offsets 0.5; bench/bytesbench prints them).
 	Passages bool
 	// Sentences stores [Features.Sentences] (when computed): each
 	// sentence's text, place and band keys.
@@ -46,10 +46,10 @@ func DefaultLimits() Limits {
 	return Limits{MaxShingles: 4096, MaxUnique: 8192, IMatch: true, SimHash: true, Passages: true, Sentences: true}
 }
 
-// The storage encoding, version 4; integers are unsigned varints unless
+// The storage encoding, version 5; integers are unsigned varints unless
 // said otherwise:
 //
-//	byte     version (4; versions 2 and 3 still decode, see below)
+//	byte     version (5; versions 2 to 4 still decode, see below)
 //	byte     flags: 1 I-Match digest, 2 text, 4 SimHash, 8 shingles,
 //	         16 unique words, 32 passages, 64 sentences
 //	varint   token count
@@ -70,7 +70,7 @@ func DefaultLimits() Limits {
 //	  byte   sample shift; varint count; per word: 4 bytes top 32 bits of
 //	  the hash (little-endian) and varint position delta
 //	varint text length and the text (flag 2)
-//	passage section (flag 32, see appendPassageV4)
+//	passage section (flag 32, see appendPassageV5)
 //	sentence section (flag 64, see Sentences.appendSentences)
 //
 // A kept shingle keeps StoredBits (20) bits beyond its s sampling bits
@@ -100,7 +100,10 @@ func DefaultLimits() Limits {
 // those, sorted again, so a record written by an older build compares with
 // one written since.
 // Version 2 stored a byte per token offset (Passage.appendPassage).
-const encodingVersion = 4
+// Versions 2 to 4 stored four bits of fingerprint per shingle position
+// (Passage.appendFp), version 5 three (Passage.appendFp3); the older ones
+// decode to the three bits version 5 keeps.
+const encodingVersion = 5
 
 // Older versions, still decoded.
 const (
@@ -112,6 +115,9 @@ const (
 	passageV3 = 3
 	// hashesV4 is the first version that stores StoredBits.
 	hashesV4 = 4
+	// fpV4 is the last version that stores four bits of fingerprint a
+	// position.
+	fpV4 = 4
 )
 
 const (
@@ -185,7 +191,7 @@ func (f *Features) AppendBinary(dst []byte, lim Limits) []byte {
 		dst = append(dst, f.Text...)
 	}
 	if flags&flagPassage != 0 {
-		dst = appendPassageV4(dst, &f.Passage)
+		dst = appendPassageV5(dst, &f.Passage)
 	}
 	if flags&flagSentence != 0 {
 		dst = f.Sentences.appendSentences(dst)
@@ -374,8 +380,10 @@ func (f *Features) decode(d *decoder) error {
 			f.Passage.decodePassage(d)
 		case passageV3:
 			decodePassageV3(d, &f.Passage)
-		default:
+		case fpV4:
 			decodePassageV4(d, &f.Passage)
+		default:
+			decodePassageV5(d, &f.Passage)
 		}
 	}
 	d.section(&d.sizes.Offsets)
@@ -819,8 +827,20 @@ func decodeNibbleOffsets(d *decoder, p *Passage, nt int) {
 	d.b = d.b[used:]
 }
 
+// appendPassageV5 appends the passage section of version 5: the
+// fingerprints three bits a position (Passage.appendFp3), then the
+// anchors and token offsets as version 4 (appendAnchorsV4).
+func appendPassageV5(dst []byte, p *Passage) []byte {
+	return appendAnchorsV4(p.appendFp3(dst), p)
+}
+
+// decodePassageV5 reads the section appendPassageV5 writes into p.
+func decodePassageV5(d *decoder, p *Passage) {
+	decodeAnchorsV4(d, p, p.decodeFp3(d))
+}
+
 // appendPassageV4 appends the passage section of version 4: the
-// fingerprints as before (Passage.appendFingerprints), then the anchors
+// fingerprints four bits a position (Passage.appendFp), then the anchors
 // as a bit stream, then the token offsets (appendOffsetsV4):
 //
 //	varint anchors; when there are any, byte k, then per anchor
@@ -831,7 +851,12 @@ func decodeNibbleOffsets(d *decoder, p *Passage, nt int) {
 // About 26 bits an anchor at the default window (gaps of ~18 positions),
 // against 40 in version 3.
 func appendPassageV4(dst []byte, p *Passage) []byte {
-	dst = p.appendFp(dst)
+	return appendAnchorsV4(p.appendFp(dst), p)
+}
+
+// appendAnchorsV4 appends the anchors and the token offsets of versions 4
+// and 5 (see appendPassageV4).
+func appendAnchorsV4(dst []byte, p *Passage) []byte {
 	dst = binary.AppendUvarint(dst, uint64(len(p.Anchors)))
 	if len(p.Anchors) > 0 {
 		k := bitstream.RiceParam(uint64(p.Anchors[len(p.Anchors)-1].Pos), len(p.Anchors))
@@ -851,7 +876,15 @@ func appendPassageV4(dst []byte, p *Passage) []byte {
 
 // decodePassageV4 reads the section appendPassageV4 writes into p.
 func decodePassageV4(d *decoder, p *Passage) {
-	n := p.decodeFp(d)
+	decodeAnchorsV4(d, p, p.decodeFp(d))
+}
+
+// decodeAnchorsV4 reads what appendAnchorsV4 writes into p, for n shingle
+// positions.
+func decodeAnchorsV4(d *decoder, p *Passage, n int) {
+	if d.err != nil {
+		return
+	}
 	// Each anchor takes at least StoredBits + 1 bits.
 	na := int(d.uvarint(uint64(d.remaining() * 8 / (StoredBits + 1))))
 	p.Anchors = slices.Grow(p.Anchors[:0], na)

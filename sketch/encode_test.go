@@ -144,7 +144,7 @@ func TestDecodeCorrupt(t *testing.T) {
 		"long unary, no end":    {0, 1, 1, 0, 0xff, 0xff},
 		"unique count too high": {},
 		"version 1":             {},
-		"version 5":             {},
+		"version 6":             {},
 	} {
 		version := byte(encodingVersion)
 		if strings.HasPrefix(name, "v3 ") {
@@ -152,7 +152,7 @@ func TestDecodeCorrupt(t *testing.T) {
 		}
 		b := append(append([]byte{version, flagShingle, 0}, make([]byte, 16)...), tail...)
 		switch name {
-		case "version 1", "version 5":
+		case "version 1", "version 6":
 			b = slices.Clone(good)
 			b[0] = name[len(name)-1] - '0'
 
@@ -356,28 +356,41 @@ func TestEncodedSections(t *testing.T) {
 
 func varintLen(n int) int { return len(binary.AppendUvarint(nil, uint64(n))) }
 
-// appendOld writes f as a build of version 2 or 3 did: 32 bits of each
-// shingle and anchor hash, and version 2's byte per token offset.
+// appendOld writes f as a build of version 2, 3 or 4 did: 32 bits of
+// each shingle and anchor hash (versions 2 and 3), version 2's byte per
+// token offset, four bits of fingerprint a position (2 to 4; the lowest,
+// bit 60 of the shingle hash, which version 5 drops, is set at every
+// other position so that decoding must drop it).
 func appendOld(f *Features, lim Limits, version byte) []byte {
-	v4 := f.AppendBinary(nil, lim)
-	sz, err := EncodedSections(v4)
+	v5 := f.AppendBinary(nil, lim)
+	sz, err := EncodedSections(v5)
 	if err != nil {
 		panic(err)
 	}
-	out := append([]byte{version}, v4[1:sz.Header]...)
-	if lim.MaxShingles > 0 {
+	out := append([]byte{version}, v5[1:sz.Header]...)
+	if lim.MaxShingles > 0 && version < hashesV4 {
 		out = appendShingles32(out, f, lim.MaxShingles)
+	} else {
+		out = append(out, v5[sz.Header:sz.Header+sz.Shingles]...)
 	}
 	at := sz.Header + sz.Shingles
-	out = append(out, v4[at:at+sz.Unique+sz.Text]...)
+	out = append(out, v5[at:at+sz.Unique+sz.Text]...)
 	if sz.Fingerprints > 0 {
-		if version == passageV2 {
-			out = f.Passage.appendPassage(out)
-		} else {
-			out = appendPassageV3(out, &f.Passage)
+		p := f.Passage
+		p.Fp = slices.Clone(p.Fp)
+		for i := range p.Fp {
+			p.Fp[i] = p.Fp[i]<<1 | byte(i&1)
+		}
+		switch version {
+		case passageV2:
+			out = p.appendPassage(out)
+		case passageV3:
+			out = appendPassageV3(out, &p)
+		default:
+			out = appendPassageV4(out, &p)
 		}
 	}
-	return append(out, v4[len(v4)-sz.Sentences:]...)
+	return append(out, v5[len(v5)-sz.Sentences:]...)
 }
 
 // appendShingles32 is the shingle section of versions 2 and 3: the top 32
@@ -413,9 +426,10 @@ func appendShingles32(dst []byte, f *Features, limit int) []byte {
 	return w.Flush()
 }
 
-// Records of versions 2 and 3, written by older builds, decode to what
-// version 4 stores (StoredHash values of their 32-bit hashes), so that
-// they compare with documents stored since; and version 4 is smaller.
+// Records of versions 2 to 4, written by older builds, decode to what
+// version 5 stores (StoredHash values of their 32-bit hashes, three bits
+// of their four-bit fingerprints), so that they compare with documents
+// stored since; and version 5 is smaller.
 func TestOldVersionsDecode(t *testing.T) {
 	r := rand.New(rand.NewPCG(10, 10))
 	cfg := DefaultConfig()
@@ -423,12 +437,12 @@ func TestOldVersionsDecode(t *testing.T) {
 	for _, lim := range []Limits{{MaxShingles: 256, Passages: true}, {MaxShingles: 16}, DefaultLimits(), {Passages: true}} {
 		for _, size := range []int{0, 60, 5000, 40000} {
 			f := mustSketch(t, cfg, syntheticDoc(r, size))
-			v4 := f.AppendBinary(nil, lim)
+			v5 := f.AppendBinary(nil, lim)
 			var want Features
-			if err := want.UnmarshalBinary(v4); err != nil {
+			if err := want.UnmarshalBinary(v5); err != nil {
 				t.Fatal(err)
 			}
-			for _, version := range []byte{passageV2, passageV3} {
+			for _, version := range []byte{passageV2, passageV3, fpV4} {
 				old := appendOld(f, lim, version)
 				var got Features
 				if err := got.UnmarshalBinary(old); err != nil {
@@ -438,13 +452,17 @@ func TestOldVersionsDecode(t *testing.T) {
 					!slices.Equal(got.Passage.Anchors, want.Passage.Anchors) || !slices.Equal(got.Passage.Fp, want.Passage.Fp) ||
 					!slices.Equal(got.Passage.Starts, want.Passage.Starts) || !slices.Equal(got.Passage.Ends, want.Passage.Ends) ||
 					!slices.Equal(got.Unique, want.Unique) || got.Content != want.Content {
-					t.Errorf("size %d, %+v: version %d decodes to other features than version 4", size, lim, version)
+					t.Errorf("size %d, %+v: version %d decodes to other features than version 5", size, lim, version)
 				}
-				if size >= 5000 && (lim.MaxShingles > 0 || lim.Passages) && len(v4) >= len(old) {
-					t.Errorf("size %d, %+v: version 4 %d bytes, version %d %d", size, lim, len(v4), version, len(old))
+				smaller := lim.MaxShingles > 0 || lim.Passages
+				if version == fpV4 {
+					smaller = lim.Passages
 				}
-				if version == passageV3 && size == 5000 {
-					t.Logf("%+v: version 3 %d bytes, version 4 %d", lim, len(old), len(v4))
+				if size >= 5000 && smaller && len(v5) >= len(old) {
+					t.Errorf("size %d, %+v: version 5 %d bytes, version %d %d", size, lim, len(v5), version, len(old))
+				}
+				if version >= passageV3 && size == 5000 {
+					t.Logf("%+v: version %d %d bytes, version 5 %d", lim, version, len(old), len(v5))
 				}
 			}
 		}
@@ -511,7 +529,7 @@ func TestOffsetsV4(t *testing.T) {
 }
 
 // BenchmarkDecodeVersions decodes the web profile's stored features of a
-// 5,000-byte page as version 3 and version 4 wrote them (candidates'
+// 5,000-byte page as versions 3, 4 and 5 wrote them (candidates'
 // features are decoded in the hot path).
 //
 //	go test ./sketch/ -run '^$' -bench DecodeVersions
@@ -523,7 +541,7 @@ func BenchmarkDecodeVersions(b *testing.B) {
 	for _, v := range []struct {
 		name string
 		b    []byte
-	}{{"v3", appendOld(f, lim, passageV3)}, {"v4", f.AppendBinary(nil, lim)}} {
+	}{{"v3", appendOld(f, lim, passageV3)}, {"v4", appendOld(f, lim, fpV4)}, {"v5", f.AppendBinary(nil, lim)}} {
 		b.Run(v.name, func(b *testing.B) {
 			var g Features
 			b.ReportAllocs()
@@ -613,21 +631,26 @@ func TestStoredShingleWidth(t *testing.T) {
 	}
 }
 
-// Records a build of version 3 wrote (main 2f1b114: the web profile's
-// shingle sample and passage section of two synthetic documents,
-// syntheticDoc with PCG(12, size), one small and one sampled at a high
-// shift) decode to what this build stores for the same documents.
-func TestDecodeGoldenV3(t *testing.T) {
+// Records builds of versions 3 and 4 wrote (main 2f1b114 and e9103ca:
+// the web profile's shingle sample and passage section of two synthetic
+// documents, syntheticDoc with PCG(12, size), one small and one sampled
+// at a high shift) decode to what this build stores for the same
+// documents.
+func TestDecodeGolden(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.PassageWords = 40
 	lim := Limits{MaxShingles: 256, Passages: true}
-	for _, size := range []int{3000, 60000} {
-		old, err := os.ReadFile(fmt.Sprintf("testdata/features-v3-%d.bin", size))
+	for _, tt := range []struct {
+		version byte
+		size    int
+	}{{passageV3, 3000}, {passageV3, 60000}, {fpV4, 3000}, {fpV4, 60000}} {
+		size := tt.size
+		old, err := os.ReadFile(fmt.Sprintf("testdata/features-v%d-%d.bin", tt.version, size))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if old[0] != passageV3 {
-			t.Fatalf("golden record of version %d", old[0])
+		if old[0] != tt.version {
+			t.Fatalf("golden record of version %d, want %d", old[0], tt.version)
 		}
 		var got, want Features
 		if err := got.UnmarshalBinary(old); err != nil {
@@ -641,12 +664,12 @@ func TestDecodeGoldenV3(t *testing.T) {
 			got.ShingleCount != want.ShingleCount || !slices.Equal(got.Shingles, want.Shingles) ||
 			!slices.Equal(got.Passage.Fp, want.Passage.Fp) || !slices.Equal(got.Passage.Anchors, want.Passage.Anchors) ||
 			!slices.Equal(got.Passage.Starts, want.Passage.Starts) || !slices.Equal(got.Passage.Ends, want.Passage.Ends) {
-			t.Errorf("size %d: the version 3 record decodes to other features than this build stores", size)
+			t.Errorf("size %d: the version %d record decodes to other features than this build stores", size, tt.version)
 		}
 		if size == 60000 && got.ShingleShift < 4 {
 			t.Errorf("size %d: shift %d, the golden record should be sampled", size, got.ShingleShift)
 		}
-		t.Logf("size %d: shift %d, %d shingles, version 3 %d bytes, version 4 %d", size, got.ShingleShift, len(got.Shingles),
-			len(old), len(f.AppendBinary(nil, lim)))
+		t.Logf("size %d: shift %d, %d shingles, version %d %d bytes, version 5 %d", size, got.ShingleShift, len(got.Shingles),
+			tt.version, len(old), len(f.AppendBinary(nil, lim)))
 	}
 }

@@ -102,3 +102,53 @@ func TestPassageRange(t *testing.T) {
 		t.Error("passage section changes in a round trip")
 	}
 }
+
+// Version 5's fingerprints, three bits a position in groups of eight:
+// every count round-trips, including partial last groups, in ⌈3n/8⌉
+// bytes; nonzero padding and a cut section are errors; version 4's
+// four-bit fingerprints decode to their low three bits, which is what
+// a fresh document keeps of the same shingle hash.
+func TestFingerprintsV5(t *testing.T) {
+	r := rand.New(rand.NewPCG(14, 14))
+	for _, n := range []int{0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 1000, 1001} {
+		var p Passage
+		hashes := make([]uint64, n)
+		for i := range hashes {
+			hashes[i] = r.Uint64()
+			p.Fp = append(p.Fp, fingerprint(hashes[i]))
+		}
+		b := p.appendFp3(nil)
+		if want := varintLen(n) + (3*n+7)/8; len(b) != want {
+			t.Errorf("%d positions: %d bytes, want %d", n, len(b), want)
+		}
+		var got Passage
+		d := decoder{b: b}
+		if m := got.decodeFp3(&d); m != n || d.err != nil || d.remaining() != 0 || !slices.Equal(got.Fp, p.Fp) {
+			t.Errorf("%d positions: decoded %d, err %v, %d bytes left, equal %v", n, m, d.err, d.remaining(), slices.Equal(got.Fp, p.Fp))
+		}
+		for cut := range len(b) {
+			d := decoder{b: b[:cut]}
+			got.decodeFp3(&d)
+			if d.err == nil {
+				t.Fatalf("%d positions cut to %d of %d bytes: no error", n, cut, len(b))
+			}
+		}
+		if pad := (3*n+7)/8*8 - 3*n; pad > 0 {
+			bad := slices.Clone(b)
+			bad[len(bad)-1] |= 0x80
+			d := decoder{b: bad}
+			if got.decodeFp3(&d); d.err == nil {
+				t.Errorf("%d positions: nonzero padding decodes", n)
+			}
+		}
+		// Version 4 stored the top four bits of each hash.
+		var old Passage
+		for _, h := range hashes {
+			old.Fp = append(old.Fp, byte(h>>60))
+		}
+		d = decoder{b: old.appendFp(nil)}
+		if got.decodeFp(&d); !slices.Equal(got.Fp, p.Fp) {
+			t.Errorf("%d positions: version 4 fingerprints decode to other values than version 5 keeps", n)
+		}
+	}
+}

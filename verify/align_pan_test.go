@@ -31,7 +31,7 @@ func prepare(t *testing.T, path string, w int) alignDoc {
 	anchors := sketch.Winnow(nil, hs, w)
 	d := alignDoc{}
 	for _, h := range hs {
-		d.side.Fp = append(d.side.Fp, byte(h>>60))
+		d.side.Fp = append(d.side.Fp, byte(h>>61))
 	}
 	for _, a := range anchors {
 		d.side.Anchors = append(d.side.Anchors, verify.AlignAnchor{Hash: uint32(a.Hash >> 32), Pos: a.Pos})

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -11,7 +12,7 @@ import (
 func side(hs []uint64, w int) AlignSide {
 	var s AlignSide
 	for _, h := range hs {
-		s.Fp = append(s.Fp, byte(h>>60))
+		s.Fp = append(s.Fp, byte(h>>61))
 	}
 	as := sketch.Winnow(nil, hs, w)
 	for _, a := range as {
@@ -104,5 +105,51 @@ func BenchmarkAlign(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		dst, _ = al.Align(dst[:0], sx, sy, AlignOptions{})
+	}
+}
+
+// A copy whose neighbours differ ends where the copy ends, unless chance
+// resumes the run after the gap: AlignOptions.Resume matching positions
+// at one of Gap·(2·Drift+1) tries, 84·2^-(FpBits·Resume) per end, the
+// same 2% at three bits and four matches as at four bits and three. The
+// share of passages that come out longer than the copy stays near that,
+// and none is shorter.
+func TestAlignChanceOvershoot(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	const trials, n, lo, hi = 4000, 300, 100, 156
+	over := 0
+	var al PassageAligner
+	for range trials {
+		a := AlignSide{Fp: make([]byte, n), Anchors: []AlignAnchor{{Hash: 1, Pos: 120}}}
+		b := AlignSide{Fp: make([]byte, n), Anchors: []AlignAnchor{{Hash: 1, Pos: 120}}}
+		for i := range n {
+			a.Fp[i], b.Fp[i] = byte(r.Uint32()), byte(r.Uint32())
+		}
+		// Unrelated positions next to the copy differ, so its ends are
+		// where the copy ends.
+		for _, i := range []int{lo - 1, hi} {
+			b.Fp[i] = a.Fp[i] ^ 1
+		}
+		copy(b.Fp[lo:hi], a.Fp[lo:hi])
+		ps, _ := al.Align(nil, a, b, AlignOptions{})
+		if len(ps) != 1 || ps[0].A0 > lo || ps[0].A1 < hi || ps[0].Matched < hi-lo {
+			t.Fatalf("passages %+v, want one holding [%d,%d)", ps, lo, hi)
+		}
+		if ps[0].Matched > hi-lo {
+			over++
+		}
+	}
+	q := 1.0 / (1 << FpBits)
+	opt := AlignOptions{}.withDefaults()
+	tries := float64(opt.Gap * (2*opt.Drift + 1))
+	perEnd := tries * math.Pow(q, float64(opt.Resume))
+	want := 1 - (1-perEnd)*(1-perEnd)
+	got := float64(over) / trials
+	t.Logf("%d bits, resume %d: %.4f of the passages overshoot, model %.4f", FpBits, opt.Resume, got, want)
+	if before := tries * math.Pow(2, -12); perEnd > before {
+		t.Errorf("defaults bridge by chance at %.4f per end, four bits and three matches %.4f", perEnd, before)
+	}
+	if got > 2*want+0.005 {
+		t.Errorf("%.4f of the passages overshoot the copy, model %.4f", got, want)
 	}
 }
