@@ -115,13 +115,13 @@ func keysOf(e *Entry, simK int) (sim, anchors []uint64) {
 const keysOpsVersion = 2
 
 // opsWidth is w of the store's keys records.
-func (r *Redis) opsWidth() int { return (int(r.gbits) + fieldBits + 7) / 8 }
+func (r *Redis) opsWidth() int { return (r.opBits() + 7) / 8 }
 
 // opValue packs the op of key in table t: its group above its field.
 func (r *Redis) opValue(t int, key uint64) uint64 {
 	g, f := r.bucketOp(t, key)
 	if t == r.p.passageTable() {
-		return g<<(fieldBits-passageSplitBits) | uint64(f)
+		return g<<(fieldBits-passageSplitBits) | uint64(f) // g has passageSplitBits more bits
 	}
 	return g<<fieldBits | uint64(f)
 }
@@ -160,7 +160,10 @@ func (r *Redis) opOf(t int, v uint64) (group uint64, field uint32) {
 const keysPackedVersion = 3
 
 // opBits is o of the store's keys records (version 3).
-func (r *Redis) opBits() int { return int(r.gbits) + fieldBits }
+// Since schema version 5 ops are kept at full precision (maxGroupBits +
+// 31 = 53 bits), so that a record decodes for every generation a document
+// lives in, whatever its group bits.
+func (r *Redis) opBits() int { return maxGroupBits + fieldBits }
 
 // encodeKeys returns e's keys record in the store's layout (version 3).
 func (r *Redis) encodeKeys(e *Entry) []byte {

@@ -82,19 +82,29 @@
 // # Key layout (Redis)
 //
 // Every key starts with P = "<namespace>:v<SchemaVersion>:{<tag>}". Bucket
-// keys of 64 bits are split into a group (the top G bits, G from
-// RedisConfig.Capacity so that a group holds about 64 buckets) and a field
-// (the low 31 bits); hashes of that size stay in Redis's compact listpack
-// encoding. A group is named by 8 lowercase hex digits and a field is its
-// 4 bytes, big-endian (binary): the client computes both, and the scripts
-// put them in key names and commands as they are, converting no number
-// per bucket. <gen> is the generation number (0 without retention).
+// keys of 64 bits are split into a group (the top G bits) and a field
+// (the low 31 bits); hashes of about 64 fields stay in Redis's compact
+// listpack encoding. G is per generation and shard (its layout): the
+// first call in a generation fixes it, from the band entries the shard's
+// previous generation received, so that a group holds about 64 buckets
+// (RedisConfig.Capacity for the first generation; between 4 and 22). The
+// client sends each op at full precision, its group as 22 '0'/'1' digits
+// (28 in the passage table) and its field as 4 bytes, big-endian; a
+// script cuts a generation's group from the digits and puts it, and the
+// field, in key names and commands as they are, converting no number per
+// bucket. Keys are routed to shards by their top 22 bits, whatever G.
+// Ids and lane digests are grouped by the top G bits of a 32-bit value
+// (FNV-1a of the id, the digest's last 4 bytes) and routed by its top 22.
+// <gen> is the generation number (0 without retention).
 //
 //	P c                      clock hash: f namespace fingerprint (Params and
 //	                         layout), g current generation, w the older live
 //	                         generations in which the shard was used, s/u
-//	                         expiry sweep position, q Seq counter
-//	P b<gen>:<t>:<group>     bucket group (8 hex digits) of table t (0…Bands-1 LSH bands,
+//	                         expiry sweep position, q Seq counter, y the
+//	                         generations' group bits ("gen:bits,…"), n the
+//	                         band entries of the current generation, t its
+//	                         first write (unix seconds)
+//	P b<gen>:<t>:<group>     bucket group (G binary digits) of table t (0…Bands-1 LSH bands,
 //	                         then the k+1 SimHash block tables, then the
 //	                         passage table t = Bands+k+1)
 //	                           field  bucket key's low 31 bits (passage: 25),
@@ -116,9 +126,9 @@
 //
 // The passage table receives about 64 anchors per document where a band
 // table receives one key, so it has 64 times the groups: the top 6 bits
-// of a passage bucket's 31-bit field join its group (group' = the 6 bits ·
-// GN + group, in the same shard), and its groups stay listpacks of about
-// 64 buckets at Capacity documents per generation. Anchor keys are the
+// of a passage bucket's 31-bit field join its group, first (G + 6 binary
+// digits, in the same shard), and its groups stay listpacks of about 64
+// buckets. Anchor keys are the
 // anchors mixed once more (sketch.Mix64 of the anchor xor a salt), so
 // winnowing's preference for small hashes does not crowd the low groups.
 //
