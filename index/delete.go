@@ -155,8 +155,11 @@ func (r *Redis) opOf(t int, v uint64) (group uint64, field uint32) {
 // log2 n + 1.6)/8 bytes: 209 at 30 bands with I-Match and content digests
 // and no anchors, 466 with 50 anchors at o = 45 (version 2: 220 and 520);
 // in Redis memory 266 and 554 bytes per document (version 2: 266 and 682;
-// BenchmarkKeysRecordBytes). Keys records are read only by Go (deletes),
-// never by the scripts.
+// BenchmarkKeysRecordBytes). Since layout version 5 the ops are kept at
+// full precision, o = 53 (opBits), so that a record decodes in every
+// generation whatever its group bits: 203 bytes without anchors and 554
+// with 50 (TestKeyOpsRecord's log, SimHash included; 173 and 474 at o =
+// 45). Keys records are read only by Go (deletes), never by the scripts.
 const keysPackedVersion = 3
 
 // opBits is o of the store's keys records (version 3).
