@@ -52,7 +52,7 @@ while a <= #ARGV do
     local t = struct.unpack('>I2', ops, p)
     local w = (t >= B and t < PT) and 14 or 6
     local gw = GB
-    if t == PT then gw = GB + PBITS end
+    if t == PT then gw = GB + 1 end
     local op, f = p + 2, sub(ops, p + 2 + gw, p + 5 + gw)
     p = p + 6 + gw
     for _, h in ipairs(DESC) do

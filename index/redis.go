@@ -192,8 +192,8 @@ func (r *Redis) scriptConstants() string {
 	if r.refresh {
 		refresh = 1
 	}
-	return fmt.Sprintf("local FP = %s\nlocal L, R, NLIVE, IB, MINB, GB, PBITS, B, PT, MAXB, MAXS, SIMK, S, REFRESH, MAXC, PSPLIT, AHEAD = %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d\n",
-		luaQuote(r.fp), r.genSec, r.retSec, r.nlive, r.ibits, minGroupBits, maxGroupBits, passageSplitBits, r.p.Bands, r.p.passageTable(), r.maxb, r.maxs, r.p.SimHashK, r.shards, refresh, r.maxc,
+	return fmt.Sprintf("local FP, SPLITA = %s, %s\nlocal L, R, NLIVE, IB, MINB, GB, B, PT, MAXB, MAXS, SIMK, S, REFRESH, MAXC, PSPLIT, AHEAD = %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d\n",
+		luaQuote(r.fp), luaQuote(splitAlphabet), r.genSec, r.retSec, r.nlive, r.ibits, minGroupBits, maxGroupBits, r.p.Bands, r.p.passageTable(), r.maxb, r.maxs, r.p.SimHashK, r.shards, refresh, r.maxc,
 		1<<passageSplitBits, r.ahead)
 }
 
@@ -502,19 +502,23 @@ func (r *Redis) routeOf(t int, group uint64) uint64 {
 }
 
 // groupDigits is the width of an op's group in a script argument: one
-// '0' or '1' per bit, most significant first, so that a generation's
-// group is a prefix of it (the passage table's op has passageSplitBits
-// more).
+// '0' or '1' per bit of the key's top 22, most significant first, so that
+// a generation's group is a prefix of it; the passage table's op starts
+// with one more character, its passageSplitBits bits (splitAlphabet).
 func (r *Redis) groupDigits(t int) int {
 	if t == r.p.passageTable() {
-		return maxGroupBits + passageSplitBits
+		return 1 + maxGroupBits
 	}
 	return maxGroupBits
 }
 
+// splitAlphabet writes the passageSplitBits bits of a passage op's group
+// as one character of a key name.
+const splitAlphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_"
+
 // opWidth is the widest op in a script argument: the group's digits, then
 // the field as 4 big-endian bytes (its hash field, binary).
-const opWidth = maxGroupBits + passageSplitBits + 4
+const opWidth = 1 + maxGroupBits + 4
 
 // appendOp appends the op of key in table t to b. The script cuts a
 // generation's group from the digits as they are, with no number
@@ -528,8 +532,10 @@ func (r *Redis) appendOp(b []byte, t int, key uint64) []byte {
 
 // appendGroupField appends the op of group g and field f of table t to b.
 func (r *Redis) appendGroupField(b []byte, t int, g uint64, f uint32) []byte {
-	n := r.groupDigits(t)
-	for i := n - 1; i >= 0; i-- {
+	if t == r.p.passageTable() {
+		b = append(b, splitAlphabet[g>>maxGroupBits])
+	}
+	for i := maxGroupBits - 1; i >= 0; i-- {
 		b = append(b, '0'+byte(g>>i&1))
 	}
 	return binary.BigEndian.AppendUint32(b, f)

@@ -24,12 +24,12 @@ package index
 // ahead of the server's (0: unbounded), NLIVE live generations, IB the
 // first generation's group bits (from Capacity), MINB and GB the fewest
 // and most group bits of a generation (GB is also the precision of the
-// ops), PBITS the passage table's extra group bits, B bands, PT the
+// ops), SPLITA the characters of a passage op's 6 extra group bits, B bands, PT the
 // passage table, the guards MAXB and MAXS, SIMK, S shards, REFRESH, MAXC
 // candidates returned, PSPLIT = 2^PBITS) are compiled into the source by
 // [scriptConstants], so a call parses no configuration. The key layout is
 // described in doc.go. Bucket ops travel at full precision, their group
-// as GB (passage: GB + PBITS) '0'/'1' digits and their field as 4 bytes
+// as GB '0'/'1' digits (passage: one SPLITA character first) and their field as 4 bytes
 // (appendOp); a generation's group is a prefix of the digits, cut and put
 // into the key name as it is. Other numbers travel as decimal text. Lua numbers are doubles: every integer handled here stays below
 // 2^53 (seqs are below 2^48).
@@ -157,7 +157,7 @@ end
 
 -- Key prefixes are built once per call and generation. A bucket group's
 -- key is its table's prefix and the group's binary digits: the op's first
--- LB[h] digits (LB[h] + PBITS in the passage table), cut from the op at
+-- LB[h] digits (LB[h] + 1 characters in the passage table), cut from the op at
 -- position p of ops. An id, I-Match or content group's key ends in the
 -- decimal digits of the group: the top LB[h] bits of its 32-bit value x
 -- (a number, or decimal text).
@@ -171,7 +171,7 @@ local function tpre(h, t)
 end
 local function tkey(h, t, ops, p)
   local c = LB[h]
-  if t == PT then c = c + PBITS end
+  if t == PT then c = c + 1 end
   return tpre(h, t) .. sub(ops, p, p + c - 1)
 end
 local function gpre(kind, h)
@@ -218,7 +218,7 @@ local function sweep(sw, u, budget)
         local g = glo + k % n
         local key
         if tt < PT then key = tpre(sw, tt) .. bin(g, b)
-        elseif tt < PT + PSPLIT then key = tpre(sw, PT) .. bin((tt - PT) * 2 ^ b + g, b + PBITS)
+        elseif tt < PT + PSPLIT then key = tpre(sw, PT) .. sub(SPLITA, tt - PT + 1, tt - PT + 1) .. bin(g, b)
         elseif tt == PT + PSPLIT then key = gpre('i', sw) .. itos(g)
         elseif tt == PT + PSPLIT + 1 then key = gpre('x', sw) .. itos(g)
         else key = gpre('e', sw) .. itos(g) end
@@ -669,7 +669,7 @@ end
 //	id idg flags features keys ops [fingerprint] [digest] [content]
 //
 // idg is the id's 32-bit group value (decimal); ops the document's bucket
-// ops (appendOp: the group's GB binary digits, GB + PBITS for an anchor,
+// ops (appendOp: the group's GB binary digits, after a SPLITA character for an anchor,
 // then the field's 4 bytes): the B bands, then with a SimHash the k+1
 // blocks, then one per distinct anchor; fingerprint the SimHash's 8 bytes. flags: 1 SimHash present,
 // 2 I-Match digest present, 4 content digest present, 8 anchors present,
@@ -748,7 +748,7 @@ while a <= #ARGV do
       end
     end
     local j = 0
-    local pw = GB + PBITS
+    local pw = GB + 1
     while p < #ops do
       j = j + 1
       tableOp(PT, ops, p, sub(ops, p + pw, p + pw + 3), false, me, PT + j)
@@ -849,7 +849,7 @@ while a <= #ARGV do
     local sim = t >= B and t < PT
     local hk = t
     local gw = GB
-    if t == PT then hk = PT + 1 + i; gw = GB + PBITS end
+    if t == PT then hk = PT + 1 + i; gw = GB + 1 end
     tableOp(t, ops, p + 2, sub(ops, p + 2 + gw, p + 5 + gw), sim, sim and sme or me, hk)
     i = i + 1
     p = p + 6 + gw
