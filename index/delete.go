@@ -115,13 +115,13 @@ func keysOf(e *Entry, simK int) (sim, anchors []uint64) {
 const keysOpsVersion = 2
 
 // opsWidth is w of the store's keys records.
-func (r *Redis) opsWidth() int { return (int(r.gbits) + fieldBits + 7) / 8 }
+func (r *Redis) opsWidth() int { return (r.opBits() + 7) / 8 }
 
 // opValue packs the op of key in table t: its group above its field.
 func (r *Redis) opValue(t int, key uint64) uint64 {
 	g, f := r.bucketOp(t, key)
 	if t == r.p.passageTable() {
-		return g<<(fieldBits-passageSplitBits) | uint64(f)
+		return g<<(fieldBits-passageSplitBits) | uint64(f) // g has passageSplitBits more bits
 	}
 	return g<<fieldBits | uint64(f)
 }
@@ -155,12 +155,18 @@ func (r *Redis) opOf(t int, v uint64) (group uint64, field uint32) {
 // log2 n + 1.6)/8 bytes: 209 at 30 bands with I-Match and content digests
 // and no anchors, 466 with 50 anchors at o = 45 (version 2: 220 and 520);
 // in Redis memory 266 and 554 bytes per document (version 2: 266 and 682;
-// BenchmarkKeysRecordBytes). Keys records are read only by Go (deletes),
-// never by the scripts.
+// BenchmarkKeysRecordBytes). Since layout version 5 the ops are kept at
+// full precision, o = 53 (opBits), so that a record decodes in every
+// generation whatever its group bits: 203 bytes without anchors and 554
+// with 50 (TestKeyOpsRecord's log, SimHash included; 173 and 474 at o =
+// 45). Keys records are read only by Go (deletes), never by the scripts.
 const keysPackedVersion = 3
 
 // opBits is o of the store's keys records (version 3).
-func (r *Redis) opBits() int { return int(r.gbits) + fieldBits }
+// Since schema version 5 ops are kept at full precision (maxGroupBits +
+// 31 = 53 bits), so that a record decodes for every generation a document
+// lives in, whatever its group bits.
+func (r *Redis) opBits() int { return maxGroupBits + fieldBits }
 
 // encodeKeys returns e's keys record in the store's layout (version 3).
 func (r *Redis) encodeKeys(e *Entry) []byte {

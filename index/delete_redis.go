@@ -28,7 +28,7 @@ return table.concat(out)
 //
 //	seq id idg ops imatch content
 //
-// ops are 14 bytes each as in luaBuckets (table u16, then the op); imatch
+// ops are as in luaBuckets (table u16, then the op); imatch
 // and content the digests or "". In every live generation the document's
 // member goes from each bucket (a hash field left empty is deleted, a
 // group left empty goes with it), a common key whose exemplar it is keeps
@@ -47,12 +47,16 @@ while a <= #ARGV do
   local s, id, ig, ops, im, ct = tonumber(ARGV[a]), ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], ARGV[a + 5]
   a = a + 6
   local me = struct.pack('>I6', s)
-  for p = 1, #ops, 14 do
+  local p = 1
+  while p < #ops do
     local t = struct.unpack('>I2', ops, p)
     local w = (t >= B and t < PT) and 14 or 6
-    local gs, f = sub(ops, p + 2, p + 9), sub(ops, p + 10, p + 13)
+    local gw = GB
+    if t == PT then gw = GB + 1 end
+    local op, f = p + 2, sub(ops, p + 2 + gw, p + 5 + gw)
+    p = p + 6 + gw
     for _, h in ipairs(DESC) do
-      local k = tkey(h, t, gs)
+      local k = tkey(h, t, ops, op)
       local val = redis.call('HGET', k, f)
       if val then
         if iscommon(val, w) then
@@ -72,11 +76,11 @@ while a <= #ARGV do
     end
   end
   if #im > 0 then
-    local g, f = struct.unpack('>I4', im, 17) % GN, sub(im, 1, 16)
+    local g, f = struct.unpack('>I4', im, 17), sub(im, 1, 16)
     for _, h in ipairs(DESC) do lane(xkey(h, g), f, s) end
   end
   if #ct > 0 then
-    local g, f = struct.unpack('>I4', ct, 13) % GN, sub(ct, 1, 12)
+    local g, f = struct.unpack('>I4', ct, 13), sub(ct, 1, 12)
     for _, h in ipairs(DESC) do lane(ckey(h, g), f, s) end
   end
   local r = '-'
@@ -189,8 +193,8 @@ func (r *Redis) Remove(ctx context.Context, ids []string) ([]bool, error) {
 			}
 			e := &k.e
 			add := func(t int, g uint64, f uint32) {
-				sh := r.shardOfGroup(g % r.gn)
-				ops[sh] = r.appendGroupField(binary.BigEndian.AppendUint16(ops[sh], uint16(t)), g, f)
+				sh := r.shardOfRoute(r.routeOf(t, g))
+				ops[sh] = r.appendGroupField(binary.BigEndian.AppendUint16(ops[sh], uint16(t)), t, g, f)
 			}
 			for t, v := range k.bands {
 				g, f := r.opOf(t, v)

@@ -265,7 +265,7 @@ func BenchmarkKeysRecordBytes(b *testing.B) {
 			c := redis.NewClient(&redis.Options{Addr: addr})
 			defer c.Close()
 			ctx := context.Background()
-			keys, err := c.Keys(ctx, ns+":v4:{0}k*").Result()
+			keys, err := c.Keys(ctx, ns+":v5:{0}k*").Result()
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -312,7 +312,7 @@ func TestKeyOpsRecord(t *testing.T) {
 			{"all", full(entry(p, "b", nil), 0x0123456789abcdef, anchors("b", 50)...), 50},
 			{"duplicate anchors", full(entry(p, "c", nil), 7, append(anchors("c", 3), anchors("c", 3)...)...), 3},
 		} {
-			t.Run(fmt.Sprintf("groups=%d/%s", r.gn, tt.name), func(t *testing.T) {
+			t.Run(fmt.Sprintf("capacity=%d/%s", capacity, tt.name), func(t *testing.T) {
 				v1, v2, v3 := encodeKeys(&tt.e), r.encodeKeysV2(&tt.e), r.encodeKeys(&tt.e)
 				want, err := r.decodeKeyOps(tt.e.ID, v1)
 				if err != nil {

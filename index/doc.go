@@ -82,19 +82,30 @@
 // # Key layout (Redis)
 //
 // Every key starts with P = "<namespace>:v<SchemaVersion>:{<tag>}". Bucket
-// keys of 64 bits are split into a group (the top G bits, G from
-// RedisConfig.Capacity so that a group holds about 64 buckets) and a field
-// (the low 31 bits); hashes of that size stay in Redis's compact listpack
-// encoding. A group is named by 8 lowercase hex digits and a field is its
-// 4 bytes, big-endian (binary): the client computes both, and the scripts
-// put them in key names and commands as they are, converting no number
-// per bucket. <gen> is the generation number (0 without retention).
+// keys of 64 bits are split into a group (the top G bits) and a field
+// (the low 31 bits); hashes of about 64 fields stay in Redis's compact
+// listpack encoding. G is per generation and shard (its layout): the
+// first call in a generation fixes it, from the band entries the shard's
+// previous generation received, so that a group holds about 64 buckets
+// (RedisConfig.Capacity for the first generation; between 4 and 22). The
+// client sends each op at full precision, its group as 22 '0'/'1' digits
+// (in the passage table after one character for 6 more bits, see below)
+// and its field as 4 bytes, big-endian; a
+// script cuts a generation's group from the digits and puts it, and the
+// field, in key names and commands as they are, converting no number per
+// bucket. Keys are routed to shards by their top 22 bits, whatever G.
+// Ids and lane digests are grouped by the top G bits of a 32-bit value
+// (FNV-1a of the id, the digest's last 4 bytes) and routed by its top 22.
+// <gen> is the generation number (0 without retention).
 //
 //	P c                      clock hash: f namespace fingerprint (Params and
 //	                         layout), g current generation, w the older live
 //	                         generations in which the shard was used, s/u
-//	                         expiry sweep position, q Seq counter
-//	P b<gen>:<t>:<group>     bucket group (8 hex digits) of table t (0…Bands-1 LSH bands,
+//	                         expiry sweep position, q Seq counter, y the
+//	                         generations' group bits ("gen:bits,…"), n the
+//	                         band entries of the current generation, t its
+//	                         first write (unix seconds)
+//	P b<gen>:<t>:<group>     bucket group (G binary digits) of table t (0…Bands-1 LSH bands,
 //	                         then the k+1 SimHash block tables, then the
 //	                         passage table t = Bands+k+1)
 //	                           field  bucket key's low 31 bits (passage: 25),
@@ -120,9 +131,9 @@
 //
 // The passage table receives about 64 anchors per document where a band
 // table receives one key, so it has 64 times the groups: the top 6 bits
-// of a passage bucket's 31-bit field join its group (group' = the 6 bits ·
-// GN + group, in the same shard), and its groups stay listpacks of about
-// 64 buckets at Capacity documents per generation. Anchor keys are the
+// of a passage bucket's 31-bit field join its group, first (one
+// character of 64, then the G digits, in the same shard), and its groups
+// stay listpacks of about 64 buckets. Anchor keys are the
 // anchors mixed once more (sketch.Mix64 of the anchor xor a salt), so
 // winnowing's preference for small hashes does not crowd the low groups.
 //
@@ -170,13 +181,12 @@
 // name it. The bucket keys come from the document's keys record, written
 // with it: its band keys, SimHash fingerprint, digests and distinct
 // anchors (delete.go), as the stored features do not hold the band
-// signature. In Redis each bucket key is kept as the op it is in the
-// layout (group and field, 6 bytes at the default Capacity; delete.go,
-// keysOpsVersion): 220 bytes at 30 bands with I-Match and content
-// digests and no anchors, 266 bytes of Redis memory per document with the
-// record hashes' overhead; 520 and 682 with 50 anchors
-// (BenchmarkKeysRecordBytes; 8-byte keys, version 1, which the memory
-// store keeps and Remove still reads: 362 and 810). Remove reads the keys records (one round
+// signature. In Redis each bucket key is kept as its op at full
+// precision (group and field, 53 bits, so that it decodes in every
+// generation whatever its group bits; delete.go, keysPackedVersion):
+// 203 bytes at 30 bands with SimHash, I-Match and content digests and no
+// anchors, 554 with 50 anchors (TestKeyOpsRecord; 8-byte keys, version 1,
+// which the memory store keeps and Remove still reads: 243 and 687). Remove reads the keys records (one round
 // trip), then removes the bucket and lane entries and last the ids and
 // records: one more round trip on a single node and in memory, two in
 // cluster mode. What a remove leaves: the shards' clock hashes (the Seq

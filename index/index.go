@@ -13,11 +13,13 @@ import (
 )
 
 // SchemaVersion is the version of the stored layout. It is part of every
-// key ("<namespace>:v4:…"), so a layout change never reads old data.
+// key ("<namespace>:v5:…"), so a layout change never reads old data.
 // Version 2 added the content lane (exact copies), version 3 the passage
 // table, version 4 binary bucket fields and hex bucket group names (so the
-// scripts convert no number per bucket).
-const SchemaVersion = 4
+// scripts convert no number per bucket), version 5 group bits per
+// generation, decided on the server (bucket group names in binary
+// digits, ids and lanes grouped by their top bits).
+const SchemaVersion = 5
 
 // Sentinel errors. Callers branch on them with [errors.Is].
 var (

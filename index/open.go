@@ -22,8 +22,10 @@ type Options struct {
 	// MaxCandidates bounds the candidates a lookup returns (0: the
 	// default), best ranked first.
 	MaxCandidates int
-	// Capacity sizes Redis's bucket groups and caps the memory store's
-	// generations (MemoryConfig.Capacity).
+	// Capacity is the Redis store's guess of the first generation's
+	// documents, which sizes its bucket groups (later generations are
+	// sized by the documents the previous one received), and caps the
+	// memory store's generations (MemoryConfig.Capacity).
 	Capacity int
 	Batch    int
 	// Timeout is the dial, read and write timeout of Redis connections.
@@ -34,6 +36,9 @@ type Options struct {
 	// RequireExisting: a Redis namespace that does not exist is
 	// ErrIndexLost (RedisConfig.RequireExisting).
 	RequireExisting bool
+	// Clock is the Redis store's clock (RedisConfig.Clock; default
+	// time.Now), for benchmarks that run several generations.
+	Clock func() time.Time
 }
 
 // Open opens a store from a URL:
@@ -75,7 +80,7 @@ func parseURL(rawURL string, o Options) (cfg RedisConfig, memory bool, err error
 	cfg = RedisConfig{
 		Params: o.Params, Namespace: o.Namespace, Retention: o.Retention, Generation: o.Generation,
 		RefreshOnMatch: o.RefreshOnMatch, MaxBucket: o.MaxBucket, MaxCandidates: o.MaxCandidates,
-		Capacity: o.Capacity, Batch: o.Batch, RequireExisting: o.RequireExisting,
+		Capacity: o.Capacity, Batch: o.Batch, RequireExisting: o.RequireExisting, Clock: o.Clock,
 		DialTimeout: o.Timeout, ReadTimeout: o.Timeout, WriteTimeout: o.Timeout,
 	}
 	if rawURL == "memory" || rawURL == "memory://" {

@@ -140,7 +140,7 @@ func (r *Redis) bucketsAndResolve(ctx context.Context, docs []Entry, out []Resul
 		anchorOf := make([][]int, r.shards)
 		add := func(t int, key uint64, anchor int) {
 			g, _ := r.bucketOp(t, key)
-			sh := r.shardOfGroup(g % r.gn)
+			sh := r.shardOfRoute(r.routeOf(t, g))
 			ops[sh] = r.appendOp(binary.BigEndian.AppendUint16(ops[sh], uint16(t)), t, key)
 			anchorOf[sh] = append(anchorOf[sh], anchor)
 		}

@@ -8,9 +8,11 @@ package index
 // Calling convention, shared by every script:
 //
 //	KEYS[1]  the shard's clock hash  <P>c
-//	ARGV[1]  the shard's key prefix P = "<namespace>:v4:{<tag>}"
+//	ARGV[1]  the shard's key prefix P = "<namespace>:v5:{<tag>}"
 //	ARGV[2]  now, unix seconds (the caller's clock)
-//	ARGV[3]  ARGV[4]  the shard's group range [glo, ghi) (for the sweep)
+//	ARGV[3]  ARGV[4]  the shard's route range [glo, ghi): the keys whose
+//	         top 22 bits (routeBits) fall in it live in this shard (for
+//	         the sweep)
 //	ARGV[5]  sweep budget: key names to give an expiry in this call
 //	ARGV[6]  "1" when the caller has seen this shard's namespace before:
 //	         a shard found without its clock hash then answers NDLOST
@@ -19,22 +21,23 @@ package index
 //
 // The store's constants (the namespace fingerprint FP, generation length
 // L and retention R in seconds, AHEAD the most the caller's clock may run
-// ahead of the server's (0: unbounded), NLIVE live generations, GN groups per
-// table, B bands, PT the passage table, the guards MAXB and MAXS,
-// SIMK, S shards, REFRESH, MAXC candidates returned, PSPLIT the passage
-// table's groups per band table group) are compiled into the source by
-// [scriptConstants], so a call
-// parses no configuration. The key layout is described in doc.go. Bucket
-// ops travel as 12-byte strings that go into key names and commands as
-// they are (an op is as wide as the 12 digits redis-benchmark writes for
-// __rand_int__, so it can send the same EVALSHA); other numbers as decimal
-// text. Lua numbers are doubles: every integer handled here stays below
+// ahead of the server's (0: unbounded), NLIVE live generations, IB the
+// first generation's group bits (from Capacity), MINB and GB the fewest
+// and most group bits of a generation (GB is also the precision of the
+// ops), SPLITA the characters of a passage op's 6 extra group bits, B bands, PT the
+// passage table, the guards MAXB and MAXS, SIMK, S shards, REFRESH, MAXC
+// candidates returned, PSPLIT = 2^PBITS) are compiled into the source by
+// [scriptConstants], so a call parses no configuration. The key layout is
+// described in doc.go. Bucket ops travel at full precision, their group
+// as GB '0'/'1' digits (passage: one SPLITA character first) and their field as 4 bytes
+// (appendOp); a generation's group is a prefix of the digits, cut and put
+// into the key name as it is. Other numbers travel as decimal text. Lua numbers are doubles: every integer handled here stays below
 // 2^53 (seqs are below 2^48).
 const luaPrelude = `
 local P, NOW, GLO, GHI, BUDGET = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local CLOCK = KEYS[1]
 local sub = string.sub
-local ST = redis.call('HMGET', CLOCK, 'f', 'g', 's', 'u', 'q', 'w')
+local ST = redis.call('HMGET', CLOCK, 'f', 'g', 's', 'u', 'q', 'w', 'y', 'n', 't')
 local FRESH = not ST[1]
 if FRESH and ARGV[6] == '1' then
   return redis.error_reply('NDLOST the namespace has no clock: it was deleted or the server lost its data')
@@ -54,6 +57,14 @@ end
 -- generation changes), so a store younger than its retention, or one that
 -- was idle for a generation, reads no empty generation. DESC is the
 -- current generation followed by OLD, newest first.
+--
+-- LB[h] is the group bits of generation h in this shard (clock field y,
+-- "h:bits,…"): fixed by the first call in the generation, from the band
+-- entries the shard's previous generation received (clock field n,
+-- counted by the calls that insert) so that a band table's groups hold
+-- about 64 buckets; IB (Capacity) for the first generation.
+local LB = {}
+for h, b in string.gmatch(ST[7] or '', '(%d+):(%d+)') do LB[tonumber(h)] = tonumber(b) end
 local GEN = 0
 local OLD, DESC = {}, {0}
 if L > 0 and AHEAD > 0 then
@@ -79,9 +90,9 @@ if L > 0 then
   end
   for h in string.gmatch(w or '', '%d+') do
     h = tonumber(h)
-    if h >= glive and h < GEN then OLD[#OLD + 1] = h end
+    if h >= glive and h < GEN and LB[h] then OLD[#OLD + 1] = h end
   end
-  if sg and sg ~= GEN and sg >= glive then OLD[#OLD + 1] = sg end
+  if sg and sg ~= GEN and sg >= glive and LB[sg] then OLD[#OLD + 1] = sg end
   local nw = table.concat(OLD, ',')
   if sg ~= GEN then redis.call('HSET', CLOCK, 'g', GEN, 'w', nw)
   elseif nw ~= ST[6] then redis.call('HSET', CLOCK, 'w', nw) end
@@ -94,61 +105,129 @@ local EXP = (GEN + 1) * L + R
 -- own number-to-string conversion (a concatenation with a number) goes
 -- through printf's %.14g, several times slower.
 local function itos(x) return string.format('%d', x) end
--- hexg names a bucket group in a key: groupHex hex digits, as the callers
--- send them (the scripts never convert a bucket op's group).
-local function hexg(g) return string.format('%08x', g) end
+
+-- The current generation's layout, fixed by the first call that sees it
+-- (scripts run one at a time on a shard, so the first writer wins and
+-- every member uses it). The previous generation's band entries n (this
+-- shard's share: S/B of them are a document), extrapolated to the whole
+-- generation when it was first written after it began (first write t),
+-- give the documents to size for; the rule is groupBits's in Go.
+if not LB[GEN] then
+  local b = IB
+  local sg, n, t0 = tonumber(ST[2]), tonumber(ST[8]), tonumber(ST[9])
+  if L > 0 and sg and sg < GEN and n then
+    local docs = n * S / B
+    if t0 then
+      local covered = (sg + 1) * L - t0
+      if covered < L / 64 then covered = L / 64 end
+      if covered < L then docs = docs * L / covered end
+    end
+    b = MINB
+    while b < GB and 64 * 2 ^ b < docs do b = b + 1 end
+  end
+  LB[GEN] = b
+  -- Kept: the layouts of live generations and of the closed ones the
+  -- sweep has still to walk.
+  local keep, lo = {}, GEN - NLIVE + 1
+  local sw = tonumber(ST[3])
+  if sw and sw < lo then lo = sw end
+  for h, hb in pairs(LB) do
+    if h >= lo then keep[#keep + 1] = itos(h) .. ':' .. itos(hb) end
+  end
+  redis.call('HSET', CLOCK, 'y', table.concat(keep, ','), 'n', 0, 't', NOW)
+end
+-- NADD counts the band entries this call inserts into GEN (countEntries).
+local NADD = 0
+local function countEntries()
+  if NADD > 0 then redis.call('HINCRBY', CLOCK, 'n', NADD) end
+end
+
+-- BIN4 writes a hex digit as 4 binary digits (bin, for the sweep).
+local BIN4 = {}
+for i = 0, 15 do
+  local d = ''
+  for j = 3, 0, -1 do d = d .. (math.floor(i / 2 ^ j) % 2) end
+  BIN4[string.format('%x', i)] = d
+end
+-- bin names group g of c bits (c ≤ 28) as the ops do: c binary digits.
+local function bin(g, c)
+  local s = string.gsub(string.format('%07x', g), '.', BIN4)
+  return sub(s, 29 - c)
+end
 
 -- Key prefixes are built once per call and generation. A bucket group's
--- key is its table's prefix and the group's hex digits gs; an id, I-Match
--- or content group's key ends in the group's decimal digits (gs a string,
--- or a number).
+-- key is its table's prefix and the group's binary digits: the op's first
+-- LB[h] digits (LB[h] + 1 characters in the passage table), cut from the op at
+-- position p of ops. An id, I-Match or content group's key ends in the
+-- decimal digits of the group: the top LB[h] bits of its 32-bit value x
+-- (a number, or decimal text).
 local KB, KI = {}, {}
-local function tkey(h, t, gs)
+local function tpre(h, t)
   local row = KB[h]
   if not row then row = {}; KB[h] = row end
   local p = row[t]
   if not p then p = P .. 'b' .. itos(h) .. ':' .. itos(t) .. ':'; row[t] = p end
-  return p .. gs
+  return p
 end
-local function gkey(kind, h, g)
+local function tkey(h, t, ops, p)
+  local c = LB[h]
+  if t == PT then c = c + 1 end
+  return tpre(h, t) .. sub(ops, p, p + c - 1)
+end
+local function gpre(kind, h)
   local row = KI[kind]
   if not row then row = {}; KI[kind] = row end
   local p = row[h]
   if not p then p = P .. kind .. itos(h) .. ':'; row[h] = p end
-  if type(g) == 'number' then g = itos(g) end
-  return p .. g
+  return p
 end
-local function ikey(h, g) return gkey('i', h, g) end
-local function xkey(h, g) return gkey('x', h, g) end
-local function ckey(h, g) return gkey('e', h, g) end
+local function gkey(kind, h, x)
+  if type(x) == 'string' then x = tonumber(x) end
+  return gpre(kind, h) .. itos(math.floor(x / 2 ^ (32 - LB[h])))
+end
+local function ikey(h, x) return gkey('i', h, x) end
+local function xkey(h, x) return gkey('x', h, x) end
+local function ckey(h, x) return gkey('e', h, x) end
 
 -- Generation keys get their expiry when their generation has closed: the
 -- sweep walks every key name a closed generation can have in this shard
 -- (the band and SimHash tables, the PSPLIT parts of the passage table, ids,
--- digests, contents × the shard's groups) and sets EXPIREAT (gen+1)·L + R,
--- BUDGET names per call. A key in the past is deleted.
+-- digests, contents × the generation's groups that overlap the shard's
+-- route range) and sets EXPIREAT (gen+1)·L + R, BUDGET names per call. A
+-- key in the past is deleted. A generation without a layout was never
+-- written in this shard: it has no keys.
 local SWEPT = true
 local function sweep(sw, u, budget)
-  local n = GHI - GLO
-  local total = (PT + PSPLIT + 3) * n
   while budget > 0 and sw < GEN do
-    local exp = (sw + 1) * L + R
-    local stop = u + budget
-    if stop > total then stop = total end
-    for k = u, stop - 1 do
-      local tt = math.floor(k / n)
-      local g = GLO + k % n
-      local key
-      if tt < PT then key = tkey(sw, tt, hexg(g))
-      elseif tt < PT + PSPLIT then key = tkey(sw, PT, hexg((tt - PT) * GN + g))
-      elseif tt == PT + PSPLIT then key = ikey(sw, g)
-      elseif tt == PT + PSPLIT + 1 then key = xkey(sw, g)
-      else key = ckey(sw, g) end
-      redis.call('EXPIREAT', key, exp)
+    local b = LB[sw]
+    if not b then
+      local nx = GEN
+      for h in pairs(LB) do if h > sw and h < nx then nx = h end end
+      sw, u = nx, 0
+    else
+      local exp = (sw + 1) * L + R
+      local sh = 2 ^ (GB - b)
+      local glo = math.floor(GLO / sh)
+      local n = math.floor((GHI - 1) / sh) + 1 - glo
+      if GHI <= GLO then n = 0 end
+      local total = (PT + PSPLIT + 3) * n
+      local stop = u + budget
+      if stop > total then stop = total end
+      for k = u, stop - 1 do
+        local tt = math.floor(k / n)
+        local g = glo + k % n
+        local key
+        if tt < PT then key = tpre(sw, tt) .. bin(g, b)
+        elseif tt < PT + PSPLIT then key = tpre(sw, PT) .. sub(SPLITA, tt - PT + 1, tt - PT + 1) .. bin(g, b)
+        elseif tt == PT + PSPLIT then key = gpre('i', sw) .. itos(g)
+        elseif tt == PT + PSPLIT + 1 then key = gpre('x', sw) .. itos(g)
+        else key = gpre('e', sw) .. itos(g) end
+        redis.call('EXPIREAT', key, exp)
+      end
+      budget = budget - (stop - u)
+      u = stop
+      if u >= total then sw = sw + 1; u = 0 end
     end
-    budget = budget - (stop - u)
-    u = stop
-    if u >= total then sw = sw + 1; u = 0 end
   end
   redis.call('HSET', CLOCK, 's', sw, 'u', u)
   SWEPT = sw >= GEN
@@ -353,8 +432,8 @@ local function hotList()
 end
 
 -- tableOp looks up (and unless MODE 1 inserts into) the bucket of table t
--- with group gs (hex digits) and field f (4 bytes) in every live
--- generation; its members count under hit key hk (the table, or one per
+-- of the op at position op of ops (its group's digits, cut per
+-- generation by tkey) and field f (4 bytes) in every live generation; its members count under hit key hk (the table, or one per
 -- anchor of the passage table). The passage table holds about 64 anchors
 -- per document, so it has PSPLIT times the groups (the caller moved the
 -- top bits of its field into the group, in the same shard). A new bucket
@@ -368,13 +447,13 @@ end
 -- of a table kind (via: 1 LSH, 2 SimHash, 3 passage) existed (+) or were
 -- new (−) when inserted into.
 local GUESS = {0, 0, 0}
-local function tableOp(t, gs, f, sim, me, hk)
+local function tableOp(t, ops, op, f, sim, me, hk)
   local via = sim and 2 or (t == PT and 3 or 1)
   local w = sim and 14 or 6
   local collect = REFRESH == 1 and MODE ~= 1
   local old, oc
   for _, h in ipairs(OLD) do
-    local val = redis.call('HGET', tkey(h, t, gs), f)
+    local val = redis.call('HGET', tkey(h, t, ops, op), f)
     if val then
       if iscommon(val, w) then
         oc = math.max(oc or 0, commonHit(val, hk, via, collect))
@@ -384,8 +463,9 @@ local function tableOp(t, gs, f, sim, me, hk)
       end
     end
   end
-  local k = tkey(GEN, t, gs)
+  local k = tkey(GEN, t, ops, op)
   local lim = sim and MAXS or MAXB
+  if MODE == 0 and t < B then NADD = NADD + 1 end
   if MODE == 1 then
     local val = redis.call('HGET', k, f)
     if val then
@@ -512,7 +592,7 @@ end
 -- as its first document). With check, a hit must resolve to a live
 -- document (single node); otherwise resolution is left to the caller.
 local function exactOp(d, check)
-  local g = struct.unpack('>I4', d, 17) % GN
+  local g = struct.unpack('>I4', d, 17)
   local f = string.sub(d, 1, 16)
   local found
   for _, h in ipairs(OLD) do
@@ -547,7 +627,7 @@ end
 -- finds no such representative becomes it (with REFRESH, the older
 -- document found is carried forward instead).
 local function copyOp(c, check)
-  local g = struct.unpack('>I4', c, 13) % GN
+  local g = struct.unpack('>I4', c, 13)
   local f = string.sub(c, 1, 12)
   local function usable(s)
     return s and s ~= SELF and (not LOWER or s < SELF) and (not check or resolve(s))
@@ -577,7 +657,7 @@ local function refreshRecords(s, id)
     local k = rkey(kind, s)
     redis.call('EXPIREAT', k, EXP, 'GT')
   end
-  redis.call('HSET', ikey(GEN, fnv32(id) % GN), id, s)
+  redis.call('HSET', ikey(GEN, fnv32(id)), id, s)
 end
 `
 
@@ -598,10 +678,10 @@ end
 //
 //	id idg flags features keys ops [fingerprint] [digest] [content]
 //
-// idg is the id's group (decimal); ops the document's bucket ops, 12
-// bytes each (appendOp: the group's 8 hex digits, the field's 4 bytes):
-// the B bands, then with a SimHash the k+1 blocks, then one per distinct
-// anchor; fingerprint the SimHash's 8 bytes. flags: 1 SimHash present,
+// idg is the id's 32-bit group value (decimal); ops the document's bucket
+// ops (appendOp: the group's GB binary digits, after a SPLITA character for an anchor,
+// then the field's 4 bytes): the B bands, then with a SimHash the k+1
+// blocks, then one per distinct anchor; fingerprint the SimHash's 8 bytes. flags: 1 SimHash present,
 // 2 I-Match digest present, 4 content digest present, 8 anchors present,
 // 16 look up only (Lookup: nothing registered or written).
 // Reply: one string holding the documents decided, u16, then per document
@@ -679,22 +759,23 @@ while a <= #ARGV do
     local me = struct.pack('>I6', self)
     local p = 1
     for t = 0, B - 1 do
-      tableOp(t, sub(ops, p, p + 7), sub(ops, p + 8, p + 11), false, me, t)
-      p = p + 12
+      tableOp(t, ops, p, sub(ops, p + GB, p + GB + 3), false, me, t)
+      p = p + GB + 4
     end
     if hasSim then
       QHI, QLO = struct.unpack('>I4I4', ARGV[sa])
       local sme = me .. ARGV[sa]
       for t = B, PT - 1 do
-        tableOp(t, sub(ops, p, p + 7), sub(ops, p + 8, p + 11), true, sme, t)
-        p = p + 12
+        tableOp(t, ops, p, sub(ops, p + GB, p + GB + 3), true, sme, t)
+        p = p + GB + 4
       end
     end
     local j = 0
+    local pw = GB + 1
     while p < #ops do
       j = j + 1
-      tableOp(PT, sub(ops, p, p + 7), sub(ops, p + 8, p + 11), false, me, PT + j)
-      p = p + 12
+      tableOp(PT, ops, p, sub(ops, p + pw, p + pw + 3), false, me, PT + j)
+      p = p + pw + 4
     end
     if hasIM then ex, exold = exactOp(ARGV[da], true) end
   end
@@ -738,6 +819,7 @@ end
 flush(WM)
 flush(WF)
 flush(WK)
+countEntries()
 if q ~= q0 then redis.call('HSET', CLOCK, 'q', q) end
 return struct.pack('>I2', #out) .. table.concat(out)
 `
@@ -767,8 +849,8 @@ return table.concat(out)
 
 // luaBuckets is cluster phase 3, per bucket shard. ARGV[7…], per document:
 // seq mode fingerprint ops digest-or-"": fingerprint the SimHash's 8 bytes
-// (zeros for none), ops 14 bytes each: the table t u16 (PT for an anchor),
-// then the op as in luaLookupInsert.
+// (zeros for none), ops: each the table t u16 (PT for an anchor), then
+// the op as in luaLookupInsert.
 // Reply per document: withheld u32 · hot u16 · imatch seq u48 ·
 // imatch-in-older-generation u8 · ncand u16 · (seq u48 · via u8 · hits
 // u16)×ncand · nhot u16 · (op u16)×nhot, via bit 4 marking a candidate
@@ -789,13 +871,16 @@ while a <= #ARGV do
   local me = struct.pack('>I6', self)
   local sme = me .. ARGV[a - 2]
   local i = 0
-  for p = 1, #ops, 14 do
+  local p = 1
+  while p < #ops do
     local t = struct.unpack('>I2', ops, p)
     local sim = t >= B and t < PT
     local hk = t
-    if t == PT then hk = PT + 1 + i end
-    tableOp(t, sub(ops, p + 2, p + 9), sub(ops, p + 10, p + 13), sim, sim and sme or me, hk)
+    local gw = GB
+    if t == PT then hk = PT + 1 + i; gw = GB + 1 end
+    tableOp(t, ops, p + 2, sub(ops, p + 2 + gw, p + 5 + gw), sim, sim and sme or me, hk)
     i = i + 1
+    p = p + 6 + gw
   end
   local ex, exold = 0, false
   if #ARGV[a] > 0 then ex, exold = exactOp(ARGV[a], false) end
@@ -809,6 +894,7 @@ while a <= #ARGV do
   end
   out[#out + 1] = struct.pack('>I4I2I6BI2', TRUNC, HOT, ex, exold and 1 or 0, #CORDER) .. table.concat(parts) .. hotList()
 end
+countEntries()
 return table.concat(out)
 `
 

@@ -39,11 +39,14 @@ func TestRedisParamsMismatch(t *testing.T) {
 
 	seed := base
 	seed.Params.Seed = 2
+	// Capacity is the first generation's guess, not a parameter: another
+	// value opens the namespace.
 	layout := base
 	layout.Capacity = 1 << 24
+	openRedis(t, layout)
 	gen := base
 	gen.Retention = time.Hour
-	for name, cfg := range map[string]RedisConfig{"seed": seed, "capacity": layout, "generations": gen} {
+	for name, cfg := range map[string]RedisConfig{"seed": seed, "generations": gen} {
 		_, err := NewRedis(context.Background(), cfg)
 		if !errors.Is(err, ErrParamsMismatch) {
 			t.Errorf("%s: NewRedis = %v, want ErrParamsMismatch", name, err)
@@ -62,7 +65,7 @@ func TestRedisParamsMismatch(t *testing.T) {
 	s := openRedis(t, RedisConfig{Addrs: []string{addr}, Namespace: "pm3", Params: testParams})
 	c := redis.NewClient(&redis.Options{Addr: addr})
 	defer c.Close()
-	if err := c.HSet(context.Background(), "pm3:v4:{0}c", "f", "something else").Err(); err != nil {
+	if err := c.HSet(context.Background(), "pm3:v5:{0}c", "f", "something else").Err(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.LookupInsert(context.Background(), []Entry{entry(testParams, "a", nil)}); !errors.Is(err, ErrParamsMismatch) {
@@ -257,13 +260,13 @@ func TestRedisTimeout(t *testing.T) {
 }
 
 // passageGroups returns the distinct groups of the passage table that the
-// anchors a fall in (tableOp in redis_lua.go: the field's top bits join
-// the group).
+// anchors a fall in at the first generation's group bits (tableOp in
+// redis_lua.go: the field's top bits join the group).
 func (r *Redis) passageGroups(a []uint64) map[uint64]bool {
 	m := map[uint64]bool{}
 	for _, k := range anchorKeys(nil, a) {
 		g, _ := r.bucketOp(r.p.passageTable(), k)
-		m[g] = true
+		m[g>>(maxGroupBits-r.ibits)] = true
 	}
 	return m
 }
@@ -297,17 +300,17 @@ func TestRedisLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	kinds := map[string]int{}
-	pt := fmt.Sprintf("lay:v4:{0}b0:%d:", testParams.passageTable())
+	pt := fmt.Sprintf("lay:v5:{0}b0:%d:", testParams.passageTable())
 	for _, k := range keys {
 		if g, ok := strings.CutPrefix(k, pt); ok {
-			if n, err := strconv.ParseUint(g, 16, 64); err != nil || len(g) != groupHex || n >= 64<<passageSplitBits {
+			if _, err := strconv.ParseUint(g[1:], 2, 64); err != nil || len(g) != 1+6 || !strings.Contains(splitAlphabet, g[:1]) {
 				t.Errorf("%s: passage group out of range", k)
 			}
 		}
-		if !strings.HasPrefix(k, "lay:v4:{0}") {
+		if !strings.HasPrefix(k, "lay:v5:{0}") {
 			t.Fatalf("key %q outside the namespace", k)
 		}
-		kind := k[len("lay:v4:{0}"):][:1]
+		kind := k[len("lay:v5:{0}"):][:1]
 		kinds[kind]++
 		enc, err := c.ObjectEncoding(ctx, k).Result()
 		if err != nil {
@@ -355,12 +358,12 @@ func TestRedisGenerationExpiry(t *testing.T) {
 		}
 		return m
 	}
-	for k, e := range expiry(fmt.Sprintf("exp:v4:{0}b%d:*", g0)) {
+	for k, e := range expiry(fmt.Sprintf("exp:v5:{0}b%d:*", g0)) {
 		if e != -1 {
 			t.Errorf("%s in the current generation has expiry %d", k, e)
 		}
 	}
-	for k, e := range expiry("exp:v4:{0}m*") {
+	for k, e := range expiry("exp:v5:{0}m*") {
 		if e != (g0+1)*5+10 {
 			t.Errorf("record hash %s expires at %d, want %d", k, e, (g0+1)*5+10)
 		}
@@ -370,11 +373,11 @@ func TestRedisGenerationExpiry(t *testing.T) {
 		t.Fatal(err)
 	}
 	pt := fmt.Sprintf("b%%d:%d:*", testParams.passageTable())
-	if n := len(expiry(fmt.Sprintf("exp:v4:{0}"+pt, g0))); n != len(s.passageGroups(a.Anchors)) {
+	if n := len(expiry(fmt.Sprintf("exp:v5:{0}"+pt, g0))); n != len(s.passageGroups(a.Anchors)) {
 		t.Errorf("%d passage keys, want %d", n, len(s.passageGroups(a.Anchors)))
 	}
 	for _, pat := range []string{"b%d:*", pt, "i%d:*"} {
-		for k, e := range expiry(fmt.Sprintf("exp:v4:{0}"+pat, g0)) {
+		for k, e := range expiry(fmt.Sprintf("exp:v5:{0}"+pat, g0)) {
 			if e != (g0+1)*5+10 {
 				t.Errorf("%s of the closed generation expires at %d, want %d", k, e, (g0+1)*5+10)
 			}
@@ -386,14 +389,14 @@ func TestRedisGenerationExpiry(t *testing.T) {
 	old := openRedis(t, RedisConfig{Addrs: []string{addr}, Namespace: "old", Capacity: 64,
 		Retention: 10 * time.Second, Generation: 5 * time.Second, Clock: past.Now, MaxClockAhead: -1})
 	insert(t, old, a)
-	if n, want := len(c.Keys(ctx, "old:v4:{0}b*").Val()), 4+len(old.passageGroups(a.Anchors)); n != want {
+	if n, want := len(c.Keys(ctx, "old:v5:{0}b*").Val()), 4+len(old.passageGroups(a.Anchors)); n != want {
 		t.Fatalf("%d band and passage keys, want %d", n, want)
 	}
 	past.Advance(5 * time.Second)
 	if err := old.Maintain(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if k := c.Keys(ctx, "old:v4:{0}[bimfxe]*").Val(); len(k) != 0 {
+	if k := c.Keys(ctx, "old:v5:{0}[bimfxe]*").Val(); len(k) != 0 {
 		t.Errorf("keys left after retention: %v", k)
 	}
 }
@@ -418,37 +421,49 @@ func TestShardTags(t *testing.T) {
 
 const goldenTags48 = "10,18,263,25,3,7"
 
+// TestBucketOp checks the ops at full precision: the group is the key's
+// top 22 bits (the passage table's: the field's top 6 bits, then those),
+// written as binary digits whose prefix of b digits is the group at b
+// bits, and the field the key's low 31 bits (passage: 25).
 func TestBucketOp(t *testing.T) {
-	for _, capacity := range []int{1, 64, 4096, 1 << 20, 1 << 40} {
-		r, err := newRedis(RedisConfig{Addrs: []string{"x:1"}, Params: testParams, Capacity: min(capacity, 1<<30)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, k := range []uint64{0, 1, 1<<63 | 12345, ^uint64(0), 0x0123456789abcdef} {
-			for _, tb := range []int{0, r.p.passageTable()} {
-				g, f := r.bucketOp(tb, k)
-				wantG, wantF := uint64(0), uint32(k&(1<<31-1))
-				if r.gbits > 0 {
-					wantG = k >> (64 - r.gbits)
-				}
-				if tb == r.p.passageTable() {
-					wantG += uint64(wantF>>25) * r.gn
-					wantF &= 1<<25 - 1
-				}
-				if g != wantG || f != wantF {
-					t.Errorf("gn %d table %d: key %#x → group %d field %d, want %d %d", r.gn, tb, k, g, f, wantG, wantF)
-				}
-				op := r.appendOp(nil, tb, k)
-				if len(op) != opWidth {
-					t.Fatalf("op of %d bytes", len(op))
-				}
-				if hg, err := strconv.ParseUint(string(op[:groupHex]), 16, 64); err != nil || hg != g ||
-					binary.BigEndian.Uint32(op[groupHex:]) != f {
-					t.Errorf("op %q does not encode group %d field %d", op, g, f)
+	r, err := newRedis(RedisConfig{Addrs: []string{"x:1"}, Params: testParams})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.c.Close()
+	for _, k := range []uint64{0, 1, 1<<63 | 12345, ^uint64(0), 0x0123456789abcdef} {
+		for _, tb := range []int{0, r.p.passageTable()} {
+			g, f := r.bucketOp(tb, k)
+			wantG, wantF := k>>42, uint32(k&(1<<31-1))
+			digits, split := 22, 0
+			if tb == r.p.passageTable() {
+				wantG |= uint64(wantF>>25) << 22
+				wantF &= 1<<25 - 1
+				digits, split = 23, 1
+			}
+			if g != wantG || f != wantF {
+				t.Errorf("table %d: key %#x → group %d field %d, want %d %d", tb, k, g, f, wantG, wantF)
+			}
+			if r.routeOf(tb, g) != k>>42 {
+				t.Errorf("table %d: key %#x routed by %#x, want its top 22 bits", tb, k, r.routeOf(tb, g))
+			}
+			op := r.appendOp(nil, tb, k)
+			if len(op) != digits+4 {
+				t.Fatalf("op of %d bytes, want %d", len(op), digits+4)
+			}
+			bg, err := strconv.ParseUint(string(op[split:digits]), 2, 64)
+			if split == 1 {
+				bg |= uint64(strings.IndexByte(splitAlphabet, op[0])) << 22
+			}
+			if err != nil || bg != g || binary.BigEndian.Uint32(op[digits:]) != f {
+				t.Errorf("op %q does not encode group %d field %d", op, g, f)
+			}
+			for _, b := range []int{minGroupBits, 11, maxGroupBits} {
+				if pg, _ := strconv.ParseUint(string(op[split:split+b]), 2, 64); pg != k>>(64-b) {
+					t.Errorf("table %d: key %#x at %d bits: group %d from the op's prefix, want %d", tb, k, b, pg, k>>(64-b))
 				}
 			}
 		}
-		r.c.Close()
 	}
 }
 
@@ -541,8 +556,9 @@ return out
 // TestRedisReadsLiveGenerations checks that a lookup reads only the older
 // generations that can hold data: none in a store younger than one
 // generation, one after a generation has passed, still one after an idle
-// generation, and every live one for a namespace written before the clock
-// kept the list (its w field absent).
+// generation, and every live one that has a layout (every one in which a
+// call ran) for a namespace written before the clock kept the list (its w
+// field absent).
 func TestRedisReadsLiveGenerations(t *testing.T) {
 	addr := redistest.StartServer(t)
 	c := redis.NewClient(&redis.Options{Addr: addr})
@@ -574,14 +590,16 @@ func TestRedisReadsLiveGenerations(t *testing.T) {
 	if got := hgets("e"); got != fresh+perGen {
 		t.Errorf("after an idle generation: %d HGETs, want %d (one older generation holds data)", got, fresh+perGen)
 	}
-	if err := c.HDel(ctx, "gens:v4:{0}c", "w").Err(); err != nil {
+	if err := c.HDel(ctx, "gens:v5:{0}c", "w").Err(); err != nil {
 		t.Fatal(err)
 	}
-	if got := hgets("f"); got != fresh+2*perGen {
-		t.Errorf("namespace without the list: %d HGETs, want %d (every live generation)", got, fresh+2*perGen)
+	// Without the list, every live generation with a layout could hold
+	// data; the idle one got none (no call ran in it), so it is not read.
+	if got := hgets("f"); got != fresh+perGen {
+		t.Errorf("namespace without the list: %d HGETs, want %d (the live generations with a layout)", got, fresh+perGen)
 	}
-	if got := hgets("g"); got != fresh+2*perGen {
-		t.Errorf("after the list was rebuilt: %d HGETs, want %d", got, fresh+2*perGen)
+	if got := hgets("g"); got != fresh+perGen {
+		t.Errorf("after the list was rebuilt: %d HGETs, want %d", got, fresh+perGen)
 	}
 	// Documents of older live generations are still found.
 	for _, id := range []string{"d", "e"} {

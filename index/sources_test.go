@@ -288,7 +288,10 @@ func checkRecordExpiry(t *testing.T, s Store) {
 		if err := errors.Join(err1, err2); err != nil {
 			t.Fatal(err)
 		}
-		if se <= 0 || se != me {
+		// A record hash holds up to 64 documents of its shard: the meta
+		// records' hash may outlive the sources' for a later document
+		// that recorded no source, never the other way round.
+		if se <= 0 || se > me {
 			t.Errorf("%s expires at %v, its meta records %s at %v", k, se, m, me)
 		}
 	}

@@ -27,12 +27,12 @@ func TestClusterCorrectionsRecorded(t *testing.T) {
 	ctx := context.Background()
 	const ns = "corr"
 	// A user that may touch the clock, ids, records and lanes, and no
-	// bucket key ("<ns>:v4:{tag}b…"), on every master.
+	// bucket key ("<ns>:v5:{tag}b…"), on every master.
 	for _, a := range addrs {
 		c := redis.NewClient(&redis.Options{Addr: a})
 		err := c.Do(ctx, "ACL", "SETUSER", "halfway", "on", ">pw", "+@all", "resetkeys",
-			"~"+ns+":v4:{*}c", "~"+ns+":v4:{*}i*", "~"+ns+":v4:{*}m*", "~"+ns+":v4:{*}f*", "~"+ns+":v4:{*}k*",
-			"~"+ns+":v4:{*}v*", "~"+ns+":v4:{*}e*").Err()
+			"~"+ns+":v5:{*}c", "~"+ns+":v5:{*}i*", "~"+ns+":v5:{*}m*", "~"+ns+":v5:{*}f*", "~"+ns+":v5:{*}k*",
+			"~"+ns+":v5:{*}v*", "~"+ns+":v5:{*}e*").Err()
 		c.Close()
 		if err != nil {
 			t.Fatalf("ACL SETUSER on %s: %v", a, err)

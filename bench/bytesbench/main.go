@@ -36,6 +36,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -59,14 +60,15 @@ func main() {
 	at := flag.String("at", "", "checkpoints, comma-separated document counts (default: 20% of the documents, 80%, all)")
 	set := flag.String("set", "", "configuration overrides, key=value,key=value")
 	slow := flag.Int("slowlog", 1000, "local-redis: slowlog-log-slower-than, µs (calls faster than it count as below it)")
+	genAt := flag.Int("generation-at", 0, "with index.retention set: the index's clock starts at the start of the previous generation and moves one index.generation on when this many documents are out, so the later documents go to a second generation (0: the index's clock is time.Now)")
 	flag.Parse()
-	if err := run(*spec, *n, *data, *profile, *ixURL, *at, *set, *slow); err != nil {
+	if err := run(*spec, *n, *data, *profile, *ixURL, *at, *set, *slow, *genAt); err != nil {
 		fmt.Fprintln(os.Stderr, "bytesbench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(spec string, n int, data, profile, ixURL, at, set string, slowUS int) error {
+func run(spec string, n int, data, profile, ixURL, at, set string, slowUS, genAt int) error {
 	ctx := context.Background()
 	c, err := corpus.Open(spec, n, 0, data)
 	if err != nil {
@@ -141,7 +143,14 @@ func run(spec string, n int, data, profile, ixURL, at, set string, slowUS int) e
 	if err != nil {
 		return err
 	}
-	pc, ix, err := pipeline.OpenStore(ctx, &cfg, "bytesbench")
+	var pc pipeline.Config
+	var ix index.Store
+	var nextGen func()
+	if genAt > 0 {
+		pc, ix, nextGen, err = openTwoGenerations(ctx, &cfg)
+	} else {
+		pc, ix, err = pipeline.OpenStore(ctx, &cfg, "bytesbench")
+	}
 	if err != nil {
 		return err
 	}
@@ -193,6 +202,9 @@ func run(spec string, n int, data, profile, ixURL, at, set string, slowUS int) e
 			}
 			if o.Dead != nil {
 				dead[string(o.Dead.Reason)]++
+			}
+			if done == genAt {
+				nextGen()
 			}
 			if next < len(checks) && done == checks[next] {
 				if err := w.report(ctx, done, before); err != nil {
@@ -247,6 +259,37 @@ func run(spec string, n int, data, profile, ixURL, at, set string, slowUS int) e
 	}
 	runtime.KeepAlive(ix)
 	return nil
+}
+
+// openTwoGenerations opens the index as pipeline.OpenStore does, with a
+// clock that starts at the start of the previous generation
+// (index.generation) and runs on from there; next moves it one generation
+// on. The clock never runs ahead of time.Now, and with index.retention
+// longer than a generation nothing written expires during the run.
+func openTwoGenerations(ctx context.Context, c *config.Config) (pc pipeline.Config, ix index.Store, next func(), err error) {
+	if c.Index.Retention <= 0 {
+		return pc, nil, nil, fmt.Errorf("-generation-at needs index.retention")
+	}
+	pc, err = pipeline.FromConfig(c, "bytesbench")
+	if err != nil {
+		return pc, nil, nil, err
+	}
+	probe, err := pipeline.New(pc, nil)
+	if err != nil {
+		return pc, nil, nil, err
+	}
+	base := time.Now()
+	L := int64(c.Index.Generation / time.Second)
+	var start atomic.Int64
+	start.Store((base.Unix()/L - 1) * L)
+	clock := func() time.Time { return time.Unix(start.Load(), 0).Add(time.Since(base)) }
+	ix, err = index.Open(ctx, c.Index.URL, index.Options{
+		Params: probe.IndexParams(), Namespace: c.Index.Namespace, Retention: c.Index.Retention,
+		Generation: c.Index.Generation, RefreshOnMatch: c.Index.RefreshOnMatch, MaxBucket: c.Index.CommonDocs,
+		MaxCandidates: c.Verify.MaxCandidates, Capacity: c.Index.Capacity, Batch: c.Index.Batch,
+		Timeout: c.Index.Timeout, Clock: clock,
+	})
+	return pc, ix, func() { start.Add(L) }, err
 }
 
 // checkpoints parses -at (default: 20%, 80% and all of n).

@@ -1,0 +1,386 @@
+package index
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/neardup/neardup/index/redistest"
+)
+
+// TestGroupBits pins the layout rule: the fewest group bits (at least
+// minGroupBits, at most maxGroupBits) whose band-table groups hold at most
+// 64 buckets at the generation's documents.
+func TestGroupBits(t *testing.T) {
+	for _, tt := range []struct {
+		docs float64
+		want uint
+	}{
+		{0, minGroupBits},
+		{1024, 4},
+		{1025, 5},
+		{3000, 6},
+		{100_000, 11},
+		{131_072, 11},
+		{131_073, 12},
+		{1 << 20, 14},
+		{1 << 40, maxGroupBits},
+	} {
+		if got := groupBits(tt.docs); got != tt.want {
+			t.Errorf("groupBits(%v) = %d, want %d", tt.docs, got, tt.want)
+		}
+	}
+}
+
+// layoutDoc is a document with its own bands, anchors, I-Match and
+// content digests.
+func layoutDoc(id string) Entry {
+	e := withAnchors(entry(testParams, id, nil), anchors(id, 8)...)
+	binary.BigEndian.PutUint64(e.Content[:], key(id, 99))
+	binary.BigEndian.PutUint64(e.Content[8:], key(id, 98))
+	binary.BigEndian.PutUint64(e.IMatch[:], key(id, 97))
+	binary.BigEndian.PutUint64(e.IMatch[8:], key(id, 96))
+	binary.BigEndian.PutUint32(e.IMatch[16:], uint32(key(id, 95)))
+	e.HasContent, e.HasIMatch = true, true
+	e.Features = []byte(id)
+	return e
+}
+
+// storeKeys returns the names of every key of r's namespace (SCAN, on
+// every master in cluster mode).
+func storeKeys(t *testing.T, r *Redis) []string {
+	t.Helper()
+	ctx := context.Background()
+	var mu sync.Mutex
+	var keys []string
+	scan := func(ctx context.Context, c *redis.Client) error {
+		it := c.Scan(ctx, 0, r.ns+":*", 1000).Iterator()
+		for it.Next(ctx) {
+			mu.Lock()
+			keys = append(keys, it.Val())
+			mu.Unlock()
+		}
+		return it.Err()
+	}
+	var err error
+	if cc, ok := r.c.(*redis.ClusterClient); ok {
+		err = cc.ForEachMaster(ctx, scan)
+	} else {
+		err = scan(ctx, r.c.(*redis.Client))
+	}
+	if err != nil {
+		t.Fatalf("scan: %v", err)
+	}
+	return keys
+}
+
+// layouts returns each shard's generation layouts (clock field y).
+func layouts(t *testing.T, r *Redis) []map[int64]int {
+	t.Helper()
+	out := make([]map[int64]int, r.shards)
+	for s := range r.shards {
+		y, err := r.c.HGet(context.Background(), r.clock[s], "y").Result()
+		if err != nil {
+			t.Fatalf("shard %d: layouts: %v", s, err)
+		}
+		out[s] = map[int64]int{}
+		for part := range strings.SplitSeq(y, ",") {
+			h, b, ok := strings.Cut(part, ":")
+			hv, err1 := strconv.ParseInt(h, 10, 64)
+			bv, err2 := strconv.Atoi(b)
+			if !ok || err1 != nil || err2 != nil {
+				t.Fatalf("shard %d: layouts %q", s, y)
+			}
+			out[s][hv] = bv
+		}
+	}
+	return out
+}
+
+// keyKind splits a key of r's namespace into its shard's prefix index,
+// its kind and generation, and the rest ("<table>:<group>" for a bucket
+// group, "<group>" for ids and lanes); ok is false for other kinds.
+func keyKind(r *Redis, k string) (kind byte, gen int64, rest string, ok bool) {
+	i := strings.IndexByte(k, '}')
+	if i < 0 || i+2 > len(k) {
+		return 0, 0, "", false
+	}
+	kind, tail := k[i+1], k[i+2:]
+	if !strings.ContainsRune("bixe", rune(kind)) {
+		return kind, 0, "", false
+	}
+	g, rest, ok := strings.Cut(tail, ":")
+	gen, err := strconv.ParseInt(g, 10, 64)
+	return kind, gen, rest, ok && err == nil
+}
+
+// TestGenerationLayouts drives the clock across generations with very
+// different document counts, on a single node and on a cluster, and
+// checks that each generation of each shard gets the group bits of the
+// band entries the shard's previous generation received (the first one
+// Capacity's), that every bucket group key has that many bits, that
+// planted duplicates and passages are found across live generations of
+// different layouts, and that removing every document leaves no key but
+// the clocks.
+func TestGenerationLayouts(t *testing.T) {
+	for _, cluster := range []bool{false, true} {
+		name := map[bool]string{false: "redis", true: "cluster"}[cluster]
+		t.Run(name, func(t *testing.T) {
+			var addrs []string
+			if cluster {
+				addrs = redistest.StartCluster(t)
+			} else {
+				addrs = []string{redistest.StartServer(t)}
+			}
+			testGenerationLayouts(t, addrs, cluster)
+		})
+	}
+}
+
+func testGenerationLayouts(t *testing.T, addrs []string, cluster bool) {
+	ctx := context.Background()
+	const L = time.Minute
+	clk := newFakeClock() // on a whole minute: a generation's start
+	r := openRedis(t, RedisConfig{Addrs: addrs, Cluster: cluster, Namespace: "lays", Capacity: 1 << 10,
+		Retention: 3 * L, Generation: L, Clock: clk.Now, MaxClockAhead: -1})
+	g0 := clk.Now().Unix() / int64(L/time.Second)
+	// Documents per generation, each far from a boundary of the rule in
+	// every shard: 3000 → 6 bits, 200 → 4, 6000 → 7, 1500 → 5.
+	sizes := []int{3000, 200, 6000, 1500}
+	var gens [][]Entry // the documents stored in each generation
+	var all []string
+	entries := make([][]float64, len(sizes)) // band entries per shard
+	for gi, n := range sizes {
+		if gi > 0 {
+			clk.Advance(L)
+		}
+		docs := make([]Entry, 0, n+8)
+		for i := range n {
+			docs = append(docs, layoutDoc(fmt.Sprintf("g%d-%d", gi, i)))
+		}
+		// Planted duplicates of documents of every earlier generation:
+		// the same bands, another text.
+		var planted []string
+		for gj := range gi {
+			for k := range 4 {
+				orig := gens[gj][gi*10+k]
+				d := layoutDoc(fmt.Sprintf("dup%d-%s", gi, orig.ID))
+				d.Bands = slices.Clone(orig.Bands)
+				docs = append(docs, d)
+				planted = append(planted, orig.ID)
+			}
+		}
+		var res []Result
+		for lo := 0; lo < len(docs); lo += 500 {
+			res = append(res, insert(t, r, docs[lo:min(lo+500, len(docs))]...)...)
+		}
+		for i, orig := range planted {
+			x := res[n+i]
+			if !slices.ContainsFunc(x.Candidates, func(c Candidate) bool { return c.ID == orig }) {
+				t.Errorf("generation %d: %s did not find %s: %v", gi, docs[n+i].ID, orig, ids(x.Candidates))
+			}
+		}
+		entries[gi] = make([]float64, r.shards)
+		for _, e := range docs {
+			for _, k := range e.Bands {
+				entries[gi][r.shardOfRoute(k>>(64-routeBits))]++
+			}
+		}
+		gens = append(gens, docs)
+		for _, e := range docs {
+			all = append(all, e.ID)
+		}
+	}
+
+	// Layouts: the first generation's from Capacity, each later one's
+	// from the shard's band entries in the previous generation.
+	lay := layouts(t, r)
+	for s := range r.shards {
+		for gi := range sizes {
+			want := int(r.ibits)
+			if gi > 0 {
+				want = int(groupBits(entries[gi-1][s] * float64(r.shards) / float64(testParams.Bands)))
+			}
+			if got, ok := lay[s][g0+int64(gi)]; !ok || got != want {
+				t.Errorf("shard %d generation %d: %d group bits (%v), want %d", s, gi, got, ok, want)
+			}
+		}
+	}
+	if !cluster {
+		if got := []int{lay[0][g0], lay[0][g0+1], lay[0][g0+2], lay[0][g0+3]}; !slices.Equal(got, []int{4, 6, 4, 7}) {
+			t.Errorf("group bits of the generations %v, want [4 6 4 7]", got)
+		}
+	}
+	// Every bucket group key is named by its generation's bits.
+	shardOf := map[string]int{}
+	for s, p := range r.prefix {
+		shardOf[p] = s
+	}
+	for _, k := range storeKeys(t, r) {
+		kind, gen, rest, ok := keyKind(r, k)
+		if !ok || kind != 'b' {
+			continue
+		}
+		s := shardOf[k[:strings.IndexByte(k, '}')+1]]
+		tb, g, _ := strings.Cut(rest, ":")
+		if tb == strconv.Itoa(testParams.passageTable()) {
+			if !strings.Contains(splitAlphabet, g[:1]) {
+				t.Errorf("%s: passage group %q does not start with one of 64 characters", k, g)
+			}
+			g = g[1:]
+		}
+		if want := lay[s][gen]; len(g) != want || strings.Trim(g, "01") != "" {
+			t.Errorf("%s: group %q, want %d binary digits", k, g, want)
+		}
+	}
+	// Lookups across the four live generations: a copy of a document of
+	// each (its bands) and a page quoting it (its anchors only).
+	var probes []Entry
+	var want []string
+	for gi := range gens {
+		orig := gens[gi][7]
+		c := layoutDoc("copy-" + orig.ID)
+		c.Bands = slices.Clone(orig.Bands)
+		q := layoutDoc("quote-" + orig.ID)
+		q.Anchors = slices.Clone(orig.Anchors)
+		probes = append(probes, c, q)
+		want = append(want, orig.ID+"/"+ViaLSH, orig.ID+"/"+ViaPassage)
+	}
+	res, err := r.Lookup(ctx, probes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, x := range res {
+		if !slices.Contains(ids(x.Candidates), want[i]) {
+			t.Errorf("lookup %s: candidates %v, want %s", probes[i].ID, ids(x.Candidates), want[i])
+		}
+	}
+
+	// Removing every document leaves only the clocks.
+	for lo := 0; lo < len(all); lo += 1000 {
+		removed, err := r.Remove(ctx, all[lo:min(lo+1000, len(all))])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, ok := range removed {
+			if !ok {
+				t.Errorf("%s not removed", all[lo+i])
+			}
+		}
+	}
+	var left []string
+	for _, k := range storeKeys(t, r) {
+		if !strings.HasSuffix(k, "}c") {
+			left = append(left, k)
+		}
+	}
+	if len(left) > 0 {
+		t.Errorf("%d keys left after removing every document, e.g. %v", len(left), left[:min(5, len(left))])
+	}
+}
+
+// TestGenerationLayoutSweep checks that the expiry sweep of a closed
+// generation covers every key it holds, whatever its group bits: two
+// generations of different layouts close, and every one of their bucket,
+// id and lane keys gets EXPIREAT (gen+1)·L + R, while the current
+// generation's keys get none.
+func TestGenerationLayoutSweep(t *testing.T) {
+	for _, cluster := range []bool{false, true} {
+		name := map[bool]string{false: "redis", true: "cluster"}[cluster]
+		t.Run(name, func(t *testing.T) {
+			var addrs []string
+			if cluster {
+				addrs = redistest.StartCluster(t)
+			} else {
+				addrs = []string{redistest.StartServer(t)}
+			}
+			const L, R = time.Minute, 2 * time.Minute
+			clk := newFakeClock()
+			r := openRedis(t, RedisConfig{Addrs: addrs, Cluster: cluster, Namespace: "sweep", Capacity: 1 << 10,
+				Retention: R, Generation: L, Clock: clk.Now, MaxClockAhead: -1})
+			g0 := clk.Now().Unix() / int64(L/time.Second)
+			for gi, n := range []int{1500, 6000, 300} {
+				if gi > 0 {
+					clk.Advance(L)
+				}
+				docs := make([]Entry, n)
+				for i := range docs {
+					docs[i] = layoutDoc(fmt.Sprintf("s%d-%d", gi, i))
+				}
+				for lo := 0; lo < n; lo += 500 {
+					insert(t, r, docs[lo:min(lo+500, n)]...)
+				}
+			}
+			if err := r.Maintain(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			lay := layouts(t, r)
+			if lay[0][g0] == lay[0][g0+1] {
+				t.Fatalf("the two closed generations have the same layout %d", lay[0][g0])
+			}
+			ctx := context.Background()
+			counts := map[int64]int{}
+			for _, k := range storeKeys(t, r) {
+				kind, gen, _, ok := keyKind(r, k)
+				if !ok {
+					continue
+				}
+				counts[gen]++
+				exp, err := r.c.ExpireTime(ctx, k).Result()
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := time.Duration(-1)
+				if gen < g0+2 {
+					want = time.Duration((gen+1)*int64(L/time.Second)+int64(R/time.Second)) * time.Second
+				}
+				if exp != want {
+					t.Errorf("%s (kind %c, generation %d): expires at %v, want %v", k, kind, gen-g0, exp, want)
+				}
+			}
+			for gi := range int64(3) {
+				if counts[g0+gi] == 0 {
+					t.Errorf("generation %d: no keys", gi)
+				}
+			}
+		})
+	}
+}
+
+// TestSupersedeV4 checks that opening a namespace marks the clock of its
+// layout version 4, where one exists, so that members of older builds
+// (which compare field f with their fingerprint on every call) stop with
+// a parameters mismatch, and keeps the old fingerprint in field f4; a
+// namespace without one gets none.
+func TestSupersedeV4(t *testing.T) {
+	addr := redistest.StartServer(t)
+	c := redis.NewClient(&redis.Options{Addr: addr})
+	defer c.Close()
+	ctx := context.Background()
+	const oldFP = "fnv1a64 k=12 layout=v4 groups=16384"
+	if err := c.HSet(ctx, "up:v4:{0}c", "f", oldFP, "g", 7).Err(); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // a second member leaves it as the first did
+		openRedis(t, RedisConfig{Addrs: []string{addr}, Namespace: "up"})
+		got, err := c.HMGet(ctx, "up:v4:{0}c", "f", "f4", "g").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, []any{supersededV4, oldFP, "7"}) {
+			t.Errorf("v4 clock after open: %q, want the mark, the old fingerprint and the rest kept", got)
+		}
+	}
+	openRedis(t, RedisConfig{Addrs: []string{addr}, Namespace: "new"})
+	if n := c.Exists(ctx, "new:v4:{0}c").Val(); n != 0 {
+		t.Errorf("a v4 clock was created for a namespace that had none")
+	}
+}
