@@ -321,14 +321,22 @@ func fillHot(t *testing.T, c *redis.Client, s *Redis, docs []Entry, bands bool) 
 	p := s.prefix[0]
 	g := s.now().Unix() / s.genSec
 	pipe := c.Pipeline()
-	pipe.HSet(ctx, s.clock[0], "f", s.fp, "g", g, "s", g, "u", 0, "q", members, "w", fmt.Sprintf("%d,%d", g-2, g-1))
+	// Every generation gets the first generation's layout (index.capacity's
+	// group bits), as the scripts fix it (clock field y).
+	b := int(s.ibits)
+	pipe.HSet(ctx, s.clock[0], "f", s.fp, "g", g, "s", g, "u", 0, "q", members, "w", fmt.Sprintf("%d,%d", g-2, g-1),
+		"y", fmt.Sprintf("%d:%d,%d:%d,%d:%d", g-2, b, g-1, b, g, b), "n", 0, "t", g*s.genSec)
 	for seq := 1; seq <= members; seq++ {
 		pipe.HSet(ctx, fmt.Sprintf("%sm%d", p, seq/metaGroup), seq%metaGroup, fmt.Sprintf("hot%d", seq))
 	}
 	seq6 := func(seq int) []byte { return binary.BigEndian.AppendUint64(nil, uint64(seq))[2:] }
 	put := func(h int64, t int, k uint64, val []byte) {
-		grp, f := s.bucketOp(t, k)
-		pipe.HSet(ctx, fmt.Sprintf("%sb%d:%d:%08x", p, h, t, grp), string(binary.BigEndian.AppendUint32(nil, f)), val)
+		op := s.appendOp(nil, t, k)
+		c := b
+		if t == s.p.passageTable() {
+			c++
+		}
+		pipe.HSet(ctx, fmt.Sprintf("%sb%d:%d:%s", p, h, t, op[:c]), string(op[len(op)-4:]), val)
 	}
 	n := 0
 	for h := g - 2; h <= g; h++ {
