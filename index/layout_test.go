@@ -130,7 +130,11 @@ func keyKind(r *Redis, k string) (kind byte, gen int64, rest string, ok bool) {
 // planted duplicates and passages are found across live generations of
 // different layouts, and that removing every document leaves no key but
 // the clocks.
-func TestGenerationLayouts(t *testing.T) {
+func TestGenerationLayouts(t *testing.T) { onNodeAndCluster(t, testGenerationLayouts) }
+
+// onNodeAndCluster runs test on a real redis-server and on a real 3-master
+// cluster, each started for it.
+func onNodeAndCluster(t *testing.T, test func(t *testing.T, addrs []string, cluster bool)) {
 	for _, cluster := range []bool{false, true} {
 		name := map[bool]string{false: "redis", true: "cluster"}[cluster]
 		t.Run(name, func(t *testing.T) {
@@ -140,7 +144,7 @@ func TestGenerationLayouts(t *testing.T) {
 			} else {
 				addrs = []string{redistest.StartServer(t)}
 			}
-			testGenerationLayouts(t, addrs, cluster)
+			test(t, addrs, cluster)
 		})
 	}
 }
@@ -293,66 +297,57 @@ func testGenerationLayouts(t *testing.T, addrs []string, cluster bool) {
 // id and lane keys gets EXPIREAT (gen+1)·L + R, while the current
 // generation's keys get none.
 func TestGenerationLayoutSweep(t *testing.T) {
-	for _, cluster := range []bool{false, true} {
-		name := map[bool]string{false: "redis", true: "cluster"}[cluster]
-		t.Run(name, func(t *testing.T) {
-			var addrs []string
-			if cluster {
-				addrs = redistest.StartCluster(t)
-			} else {
-				addrs = []string{redistest.StartServer(t)}
+	onNodeAndCluster(t, func(t *testing.T, addrs []string, cluster bool) {
+		const L, R = time.Minute, 2 * time.Minute
+		clk := newFakeClock()
+		r := openRedis(t, RedisConfig{Addrs: addrs, Cluster: cluster, Namespace: "sweep", Capacity: 1 << 10,
+			Retention: R, Generation: L, Clock: clk.Now, MaxClockAhead: -1})
+		g0 := clk.Now().Unix() / int64(L/time.Second)
+		for gi, n := range []int{1500, 6000, 300} {
+			if gi > 0 {
+				clk.Advance(L)
 			}
-			const L, R = time.Minute, 2 * time.Minute
-			clk := newFakeClock()
-			r := openRedis(t, RedisConfig{Addrs: addrs, Cluster: cluster, Namespace: "sweep", Capacity: 1 << 10,
-				Retention: R, Generation: L, Clock: clk.Now, MaxClockAhead: -1})
-			g0 := clk.Now().Unix() / int64(L/time.Second)
-			for gi, n := range []int{1500, 6000, 300} {
-				if gi > 0 {
-					clk.Advance(L)
-				}
-				docs := make([]Entry, n)
-				for i := range docs {
-					docs[i] = layoutDoc(fmt.Sprintf("s%d-%d", gi, i))
-				}
-				for lo := 0; lo < n; lo += 500 {
-					insert(t, r, docs[lo:min(lo+500, n)]...)
-				}
+			docs := make([]Entry, n)
+			for i := range docs {
+				docs[i] = layoutDoc(fmt.Sprintf("s%d-%d", gi, i))
 			}
-			if err := r.Maintain(context.Background()); err != nil {
+			for lo := 0; lo < n; lo += 500 {
+				insert(t, r, docs[lo:min(lo+500, n)]...)
+			}
+		}
+		if err := r.Maintain(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		lay := layouts(t, r)
+		if lay[0][g0] == lay[0][g0+1] {
+			t.Fatalf("the two closed generations have the same layout %d", lay[0][g0])
+		}
+		ctx := context.Background()
+		counts := map[int64]int{}
+		for _, k := range storeKeys(t, r) {
+			kind, gen, _, ok := keyKind(r, k)
+			if !ok {
+				continue
+			}
+			counts[gen]++
+			exp, err := r.c.ExpireTime(ctx, k).Result()
+			if err != nil {
 				t.Fatal(err)
 			}
-			lay := layouts(t, r)
-			if lay[0][g0] == lay[0][g0+1] {
-				t.Fatalf("the two closed generations have the same layout %d", lay[0][g0])
+			want := time.Duration(-1)
+			if gen < g0+2 {
+				want = time.Duration((gen+1)*int64(L/time.Second)+int64(R/time.Second)) * time.Second
 			}
-			ctx := context.Background()
-			counts := map[int64]int{}
-			for _, k := range storeKeys(t, r) {
-				kind, gen, _, ok := keyKind(r, k)
-				if !ok {
-					continue
-				}
-				counts[gen]++
-				exp, err := r.c.ExpireTime(ctx, k).Result()
-				if err != nil {
-					t.Fatal(err)
-				}
-				want := time.Duration(-1)
-				if gen < g0+2 {
-					want = time.Duration((gen+1)*int64(L/time.Second)+int64(R/time.Second)) * time.Second
-				}
-				if exp != want {
-					t.Errorf("%s (kind %c, generation %d): expires at %v, want %v", k, kind, gen-g0, exp, want)
-				}
+			if exp != want {
+				t.Errorf("%s (kind %c, generation %d): expires at %v, want %v", k, kind, gen-g0, exp, want)
 			}
-			for gi := range int64(3) {
-				if counts[g0+gi] == 0 {
-					t.Errorf("generation %d: no keys", gi)
-				}
+		}
+		for gi := range int64(3) {
+			if counts[g0+gi] == 0 {
+				t.Errorf("generation %d: no keys", gi)
 			}
-		})
-	}
+		}
+	})
 }
 
 // TestSupersedeV4 checks that opening a namespace marks the clock of its
