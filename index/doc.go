@@ -48,9 +48,10 @@
 //
 // On a single Redis node one script call looks up and inserts every band,
 // SimHash block, anchor and digest of a batch of documents (at most
-// RedisConfig.Batch documents and 512 bucket ops per call, so that no
-// call holds the server for long; larger batches travel as several calls
-// in one round trip). A script runs alone on the server, so LookupInsert is
+// RedisConfig.Batch documents and 256 bucket ops per call, and a call
+// ends after 8 ms of work, after the document at hand, so that no call
+// holds the server for long; larger batches travel as several calls in one
+// round trip, and the documents a call left as more round trips). A script runs alone on the server, so LookupInsert is
 // serializable in Seq order: of two near-duplicates processed at the same
 // time by different consumers, the one with the higher Seq sees the other,
 // exactly as in a serial run. The memory store gives the same guarantee by
