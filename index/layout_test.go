@@ -379,3 +379,28 @@ func TestSupersedeV4(t *testing.T) {
 		t.Errorf("a v4 clock was created for a namespace that had none")
 	}
 }
+
+// TestAppendGroupFieldDigits checks the table-driven digit writer against
+// writing each of the 22 digits in turn, in a band and the passage table.
+func TestAppendGroupFieldDigits(t *testing.T) {
+	r := &Redis{p: webParams}
+	for _, tc := range []struct {
+		t int
+		g uint64
+	}{
+		{0, 0}, {0, 1<<maxGroupBits - 1}, {0, 0x2aaaaa}, {1, 0x155555}, {0, 0x3c0f01},
+		{r.p.passageTable(), 0}, {r.p.passageTable(), 63<<maxGroupBits | 0x12345}, {r.p.passageTable(), 5<<maxGroupBits | 1<<maxGroupBits - 1},
+	} {
+		var want []byte
+		if tc.t == r.p.passageTable() {
+			want = append(want, splitAlphabet[tc.g>>maxGroupBits])
+		}
+		for i := maxGroupBits - 1; i >= 0; i-- {
+			want = append(want, '0'+byte(tc.g>>i&1))
+		}
+		want = binary.BigEndian.AppendUint32(want, 0xdeadbeef)
+		if got := r.appendGroupField(nil, tc.t, tc.g, 0xdeadbeef); string(got) != string(want) {
+			t.Errorf("table %d group %#x: %q, want %q", tc.t, tc.g, got, want)
+		}
+	}
+}

@@ -541,11 +541,25 @@ func (r *Redis) appendGroupField(b []byte, t int, g uint64, f uint32) []byte {
 	if t == r.p.passageTable() {
 		b = append(b, splitAlphabet[g>>maxGroupBits])
 	}
-	for i := maxGroupBits - 1; i >= 0; i-- {
-		b = append(b, '0'+byte(g>>i&1))
+	// 22 digits: 6, then two bytes of 8, each a table row.
+	const top = maxGroupBits % 8
+	b = append(b, binDigits[g>>(maxGroupBits-top)&(1<<top-1)][8-top:]...)
+	for i := maxGroupBits - top - 8; i >= 0; i -= 8 {
+		b = append(b, binDigits[g>>i&0xff][:]...)
 	}
 	return binary.BigEndian.AppendUint32(b, f)
 }
+
+// binDigits[v] is byte v as 8 binary digits, most significant first
+// (appendGroupField writes a group a byte at a time).
+var binDigits = func() (t [256][8]byte) {
+	for v := range t {
+		for i := range 8 {
+			t[v][i] = '0' + byte(v>>(7-i)&1)
+		}
+	}
+	return t
+}()
 
 // idGroup is an id's group value, FNV-1a 32 of the id: a generation of b
 // group bits puts the id in group value>>(32−b) (gkey in redis_lua.go);
