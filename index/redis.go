@@ -544,23 +544,17 @@ func (r *Redis) appendOp(b []byte, t int, key uint64) []byte {
 	return r.appendGroupField(b, t, g, f)
 }
 
-// hintRound gathers the hints of one lookupRound. An op's hint is '1'
-// when hints has its bucket (marked by an earlier round, or by an earlier
-// document of this one); the others are marked as they are sent, and a
-// document that a stopped call left for another round has its marks
-// undone (left), so it does not find its own buckets hinted when sent
-// again.
+// hintRound gathers the hints of one lookupRound: an op's hint is '1'
+// when hints has its bucket or an earlier document of the round has it
+// (round). Buckets are marked in hints only once their document was
+// decided (done), so a document sent again after a call stopped early
+// does not find its own buckets hinted.
 type hintRound struct {
-	h    *bucketHints // nil: every hint '0' (look-ups)
-	gen  int64
-	undo []hintUndo // per op marked in this round, in order
-	ends []int      // per document: the end of its marks in undo
-}
-
-// hintUndo is a slot this round marked and what it held before.
-type hintUndo struct {
-	s    hintSlot
-	prev uint32
+	h     *bucketHints // nil: every hint '0' (look-ups)
+	gen   int64
+	round map[hintSlot]struct{}
+	slots []hintSlot // per op of the round, in order
+	ends  []int      // per document: the end of its ops in slots
 }
 
 // appendHint appends the hint of the op of key in table t to b.
@@ -570,25 +564,24 @@ func (r *Redis) appendHint(b []byte, hr *hintRound, t int, key uint64) []byte {
 	}
 	g, f := r.bucketOp(t, key)
 	s := hr.h.slot(hr.gen, t, g, f)
-	prev := hr.h.slots[s.i].Load()
-	if prev == s.tag {
+	hr.slots = append(hr.slots, s)
+	_, inRound := hr.round[s]
+	if inRound || hr.h.seen(s) {
 		return append(b, '1')
 	}
-	hr.h.mark(s)
-	hr.undo = append(hr.undo, hintUndo{s, prev})
+	hr.round[s] = struct{}{}
 	return append(b, '0')
 }
 
 // endDoc closes the ops of a document.
 func (hr *hintRound) endDoc() {
 	if hr.h != nil {
-		hr.ends = append(hr.ends, len(hr.undo))
+		hr.ends = append(hr.ends, len(hr.slots))
 	}
 }
 
-// left undoes the marks of documents [lo, hi) of the round, last first,
-// where no other mark took the slot since.
-func (hr *hintRound) left(lo, hi int) {
+// done marks the buckets of documents [lo, hi) of the round.
+func (hr *hintRound) done(lo, hi int) {
 	if hr.h == nil || lo >= hi {
 		return
 	}
@@ -596,9 +589,8 @@ func (hr *hintRound) left(lo, hi int) {
 	if lo > 0 {
 		start = hr.ends[lo-1]
 	}
-	for i := hr.ends[hi-1] - 1; i >= start; i-- {
-		u := hr.undo[i]
-		hr.h.slots[u.s.i].CompareAndSwap(u.s.tag, u.prev)
+	for _, s := range hr.slots[start:hr.ends[hi-1]] {
+		hr.h.mark(s)
 	}
 }
 
@@ -882,7 +874,7 @@ func (r *Redis) lookupRound(ctx context.Context, docs []Entry, out []Result, che
 	hr := &hintRound{}
 	if !check && !r.noHints {
 		r.hintsOnce.Do(func() { r.hints = newBucketHints() })
-		hr.h, hr.undo = r.hints, make([]hintUndo, 0, nops)
+		hr.h, hr.round, hr.slots = r.hints, make(map[hintSlot]struct{}, nops), make([]hintSlot, 0, nops)
 		if r.genSec > 0 {
 			hr.gen = r.now().Unix() / r.genSec
 		}
@@ -995,6 +987,7 @@ func (r *Redis) lookupRound(ctx context.Context, docs []Entry, out []Result, che
 		for i := lo + k; i < end(ci); i++ {
 			left = append(left, i)
 		}
+		hr.done(lo, lo+k)
 		stopped = k < end(ci)-lo && !check
 		for i := range k {
 			res := &out[lo+i]
@@ -1030,9 +1023,6 @@ func (r *Redis) lookupRound(ctx context.Context, docs []Entry, out []Result, che
 		if d.bad || d.p != len(d.s) {
 			return nil, fmt.Errorf("malformed script reply (%d of %d bytes read)", d.p, len(d.s))
 		}
-	}
-	if len(left) > 0 { // a suffix of docs: every document after a stop
-		hr.left(left[0], len(docs))
 	}
 	return left, nil
 }

@@ -14,13 +14,12 @@ import (
 // orders store the same, so a hint changes the commands, never a result.
 //
 // It is a direct-mapped table of 2^hintBits slots (4 bytes each), a slot
-// holding a 32-bit tag of the last (generation, table, group, field)
-// hashed to it: no false "seen" beyond a tag collision (2^-32), and a
-// bucket is forgotten when a later one takes its slot, with probability
-// 1 − e^(−n/2^hintBits) after n later marks (~40 % after 2^20, some
-// 15,000 documents of ~70 new buckets). A bucket another process inserted
-// is not known here; the script's per-call guess (GUESS in redis_lua.go)
-// learns from the ops without a hint.
+// holding a 32-bit tag of the last (generation, table, key) hashed to it:
+// no false "seen" beyond a tag collision (2^-32), and a key is forgotten
+// when a later one takes its slot, so it remembers about the last 2^hintBits
+// keys (the last ~25,000 documents of 80 ops at half its slots). A key
+// another process inserted is not known here; the script's per-call guess
+// (GUESS in redis_lua.go) learns from the ops without a hint.
 type bucketHints struct {
 	slots []atomic.Uint32
 }

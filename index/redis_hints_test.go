@@ -51,12 +51,11 @@ func TestBucketHintsSeen(t *testing.T) {
 	}
 }
 
-// TestHintRoundLeft: a round hints the ops of its earlier documents, and a
-// document left for another round has its marks undone.
-func TestHintRoundLeft(t *testing.T) {
+// TestHintRoundMarksDecided: a round hints the ops of documents it has
+// already sent, and marks in the store's table only the documents decided.
+func TestHintRoundMarksDecided(t *testing.T) {
 	r := &Redis{p: webParams}
-	h := newBucketHints()
-	hr := &hintRound{h: h, gen: 3}
+	hr := &hintRound{h: newBucketHints(), gen: 3, round: map[hintSlot]struct{}{}}
 	var b []byte
 	b = r.appendHint(b, hr, 0, 1<<63|5) // document 0
 	hr.endDoc()
@@ -68,8 +67,8 @@ func TestHintRoundLeft(t *testing.T) {
 	if string(b) != "0100" {
 		t.Fatalf("hints %q, want 0100", b)
 	}
-	hr.left(2, 3) // document 2 was left for another round
-	next := &hintRound{h: h, gen: 3}
+	hr.done(0, 2) // document 2 was left for another round
+	next := &hintRound{h: hr.h, gen: 3, round: map[hintSlot]struct{}{}}
 	var c []byte
 	for _, op := range []struct {
 		t   int
