@@ -345,14 +345,14 @@ func ceilingRate(tb testing.TB, s *Redis, srv *redistest.Server, docs, batch int
 		args = append(args, fmt.Sprint(a))
 	}
 	for range batch {
-		// id idg flags features keys ops hints, as lookupInsertSingle sends
+		// id idg flags features keys ops, as lookupInsertSingle sends
 		// them (keys: a keys record's length, delete.go): an
 		// op is 12 bytes (8 hex digits of group, 4 bytes of field), the
 		// width of the 12 digits redis-benchmark puts for __rand_int__.
 		// The id's group is random: most groups are outside the store's
 		// range, which costs the script the same.
 		args = append(args, "doc:__rand_int__", "__rand_int__", "0", "", strings.Repeat("k", 2+8*benchParams.Bands+37),
-			strings.Repeat("__rand_int__", benchParams.Bands), strings.Repeat("0", benchParams.Bands))
+			strings.Repeat("__rand_int__", benchParams.Bands))
 	}
 	best := 0.0
 	for _, cp := range [][2]int{{4, 1}, {8, 4}, {50, 16}} {

@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -131,8 +130,7 @@ const (
 )
 
 // Redis is the Redis [Store]. It is safe for concurrent use; it starts no
-// goroutines of its own (the go-redis client manages its pool). A single
-// node store that inserts keeps 8 MiB of bucket hints (redis_hints.go).
+// goroutines of its own (the go-redis client manages its pool).
 type Redis struct {
 	c       redis.UniversalClient
 	cluster bool
@@ -164,12 +162,6 @@ type Redis struct {
 	// callBudget overrides the package's callBudget (tests; negative:
 	// none).
 	callBudget time.Duration
-	// hints (single node, made on the first insert) and noHints (tests:
-	// every hint "not seen") guide the script's first command per bucket
-	// op (redis_hints.go).
-	hintsOnce sync.Once
-	hints     *bucketHints
-	noHints   bool
 }
 
 type redisScripts struct {
@@ -544,56 +536,6 @@ func (r *Redis) appendOp(b []byte, t int, key uint64) []byte {
 	return r.appendGroupField(b, t, g, f)
 }
 
-// hintRound gathers the hints of one lookupRound: an op's hint is '1'
-// when hints has its bucket or an earlier document of the round has it
-// (round). Buckets are marked in hints only once their document was
-// decided (done), so a document sent again after a call stopped early
-// does not find its own buckets hinted.
-type hintRound struct {
-	h     *bucketHints // nil: every hint '0' (look-ups)
-	gen   int64
-	round map[hintSlot]struct{}
-	slots []hintSlot // per op of the round, in order
-	ends  []int      // per document: the end of its ops in slots
-}
-
-// appendHint appends the hint of the op of key in table t to b.
-func (r *Redis) appendHint(b []byte, hr *hintRound, t int, key uint64) []byte {
-	if hr.h == nil {
-		return append(b, '0')
-	}
-	g, f := r.bucketOp(t, key)
-	s := hr.h.slot(hr.gen, t, g, f)
-	hr.slots = append(hr.slots, s)
-	_, inRound := hr.round[s]
-	if inRound || hr.h.seen(s) {
-		return append(b, '1')
-	}
-	hr.round[s] = struct{}{}
-	return append(b, '0')
-}
-
-// endDoc closes the ops of a document.
-func (hr *hintRound) endDoc() {
-	if hr.h != nil {
-		hr.ends = append(hr.ends, len(hr.slots))
-	}
-}
-
-// done marks the buckets of documents [lo, hi) of the round.
-func (hr *hintRound) done(lo, hi int) {
-	if hr.h == nil || lo >= hi {
-		return
-	}
-	start := 0
-	if lo > 0 {
-		start = hr.ends[lo-1]
-	}
-	for _, s := range hr.slots[start:hr.ends[hi-1]] {
-		hr.h.mark(s)
-	}
-}
-
 // appendGroupField appends the op of group g and field f of table t to b.
 func (r *Redis) appendGroupField(b []byte, t int, g uint64, f uint32) []byte {
 	if t == r.p.passageTable() {
@@ -870,15 +812,6 @@ func (r *Redis) lookupRound(ctx context.Context, docs []Entry, out []Result, che
 		nops += len(docs[i].Bands) + r.p.SimHashK + 1 + len(docs[i].Anchors)
 	}
 	buf := make([]byte, 0, nops*opWidth)
-	hbuf := make([]byte, 0, nops)
-	hr := &hintRound{}
-	if !check && !r.noHints {
-		r.hintsOnce.Do(func() { r.hints = newBucketHints() })
-		hr.h, hr.round, hr.slots = r.hints, make(map[hintSlot]struct{}, nops), make([]hintSlot, 0, nops)
-		if r.genSec > 0 {
-			hr.gen = r.now().Unix() / r.genSec
-		}
-	}
 	starts := callChunks(docs, r.batch, maxCallOps, r.docOps)
 	stop := r.prefix[0] + "z" + strconv.FormatUint(rand.Uint64(), 36)
 	budget := cmp.Or(r.callBudget, callBudget).Microseconds()
@@ -921,29 +854,25 @@ func (r *Redis) lookupRound(ctx context.Context, docs []Entry, out []Result, che
 			if len(e.Anchors) > 0 {
 				flags |= 8
 			}
-			start, hstart := len(buf), len(hbuf)
+			start := len(buf)
 			for t, k := range e.Bands {
 				buf = r.appendOp(buf, t, k)
-				hbuf = r.appendHint(hbuf, hr, t, k)
 			}
 			if e.HasSimHash {
 				sim = simBlockKeys(sim[:0], e.SimHash, r.p.SimHashK)
 				for j, k := range sim {
 					buf = r.appendOp(buf, r.p.Bands+j, k)
-					hbuf = r.appendHint(hbuf, hr, r.p.Bands+j, k)
 				}
 			}
 			anchors = anchorKeys(anchors, e.Anchors)
 			for _, k := range anchors {
 				buf = r.appendOp(buf, r.p.passageTable(), k)
-				hbuf = r.appendHint(hbuf, hr, r.p.passageTable(), k)
 			}
-			hr.endDoc()
 			var keys []byte
 			if !check {
 				keys = r.encodeKeys(e)
 			}
-			args = append(args, e.ID, r.idGroup(e.ID), flags, e.Features, keys, buf[start:len(buf):len(buf)], hbuf[hstart:len(hbuf):len(hbuf)])
+			args = append(args, e.ID, r.idGroup(e.ID), flags, e.Features, keys, buf[start:len(buf):len(buf)])
 			if e.HasSimHash {
 				args = append(args, binary.BigEndian.AppendUint64(nil, e.SimHash))
 			}
@@ -987,7 +916,6 @@ func (r *Redis) lookupRound(ctx context.Context, docs []Entry, out []Result, che
 		for i := lo + k; i < end(ci); i++ {
 			left = append(left, i)
 		}
-		hr.done(lo, lo+k)
 		stopped = k < end(ci)-lo && !check
 		for i := range k {
 			res := &out[lo+i]

@@ -36,7 +36,7 @@ package index
 const luaPrelude = `
 local P, NOW, GLO, GHI, BUDGET = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local CLOCK = KEYS[1]
-local sub, byte = string.sub, string.byte
+local sub = string.sub
 local ST = redis.call('HMGET', CLOCK, 'f', 'g', 's', 'u', 'q', 'w', 'y', 'n', 't')
 local FRESH = not ST[1]
 if FRESH and ARGV[6] == '1' then
@@ -464,12 +464,8 @@ end
 -- GUESS[via] is a moving average, over the call, of whether the buckets
 -- of a table kind (via: 1 LSH, 2 SimHash, 3 passage) existed (+) or were
 -- new (−) when inserted into.
--- hint (single node only, nil in cluster mode) is the caller's: true when
--- it inserted this bucket lately (the bucket exists unless it was
--- deleted), so HGET comes first; GUESS then learns only from the ops
--- without it, which are new unless another process inserted them.
 local GUESS = {0, 0, 0}
-local function tableOp(t, ops, op, f, sim, me, hk, hint)
+local function tableOp(t, ops, op, f, sim, me, hk)
   local via = sim and 2 or (t == PT and 3 or 1)
   local w = sim and 14 or 6
   local collect = REFRESH == 1 and MODE ~= 1
@@ -507,10 +503,10 @@ local function tableOp(t, ops, op, f, sim, me, hk, hint)
     -- for an existing one); mostly existing (copies, templates), HGET
     -- (two for a new one, two for an existing one, one for a common key
     -- whose count is capped). Either order stores the same.
-    if hint or GUESS[via] > 0 then
+    if GUESS[via] > 0 then
       val = redis.call('HGET', k, f)
       if not val then
-        if not hint then GUESS[via] = GUESS[via] * 0.75 - 0.25 end
+        GUESS[via] = GUESS[via] * 0.75 - 0.25
         redis.call('HSET', k, f, me)
         return
       end
@@ -521,7 +517,7 @@ local function tableOp(t, ops, op, f, sim, me, hk, hint)
       end
       val = redis.call('HGET', k, f)
     end
-    if not hint then GUESS[via] = GUESS[via] * 0.75 + 0.25 end
+    GUESS[via] = GUESS[via] * 0.75 + 0.25
   else
     val = redis.call('HGET', k, f)
   end
@@ -701,14 +697,12 @@ end
 // not depend on one another: each of their calls is sent as a round's
 // last and only, so none sets or reads the key). ARGV[9…], per document:
 //
-//	id idg flags features keys ops hints [fingerprint] [digest] [content]
+//	id idg flags features keys ops [fingerprint] [digest] [content]
 //
 // idg is the id's 32-bit group value (decimal); ops the document's bucket
 // ops (appendOp: the group's GB binary digits, after a SPLITA character for an anchor,
 // then the field's 4 bytes): the B bands, then with a SimHash the k+1
-// blocks, then one per distinct anchor; hints one character per op, '1'
-// when the caller inserted the op's bucket lately (appendHint: the script
-// reads such a bucket first, see tableOp), '0' otherwise; fingerprint the SimHash's 8 bytes. flags: 1 SimHash present,
+// blocks, then one per distinct anchor; fingerprint the SimHash's 8 bytes. flags: 1 SimHash present,
 // 2 I-Match digest present, 4 content digest present, 8 anchors present,
 // 16 look up only (Lookup: nothing registered or written).
 // Reply: one string holding the documents decided, u16, then per document
@@ -766,8 +760,8 @@ while a <= #ARGV do
   begin(self, (replay or check) and 1 or 0)
   local hasSim, hasIM = flags % 2 == 1, math.floor(flags / 2) % 2 == 1
   local hasC, hasA = math.floor(flags / 4) % 2 == 1, math.floor(flags / 8) % 2 == 1
-  local ops, hints = ARGV[a], ARGV[a + 1]
-  a = a + 2
+  local ops = ARGV[a]
+  a = a + 1
   local sa = a
   if hasSim then a = a + 1 end
   local da = a
@@ -786,24 +780,22 @@ while a <= #ARGV do
     local me = struct.pack('>I6', self)
     local p = 1
     for t = 0, B - 1 do
-      tableOp(t, ops, p, sub(ops, p + GB, p + GB + 3), false, me, t, byte(hints, t + 1) == 49)
+      tableOp(t, ops, p, sub(ops, p + GB, p + GB + 3), false, me, t)
       p = p + GB + 4
     end
-    local o = B -- ops so far
     if hasSim then
       QHI, QLO = struct.unpack('>I4I4', ARGV[sa])
       local sme = me .. ARGV[sa]
       for t = B, PT - 1 do
-        tableOp(t, ops, p, sub(ops, p + GB, p + GB + 3), true, sme, t, byte(hints, t + 1) == 49)
+        tableOp(t, ops, p, sub(ops, p + GB, p + GB + 3), true, sme, t)
         p = p + GB + 4
       end
-      o = PT
     end
     local j = 0
     local pw = GB + 1
     while p < #ops do
       j = j + 1
-      tableOp(PT, ops, p, sub(ops, p + pw, p + pw + 3), false, me, PT + j, byte(hints, o + j) == 49)
+      tableOp(PT, ops, p, sub(ops, p + pw, p + pw + 3), false, me, PT + j)
       p = p + pw + 4
     end
     if hasIM then ex, exold = exactOp(ARGV[da], true) end
