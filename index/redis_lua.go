@@ -174,6 +174,16 @@ local function tkey(h, t, ops, p)
   if t == PT then c = c + 1 end
   return tpre(h, t) .. sub(ops, p, p + c - 1)
 end
+-- GK[t] is the current generation's key prefix of table t and GC[t] one
+-- less than the digits its groups take: tkey's for GEN, cached per call,
+-- since every op names a key of the current generation (two function
+-- calls and three table reads fewer per op).
+local GK, GC = {}, {}
+local function gentable(t)
+  local c = LB[GEN]
+  if t == PT then c = c + 1 end
+  GK[t], GC[t] = tpre(GEN, t), c - 1
+end
 local function gpre(kind, h)
   local row = KI[kind]
   if not row then row = {}; KI[kind] = row end
@@ -261,10 +271,18 @@ local function lenstr(x)
   return struct.pack('>i4', -1)
 end
 
--- Per-document records live in hashes of 64 consecutive local seqs.
+-- Per-document records live in hashes of 64 consecutive local seqs. The
+-- field is returned as text from FLD: a number given to redis.call is
+-- converted by Lua's own number-to-string conversion (printf's %.14g) and
+-- interned on every call (an HGET with a numeric field cost ~1.5 µs more,
+-- index/BENCHMARKS.md section 10). Seqs written as values go through itos
+-- for the same reason (and %.14g would write a seq of 15 digits in
+-- exponent form).
+local FLD = {}
+for i = 0, 63 do FLD[i] = itos(i) end
 local function rkey(kind, s)
   local ls = math.floor(s / S)
-  return P .. kind .. itos(math.floor(ls / 64)), ls % 64
+  return P .. kind .. itos(math.floor(ls / 64)), FLD[ls % 64]
 end
 
 -- Resolution of seqs to external ids; false marks a deleted or expired
@@ -306,7 +324,7 @@ local function register(id, ig, seq)
     if s then return tonumber(s), true end
   end
   local k = ikey(GEN, ig)
-  if redis.call('HSETNX', k, id, seq) == 1 then return seq, false end
+  if redis.call('HSETNX', k, id, itos(seq)) == 1 then return seq, false end
   return tonumber(redis.call('HGET', k, id)), true
 end
 
@@ -452,7 +470,8 @@ local function tableOp(t, ops, op, f, sim, me, hk)
   local w = sim and 14 or 6
   local collect = REFRESH == 1 and MODE ~= 1
   local old, oc
-  for _, h in ipairs(OLD) do
+  for i = 1, #OLD do
+    local h = OLD[i]
     local val = redis.call('HGET', tkey(h, t, ops, op), f)
     if val then
       if iscommon(val, w) then
@@ -463,7 +482,9 @@ local function tableOp(t, ops, op, f, sim, me, hk)
       end
     end
   end
-  local k = tkey(GEN, t, ops, op)
+  local kp = GK[t]
+  if not kp then gentable(t); kp = GK[t] end
+  local k = kp .. sub(ops, op, op + GC[t])
   local lim = sim and MAXS or MAXB
   if MODE == 0 and t < B then NADD = NADD + 1 end
   if MODE == 1 then
@@ -601,7 +622,7 @@ local function exactOp(d, check)
   end
   local k = xkey(GEN, g)
   if found then
-    if MODE ~= 1 then redis.call('HSETNX', k, f, REFRESH == 1 and found or SELF) end
+    if MODE ~= 1 then redis.call('HSETNX', k, f, itos(REFRESH == 1 and found or SELF)) end
     return found, true
   end
   if MODE == 1 then
@@ -609,10 +630,10 @@ local function exactOp(d, check)
     if s and s ~= SELF and (not LOWER or s < SELF) and (not check or resolve(s)) then return s, false end
     return 0, false
   end
-  if redis.call('HSETNX', k, f, SELF) == 1 then return 0, false end
+  if redis.call('HSETNX', k, f, itos(SELF)) == 1 then return 0, false end
   local s = tonumber(redis.call('HGET', k, f))
   if s ~= SELF and (not check or resolve(s)) then return s, false end
-  if s ~= SELF then redis.call('HSET', k, f, SELF) end
+  if s ~= SELF then redis.call('HSET', k, f, itos(SELF)) end
   return 0, false
 end
 
@@ -644,8 +665,8 @@ local function copyOp(c, check)
     return found, old, true, cur
   end
   if MODE == 1 then return found, old, found > 0, cur or 0 end
-  if REFRESH == 1 and found > 0 then redis.call('HSET', k, f, found)
-  else redis.call('HSET', k, f, SELF) end
+  if REFRESH == 1 and found > 0 then redis.call('HSET', k, f, itos(found))
+  else redis.call('HSET', k, f, itos(SELF)) end
   return found, old, false, cur or 0
 end
 
@@ -657,7 +678,7 @@ local function refreshRecords(s, id)
     local k = rkey(kind, s)
     redis.call('EXPIREAT', k, EXP, 'GT')
   end
-  redis.call('HSET', ikey(GEN, fnv32(id)), id, s)
+  redis.call('HSET', ikey(GEN, fnv32(id)), id, itos(s))
 end
 `
 
