@@ -258,6 +258,7 @@ func runConformance(t *testing.T, b backend) {
 			e := entry(p, id, shared)
 			e.Content, e.HasContent = c, true
 			e.IMatch, e.HasIMatch = sketch.Digest{3}, true
+			e.Features = []byte("features of " + id)
 			return e
 		}
 		a := mk("a", nil)
@@ -273,14 +274,33 @@ func runConformance(t *testing.T, b backend) {
 				t.Errorf("%s: %+v, want a copy of a and nothing else", id, r[i])
 			}
 		}
+		// No lookup returns a copy, so it keeps no features (nor a keys
+		// record): on a single node and in memory. In cluster mode its
+		// records are written before the content lane is read.
+		for i, f := range features(t, s, []string{"a", "b", "c"}) {
+			want := ""
+			if i == 0 || b.cluster {
+				want = "features of " + []string{"a", "b", "c"}[i]
+			}
+			if string(f) != want {
+				t.Errorf("features of document %d: %q, want %q", i, f, want)
+			}
+		}
 		other := entry(p, "d", map[int]uint64{0: a.Bands[0]})
 		wantCands(t, "d", insert(t, s, other)[0], "a/lsh") // b is in no bucket
+		// A copy deletes by its id alone; the representative stays.
+		if got, err := s.Remove(ctx, []string{"c"}); err != nil || !got[0] {
+			t.Fatalf("remove c: %v %v", got, err)
+		}
+		if r := insert(t, s, mk("c2", nil))[0]; r.Copy != "a" {
+			t.Errorf("c2 after c was deleted: copy %q, want a", r.Copy)
+		}
 		// A replay without a verdict is looked up again: still a copy.
 		if r := insert(t, s, mk("b", nil))[0]; !r.Replay || r.Copy != "a" {
 			t.Errorf("replay of b: %+v", r)
 		}
-		if st, ok := s.(interface{ Stats() Stats }); ok && st.Stats().Copies != 3 {
-			t.Errorf("stats %+v, want 3 copies", st.Stats())
+		if st, ok := s.(interface{ Stats() Stats }); ok && st.Stats().Copies != 4 {
+			t.Errorf("stats %+v, want 4 copies", st.Stats())
 		}
 		if b.cluster {
 			return // a dead representative is not replaced in cluster mode

@@ -261,7 +261,10 @@
 // document whose digest names a live earlier representative in the
 // current generation is an exact copy: Result.Copy is set and the lookup
 // stops, so a stream of identical documents costs one hash read each and
-// fills no bucket. On a single node the lane is read in the same script
+// fills no bucket. No lookup can return such a copy (it is in no bucket
+// or lane), so on a single node and in memory it keeps neither features
+// nor a keys record, only its id, its verdict and its id record; in
+// cluster mode its records are written before the lane is read. On a single node the lane is read in the same script
 // call as everything else. In cluster mode it takes one more round trip
 // before the buckets (two when it names documents, which are resolved),
 // and a deleted representative is not replaced.

@@ -647,6 +647,16 @@ func (m *Memory) lookupInsertLocked(e *Entry, st *entryState) error {
 			r.Copy, r.CopySeq = d.id, d.seq
 		}
 		if skip {
+			if !st.lookOnly {
+				// An exact copy enters no bucket or lane, so no lookup
+				// returns it: it keeps neither features nor a keys record
+				// (the Redis script's rule).
+				l := m.docs.lock(st.self)
+				l.Lock()
+				d := m.docs.get(st.self)
+				d.features, d.keys = nil, nil
+				l.Unlock()
+			}
 			if copyOld && m.refresh && !st.check {
 				m.refreshRecords(copyH, cur, st)
 			}

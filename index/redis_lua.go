@@ -752,10 +752,6 @@ while a <= #ARGV do
     q = self
     RCACHE[self] = id
     defer(WM, 'm', self, id)
-    -- Even empty: the caller reads features with HMGET (readFeatures),
-    -- where no record means a document removed meanwhile.
-    defer(WF, 'f', self, feat)
-    if #krec > 0 then defer(WK, 'k', self, krec) end
   end
   begin(self, (replay or check) and 1 or 0)
   local hasSim, hasIM = flags % 2 == 1, math.floor(flags / 2) % 2 == 1
@@ -774,6 +770,15 @@ while a <= #ARGV do
     local stop
     cp, cpold, stop = copyOp(ARGV[ca], true)
     skip = stop
+  end
+  if not replay and not check and not skip then
+    -- Even empty: the caller reads features with HMGET (readFeatures),
+    -- where no record means a document removed meanwhile. An exact copy
+    -- of a live representative (skip) keeps neither features nor a keys
+    -- record: it enters no bucket or lane, so no lookup returns it as a
+    -- candidate, and a delete needs only its id to remove it.
+    defer(WF, 'f', self, feat)
+    if #krec > 0 then defer(WK, 'k', self, krec) end
   end
   local ex, exold = 0, false
   if not skip then
