@@ -335,6 +335,16 @@ func (s *Sketcher) Sketch(text []byte, f *Features) error {
 	return nil
 }
 
+// Encode appends the storage encoding of f to dst ([Features.AppendBinary])
+// and writes into stored what that encoding decodes to
+// ([Features.Stored]): the same bytes and the same stored features as the
+// two calls, with the shingles sampled and sorted once, by a radix pass in
+// the sketcher's scratch. f is usually the features Sketch just computed.
+func (s *Sketcher) Encode(dst []byte, f, stored *Features, lim Limits) []byte {
+	f.stored(stored, lim, &s.sort)
+	return f.appendBinary(dst, lim, stored)
+}
+
 // countTokens fills s.dist with the distinct token hashes in ascending
 // order and s.once with the positions of tokens that occur exactly once.
 // It counts the tokens in an open-addressing table (s.keys, with the
