@@ -453,12 +453,19 @@ func (s *Sketcher) contentDigest(rest []byte) ContentDigest {
 	}
 	s.sha.Reset()
 	s.sha.Write(s.tok.Text)
-	s.ends = s.ends[:0]
+	// A token's length is one uvarint byte (under 128 bytes) but for
+	// the rare long token: that byte is written inline.
+	ends := slices.Grow(s.ends[:0], len(s.tok.End))
 	start := uint32(0)
 	for _, e := range s.tok.End {
-		s.ends = binary.AppendUvarint(s.ends, uint64(e-start))
+		if n := e - start; n < 0x80 {
+			ends = append(ends, byte(n))
+		} else {
+			ends = binary.AppendUvarint(ends, uint64(n))
+		}
 		start = e
 	}
+	s.ends = ends
 	s.sha.Write(s.ends)
 	if len(rest) > 0 {
 		// The uvarint 0 is no token length: no document of at most
