@@ -2,6 +2,7 @@ package extract
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -86,18 +87,36 @@ func Bytes(b []byte, fm Format) ([]byte, error) {
 func CheckText(b []byte) error {
 	head := b[:min(len(b), 8192)]
 	ctl := 0
-	for _, c := range head {
-		switch {
-		case c == 0:
-			return fmt.Errorf("%w: NUL byte", ErrBinary)
-		case c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f':
-			ctl++
+	for i := 0; i < len(head); {
+		// Eight bytes at a time while none is below 0x20 (text is mostly
+		// such runs): no byte to look at one by one.
+		if i+8 <= len(head) && !hasControl(binary.LittleEndian.Uint64(head[i:])) {
+			i += 8
+			continue
 		}
+		end := min(i+8, len(head))
+		for _, c := range head[i:end] {
+			switch {
+			case c == 0:
+				return fmt.Errorf("%w: NUL byte", ErrBinary)
+			case c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f':
+				ctl++
+			}
+		}
+		i = end
 	}
 	if len(head) > 0 && ctl*10 > len(head) {
 		return fmt.Errorf("%w: %d control bytes in the first %d", ErrBinary, ctl, len(head))
 	}
 	return nil
+}
+
+// hasControl reports whether one of the eight bytes of v is below 0x20
+// (the has-less-than test of the bit-twiddling folklore, exact for a
+// bound of at most 0x80).
+func hasControl(v uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	return (v-ones*0x20)&^v&highs != 0
 }
 
 // HTMLText returns the visible text of an HTML document: text nodes outside

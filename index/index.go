@@ -420,7 +420,14 @@ func hotAnchors(a []uint64, idx, docs []int) ([]uint64, []int) {
 	if len(idx) == 0 {
 		return nil, nil
 	}
-	d := slices.Compact(slices.Sorted(slices.Values(a)))
+	return hotAnchorsOf(slices.Compact(slices.Sorted(slices.Values(a))), idx, docs)
+}
+
+// hotAnchorsOf is hotAnchors given d, the anchors sorted and distinct.
+func hotAnchorsOf(d []uint64, idx, docs []int) ([]uint64, []int) {
+	if len(idx) == 0 {
+		return nil, nil
+	}
 	// Sort the positions with their counts, then keep the most per
 	// anchor: d is sorted, so position order is anchor order.
 	type hit struct{ i, n int }

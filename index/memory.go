@@ -425,7 +425,8 @@ type memScratch struct {
 	stripes []int
 	keys    []uint64 // salted bucket keys: bands, SimHash blocks, then anchors
 	sim     []uint64
-	anchors []uint64
+	anchors []uint64       // anchorKeys of the entry's anchors
+	sorted  []uint64       // the entry's anchors, sorted and distinct
 	cands   map[uint32]int // handle → index in list
 	list    []memCand
 	order   []memCand // list in rank order
@@ -501,7 +502,14 @@ func (m *Memory) lookupInsert(e *Entry, now int64, sc *memScratch, r *Result, ch
 			sc.keys = append(sc.keys, salt(m.nbands+i, k))
 		}
 	}
-	sc.anchors = anchorKeys(sc.anchors, e.Anchors)
+	// anchorKeys, keeping the sorted distinct anchors for hotAnchorsOf.
+	sc.sorted = append(sc.sorted[:0], e.Anchors...)
+	slices.Sort(sc.sorted)
+	sc.sorted = slices.Compact(sc.sorted)
+	sc.anchors = sc.anchors[:0]
+	for _, x := range sc.sorted {
+		sc.anchors = append(sc.anchors, sketch.Mix64(x^passageSalt))
+	}
 	for _, k := range sc.anchors {
 		sc.keys = append(sc.keys, salt(m.passage, k))
 	}
@@ -534,7 +542,7 @@ func (m *Memory) lookupInsert(e *Entry, now int64, sc *memScratch, r *Result, ch
 		docs = append(docs, st.commonHK[m.passage+i])
 	}
 	sc.hotDocs = docs
-	r.CommonAnchors, r.CommonAnchorDocs = hotAnchors(e.Anchors, st.hotIdx, docs)
+	r.CommonAnchors, r.CommonAnchorDocs = hotAnchorsOf(sc.sorted, st.hotIdx, docs)
 	r.Common = st.hot
 	if check {
 		return nil

@@ -85,13 +85,13 @@ func (p *Pipeline) prepareDoc(s *sketch.Sketcher, f *sketch.Features, enc *[]byt
 		return
 	}
 	// Encoded in the worker's buffer, then copied out at its exact size:
-	// one allocation instead of a dozen growing ones.
-	*enc = f.AppendBinary((*enc)[:0], p.limits)
+	// one allocation instead of a dozen growing ones. stored is what enc
+	// decodes to, without decoding.
 	stored, _ := p.stored.Get().(*sketch.Features)
 	if stored == nil {
 		stored = &sketch.Features{}
 	}
-	f.Stored(stored, p.limits) // what enc decodes to, without decoding
+	*enc = s.Encode((*enc)[:0], f, stored, p.limits)
 	j.feats = stored
 	j.entry = index.Entry{
 		ID:         it.Doc.ID,

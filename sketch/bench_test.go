@@ -121,3 +121,25 @@ func BenchmarkEncode(b *testing.B) {
 		_ = g.UnmarshalBinary(buf)
 	}
 }
+
+// BenchmarkEncodeWeb measures what the pipeline's prepare stage does after
+// sketching a 5 KB page with the web profile's passage lane and caps: its
+// storage encoding and its stored features (Sketcher.Encode).
+func BenchmarkEncodeWeb(b *testing.B) {
+	cfg := DefaultConfig()
+	cfg.PassageWords = 40
+	s, err := New(cfg, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var f, st Features
+	if err := s.Sketch(benchDoc(), &f); err != nil {
+		b.Fatal(err)
+	}
+	lim := Limits{MaxShingles: 256, MaxUnique: 8192, IMatch: true, Passages: true}
+	var buf []byte
+	b.ReportAllocs()
+	for b.Loop() {
+		buf = s.Encode(buf[:0], &f, &st, lim)
+	}
+}

@@ -132,6 +132,13 @@ const (
 
 // AppendBinary appends the storage encoding of f to dst.
 func (f *Features) AppendBinary(dst []byte, lim Limits) []byte {
+	return f.appendBinary(dst, lim, nil)
+}
+
+// appendBinary is AppendBinary; kept, when not nil, is the shingle
+// section's values already sampled, sorted and distinct (what Stored puts
+// in a stored features' Shingles), so that they are not computed twice.
+func (f *Features) appendBinary(dst []byte, lim Limits, kept *Features) []byte {
 	var flags byte
 	if lim.IMatch && f.HasIMatch {
 		flags |= flagIMatch
@@ -164,7 +171,11 @@ func (f *Features) AppendBinary(dst []byte, lim Limits) []byte {
 		dst = append(dst, f.IMatch[:]...)
 	}
 	if flags&flagShingle != 0 {
-		dst = f.appendShingles(dst, lim.MaxShingles)
+		if kept != nil {
+			dst = appendShingleSection(dst, max(f.ShingleCount, len(f.Shingles)), int(kept.ShingleShift), kept.Shingles)
+		} else {
+			dst = f.appendShingles(dst, lim.MaxShingles)
+		}
 	}
 	if flags&flagUnique != 0 {
 		shift := sampleShift(len(f.Unique), lim.MaxUnique)
@@ -230,7 +241,12 @@ func (f *Features) appendShingles(dst []byte, limit int) []byte {
 	}
 	shift := shingleShift(len(f.Shingles), limit)
 	var buf [1024]uint32 // the web and books caps keep at most 2×limit
-	vals := keptShingles(buf[:0], f.Shingles, shift)
+	return appendShingleSection(dst, count, shift, keptShingles(buf[:0], f.Shingles, shift))
+}
+
+// appendShingleSection appends the shingle section of count shingles
+// sampled at shift, whose kept values, sorted and distinct, are vals.
+func appendShingleSection[T uint32 | uint64](dst []byte, count, shift int, vals []T) []byte {
 	n := len(vals)
 	var span uint64
 	if n > 0 {
@@ -659,7 +675,11 @@ func filterUnique(seq []UniqueWord, have, want byte) []UniqueWord {
 // would give (32-bit hashes, sampled to the limits, only the sections lim
 // selects, no signature), without encoding: what an incoming document is
 // verified as against stored ones.
-func (f *Features) Stored(dst *Features, lim Limits) {
+func (f *Features) Stored(dst *Features, lim Limits) { f.stored(dst, lim, nil) }
+
+// stored is Stored; with a sorter, the kept shingle values are sorted by
+// it (a radix pass, in its scratch) instead of by a comparison sort.
+func (f *Features) stored(dst *Features, lim Limits, sorter *hashSorter) {
 	dst.Tokens, dst.Content = f.Tokens, f.Content
 	dst.SimHash, dst.IMatch, dst.HasIMatch = 0, Digest{}, false
 	if lim.SimHash {
@@ -680,7 +700,7 @@ func (f *Features) Stored(dst *Features, lim Limits) {
 				dst.Shingles = append(dst.Shingles, StoredShingle(h, shift))
 			}
 		}
-		slices.Sort(dst.Shingles)
+		sortStored(dst.Shingles, shingleMask(shift), sorter)
 		dst.Shingles = slices.Compact(dst.Shingles)
 	}
 	dst.Unique, dst.UniqueShift = dst.Unique[:0], 0
@@ -705,6 +725,24 @@ func (f *Features) Stored(dst *Features, lim Limits) {
 	dst.Sentences.reset()
 	if lim.Sentences && f.Sentences.Bands > 0 {
 		f.Sentences.stored(&dst.Sentences)
+	}
+}
+
+// sortStored sorts vals, stored values of at most the bits of mask, with
+// sorter when there is one: shifted to the top of the word, uniform
+// hashes as sorter wants them, then back.
+func sortStored(vals []uint64, mask uint64, sorter *hashSorter) {
+	if sorter == nil || len(vals) < 32 {
+		slices.Sort(vals)
+		return
+	}
+	up := uint(bits.LeadingZeros64(mask))
+	for i := range vals {
+		vals[i] <<= up
+	}
+	sorter.sort(vals, nil)
+	for i := range vals {
+		vals[i] >>= up
 	}
 }
 

@@ -1,12 +1,14 @@
 package sketch
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -671,5 +673,41 @@ func TestDecodeGolden(t *testing.T) {
 		}
 		t.Logf("size %d: shift %d, %d shingles, version %d %d bytes, version 5 %d", size, got.ShingleShift, len(got.Shingles),
 			tt.version, len(old), len(f.AppendBinary(nil, lim)))
+	}
+}
+
+// Sketcher.Encode must give the bytes of AppendBinary and the features of
+// Stored, sampled or not, with its scratch and the stored features reused
+// from document to document (as a pipeline worker reuses them).
+func TestEncodeMatchesAppendBinaryAndStored(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	cfg := DefaultConfig()
+	cfg.KeepText = 1 << 20
+	cfg.PassageWords = 40
+	cfg.Sentence = SentenceConfig{On: true}.WithDefaults()
+	s, err := New(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f, st, reused Features // st and reused go through the same documents
+	var enc []byte
+	for _, lim := range []Limits{DefaultLimits(), {MaxShingles: 100, MaxUnique: 50}, {MaxShingles: 256}, {MaxShingles: 8}, {}, {Passages: true}, {Sentences: true}} {
+		for _, size := range []int{0, 50, 300, 5000, 40000, 50} {
+			if err := s.Sketch(syntheticDoc(r, size), &f); err != nil {
+				t.Fatal(err)
+			}
+			want := f.AppendBinary(nil, lim)
+			f.Stored(&st, lim)
+			enc = s.Encode(enc[:0], &f, &reused, lim)
+			if !bytes.Equal(enc, want) {
+				t.Errorf("size %d, limits %+v: Encode's bytes differ from AppendBinary's", size, lim)
+			}
+			if !reflect.DeepEqual(&reused, &st) {
+				t.Errorf("size %d, limits %+v: Encode's stored features differ from Stored's", size, lim)
+			}
+			if size >= 5000 && lim.MaxShingles > 0 && len(st.Shingles) < 32 && lim.MaxShingles > 32 {
+				t.Fatalf("size %d: %d stored shingles, too few to take the radix sort", size, len(st.Shingles))
+			}
+		}
 	}
 }

@@ -87,19 +87,32 @@ func nibbleVarintBits(v uint32) int {
 // appendOffsetsV4 appends the token offsets of version 4: varint
 // tokens<<1 | mode, then with mode 1 the prefix codes as a bit stream
 // padded to a whole byte, with mode 0 version 3's 4-bit codes
-// (appendNibbleOffsets), whichever is shorter.
+// (appendNibbleOffsets), whichever is shorter. It writes mode 1 while
+// counting what mode 0 would take (both modes' headers are the same
+// length), and rewrites the section in mode 0 only when that is shorter:
+// one pass over the tokens on the text the code was made for.
 func appendOffsetsV4(dst []byte, p *Passage) []byte {
+	start := len(dst)
+	nt := uint64(len(p.Starts))
+	dst = binary.AppendUvarint(dst, nt<<1|1)
+	w := bitstream.NewWriter(dst)
+	w.Reserve(len(p.Starts)/2 + 8) // about 4 bits a token
 	codeBits, nibbles := 0, 0
 	var end uint32
 	for i, s := range p.Starts {
 		g, l := s-end, p.Ends[i]-s
+		end = p.Ends[i]
 		sym := offsetSymbol(g, l)
-		codeBits += int(offsetLens[sym])
+		n := uint(offsetLens[sym])
+		codeBits += int(n)
+		w.Bits(uint64(offsetCodes.codes[sym]), n)
 		switch {
 		case sym == offsetEscape:
 			e := nibbleVarintBits(g) + nibbleVarintBits(l)
 			codeBits += e
 			nibbles += 1 + e/4
+			nibbleVarint(&w, g)
+			nibbleVarint(&w, l)
 		case g == 1 && l <= 14:
 			nibbles++
 		case g == 2:
@@ -107,27 +120,12 @@ func appendOffsetsV4(dst []byte, p *Passage) []byte {
 		default:
 			nibbles += 1 + (nibbleVarintBits(g)+nibbleVarintBits(l))/4
 		}
-		end = p.Ends[i]
 	}
-	nt := uint64(len(p.Starts))
+	dst = w.Flush()
 	if (codeBits+7)/8 >= (nibbles+1)/2 {
-		return appendNibbleOffsets(binary.AppendUvarint(dst, nt<<1), p)
+		return appendNibbleOffsets(binary.AppendUvarint(dst[:start], nt<<1), p)
 	}
-	dst = binary.AppendUvarint(dst, nt<<1|1)
-	w := bitstream.NewWriter(dst)
-	w.Reserve(codeBits/8 + 1)
-	end = 0
-	for i, s := range p.Starts {
-		g, l := s-end, p.Ends[i]-s
-		sym := offsetSymbol(g, l)
-		w.Bits(uint64(offsetCodes.codes[sym]), uint(offsetLens[sym]))
-		if sym == offsetEscape {
-			nibbleVarint(&w, g)
-			nibbleVarint(&w, l)
-		}
-		end = p.Ends[i]
-	}
-	return w.Flush()
+	return dst
 }
 
 // nibbleVarint writes v in 4-bit groups as nibbleWriter.varint does.

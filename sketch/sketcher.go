@@ -335,6 +335,16 @@ func (s *Sketcher) Sketch(text []byte, f *Features) error {
 	return nil
 }
 
+// Encode appends the storage encoding of f to dst ([Features.AppendBinary])
+// and writes into stored what that encoding decodes to
+// ([Features.Stored]): the same bytes and the same stored features as the
+// two calls, with the shingles sampled and sorted once, by a radix pass in
+// the sketcher's scratch. f is usually the features Sketch just computed.
+func (s *Sketcher) Encode(dst []byte, f, stored *Features, lim Limits) []byte {
+	f.stored(stored, lim, &s.sort)
+	return f.appendBinary(dst, lim, stored)
+}
+
 // countTokens fills s.dist with the distinct token hashes in ascending
 // order and s.once with the positions of tokens that occur exactly once.
 // It counts the tokens in an open-addressing table (s.keys, with the
@@ -443,12 +453,19 @@ func (s *Sketcher) contentDigest(rest []byte) ContentDigest {
 	}
 	s.sha.Reset()
 	s.sha.Write(s.tok.Text)
-	s.ends = s.ends[:0]
+	// A token's length is one uvarint byte (under 128 bytes) but for
+	// the rare long token: that byte is written inline.
+	ends := slices.Grow(s.ends[:0], len(s.tok.End))
 	start := uint32(0)
 	for _, e := range s.tok.End {
-		s.ends = binary.AppendUvarint(s.ends, uint64(e-start))
+		if n := e - start; n < 0x80 {
+			ends = append(ends, byte(n))
+		} else {
+			ends = binary.AppendUvarint(ends, uint64(n))
+		}
 		start = e
 	}
+	s.ends = ends
 	s.sha.Write(s.ends)
 	if len(rest) > 0 {
 		// The uvarint 0 is no token length: no document of at most

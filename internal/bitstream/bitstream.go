@@ -5,6 +5,7 @@
 package bitstream
 
 import (
+	"encoding/binary"
 	"math/bits"
 	"slices"
 )
@@ -12,8 +13,8 @@ import (
 // Writer appends bits to a byte slice, most significant bit first.
 type Writer struct {
 	b    []byte
-	acc  uint64 // pending bits, right-aligned
-	nacc uint   // number of pending bits (< 8 between calls)
+	acc  uint64 // pending bits, right-aligned (higher bits are stale)
+	nacc uint   // number of pending bits (< 32 between calls)
 }
 
 // NewWriter returns a Writer that appends to dst.
@@ -21,15 +22,26 @@ func NewWriter(dst []byte) Writer { return Writer{b: dst} }
 
 // Bits writes the n ≤ 64 low bits of v.
 func (w *Writer) Bits(v uint64, n uint) {
-	for n > 0 {
-		take := min(n, 56-w.nacc)
-		w.acc = w.acc<<take | (v>>(n-take))&(1<<take-1)
-		w.nacc += take
-		n -= take
-		for w.nacc >= 8 {
-			w.nacc -= 8
-			w.b = append(w.b, byte(w.acc>>w.nacc))
-		}
+	if n > 32 {
+		w.wide(v, n)
+		return
+	}
+	w.put(v&(1<<n-1), n)
+}
+
+// wide is Bits for 32 < n ≤ 64, out of line so that Bits inlines.
+func (w *Writer) wide(v uint64, n uint) {
+	w.put(v>>32&(1<<(n-32)-1), n-32)
+	w.put(v&(1<<32-1), 32)
+}
+
+// put writes the n ≤ 32 bits of v < 1<<n, four bytes at a time.
+func (w *Writer) put(v uint64, n uint) {
+	w.acc = w.acc<<n | v
+	w.nacc += n
+	if w.nacc >= 32 {
+		w.nacc -= 32
+		w.b = binary.BigEndian.AppendUint32(w.b, uint32(w.acc>>w.nacc))
 	}
 }
 
@@ -55,10 +67,14 @@ func (w *Writer) Rice(v uint64, k int) {
 
 // Flush pads the last byte with zero bits and returns the bytes.
 func (w *Writer) Flush() []byte {
+	for w.nacc >= 8 {
+		w.nacc -= 8
+		w.b = append(w.b, byte(w.acc>>w.nacc))
+	}
 	if w.nacc > 0 {
 		w.b = append(w.b, byte(w.acc<<(8-w.nacc)))
-		w.acc, w.nacc = 0, 0
 	}
+	w.acc, w.nacc = 0, 0
 	return w.b
 }
 
