@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // luaDelKeys reads what a delete needs: ARGV[7…] = (id idg)×n. Reply per
@@ -24,28 +25,89 @@ end
 return table.concat(out)
 `
 
-// luaUnlink removes documents' keys: ARGV[7…], per document:
+// luaUnlink removes documents' keys. ARGV[7] is the mode.
 //
-//	seq id idg ops imatch content
+// Mode 'u' (unlink): ARGV[8] is scanmax, then per document, ARGV[9…]:
 //
-// ops are as in luaBuckets (table u16, then the op); imatch
-// and content the digests or "". In every live generation the document's
-// member goes from each bucket (a hash field left empty is deleted, a
-// group left empty goes with it), a common key whose exemplar it is keeps
-// its mark and count with the exemplar NOEX, and the I-Match and content
-// lane entries that name it go. With an id (not ""), the id mappings that
-// name seq and the document's records go too. Reply: per document one
-// byte, '1' when the id named a stored document, '0' when not, '-' when
-// no id was given.
+//	seq id idg ops gops imatch content
+//
+// ops are as in luaBuckets (table u16, then the op: group digits and
+// field), for the SimHash tables and records of version 3 and older;
+// gops are groups of the band and passage tables (table u16, then the
+// group digits, without a field: records of version 4); imatch and
+// content the digests or "". In every live generation the document's
+// member goes from each bucket of ops, and from every bucket of each
+// group of gops (the group hash is read whole, HGETALL: the seq names
+// one document, so exactly its own members go, several anchors in one
+// group included); a hash field left empty is deleted, a group left
+// empty goes with it; a common key whose exemplar it is keeps its mark
+// and count with the exemplar NOEX; and the I-Match and content lane
+// entries that name it go. A group of more than scanmax fields (a
+// generation sized for far fewer documents than it got) is not read
+// here: its key is returned, and the caller walks it in HSCAN chunks
+// (mode 's'). With an id (not ""), the id mappings that name seq and the
+// document's records go too, unless a group of the document was
+// returned. Reply: per document one byte, '1' when the id named a
+// stored document, '0' when not, '-' when no id was given, 'd' when a
+// group was returned and the id left for later; then per group returned
+// the document's position in the call (u16) and the key (i32 length,
+// then the key).
+//
+// Mode 's' (scan): ARGV[8…] = (key cursor seq)×n: one HSCAN step
+// (COUNT 256) of each group hash from cursor, removing the document's
+// members from what it returns as mode 'u' does. Reply: per key the
+// next cursor (i32 length, then the cursor; "0" at the end).
 const luaUnlink = luaPrelude + `
-local out = {}
+local out, later = {}, {}
+local find = string.find
 local function lane(k, f, s)
   if tonumber(redis.call('HGET', k, f)) == s then redis.call('HDEL', k, f) end
 end
-local a = 7
+-- drop removes member me from field f, of value val, of the band or
+-- passage group k, where find found it at q: the 6-byte entries equal to
+-- it, or the exemplar of a common mark.
+local function drop(k, f, val, me, q)
+  if iscommon(val, 6) then
+    if sub(val, 2, 7) == me then redis.call('HSET', k, f, 'C' .. NOEX .. sub(val, 8, 8)) end
+    return
+  end
+  local cut = false
+  while q do
+    if (q - 1) % 6 == 0 then
+      val, cut = sub(val, 1, q - 1) .. sub(val, q + 6), true
+    else
+      q = q + 1
+    end
+    q = find(val, me, q, true)
+  end
+  if cut then
+    if #val == 0 then redis.call('HDEL', k, f) else redis.call('HSET', k, f, val) end
+  end
+end
+-- dropAll applies drop to the fields and values fv (HGETALL, HSCAN) of
+-- group k that hold me; the guard's o-fields (5 bytes) are left. Most
+-- values do not hold me: a plain find each.
+local function dropAll(k, fv, me)
+  for i = 2, #fv, 2 do
+    local q = find(fv[i], me, 1, true)
+    if q and #fv[i - 1] == 4 then drop(k, fv[i - 1], fv[i], me, q) end
+  end
+end
+if ARGV[7] == 's' then
+  for a = 8, #ARGV, 3 do
+    local k, me = ARGV[a], struct.pack('>I6', tonumber(ARGV[a + 2]))
+    local r = redis.call('HSCAN', k, ARGV[a + 1], 'COUNT', 256)
+    dropAll(k, r[2], me)
+    out[#out + 1] = lenstr(r[1])
+  end
+  return table.concat(out)
+end
+if ARGV[7] ~= 'u' then return redis.error_reply('ERR unlink: unknown mode') end
+local SCANMAX = tonumber(ARGV[8])
+local a, doc = 9, 0
 while a <= #ARGV do
-  local s, id, ig, ops, im, ct = tonumber(ARGV[a]), ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], ARGV[a + 5]
-  a = a + 6
+  local s, id, ig, ops, gops, im, ct = tonumber(ARGV[a]), ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], ARGV[a + 5], ARGV[a + 6]
+  a = a + 7
   local me = struct.pack('>I6', s)
   local p = 1
   while p < #ops do
@@ -75,6 +137,25 @@ while a <= #ARGV do
       end
     end
   end
+  local deferred = false
+  p = 1
+  while p < #gops do
+    local t = struct.unpack('>I2', gops, p)
+    if t >= B and t < PT then return redis.error_reply('ERR unlink: a SimHash table by group') end
+    local op = p + 2
+    p = op + GB
+    if t == PT then p = p + 1 end
+    for _, h in ipairs(DESC) do
+      local k = tkey(h, t, gops, op)
+      local n = redis.call('HLEN', k)
+      if n > SCANMAX then
+        later[#later + 1] = struct.pack('>I2', doc) .. lenstr(k)
+        deferred = true
+      elseif n > 0 then
+        dropAll(k, redis.call('HGETALL', k), me)
+      end
+    end
+  end
   if #im > 0 then
     local g, f = struct.unpack('>I4', im, 17), sub(im, 1, 16)
     for _, h in ipairs(DESC) do lane(xkey(h, g), f, s) end
@@ -84,7 +165,9 @@ while a <= #ARGV do
     for _, h in ipairs(DESC) do lane(ckey(h, g), f, s) end
   end
   local r = '-'
-  if #id > 0 then
+  if #id > 0 and deferred then
+    r = 'd'
+  elseif #id > 0 then
     r = '0'
     if resolve(s) == id then r = '1' end
     for _, h in ipairs(DESC) do lane(ikey(h, ig), id, s) end
@@ -95,8 +178,9 @@ while a <= #ARGV do
     RCACHE[s] = false -- the same id twice in one call: removed once
   end
   out[#out + 1] = r
+  doc = doc + 1
 end
-return table.concat(out)
+return table.concat(out) .. table.concat(later)
 `
 
 // luaRevise replaces verdicts, compare-and-set: ARGV[7…] = (id idg has
@@ -130,15 +214,44 @@ func (r *Redis) Delete(ctx context.Context, ids ...string) error {
 	return err
 }
 
+const (
+	// unlinkScanMax is the most fields of a group hash an unlink call
+	// reads whole (HGETALL); a larger one (a generation that got far more
+	// documents than it was sized for: groups hold about 64 buckets by
+	// design) is walked in HSCAN chunks of about 256 fields, unlinkScanKeys
+	// hashes per call.
+	unlinkScanMax  = 1024
+	unlinkScanKeys = 4
+	// unlinkGroupOps is the most group ops (gops, each an HGETALL per
+	// live generation) in one unlink call: about one document's bands and
+	// passage groups. A document with more is cut into parts.
+	unlinkGroupOps = 128
+)
+
 // Remove implements [Store]. It reads the documents' seqs and keys
 // records (one round trip), then removes their bucket members and lane
-// entries and, last, their ids and records: on a single node in one
-// script call (two round trips in all), in cluster mode per bucket shard
-// and then per id shard (three). A failure half-way leaves the id, so
-// the delete can be retried; a bucket member left behind by a concurrent
-// lookup that carried it forward (RefreshOnMatch) names a deleted
-// document and is dropped lazily, as members of expired documents are.
+// entries and, last, their ids and records: on a single node in the same
+// script call as the members when a document's groups fit in one call
+// (two round trips in all), in cluster mode per bucket shard and then per
+// id shard (three). A group hash of more than unlinkScanMax fields is
+// walked in HSCAN chunks, a round trip each, before the document's id
+// goes. A failure half-way leaves the id, so the delete can be retried;
+// a bucket member left behind by a concurrent lookup that carried it
+// forward (RefreshOnMatch) names a deleted document and is dropped
+// lazily, as members of expired documents are.
 func (r *Redis) Remove(ctx context.Context, ids []string) ([]bool, error) {
+	return r.remove(ctx, ids, unlinkScanMax)
+}
+
+// unlinkPart is one document's share of an unlink call.
+type unlinkPart struct {
+	doc  int // −1: no id in this part
+	args []any
+	cost int // the group ops, plus one
+}
+
+// remove is Remove, reading group hashes of at most scanMax fields whole.
+func (r *Redis) remove(ctx context.Context, ids []string, scanMax int) ([]bool, error) {
 	if err := r.check(ctx); err != nil {
 		return nil, err
 	}
@@ -172,18 +285,19 @@ func (r *Redis) Remove(ctx context.Context, ids []string) ([]bool, error) {
 		}
 	}
 
-	type part struct {
-		doc  int // −1: no id in this part
-		args []any
+	buckets := make([][]unlinkPart, r.shards) // bucket and lane parts
+	idParts := make([][]unlinkPart, r.shards)
+	idPart := func(i int) unlinkPart {
+		return unlinkPart{doc: i, args: []any{seqs[i], ids[i], r.idGroup(ids[i]), "", "", "", ""}, cost: 1}
 	}
-	buckets := make([][]part, r.shards) // cluster: bucket and lane parts
-	idParts := make([][]part, r.shards)
 	var sim []uint64
 	for i, id := range ids {
 		if seqs[i] == 0 {
 			continue
 		}
 		ops := make([][]byte, r.shards)
+		gops := make([][][]byte, r.shards) // per shard, chunks of at most unlinkGroupOps group ops
+		ngops := make([]int, r.shards)
 		var im, ct [][]byte
 		im, ct = make([][]byte, r.shards), make([][]byte, r.shards)
 		if keys[i] != nil {
@@ -196,9 +310,25 @@ func (r *Redis) Remove(ctx context.Context, ids []string) ([]bool, error) {
 				sh := r.shardOfRoute(r.routeOf(t, g))
 				ops[sh] = r.appendGroupField(binary.BigEndian.AppendUint16(ops[sh], uint16(t)), t, g, f)
 			}
-			for t, v := range k.bands {
-				g, f := r.opOf(t, v)
-				add(t, g, f)
+			addGroup := func(t int, g uint64) {
+				sh := r.shardOfRoute(r.routeOf(t, g))
+				if ngops[sh]%unlinkGroupOps == 0 {
+					gops[sh] = append(gops[sh], nil)
+				}
+				ngops[sh]++
+				c := &gops[sh][len(gops[sh])-1]
+				*c = r.appendGroupField(binary.BigEndian.AppendUint16(*c, uint16(t)), t, g, 0)
+				*c = (*c)[:len(*c)-4] // the group's digits, without a field
+			}
+			if k.groups {
+				for t, g := range k.bands {
+					addGroup(t, g)
+				}
+			} else {
+				for t, v := range k.bands {
+					g, f := r.opOf(t, v)
+					add(t, g, f)
+				}
 			}
 			if e.HasSimHash {
 				sim = simBlockKeys(sim[:0], e.SimHash, r.p.SimHashK)
@@ -208,8 +338,12 @@ func (r *Redis) Remove(ctx context.Context, ids []string) ([]bool, error) {
 				}
 			}
 			for _, v := range k.anchors {
-				g, f := r.opOf(r.p.passageTable(), v)
-				add(r.p.passageTable(), g, f)
+				if k.groups {
+					addGroup(r.p.passageTable(), v)
+				} else {
+					g, f := r.opOf(r.p.passageTable(), v)
+					add(r.p.passageTable(), g, f)
+				}
 			}
 			if e.HasIMatch {
 				im[r.shardOfGroup(r.digestGroup(e.IMatch[:]))] = e.IMatch[:]
@@ -219,44 +353,179 @@ func (r *Redis) Remove(ctx context.Context, ids []string) ([]bool, error) {
 			}
 		}
 		ish := r.shardOfGroup(r.idGroup(id))
+		idLater := r.cluster
 		for sh := range r.shards {
 			single := !r.cluster && sh == ish
-			if len(ops[sh]) == 0 && im[sh] == nil && ct[sh] == nil && !single {
+			if len(ops[sh]) == 0 && im[sh] == nil && ct[sh] == nil && len(gops[sh]) == 0 && !single {
 				continue
 			}
-			p := part{doc: -1, args: []any{seqs[i], "", 0, ops[sh], im[sh], ct[sh]}}
-			if single {
-				p = part{doc: i, args: []any{seqs[i], id, r.idGroup(id), ops[sh], im[sh], ct[sh]}}
+			chunks := gops[sh]
+			if len(chunks) == 0 {
+				chunks = [][]byte{nil}
 			}
-			buckets[sh] = append(buckets[sh], p)
+			// On a single node the id goes with the document's members when
+			// they fit in one part, else in a later round trip.
+			withID := single && len(chunks) == 1
+			if single && !withID {
+				idLater = true
+			}
+			for c, g := range chunks {
+				n := min(unlinkGroupOps, ngops[sh]-c*unlinkGroupOps)
+				p := unlinkPart{doc: -1, args: []any{seqs[i], "", 0, "", g, "", ""}, cost: 1 + max(n, 0)}
+				if c == 0 {
+					p.args[3], p.args[5], p.args[6] = ops[sh], im[sh], ct[sh]
+				}
+				if withID {
+					p.doc, p.args[1], p.args[2] = i, id, r.idGroup(id)
+				}
+				buckets[sh] = append(buckets[sh], p)
+			}
 		}
-		if r.cluster {
-			idParts[ish] = append(idParts[ish], part{doc: i, args: []any{seqs[i], id, r.idGroup(id), "", "", ""}})
+		if idLater {
+			idParts[ish] = append(idParts[ish], idPart(i))
 		}
 	}
-	for _, phase := range [][][]part{buckets, idParts} {
-		calls, owners := shardCalls(r, r.scripts.unlink, sweepBudget, phase, func(args []any, p part) []any {
-			return append(args, p.args...)
-		})
-		if len(calls) == 0 {
-			continue
-		}
-		if err := r.run(ctx, calls); err != nil {
-			return nil, r.wrap(ctx, "delete", err)
+
+	// The members; then the groups too large to read whole; then the ids
+	// left for later.
+	var scans [][]unlinkScan
+	run := func(perShard [][]unlinkPart) error {
+		calls, owners, shards := r.unlinkCalls(scanMax, perShard)
+		if err := r.runBounded(ctx, calls); err != nil {
+			return err
 		}
 		for ci, c := range calls {
 			reply, err := c.cmd.Text()
-			if err != nil || len(reply) != len(owners[ci]) {
-				return nil, r.wrap(ctx, "delete", errors.Join(err, errors.New("malformed script reply")))
+			if err != nil || len(reply) < len(owners[ci]) {
+				return r.wrap(ctx, "delete", errors.Join(err, errors.New("malformed script reply")))
 			}
 			for k, p := range owners[ci] {
-				if p.doc >= 0 && reply[k] == '1' {
+				switch {
+				case p.doc >= 0 && reply[k] == '1':
 					removed[p.doc] = true
+				case p.doc >= 0 && reply[k] == 'd':
+					ish := r.shardOfGroup(r.idGroup(ids[p.doc]))
+					idParts[ish] = append(idParts[ish], idPart(p.doc))
 				}
 			}
+			d := decoder{s: reply, p: len(owners[ci])}
+			for d.p < len(d.s) && !d.bad {
+				k, key := int(d.u16()), d.str()
+				if d.bad || k >= len(owners[ci]) || key == "" {
+					return fmt.Errorf("index: delete: malformed script reply")
+				}
+				if scans == nil {
+					scans = make([][]unlinkScan, r.shards)
+				}
+				sh := shards[ci]
+				scans[sh] = append(scans[sh], unlinkScan{key: key, cursor: "0", seq: owners[ci][k].args[0].(uint64)})
+			}
 		}
+		return nil
+	}
+	if err := run(buckets); err != nil {
+		return nil, err
+	}
+	if err := r.unlinkScans(ctx, scans); err != nil {
+		return nil, err
+	}
+	if err := run(idParts); err != nil {
+		return nil, err
 	}
 	return removed, nil
+}
+
+// unlinkCalls cuts the parts of each shard into unlink calls (mode 'u')
+// of at most r.batch parts and unlinkGroupOps group ops each (a part of
+// more has a call of its own); shards[c] is the shard of calls[c] and
+// owners[c] its parts.
+func (r *Redis) unlinkCalls(scanMax int, perShard [][]unlinkPart) (calls []*call, owners [][]unlinkPart, shards []int) {
+	for sh, parts := range perShard {
+		for lo := 0; lo < len(parts); {
+			hi, cost := lo, 0
+			for hi < len(parts) && hi-lo < r.batch && (hi == lo || cost+parts[hi].cost <= unlinkGroupOps+1) {
+				cost += parts[hi].cost
+				hi++
+			}
+			args := append(r.header(sh, sweepBudget), "u", scanMax)
+			for _, p := range parts[lo:hi] {
+				args = append(args, p.args...)
+			}
+			calls = append(calls, &call{s: r.scripts.unlink, keys: []string{r.clock[sh]}, args: args})
+			owners = append(owners, parts[lo:hi])
+			shards = append(shards, sh)
+			lo = hi
+		}
+	}
+	return calls, owners, shards
+}
+
+// unlinkCallsPerTrip is the most unlink calls in one round trip: a call
+// reads up to unlinkGroupOps group hashes per live generation, so a round
+// trip of a large delete is cut, to stay well within the client's read
+// timeout.
+const unlinkCallsPerTrip = 8
+
+// runBounded runs calls, at most unlinkCallsPerTrip per round trip.
+func (r *Redis) runBounded(ctx context.Context, calls []*call) error {
+	for lo := 0; lo < len(calls); lo += unlinkCallsPerTrip {
+		if err := r.run(ctx, calls[lo:min(lo+unlinkCallsPerTrip, len(calls))]); err != nil {
+			return r.wrap(ctx, "delete", err)
+		}
+	}
+	return nil
+}
+
+// unlinkScan is a group hash too large to read whole, which an unlink
+// call left: the document seq's members go from it in HSCAN chunks from
+// cursor.
+type unlinkScan struct {
+	key, cursor string
+	seq         uint64
+}
+
+// unlinkScans walks the group hashes of scans[shard] in HSCAN chunks
+// (mode 's', unlinkScanKeys hashes per call, the shards' calls in one
+// round trip) until every walk is done.
+func (r *Redis) unlinkScans(ctx context.Context, scans [][]unlinkScan) error {
+	for {
+		var calls []*call
+		var owners [][]*unlinkScan
+		for sh, ss := range scans {
+			for lo := 0; lo < len(ss); lo += unlinkScanKeys {
+				args := append(r.header(sh, 0), "s")
+				var own []*unlinkScan
+				for i := lo; i < min(lo+unlinkScanKeys, len(ss)); i++ {
+					args = append(args, ss[i].key, ss[i].cursor, ss[i].seq)
+					own = append(own, &ss[i])
+				}
+				calls = append(calls, &call{s: r.scripts.unlink, keys: []string{r.clock[sh]}, args: args})
+				owners = append(owners, own)
+			}
+		}
+		if len(calls) == 0 {
+			return nil
+		}
+		if err := r.runBounded(ctx, calls); err != nil {
+			return err
+		}
+		for ci, c := range calls {
+			reply, err := c.cmd.Text()
+			if err != nil {
+				return r.wrap(ctx, "delete", err)
+			}
+			d := decoder{s: reply}
+			for _, s := range owners[ci] {
+				s.cursor = d.str()
+			}
+			if d.bad || d.p != len(d.s) {
+				return fmt.Errorf("index: delete: malformed script reply")
+			}
+		}
+		for sh, ss := range scans {
+			scans[sh] = slices.DeleteFunc(ss, func(s unlinkScan) bool { return s.cursor == "0" })
+		}
+	}
 }
 
 // ReviseVerdicts implements [Store]: one script call per shard of the ids
