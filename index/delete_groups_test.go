@@ -188,9 +188,16 @@ func sharedDoc(id string, shared map[int]uint64, simhash uint64, a []uint64) Ent
 // HSCAN chunks (scanMax 1).
 func TestRemoveSharedGroups(t *testing.T) {
 	onNodeAndCluster(t, func(t *testing.T, addrs []string, cluster bool) {
-		r := openRedis(t, RedisConfig{Addrs: addrs, Cluster: cluster, Namespace: "rsg", Capacity: 1 << 10, MaxBucket: 4})
+		var whole int64 // script calls of the removal with groups read whole
 		for _, scanMax := range []int{unlinkScanMax, 1} {
 			t.Run(fmt.Sprintf("scanMax=%d", scanMax), func(t *testing.T) {
+				if scanMax == 1 {
+					// Every hash a hashtable, so that HSCAN returns a
+					// group in many steps (a listpack comes back whole).
+					setListpackEntries(t, addrs, cluster, "0")
+					defer setListpackEntries(t, addrs, cluster, "128")
+				}
+				r := openRedis(t, RedisConfig{Addrs: addrs, Cluster: cluster, Namespace: fmt.Sprintf("rsg%d", scanMax), Capacity: 1 << 10, MaxBucket: 4})
 				x := fmt.Sprintf("x%d", scanMax)
 				// 200 anchors in 2^10 passage groups: several share a group.
 				xa := anchors(x, 200)
@@ -223,8 +230,18 @@ func TestRemoveSharedGroups(t *testing.T) {
 				if docs[5].ID != x {
 					t.Fatalf("document 5 is %s", docs[5].ID)
 				}
+				calls0 := scriptCalls(t, r)
 				ed := removeChecked(t, r, x, seq, scanMax)
-				t.Logf("removing %s: %+v", x, ed)
+				calls := scriptCalls(t, r) - calls0
+				t.Logf("removing %s: %+v, %d script calls", x, ed, calls)
+				// With scanMax 1 the groups are walked in chunks: more
+				// calls than the same removal of a document of the same
+				// shape with groups read whole.
+				if scanMax == unlinkScanMax {
+					whole = calls
+				} else if calls <= whole+1 {
+					t.Errorf("removing %s with scanMax 1: %d script calls, with groups read whole %d; want the groups walked in chunks", x, calls, whole)
+				}
 				if ed.kept == 0 || ed.emptied == 0 || ed.exemplars == 0 || ed.simhash == 0 || ed.shared == 0 {
 					t.Errorf("removing %s: %+v; want member lists kept and emptied, an exemplar, SimHash members and a passage group with several of its anchors", x, ed)
 				}
@@ -235,6 +252,62 @@ func TestRemoveSharedGroups(t *testing.T) {
 			})
 		}
 	})
+}
+
+// setListpackEntries sets hash-max-listpack-entries on the server or on
+// every node of the cluster.
+func setListpackEntries(t *testing.T, addrs []string, cluster bool, v string) {
+	t.Helper()
+	for _, a := range addrs {
+		c := redis.NewClient(&redis.Options{Addr: a})
+		err := c.ConfigSet(context.Background(), "hash-max-listpack-entries", v).Err()
+		c.Close()
+		if err != nil {
+			t.Fatalf("%s: CONFIG SET hash-max-listpack-entries %s: %v", a, v, err)
+		}
+		if !cluster {
+			return
+		}
+	}
+}
+
+// scriptCalls is the EVALSHA and EVAL calls the servers of r have run.
+func scriptCalls(t *testing.T, r *Redis) int64 {
+	t.Helper()
+	ctx := context.Background()
+	var mu sync.Mutex
+	var n int64
+	count := func(ctx context.Context, c *redis.Client) error {
+		s, err := c.Info(ctx, "commandstats").Result()
+		if err != nil {
+			return err
+		}
+		for line := range strings.SplitSeq(s, "\n") {
+			if !strings.HasPrefix(line, "cmdstat_evalsha:") && !strings.HasPrefix(line, "cmdstat_eval:") {
+				continue
+			}
+			_, rest, _ := strings.Cut(line, "calls=")
+			v, _, _ := strings.Cut(rest, ",")
+			x, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				return fmt.Errorf("commandstats %q: %w", line, err)
+			}
+			mu.Lock()
+			n += x
+			mu.Unlock()
+		}
+		return nil
+	}
+	var err error
+	if cc, ok := r.c.(*redis.ClusterClient); ok {
+		err = cc.ForEachMaster(ctx, count)
+	} else {
+		err = count(ctx, r.c.(*redis.Client))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 // TestRemoveAcrossGenerations removes a document that lives in two live

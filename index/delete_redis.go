@@ -37,21 +37,23 @@ return table.concat(out)
 // group digits, without a field: records of version 4); imatch and
 // content the digests or "". In every live generation the document's
 // member goes from each bucket of ops, and from every bucket of each
-// group of gops (the group hash is read whole, HGETALL: the seq names
-// one document, so exactly its own members go, several anchors in one
-// group included); a hash field left empty is deleted, a group left
-// empty goes with it; a common key whose exemplar it is keeps its mark
-// and count with the exemplar NOEX; and the I-Match and content lane
-// entries that name it go. A group of more than scanmax fields (a
-// generation sized for far fewer documents than it got) is not read
-// here: its key is returned, and the caller walks it in HSCAN chunks
-// (mode 's'). With an id (not ""), the id mappings that name seq and the
-// document's records go too, unless a group of the document was
-// returned. Reply: per document one byte, '1' when the id named a
-// stored document, '0' when not, '-' when no id was given, 'd' when a
-// group was returned and the id left for later; then per group returned
-// the document's position in the call (u16) and the key (i32 length,
-// then the key).
+// group of gops (the group hash is read whole, one HSCAN from cursor 0
+// with COUNT scanmax: a listpack, which a group of about 64 buckets is,
+// comes back whole; the seq names one document, so exactly its own
+// members go, several anchors in one group included); a hash field left
+// empty is deleted, a group left empty goes with it; a common key whose
+// exemplar it is keeps its mark and count with the exemplar NOEX; and
+// the I-Match and content lane entries that name it go. A group that
+// HSCAN did not return whole (more than about scanmax fields: a
+// generation sized for far fewer documents than it got) is returned with
+// its cursor, and the caller walks the rest in chunks (mode 's'). With an
+// id (not ""), the id mappings that name seq and the document's records
+// go too, unless a group of the document was returned. Reply: per
+// document one byte, '1' when the id named a stored document, '0' when
+// not, '-' when no id was given, 'd' when a group was returned and the
+// id left for later; then per group returned the document's position in
+// the call (u16), the key and the cursor (each an i32 length, then the
+// bytes).
 //
 // Mode 's' (scan): ARGV[8…] = (key cursor seq)×n: one HSCAN step
 // (COUNT 256) of each group hash from cursor, removing the document's
@@ -147,12 +149,11 @@ while a <= #ARGV do
     if t == PT then p = p + 1 end
     for _, h in ipairs(DESC) do
       local k = tkey(h, t, gops, op)
-      local n = redis.call('HLEN', k)
-      if n > SCANMAX then
-        later[#later + 1] = struct.pack('>I2', doc) .. lenstr(k)
+      local r = redis.call('HSCAN', k, 0, 'COUNT', SCANMAX)
+      dropAll(k, r[2], me)
+      if r[1] ~= '0' then
+        later[#later + 1] = struct.pack('>I2', doc) .. lenstr(k) .. lenstr(r[1])
         deferred = true
-      elseif n > 0 then
-        dropAll(k, redis.call('HGETALL', k), me)
       end
     end
   end
@@ -215,17 +216,23 @@ func (r *Redis) Delete(ctx context.Context, ids ...string) error {
 }
 
 const (
-	// unlinkScanMax is the most fields of a group hash an unlink call
-	// reads whole (HGETALL); a larger one (a generation that got far more
+	// unlinkScanMax is the COUNT of the HSCAN with which an unlink call
+	// reads a group hash: a listpack (up to 128 fields of values up to 64
+	// bytes at Redis's defaults) comes back whole, a hashtable about this
+	// many fields at a time (a group of a generation that got far more
 	// documents than it was sized for: groups hold about 64 buckets by
-	// design) is walked in HSCAN chunks of about 256 fields, unlinkScanKeys
-	// hashes per call.
-	unlinkScanMax  = 1024
+	// design), the rest walked in HSCAN chunks of about 256 fields,
+	// unlinkScanKeys hashes per call.
+	unlinkScanMax  = 256
 	unlinkScanKeys = 4
-	// unlinkGroupOps is the most group ops (gops, each an HGETALL per
-	// live generation) in one unlink call: about one document's bands and
-	// passage groups. A document with more is cut into parts.
-	unlinkGroupOps = 128
+	// unlinkGroupOps is the most group ops (gops, each an HSCAN per live
+	// generation) in one unlink call. Reading a group costs about 1–2 µs
+	// of Lua per field (2026-11-26, loaded 2-core machine): 32 groups of
+	// 64 fields are a few ms, and no call reads more than 32 × 256 fields
+	// per live generation. A document's groups (at the web profile 30
+	// bands and ~48 distinct passage groups) are cut into parts of this
+	// many, its id removed in a later round trip.
+	unlinkGroupOps = 32
 )
 
 // Remove implements [Store]. It reads the documents' seqs and keys
@@ -250,7 +257,7 @@ type unlinkPart struct {
 	cost int // the group ops, plus one
 }
 
-// remove is Remove, reading group hashes of at most scanMax fields whole.
+// remove is Remove, reading group hashes with HSCAN COUNT scanMax.
 func (r *Redis) remove(ctx context.Context, ids []string, scanMax int) ([]bool, error) {
 	if err := r.check(ctx); err != nil {
 		return nil, err
@@ -410,15 +417,15 @@ func (r *Redis) remove(ctx context.Context, ids []string, scanMax int) ([]bool, 
 			}
 			d := decoder{s: reply, p: len(owners[ci])}
 			for d.p < len(d.s) && !d.bad {
-				k, key := int(d.u16()), d.str()
-				if d.bad || k >= len(owners[ci]) || key == "" {
+				k, key, cursor := int(d.u16()), d.str(), d.str()
+				if d.bad || k >= len(owners[ci]) || key == "" || cursor == "" || cursor == "0" {
 					return fmt.Errorf("index: delete: malformed script reply")
 				}
 				if scans == nil {
 					scans = make([][]unlinkScan, r.shards)
 				}
 				sh := shards[ci]
-				scans[sh] = append(scans[sh], unlinkScan{key: key, cursor: "0", seq: owners[ci][k].args[0].(uint64)})
+				scans[sh] = append(scans[sh], unlinkScan{key: key, cursor: cursor, seq: owners[ci][k].args[0].(uint64)})
 			}
 		}
 		return nil
@@ -464,7 +471,7 @@ func (r *Redis) unlinkCalls(scanMax int, perShard [][]unlinkPart) (calls []*call
 // reads up to unlinkGroupOps group hashes per live generation, so a round
 // trip of a large delete is cut, to stay well within the client's read
 // timeout.
-const unlinkCallsPerTrip = 8
+const unlinkCallsPerTrip = 16
 
 // runBounded runs calls, at most unlinkCallsPerTrip per round trip.
 func (r *Redis) runBounded(ctx context.Context, calls []*call) error {
@@ -476,8 +483,8 @@ func (r *Redis) runBounded(ctx context.Context, calls []*call) error {
 	return nil
 }
 
-// unlinkScan is a group hash too large to read whole, which an unlink
-// call left: the document seq's members go from it in HSCAN chunks from
+// unlinkScan is a group hash that an unlink call did not read whole:
+// the document seq's members go from the rest of it in HSCAN chunks from
 // cursor.
 type unlinkScan struct {
 	key, cursor string

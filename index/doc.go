@@ -192,17 +192,19 @@
 // 203 and 554; 8-byte keys, version 1, which the memory store keeps, 243
 // and 687; Remove reads all four). Remove reads the keys records (one
 // round trip), then, in each live generation, each of the document's
-// band and passage groups whole (a group holds about 64 buckets by
-// design) and takes the document's seq out of every member list in it:
-// the seq names one document, so exactly its own members go, several
-// anchors in one group included; SimHash members (and the buckets of
-// records of version 3 and older) are found by their key. A group of
-// more than 1,024 fields (a generation that got far more documents than
-// it was sized for) is walked in HSCAN chunks of about 256 fields, a
-// round trip each, so no script call reads an unbounded hash. Last go
+// band and passage groups whole (one HSCAN of COUNT 256: a group holds
+// about 64 buckets by design, a listpack, which comes back whole) and
+// takes the document's seq out of every member list in it: the seq
+// names one document, so exactly its own members go, several anchors in
+// one group included; SimHash members (and the buckets of records of
+// version 3 and older) are found by their key. The rest of a group that
+// one HSCAN did not return (a generation that got far more documents
+// than it was sized for) is walked in HSCAN chunks of about 256 fields,
+// a round trip each, so no script call reads an unbounded hash. Last go
 // the ids and records: in the same script call on a single node when
-// the document's groups fit in one call (128 groups), else, and in
-// cluster mode, one more round trip. Reading whole groups costs more
+// the document's groups fit in one call (32 groups, unlinkGroupOps, so
+// that a call stays within a few ms), else, and in cluster mode, one
+// more round trip. Reading whole groups costs more
 // server CPU per delete than reading a field of each (version 3); the
 // figures are in docs/performance.md. What a remove leaves: the shards' clock hashes (the Seq
 // counter only grows), the o-fields that count documents a full bucket
