@@ -139,14 +139,15 @@ func diffHashes(got, want map[string]map[string]string) []string {
 	return d[:min(len(d), 5)]
 }
 
-// removeChecked removes the document id (seq seq) from r with groups of
-// at most scanMax fields read whole, and checks that the group hashes
-// lose exactly its members (withoutSeq); it returns what the removal did.
-func removeChecked(t *testing.T, r *Redis, id string, seq uint64, scanMax int) memberEdits {
+// removeChecked removes the document id (seq seq) from r, reading groups
+// with HSCAN COUNT scanMax in calls of at most workMax work (remove), and
+// checks that the group hashes lose exactly its members (withoutSeq); it
+// returns what the removal did.
+func removeChecked(t *testing.T, r *Redis, id string, seq uint64, scanMax, workMax int) memberEdits {
 	t.Helper()
 	before := groupHashes(t, r)
 	want, ed := withoutSeq(t, r, before, seq)
-	removed, err := r.remove(context.Background(), []string{id}, scanMax)
+	removed, err := r.remove(context.Background(), []string{id}, scanMax, workMax)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +155,7 @@ func removeChecked(t *testing.T, r *Redis, id string, seq uint64, scanMax int) m
 		t.Errorf("remove(%s) = false, want true", id)
 	}
 	if d := diffHashes(groupHashes(t, r), want); len(d) > 0 {
-		t.Errorf("after removing %s (seq %d, scanMax %d), group hashes differ from its members removed:\n%s", id, seq, scanMax, strings.Join(d, "\n"))
+		t.Errorf("after removing %s (seq %d, scanMax %d, workMax %d), group hashes differ from its members removed:\n%s", id, seq, scanMax, workMax, strings.Join(d, "\n"))
 	}
 	return ed
 }
@@ -185,7 +186,8 @@ func sharedDoc(id string, shared map[int]uint64, simhash uint64, a []uint64) Ent
 // it was keeps its mark with no exemplar, several anchors of the document
 // in one passage group all go, and SimHash members go. Each remove is
 // done with group hashes read whole and, for another document, walked in
-// HSCAN chunks (scanMax 1).
+// HSCAN chunks (scanMax 1) by calls that stop after a few groups
+// (workMax 10) and go on in later calls.
 func TestRemoveSharedGroups(t *testing.T) {
 	onNodeAndCluster(t, func(t *testing.T, addrs []string, cluster bool) {
 		var whole int64 // script calls of the removal with groups read whole
@@ -231,12 +233,16 @@ func TestRemoveSharedGroups(t *testing.T) {
 					t.Fatalf("document 5 is %s", docs[5].ID)
 				}
 				calls0 := scriptCalls(t, r)
-				ed := removeChecked(t, r, x, seq, scanMax)
+				workMax := unlinkWork
+				if scanMax == 1 {
+					workMax = 10
+				}
+				ed := removeChecked(t, r, x, seq, scanMax, workMax)
 				calls := scriptCalls(t, r) - calls0
 				t.Logf("removing %s: %+v, %d script calls", x, ed, calls)
-				// With scanMax 1 the groups are walked in chunks: more
-				// calls than the same removal of a document of the same
-				// shape with groups read whole.
+				// With scanMax 1 the groups are walked in chunks, and
+				// calls stop after a few groups: more calls than the same
+				// removal of a document of the same shape otherwise.
 				if scanMax == unlinkScanMax {
 					whole = calls
 				} else if calls <= whole+1 {
@@ -247,7 +253,7 @@ func TestRemoveSharedGroups(t *testing.T) {
 				}
 				// An ordinary document too, and one sharing x's anchors.
 				for _, i := range []int{7, 14} {
-					removeChecked(t, r, docs[i].ID, res[i].Seq, scanMax)
+					removeChecked(t, r, docs[i].ID, res[i].Seq, scanMax, workMax)
 				}
 			})
 		}
@@ -364,8 +370,8 @@ func TestRemoveAcrossGenerations(t *testing.T) {
 		if in[g0] == 0 || in[g0+1] == 0 {
 			t.Fatalf("%s's members per generation: %v, want some in %d and %d", x.ID, in, g0, g0+1)
 		}
-		removeChecked(t, r, x.ID, res[17].Seq, unlinkScanMax)
-		removeChecked(t, r, docs[18].ID, res[18].Seq, 1)
+		removeChecked(t, r, x.ID, res[17].Seq, unlinkScanMax, unlinkWork)
+		removeChecked(t, r, docs[18].ID, res[18].Seq, 1, 10)
 	})
 }
 
@@ -465,7 +471,7 @@ func TestUnlinkScriptBadInput(t *testing.T) {
 		args []any
 	}{
 		{"mode", []any{"x"}},
-		{"SimHash group", []any{"u", 1, 1, "", 0, "", r.appendGroupField(binary.BigEndian.AppendUint16(nil, uint16(r.p.Bands)), r.p.Bands, 5, 0)[:2+maxGroupBits], "", ""}},
+		{"SimHash group", []any{"u", 1, 100, 1, "", 0, "", r.appendGroupField(binary.BigEndian.AppendUint16(nil, uint16(r.p.Bands)), r.p.Bands, 5, 0)[:2+maxGroupBits], "", ""}},
 	} {
 		c := &call{s: r.scripts.unlink, keys: []string{r.clock[0]}, args: append(r.header(0, 0), tt.args...)}
 		if err := r.run(ctx, []*call{c}); err == nil || !redis.HasErrorPrefix(err, "unlink:") {

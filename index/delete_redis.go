@@ -27,7 +27,8 @@ return table.concat(out)
 
 // luaUnlink removes documents' keys. ARGV[7] is the mode.
 //
-// Mode 'u' (unlink): ARGV[8] is scanmax, then per document, ARGV[9…]:
+// Mode 'u' (unlink): ARGV[8] is scanmax, ARGV[9] workmax, then per
+// document, ARGV[10…]:
 //
 //	seq id idg ops gops imatch content
 //
@@ -48,12 +49,18 @@ return table.concat(out)
 // generation sized for far fewer documents than it got) is returned with
 // its cursor, and the caller walks the rest in chunks (mode 's'). With an
 // id (not ""), the id mappings that name seq and the document's records
-// go too, unless a group of the document was returned. Reply: per
-// document one byte, '1' when the id named a stored document, '0' when
-// not, '-' when no id was given, 'd' when a group was returned and the
-// id left for later; then per group returned the document's position in
-// the call (u16), the key and the cursor (each an i32 length, then the
-// bytes).
+// go too, unless a group of the document was returned. The call's work
+// is bounded: each bucket read counts 1, each group read 4 plus its
+// fields; once it reaches workmax, the call reads no more groups: the
+// document at hand stops before its next group (its lanes and id left
+// for a later call) and the documents after it are not started. Reply:
+// per document one byte, '1' when the id named a stored document, '0'
+// when not, '-' when no id was given, 'd' when a group was returned and
+// the id left for later, 'r' when it stopped before a group, 'n' when it
+// was not started; then per group returned 's', the document's position
+// in the call (u16), the key and the cursor (each an i32 length, then
+// the bytes), and per document stopped 'r', its position (u16) and the
+// offset in its gops of the group it stopped before (u32, from 1).
 //
 // Mode 's' (scan): ARGV[8…] = (key cursor seq)×n: one HSCAN step
 // (COUNT 256) of each group hash from cursor, removing the document's
@@ -105,80 +112,93 @@ if ARGV[7] == 's' then
   return table.concat(out)
 end
 if ARGV[7] ~= 'u' then return redis.error_reply('ERR unlink: unknown mode') end
-local SCANMAX = tonumber(ARGV[8])
-local a, doc = 9, 0
+local SCANMAX, WORKMAX = tonumber(ARGV[8]), tonumber(ARGV[9])
+local WORK = 0
+local a, doc = 10, 0
 while a <= #ARGV do
   local s, id, ig, ops, gops, im, ct = tonumber(ARGV[a]), ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], ARGV[a + 5], ARGV[a + 6]
   a = a + 7
-  local me = struct.pack('>I6', s)
-  local p = 1
-  while p < #ops do
-    local t = struct.unpack('>I2', ops, p)
-    local w = (t >= B and t < PT) and 14 or 6
-    local gw = GB
-    if t == PT then gw = GB + 1 end
-    local op, f = p + 2, sub(ops, p + 2 + gw, p + 5 + gw)
-    p = p + 6 + gw
-    for _, h in ipairs(DESC) do
-      local k = tkey(h, t, ops, op)
-      local val = redis.call('HGET', k, f)
-      if val then
-        if iscommon(val, w) then
-          if sub(val, 2, 7) == me then redis.call('HSET', k, f, 'C' .. NOEX .. sub(val, 8, 8)) end
-        else
-          local parts, drop = {}, false
-          for q = 1, #val, w do
-            if sub(val, q, q + 5) == me then drop = true
-            else parts[#parts + 1] = sub(val, q, q + w - 1) end
-          end
-          if drop then
-            if #parts == 0 then redis.call('HDEL', k, f)
-            else redis.call('HSET', k, f, table.concat(parts)) end
+  if WORK >= WORKMAX then
+    out[#out + 1] = 'n'
+  else
+    local me = struct.pack('>I6', s)
+    local p = 1
+    while p < #ops do
+      local t = struct.unpack('>I2', ops, p)
+      local w = (t >= B and t < PT) and 14 or 6
+      local gw = GB
+      if t == PT then gw = GB + 1 end
+      local op, f = p + 2, sub(ops, p + 2 + gw, p + 5 + gw)
+      p = p + 6 + gw
+      for _, h in ipairs(DESC) do
+        local k = tkey(h, t, ops, op)
+        local val = redis.call('HGET', k, f)
+        WORK = WORK + 1
+        if val then
+          if iscommon(val, w) then
+            if sub(val, 2, 7) == me then redis.call('HSET', k, f, 'C' .. NOEX .. sub(val, 8, 8)) end
+          else
+            local parts, drop = {}, false
+            for q = 1, #val, w do
+              if sub(val, q, q + 5) == me then drop = true
+              else parts[#parts + 1] = sub(val, q, q + w - 1) end
+            end
+            if drop then
+              if #parts == 0 then redis.call('HDEL', k, f)
+              else redis.call('HSET', k, f, table.concat(parts)) end
+            end
           end
         end
       end
     end
-  end
-  local deferred = false
-  p = 1
-  while p < #gops do
-    local t = struct.unpack('>I2', gops, p)
-    if t >= B and t < PT then return redis.error_reply('ERR unlink: a SimHash table by group') end
-    local op = p + 2
-    p = op + GB
-    if t == PT then p = p + 1 end
-    for _, h in ipairs(DESC) do
-      local k = tkey(h, t, gops, op)
-      local r = redis.call('HSCAN', k, 0, 'COUNT', SCANMAX)
-      dropAll(k, r[2], me)
-      if r[1] ~= '0' then
-        later[#later + 1] = struct.pack('>I2', doc) .. lenstr(k) .. lenstr(r[1])
-        deferred = true
+    local deferred, stop = false, false
+    p = 1
+    while p < #gops do
+      if WORK >= WORKMAX then stop = true; break end
+      local t = struct.unpack('>I2', gops, p)
+      if t >= B and t < PT then return redis.error_reply('ERR unlink: a SimHash table by group') end
+      local op = p + 2
+      p = op + GB
+      if t == PT then p = p + 1 end
+      for _, h in ipairs(DESC) do
+        local k = tkey(h, t, gops, op)
+        local r = redis.call('HSCAN', k, 0, 'COUNT', SCANMAX)
+        WORK = WORK + 4 + #r[2] / 2
+        dropAll(k, r[2], me)
+        if r[1] ~= '0' then
+          later[#later + 1] = 's' .. struct.pack('>I2', doc) .. lenstr(k) .. lenstr(r[1])
+          deferred = true
+        end
       end
     end
-  end
-  if #im > 0 then
-    local g, f = struct.unpack('>I4', im, 17), sub(im, 1, 16)
-    for _, h in ipairs(DESC) do lane(xkey(h, g), f, s) end
-  end
-  if #ct > 0 then
-    local g, f = struct.unpack('>I4', ct, 13), sub(ct, 1, 12)
-    for _, h in ipairs(DESC) do lane(ckey(h, g), f, s) end
-  end
-  local r = '-'
-  if #id > 0 and deferred then
-    r = 'd'
-  elseif #id > 0 then
-    r = '0'
-    if resolve(s) == id then r = '1' end
-    for _, h in ipairs(DESC) do lane(ikey(h, ig), id, s) end
-    for _, kind in ipairs({'m', 'f', 'v', 'k', 's'}) do
-      local k, f = rkey(kind, s)
-      redis.call('HDEL', k, f)
+    if stop then
+      later[#later + 1] = 'r' .. struct.pack('>I2I4', doc, p)
+      out[#out + 1] = 'r'
+    else
+      if #im > 0 then
+        local g, f = struct.unpack('>I4', im, 17), sub(im, 1, 16)
+        for _, h in ipairs(DESC) do lane(xkey(h, g), f, s) end
+      end
+      if #ct > 0 then
+        local g, f = struct.unpack('>I4', ct, 13), sub(ct, 1, 12)
+        for _, h in ipairs(DESC) do lane(ckey(h, g), f, s) end
+      end
+      local r = '-'
+      if #id > 0 and deferred then
+        r = 'd'
+      elseif #id > 0 then
+        r = '0'
+        if resolve(s) == id then r = '1' end
+        for _, h in ipairs(DESC) do lane(ikey(h, ig), id, s) end
+        for _, kind in ipairs({'m', 'f', 'v', 'k', 's'}) do
+          local k, f = rkey(kind, s)
+          redis.call('HDEL', k, f)
+        end
+        RCACHE[s] = false -- the same id twice in one call: removed once
+      end
+      out[#out + 1] = r
     end
-    RCACHE[s] = false -- the same id twice in one call: removed once
   end
-  out[#out + 1] = r
   doc = doc + 1
 end
 return table.concat(out) .. table.concat(later)
@@ -225,14 +245,19 @@ const (
 	// unlinkScanKeys hashes per call.
 	unlinkScanMax  = 256
 	unlinkScanKeys = 4
+	// unlinkWork bounds the work of one unlink call (luaUnlink): a bucket
+	// read counts 1, a group read 4 plus its fields. Reading a group
+	// costs about 1–2 µs of Lua per field (2026-11-26, loaded 2-core
+	// machine), so a call stays within several ms: 4096 is about 60
+	// groups of 64 fields, or 800 groups of a few. A call stops before
+	// the group that would pass it and the rest goes in another call.
+	unlinkWork = 4096
 	// unlinkGroupOps is the most group ops (gops, each an HSCAN per live
-	// generation) in one unlink call. Reading a group costs about 1–2 µs
-	// of Lua per field (2026-11-26, loaded 2-core machine): 32 groups of
-	// 64 fields are a few ms, and no call reads more than 32 × 256 fields
-	// per live generation. A document's groups (at the web profile 30
-	// bands and ~48 distinct passage groups) are cut into parts of this
-	// many, its id removed in a later round trip.
-	unlinkGroupOps = 32
+	// generation) given to one unlink call: several documents' bands and
+	// passage groups (at the web profile 30 bands and ~48 distinct
+	// passage groups). A document with more is cut into parts, its id
+	// removed in a later round trip.
+	unlinkGroupOps = 512
 )
 
 // Remove implements [Store]. It reads the documents' seqs and keys
@@ -247,7 +272,7 @@ const (
 // forward (RefreshOnMatch) names a deleted document and is dropped
 // lazily, as members of expired documents are.
 func (r *Redis) Remove(ctx context.Context, ids []string) ([]bool, error) {
-	return r.remove(ctx, ids, unlinkScanMax)
+	return r.remove(ctx, ids, unlinkScanMax, unlinkWork)
 }
 
 // unlinkPart is one document's share of an unlink call.
@@ -257,8 +282,9 @@ type unlinkPart struct {
 	cost int // the group ops, plus one
 }
 
-// remove is Remove, reading group hashes with HSCAN COUNT scanMax.
-func (r *Redis) remove(ctx context.Context, ids []string, scanMax int) ([]bool, error) {
+// remove is Remove, reading group hashes with HSCAN COUNT scanMax, in
+// script calls of at most workMax work (luaUnlink).
+func (r *Redis) remove(ctx context.Context, ids []string, scanMax, workMax int) ([]bool, error) {
 	if err := r.check(ctx); err != nil {
 		return nil, err
 	}
@@ -396,39 +422,71 @@ func (r *Redis) remove(ctx context.Context, ids []string, scanMax int) ([]bool, 
 	// The members; then the groups too large to read whole; then the ids
 	// left for later.
 	var scans [][]unlinkScan
-	run := func(perShard [][]unlinkPart) error {
-		calls, owners, shards := r.unlinkCalls(scanMax, perShard)
-		if err := r.runBounded(ctx, calls); err != nil {
-			return err
+	// run runs the parts until every one is done: a part a call stopped
+	// (its work bound) or did not start goes again, from where it stopped.
+	run := func(pending [][]unlinkPart) error {
+		for {
+			calls, owners, shards := r.unlinkCalls(scanMax, workMax, pending)
+			if len(calls) == 0 {
+				return nil
+			}
+			if err := r.runBounded(ctx, calls); err != nil {
+				return err
+			}
+			pending = make([][]unlinkPart, r.shards)
+			malformed := fmt.Errorf("index: delete: malformed script reply")
+			for ci, c := range calls {
+				reply, err := c.cmd.Text()
+				if err != nil || len(reply) < len(owners[ci]) {
+					return r.wrap(ctx, "delete", errors.Join(err, errors.New("malformed script reply")))
+				}
+				sh, own := shards[ci], owners[ci]
+				for k, p := range own {
+					switch {
+					case p.doc >= 0 && reply[k] == '1':
+						removed[p.doc] = true
+					case p.doc >= 0 && (reply[k] == 'd' || reply[k] == 'r'):
+						ish := r.shardOfGroup(r.idGroup(ids[p.doc]))
+						idParts[ish] = append(idParts[ish], idPart(p.doc))
+					}
+					if reply[k] == 'n' {
+						pending[sh] = append(pending[sh], p)
+					}
+				}
+				d := decoder{s: reply, p: len(own)}
+				for d.p < len(d.s) && !d.bad {
+					switch d.u8() {
+					case 's':
+						k, key, cursor := int(d.u16()), d.str(), d.str()
+						if d.bad || k >= len(own) || key == "" || cursor == "" || cursor == "0" {
+							return malformed
+						}
+						if scans == nil {
+							scans = make([][]unlinkScan, r.shards)
+						}
+						scans[sh] = append(scans[sh], unlinkScan{key: key, cursor: cursor, seq: own[k].args[0].(uint64)})
+					case 'r':
+						k, off := int(d.u16()), int(d.u32())
+						if d.bad || k >= len(own) || reply[k] != 'r' {
+							return malformed
+						}
+						p := own[k]
+						g, _ := p.args[4].([]byte)
+						if off < 1 || off > len(g) {
+							return malformed
+						}
+						rest := g[off-1:]
+						pending[sh] = append(pending[sh], unlinkPart{doc: -1, args: []any{p.args[0], "", 0, "", rest, p.args[5], p.args[6]},
+							cost: 1 + len(rest)/(2+maxGroupBits)})
+					default:
+						return malformed
+					}
+				}
+				if d.bad {
+					return malformed
+				}
+			}
 		}
-		for ci, c := range calls {
-			reply, err := c.cmd.Text()
-			if err != nil || len(reply) < len(owners[ci]) {
-				return r.wrap(ctx, "delete", errors.Join(err, errors.New("malformed script reply")))
-			}
-			for k, p := range owners[ci] {
-				switch {
-				case p.doc >= 0 && reply[k] == '1':
-					removed[p.doc] = true
-				case p.doc >= 0 && reply[k] == 'd':
-					ish := r.shardOfGroup(r.idGroup(ids[p.doc]))
-					idParts[ish] = append(idParts[ish], idPart(p.doc))
-				}
-			}
-			d := decoder{s: reply, p: len(owners[ci])}
-			for d.p < len(d.s) && !d.bad {
-				k, key, cursor := int(d.u16()), d.str(), d.str()
-				if d.bad || k >= len(owners[ci]) || key == "" || cursor == "" || cursor == "0" {
-					return fmt.Errorf("index: delete: malformed script reply")
-				}
-				if scans == nil {
-					scans = make([][]unlinkScan, r.shards)
-				}
-				sh := shards[ci]
-				scans[sh] = append(scans[sh], unlinkScan{key: key, cursor: cursor, seq: owners[ci][k].args[0].(uint64)})
-			}
-		}
-		return nil
 	}
 	if err := run(buckets); err != nil {
 		return nil, err
@@ -446,7 +504,7 @@ func (r *Redis) remove(ctx context.Context, ids []string, scanMax int) ([]bool, 
 // of at most r.batch parts and unlinkGroupOps group ops each (a part of
 // more has a call of its own); shards[c] is the shard of calls[c] and
 // owners[c] its parts.
-func (r *Redis) unlinkCalls(scanMax int, perShard [][]unlinkPart) (calls []*call, owners [][]unlinkPart, shards []int) {
+func (r *Redis) unlinkCalls(scanMax, workMax int, perShard [][]unlinkPart) (calls []*call, owners [][]unlinkPart, shards []int) {
 	for sh, parts := range perShard {
 		for lo := 0; lo < len(parts); {
 			hi, cost := lo, 0
@@ -454,7 +512,7 @@ func (r *Redis) unlinkCalls(scanMax int, perShard [][]unlinkPart) (calls []*call
 				cost += parts[hi].cost
 				hi++
 			}
-			args := append(r.header(sh, sweepBudget), "u", scanMax)
+			args := append(r.header(sh, sweepBudget), "u", scanMax, workMax)
 			for _, p := range parts[lo:hi] {
 				args = append(args, p.args...)
 			}

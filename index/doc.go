@@ -202,9 +202,11 @@
 // than it was sized for) is walked in HSCAN chunks of about 256 fields,
 // a round trip each, so no script call reads an unbounded hash. Last go
 // the ids and records: in the same script call on a single node when
-// the document's groups fit in one call (32 groups, unlinkGroupOps, so
-// that a call stays within a few ms), else, and in cluster mode, one
-// more round trip. Reading whole groups costs more
+// the document's groups fit in one call, else, and in cluster mode, one
+// more round trip. A call's work is bounded (unlinkWork: a group read
+// counts 4 plus its fields, about 60 groups of 64 fields), so that it
+// stays within several ms: it stops before the group that would pass
+// the bound and the rest goes in the next call. Reading whole groups costs more
 // server CPU per delete than reading a field of each (version 3); the
 // figures are in docs/performance.md. What a remove leaves: the shards' clock hashes (the Seq
 // counter only grows), the o-fields that count documents a full bucket
