@@ -247,11 +247,13 @@ const (
 	unlinkScanKeys = 4
 	// unlinkWork bounds the work of one unlink call (luaUnlink): a bucket
 	// read counts 1, a group read 4 plus its fields. Reading a group
-	// costs about 1–2 µs of Lua per field (2026-11-26, loaded 2-core
-	// machine), so a call stays within several ms: 4096 is about 60
-	// groups of 64 fields, or 800 groups of a few. A call stops before
-	// the group that would pass it and the rest goes in another call.
-	unlinkWork = 4096
+	// costs about 1–2 µs of redis-server CPU per field (2026-11-26, on a
+	// loaded 2-core machine calls of 4096 took about 7 ms of CPU each on
+	// groups of ~30 fields), so a call stays within a few ms: 2048 is
+	// about 30 groups of 64 fields, or 400 groups of a few. A call stops
+	// before the group that would pass it and the rest goes in another
+	// call.
+	unlinkWork = 2048
 	// unlinkGroupOps is the most group ops (gops, each an HSCAN per live
 	// generation) given to one unlink call: several documents' bands and
 	// passage groups (at the web profile 30 bands and ~48 distinct
@@ -265,9 +267,11 @@ const (
 // entries and, last, their ids and records: on a single node in the same
 // script call as the members when a document's groups fit in one call
 // (two round trips in all), in cluster mode per bucket shard and then per
-// id shard (three). A group hash of more than unlinkScanMax fields is
-// walked in HSCAN chunks, a round trip each, before the document's id
-// goes. A failure half-way leaves the id, so the delete can be retried;
+// id shard (three). A call's work is bounded (unlinkWork): what a call
+// leaves goes in the next round trip; a group hash that one HSCAN did not
+// return whole is walked in HSCAN chunks, a round trip each; either way
+// the document's id goes after. A failure half-way leaves the id, so the
+// delete can be retried;
 // a bucket member left behind by a concurrent lookup that carried it
 // forward (RefreshOnMatch) names a deleted document and is dropped
 // lazily, as members of expired documents are.

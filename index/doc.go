@@ -204,7 +204,7 @@
 // the ids and records: in the same script call on a single node when
 // the document's groups fit in one call, else, and in cluster mode, one
 // more round trip. A call's work is bounded (unlinkWork: a group read
-// counts 4 plus its fields, about 60 groups of 64 fields), so that it
+// counts 4 plus its fields, about 30 groups of 64 fields), so that it
 // stays within several ms: it stops before the group that would pass
 // the bound and the rest goes in the next call. Reading whole groups costs more
 // server CPU per delete than reading a field of each (version 3); the

@@ -9,10 +9,12 @@
 # script calls of the delete, the longest and the count over 20 ms
 # (SLOWLOG of every call), and the keys records' MEMORY USAGE per stored
 # document before the delete (the k hashes). Compare builds by running it
-# with each BIN in turn, alternated.
+# with each BIN in turn, alternated. RT=1 runs redis-server under
+# SCHED_FIFO, so that on a loaded machine SLOWLOG durations are the
+# scripts' own time, not time spent waiting for a core.
 BIN=$1; PORT=$2; CORPUS=$3; IDS=$4; shift 4
 D=$(mktemp -d /tmp/realtext-delete.XXXX)
-redis-server --port $PORT --save '' --appendonly no --dir $D --logfile $D/log --daemonize yes --slowlog-max-len 1000000 >/dev/null
+${RT:+chrt -f 10} redis-server --port $PORT --save '' --appendonly no --dir $D --logfile $D/log --daemonize yes --slowlog-max-len 1000000 >/dev/null
 sleep 0.5
 R="redis-cli -p $PORT"
 cpu() { $R info cpu | awk -F: '/used_cpu_(sys|user):/{s+=$2} END{printf "%.3f", s}'; }
