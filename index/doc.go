@@ -206,11 +206,12 @@
 // more round trip. A call's work is bounded (unlinkWork: a group read
 // counts 4 plus its fields, about 30 groups of 64 fields), so that it
 // stays within several ms: it stops before the group that would pass
-// the bound and the rest goes in the next call. Reading whole groups costs more
-// server CPU per delete than reading a field of each (version 3); the
-// figures are in docs/performance.md. What a remove leaves: the shards' clock hashes (the Seq
-// counter only grows), the o-fields that count documents a full bucket
-// turned away, and a common key's mark (see "Common keys"). A document
+// the bound and the rest goes in the next call. Reading whole groups
+// costs more server CPU per delete than reading a field of each did
+// (version 3; docs/performance.md). What a remove leaves: the shards'
+// clock hashes (the Seq counter only grows), the o-fields that count
+// documents a full bucket turned away, and a common key's mark (see
+// "Common keys"). A document
 // stored before keys records existed has only its id and records removed;
 // its bucket members are dropped lazily, by the next rewrite of the
 // bucket (single node) or with their generation (cluster). Removing an
