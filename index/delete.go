@@ -27,7 +27,7 @@ import (
 // 362 bytes of Redis memory with the hashes' overhead (the records are
 // longer than listpack's 64-byte values); 679 and 810 with 50 anchors
 // (BenchmarkKeysRecordBytes). The memory store keeps this version; Redis
-// writes version 3 (keysPackedVersion) and reads all three.
+// writes version 4 (keysGroupsVersion) and reads all four.
 const keysVersion = 1
 
 // encodeKeys returns e's keys record.
@@ -168,8 +168,62 @@ const keysPackedVersion = 3
 // lives in, whatever its group bits.
 func (r *Redis) opBits() int { return maxGroupBits + fieldBits }
 
-// encodeKeys returns e's keys record in the store's layout (version 3).
+// keysGroupsVersion is Redis's keys record since version 4: the groups of
+// the document's band and passage buckets, without their fields. A
+// generation's group is a prefix of the full-precision group (bucketOp),
+// so the groups decode in every generation whatever its group bits; a
+// delete reads each group hash and removes the document's seq from every
+// member list in it (luaUnlink), which finds exactly its own members as a
+// seq names one document:
+//
+//	byte     keysGroupsVersion (4)
+//	byte     flags: 1 SimHash, 2 I-Match digest, 4 content digest
+//	byte     g, the bits of a band group (maxGroupBits, 22)
+//	Bands × g bits  the band keys' groups, most significant bit first,
+//	         padded to a whole byte
+//	8 bytes  SimHash fingerprint (flag 1; its block keys are computed
+//	         from it, fields included)
+//	20 bytes I-Match digest (flag 2)
+//	16 bytes content digest (flag 4)
+//	varint   n, the distinct passage groups (g + passageSplitBits = 28
+//	         bits: the passage table's group carries 6 bits of the key's
+//	         field); when n > 0, byte k and the Rice codes (k) of the gaps
+//	         between the sorted groups (the first from 0), padded to a
+//	         whole byte
+//
+// About 4 + ⌈22·Bands/8⌉ + 8 + 20 + 16 (those present) + 1 + n·(28 −
+// log2 n + 1.6)/8 bytes: 131 at 30 bands with SimHash, I-Match and
+// content digests and no anchors, 282 with 50 anchors (version 3: 203
+// and 554; TestKeyOpsRecord logs them).
+const keysGroupsVersion = 4
+
+// passageGroupBits is the width of a passage group in a version 4 record.
+const passageGroupBits = maxGroupBits + passageSplitBits
+
+// encodeKeys returns e's keys record in the store's layout (version 4).
 func (r *Redis) encodeKeys(e *Entry) []byte {
+	pt := r.p.passageTable()
+	keys := anchorKeys(nil, e.Anchors)
+	groups := make([]uint64, len(keys))
+	for i, k := range keys {
+		groups[i], _ = r.bucketOp(pt, k)
+	}
+	slices.Sort(groups)
+	groups = slices.Compact(groups)
+	b := make([]byte, 3, 4+(maxGroupBits*len(e.Bands)+7)/8+8+20+16+binary.MaxVarintLen64+1+len(groups)*(passageGroupBits+2)/8)
+	b[0], b[2] = keysGroupsVersion, maxGroupBits
+	w := bitstream.NewWriter(b)
+	for t, k := range e.Bands {
+		g, _ := r.bucketOp(t, k)
+		w.Bits(g, maxGroupBits)
+	}
+	b = appendDigests(w.Flush(), e)
+	return appendRiceSet(b, groups)
+}
+
+// encodeKeysV3 returns e's keys record in version 3, as builds before
+// version 4 wrote it.
+func (r *Redis) encodeKeysV3(e *Entry) []byte {
 	o := r.opBits()
 	keys := anchorKeys(nil, e.Anchors)
 	ops := make([]uint64, len(keys))
@@ -185,19 +239,64 @@ func (r *Redis) encodeKeys(e *Entry) []byte {
 		w.Bits(r.opValue(t, k), uint(o))
 	}
 	b = appendDigests(w.Flush(), e)
-	b = binary.AppendUvarint(b, uint64(len(ops)))
-	if len(ops) > 0 {
-		k := bitstream.RiceParam(ops[len(ops)-1], len(ops))
-		b = append(b, byte(k))
-		w = bitstream.NewWriter(b)
-		var prev uint64
-		for _, v := range ops {
-			w.Rice(v-prev, k)
-			prev = v
-		}
-		b = w.Flush()
+	return appendRiceSet(b, ops)
+}
+
+// appendRiceSet appends the sorted distinct values vs to b: their count
+// (varint), then, when there are any, byte k and the Rice codes (k) of
+// the gaps between them (the first from 0), padded to a whole byte.
+// readRiceSet reads them back.
+func appendRiceSet(b []byte, vs []uint64) []byte {
+	b = binary.AppendUvarint(b, uint64(len(vs)))
+	if len(vs) == 0 {
+		return b
 	}
-	return b
+	k := bitstream.RiceParam(vs[len(vs)-1], len(vs))
+	b = append(b, byte(k))
+	w := bitstream.NewWriter(b)
+	var prev uint64
+	for _, v := range vs {
+		w.Rice(v-prev, k)
+		prev = v
+	}
+	return w.Flush()
+}
+
+// readRiceSet reads what appendRiceSet wrote of values below 2^o, and
+// nothing more: b must end with them. It returns the values ascending,
+// or why not.
+func readRiceSet(b []byte, o int) ([]uint64, string) {
+	n, nw := binary.Uvarint(b)
+	// Each value takes at least a bit: n ≤ 8 × the bytes left.
+	if nw <= 0 || n > MaxAnchors || n > 8*uint64(len(b)-nw) {
+		return nil, "bad anchors"
+	}
+	b = b[nw:]
+	if n == 0 {
+		if len(b) != 0 {
+			return nil, "trailing bytes"
+		}
+		return nil, ""
+	}
+	rk := int(b[0])
+	if rk >= o {
+		return nil, "bad anchors' Rice parameter"
+	}
+	br := bitReader{b: b[1:]}
+	vs := make([]uint64, n)
+	var v uint64
+	for i := range vs {
+		gap, ok := br.rice(rk, 1<<o)
+		v += gap
+		if !ok || v >= 1<<o || (i > 0 && gap == 0) {
+			return nil, "bad anchor op"
+		}
+		vs[i] = v
+	}
+	if br.used() != len(b)-1 {
+		return nil, "trailing bytes"
+	}
+	return vs, ""
 }
 
 // encodeKeysV2 returns e's keys record in version 2, as builds before
@@ -224,15 +323,19 @@ func (r *Redis) encodeKeysV2(e *Entry) []byte {
 }
 
 // keyOps is a decoded keys record of the Redis store: the op values of
-// the bands and anchors (opValue) and the entry's other keys.
+// the bands and anchors (opValue), or with groups (version 4) their
+// full-precision groups (bucketOp; the anchors' distinct, ascending), and
+// the entry's other keys.
 type keyOps struct {
 	bands, anchors []uint64
+	groups         bool
 	e              Entry // SimHash, I-Match and content digests
 }
 
 // decodeKeyOps reads a keys record of any version: version 1 (written
 // before version 2, or by the memory store) is converted to ops; the
-// anchors' ops of version 3 come back sorted.
+// anchors' ops of version 3 and the passage groups of version 4 come
+// back sorted.
 func (r *Redis) decodeKeyOps(id string, b []byte) (keyOps, error) {
 	if len(b) > 0 && b[0] == keysVersion {
 		e, err := decodeKeys(id, r.p.Bands, b)
@@ -250,6 +353,13 @@ func (r *Redis) decodeKeyOps(id string, b []byte) (keyOps, error) {
 	}
 	bad := func(why string) (keyOps, error) {
 		return keyOps{}, fmt.Errorf("index: keys record of %q: %s", id, why)
+	}
+	if len(b) > 0 && b[0] == keysGroupsVersion {
+		k, why := r.decodeGroupKeys(id, b)
+		if why != "" {
+			return bad(why)
+		}
+		return k, nil
 	}
 	if len(b) > 0 && b[0] == keysPackedVersion {
 		k, why := r.decodePackedKeys(id, b)
@@ -321,37 +431,35 @@ func (r *Redis) decodePackedKeys(id string, b []byte) (keyOps, string) {
 	if why != "" {
 		return keyOps{}, why
 	}
-	n, nw := binary.Uvarint(b)
-	// Each op takes at least a bit: n ≤ 8 × the bytes left.
-	if nw <= 0 || n > MaxAnchors || n > 8*uint64(len(b)-nw) {
-		return keyOps{}, "bad anchors"
+	k.anchors, why = readRiceSet(b, o)
+	return k, why
+}
+
+// decodeGroupKeys reads a keys record of version 4, or says why not.
+func (r *Redis) decodeGroupKeys(id string, b []byte) (keyOps, string) {
+	if len(b) < 3 {
+		return keyOps{}, "short header"
 	}
-	b = b[nw:]
-	if n == 0 {
-		if len(b) != 0 {
-			return keyOps{}, "trailing bytes"
-		}
-		return k, ""
+	flags, g := b[1], int(b[2])
+	if g != maxGroupBits {
+		return keyOps{}, fmt.Sprintf("groups of %d bits, want %d", g, maxGroupBits)
 	}
-	rk := int(b[0])
-	if rk >= o {
-		return keyOps{}, "bad anchors' Rice parameter"
+	b = b[3:]
+	nb := (g*r.p.Bands + 7) / 8
+	if len(b) < nb {
+		return keyOps{}, "short band groups"
 	}
-	br = bitReader{b: b[1:]}
-	k.anchors = make([]uint64, n)
-	var v uint64
-	for i := range k.anchors {
-		gap, ok := br.rice(rk, 1<<o)
-		v += gap
-		if !ok || v >= 1<<o || (i > 0 && gap == 0) {
-			return keyOps{}, "bad anchor op"
-		}
-		k.anchors[i] = v
+	k := keyOps{e: Entry{ID: id}, bands: make([]uint64, r.p.Bands), groups: true}
+	br := bitReader{b: b[:nb]}
+	for i := range k.bands {
+		k.bands[i] = br.read(g)
 	}
-	if br.used() != len(b)-1 {
-		return keyOps{}, "trailing bytes"
+	b, why := decodeDigests(&k.e, flags, b[nb:])
+	if why != "" {
+		return keyOps{}, why
 	}
-	return k, ""
+	k.anchors, why = readRiceSet(b, passageGroupBits)
+	return k, why
 }
 
 // appendDigests appends e's SimHash, I-Match and content digests to a
@@ -398,10 +506,10 @@ func decodeDigests(e *Entry, flags byte, b []byte) ([]byte, string) {
 	return b, ""
 }
 
-// KeysRecordSizes splits a keys record of either version, of a store with
+// KeysRecordSizes splits a keys record of any version, of a store with
 // bands bands, into the bytes of its parts: the header (version, flags,
 // op width), the band keys, the SimHash, I-Match and content digests, and
-// the anchor keys with their count. It reads what bench/bytesbench
+// the anchor keys (version 4: the passage groups) with their count. It reads what bench/bytesbench
 // reports.
 func KeysRecordSizes(b []byte, bands int) (header, bandKeys, digests, anchors int, err error) {
 	bad := func(why string) (int, int, int, int, error) {
@@ -417,6 +525,9 @@ func KeysRecordSizes(b []byte, bands int) (header, bandKeys, digests, anchors in
 	case len(b) >= 3 && b[0] == keysPackedVersion:
 		header, w = 3, 0 // anchors Rice-coded
 		bandKeys = (int(b[2])*bands + 7) / 8
+	case len(b) >= 3 && b[0] == keysGroupsVersion:
+		header, w = 3, 0 // passage groups Rice-coded
+		bandKeys = (int(b[2])*bands + 7) / 8
 	default:
 		return bad("unknown version")
 	}
@@ -429,27 +540,19 @@ func KeysRecordSizes(b []byte, bands int) (header, bandKeys, digests, anchors in
 		return bad(why)
 	}
 	digests = len(b) - header - bandKeys - len(rest)
+	if w == 0 {
+		o := int(b[2])
+		if b[0] == keysGroupsVersion {
+			o += passageSplitBits
+		}
+		if _, why := readRiceSet(rest, o); why != "" {
+			return bad(why)
+		}
+		return header, bandKeys, digests, len(rest), nil
+	}
 	n, nw := binary.Uvarint(rest)
-	if nw <= 0 || (w > 0 && uint64(len(rest)-nw) != uint64(w)*n) || !packedAnchors(rest[nw:], n, int(b[2]), w) {
+	if nw <= 0 || uint64(len(rest)-nw) != uint64(w)*n {
 		return bad("bad anchors")
 	}
 	return header, bandKeys, digests, len(rest), nil
-}
-
-// packedAnchors reports whether b holds n Rice-coded ops of o bits and
-// nothing more (a version 3 record's anchors, w = 0), or w > 0.
-func packedAnchors(b []byte, n uint64, o, w int) bool {
-	if w > 0 || n == 0 {
-		return w > 0 || len(b) == 0
-	}
-	if len(b) < 1 || int(b[0]) >= o || n > 8*uint64(len(b)) {
-		return false
-	}
-	r := bitReader{b: b[1:]}
-	for range n {
-		if _, ok := r.rice(int(b[0]), 1<<o); !ok {
-			return false
-		}
-	}
-	return r.used() == len(b)-1
 }

@@ -290,6 +290,68 @@ func BenchmarkKeysRecordBytes(b *testing.B) {
 	}
 }
 
+// checkGroupsRecord checks the version 4 keys record of e: it decodes to
+// the groups of e's bands and the distinct groups of its anchors,
+// computed here from the keys, with the digests of the version 3 record
+// v3; it is smaller than v3; KeysRecordSizes splits it; damaged records
+// are errors.
+func checkGroupsRecord(t *testing.T, r *Redis, e *Entry, v3 []byte) {
+	t.Helper()
+	v4 := r.encodeKeys(e)
+	if v4[0] != keysGroupsVersion {
+		t.Fatalf("record version %d, want %d", v4[0], keysGroupsVersion)
+	}
+	got, err := r.decodeKeyOps(e.ID, v4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bands, passage []uint64
+	for _, k := range e.Bands {
+		bands = append(bands, k>>(64-maxGroupBits))
+	}
+	for _, a := range e.Anchors {
+		k := anchorKeys(nil, []uint64{a})[0]
+		// The top 22 bits, below the field's top 6 bits.
+		passage = append(passage, (k>>(fieldBits-passageSplitBits)&(1<<passageSplitBits-1))<<maxGroupBits|k>>(64-maxGroupBits))
+	}
+	slices.Sort(passage)
+	passage = slices.Compact(passage)
+	if !got.groups || !slices.Equal(got.bands, bands) || !slices.Equal(got.anchors, passage) {
+		t.Errorf("version 4: groups %v %x %x, want %x %x", got.groups, got.bands, got.anchors, bands, passage)
+	}
+	old, err := r.decodeKeyOps(e.ID, v3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if old.groups || fmt.Sprint(got.e) != fmt.Sprint(old.e) {
+		t.Errorf("version 4 entry %+v, version 3 %+v", got.e, old.e)
+	}
+	if len(v4) >= len(v3) {
+		t.Errorf("version 4 record %d bytes, version 3 %d", len(v4), len(v3))
+	}
+	t.Logf("%d distinct passage groups: version 3 %d bytes, version 4 %d", len(passage), len(v3), len(v4))
+	h, bk, d, a, err := KeysRecordSizes(v4, r.p.Bands)
+	if err != nil || h != 3 || bk != (maxGroupBits*r.p.Bands+7)/8 || h+bk+d+a != len(v4) {
+		t.Errorf("KeysRecordSizes of version 4: %d %d %d %d (%v), record %d bytes", h, bk, d, a, err, len(v4))
+	}
+	for cut := range len(v4) {
+		if _, err := r.decodeKeyOps(e.ID, v4[:cut]); err == nil {
+			t.Fatalf("version 4 record cut at %d of %d bytes decoded", cut, len(v4))
+		}
+		if _, _, _, _, err := KeysRecordSizes(v4[:cut], r.p.Bands); err == nil {
+			t.Fatalf("KeysRecordSizes of a version 4 record cut at %d of %d bytes: no error", cut, len(v4))
+		}
+	}
+	if _, err := r.decodeKeyOps(e.ID, append(slices.Clone(v4), 0)); err == nil {
+		t.Errorf("version 4 record with a trailing byte decoded")
+	}
+	bad := slices.Clone(v4)
+	bad[2]++
+	if _, err := r.decodeKeyOps(e.ID, bad); err == nil {
+		t.Errorf("version 4 record of another group width decoded")
+	}
+}
+
 // TestKeyOpsRecord checks Redis's keys record (version 2): it decodes to
 // the ops the version-1 record of the same entry gives, at the smallest,
 // the default and the largest group counts, with and without the
@@ -313,7 +375,7 @@ func TestKeyOpsRecord(t *testing.T) {
 			{"duplicate anchors", full(entry(p, "c", nil), 7, append(anchors("c", 3), anchors("c", 3)...)...), 3},
 		} {
 			t.Run(fmt.Sprintf("capacity=%d/%s", capacity, tt.name), func(t *testing.T) {
-				v1, v2, v3 := encodeKeys(&tt.e), r.encodeKeysV2(&tt.e), r.encodeKeys(&tt.e)
+				v1, v2, v3 := encodeKeys(&tt.e), r.encodeKeysV2(&tt.e), r.encodeKeysV3(&tt.e)
 				want, err := r.decodeKeyOps(tt.e.ID, v1)
 				if err != nil {
 					t.Fatal(err)
@@ -371,6 +433,7 @@ func TestKeyOpsRecord(t *testing.T) {
 				if len(v2) >= len(v1) && r.opsWidth() < 8 {
 					t.Errorf("version 2 record %d bytes, version 1 %d", len(v2), len(v1))
 				}
+				checkGroupsRecord(t, r, &tt.e, v3)
 				for _, rec := range [][]byte{v2, v3} {
 					for cut := range len(rec) {
 						if _, err := r.decodeKeyOps(tt.e.ID, rec[:cut]); err == nil {

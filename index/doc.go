@@ -143,8 +143,8 @@
 // bytes of listpack (6 field + 8 value); a SimHash entry 22; an id 7 + its
 // length; a lane entry (I-Match, content) about 24; a meta record 4 + the
 // id's length; features and verdicts their length plus a few bytes; a
-// keys record (see "Deletion") 220 bytes at 30 bands without anchors, 266
-// with its hash's overhead, not included in the figures below.
+// keys record (see "Deletion") 131 bytes at 30 bands without anchors, 282
+// with 50, not included in the figures below.
 // Measured on 1,000,000 documents of the web profile (30 bands, 5 KB
 // pages; bench/bytesbench, docs/performance.md): 1,409 bytes of
 // used_memory per document in all: band hashes 459 (15.3 per (band,
@@ -179,20 +179,39 @@
 // its records, its member in every band, SimHash and passage bucket of
 // every live generation (a bucket left empty is deleted, and a group hash
 // left empty goes with it), and the I-Match and content lane entries that
-// name it. The bucket keys come from the document's keys record, written
-// with it: its band keys, SimHash fingerprint, digests and distinct
-// anchors (delete.go), as the stored features do not hold the band
-// signature. In Redis each bucket key is kept as its op at full
-// precision (group and field, 53 bits, so that it decodes in every
-// generation whatever its group bits; delete.go, keysPackedVersion):
-// 203 bytes at 30 bands with SimHash, I-Match and content digests and no
-// anchors, 554 with 50 anchors (TestKeyOpsRecord; 8-byte keys, version 1,
-// which the memory store keeps and Remove still reads: 243 and 687). Remove reads the keys records (one round
-// trip), then removes the bucket and lane entries and last the ids and
-// records: one more round trip on a single node and in memory, two in
-// cluster mode. What a remove leaves: the shards' clock hashes (the Seq
-// counter only grows), the o-fields that count documents a full bucket
-// turned away, and a common key's mark (see "Common keys"). A document
+// name it. The buckets come from the document's keys record, written
+// with it (delete.go), as the stored features do not hold the band
+// signature. In Redis (version 4, keysGroupsVersion) it keeps the groups
+// of the document's buckets, not their fields: each band key's group at
+// full precision (22 bits, so that it decodes in every generation
+// whatever its group bits: a generation's group is a prefix of it), the
+// distinct passage groups (28 bits) Rice-coded, the SimHash fingerprint
+// (its block keys are computed from it) and the I-Match and content
+// digests: 131 bytes at 30 bands with the three and no anchors, 282 with
+// 50 anchors (TestKeyOpsRecord; version 3, ops with fields at 53 bits,
+// 203 and 554; 8-byte keys, version 1, which the memory store keeps, 243
+// and 687; Remove reads all four). Remove reads the keys records (one
+// round trip), then, in each live generation, each of the document's
+// band and passage groups whole (one HSCAN of COUNT 256: a group holds
+// about 64 buckets by design, a listpack, which comes back whole) and
+// takes the document's seq out of every member list in it: the seq
+// names one document, so exactly its own members go, several anchors in
+// one group included; SimHash members (and the buckets of records of
+// version 3 and older) are found by their key. The rest of a group that
+// one HSCAN did not return (a generation that got far more documents
+// than it was sized for) is walked in HSCAN chunks of about 256 fields,
+// a round trip each, so no script call reads an unbounded hash. Last go
+// the ids and records: in the same script call on a single node when
+// the document's groups fit in one call, else, and in cluster mode, one
+// more round trip. A call's work is bounded (unlinkWork: a group read
+// counts 4 plus its fields, about 30 groups of 64 fields), so that it
+// stays within several ms: it stops before the group that would pass
+// the bound and the rest goes in the next call. Reading whole groups
+// costs more server CPU per delete than reading a field of each did
+// (version 3; docs/performance.md). What a remove leaves: the shards'
+// clock hashes (the Seq counter only grows), the o-fields that count
+// documents a full bucket turned away, and a common key's mark (see
+// "Common keys"). A document
 // stored before keys records existed has only its id and records removed;
 // its bucket members are dropped lazily, by the next rewrite of the
 // bucket (single node) or with their generation (cluster). Removing an
