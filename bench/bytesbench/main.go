@@ -230,7 +230,14 @@ func run(spec string, n int, data, profile, ixURL, at, set string, slowUS, genAt
 	if err != nil {
 		return err
 	}
-	fmt.Printf("stored per document (sample of %d ids): features %.0f B, verdict record %.0f B\n", len(ids), mean(feats), mean(verdicts))
+	copies := 0 // exact copies keep no features (index/doc.go, "Exact copies")
+	for _, f := range feats {
+		if len(f) == 0 {
+			copies++
+		}
+	}
+	fmt.Printf("stored per document (sample of %d ids, %d of them stored without features): features %.0f B, verdict record %.0f B\n",
+		len(ids), copies, mean(feats), mean(verdicts))
 	if err := featureSections(feats); err != nil {
 		return err
 	}
@@ -487,14 +494,14 @@ func mean(bs [][]byte) float64 {
 }
 
 // featureSections prints the mean bytes of each section of stored
-// features (sketch.EncodedSections).
+// features (sketch.EncodedSections), over the documents that keep any.
 func featureSections(feats [][]byte) error {
 	var sum sketch.SectionSizes
 	k, shingles, anchors, tokens := 0, 0, 0, 0
 	var f sketch.Features
 	for _, b := range feats {
-		if b == nil {
-			continue
+		if len(b) == 0 {
+			continue // an exact copy, or a document removed meanwhile
 		}
 		sz, err := sketch.EncodedSections(b)
 		if err != nil {
@@ -515,9 +522,9 @@ func featureSections(feats [][]byte) error {
 		k++
 	}
 	k = max(k, 1)
-	fmt.Printf("\nper document: %.0f shingles kept, %.0f passage anchors, %.0f tokens with offsets\n",
+	fmt.Printf("\nper document with features: %.0f shingles kept, %.0f passage anchors, %.0f tokens with offsets\n",
 		float64(shingles)/float64(k), float64(anchors)/float64(k), float64(tokens)/float64(k))
-	fmt.Println("\n| stored features, by section | bytes per document |")
+	fmt.Println("\n| stored features, by section | bytes per document with features |")
 	fmt.Println("|---|--:|")
 	for _, r := range []struct {
 		name string

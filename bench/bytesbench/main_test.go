@@ -33,3 +33,16 @@ func TestCallDist(t *testing.T) {
 		})
 	}
 }
+
+// A whole run, small, on each kind of index: every table is printed
+// without an error, including the sections of stored features when the
+// sample holds exact copies, which keep none on Redis.
+func TestRunSmall(t *testing.T) {
+	for _, ix := range []string{"memory", "local-redis"} {
+		t.Run(ix, func(t *testing.T) {
+			if err := run("generated", 400, "", "web", ix, "200,400", "", 1000, 0); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
