@@ -410,55 +410,41 @@ func (r *Redis) decodeKeyOps(id string, b []byte) (keyOps, error) {
 
 // decodePackedKeys reads a keys record of version 3, or says why not.
 func (r *Redis) decodePackedKeys(id string, b []byte) (keyOps, string) {
-	if len(b) < 3 {
-		return keyOps{}, "short header"
-	}
-	flags, o := b[1], int(b[2])
-	if o != r.opBits() {
-		return keyOps{}, fmt.Sprintf("ops of %d bits, want %d", o, r.opBits())
-	}
-	b = b[3:]
-	nb := (o*r.p.Bands + 7) / 8
-	if len(b) < nb {
-		return keyOps{}, "short band keys"
-	}
-	k := keyOps{e: Entry{ID: id}, bands: make([]uint64, r.p.Bands)}
-	br := bitReader{b: b[:nb]}
-	for i := range k.bands {
-		k.bands[i] = br.read(o)
-	}
-	b, why := decodeDigests(&k.e, flags, b[nb:])
-	if why != "" {
-		return keyOps{}, why
-	}
-	k.anchors, why = readRiceSet(b, o)
-	return k, why
+	return r.decodeBitKeys(id, b, r.opBits(), r.opBits(), "ops", false)
 }
 
 // decodeGroupKeys reads a keys record of version 4, or says why not.
 func (r *Redis) decodeGroupKeys(id string, b []byte) (keyOps, string) {
+	return r.decodeBitKeys(id, b, maxGroupBits, passageGroupBits, "groups", true)
+}
+
+// decodeBitKeys reads the layout versions 3 and 4 share: a header whose
+// third byte is w, the bits of a band value; the bands' values at w bits
+// each; the digests; the Rice-coded set of anchor values of aw bits.
+// groups says the values are groups (version 4), not ops.
+func (r *Redis) decodeBitKeys(id string, b []byte, w, aw int, what string, groups bool) (keyOps, string) {
 	if len(b) < 3 {
 		return keyOps{}, "short header"
 	}
-	flags, g := b[1], int(b[2])
-	if g != maxGroupBits {
-		return keyOps{}, fmt.Sprintf("groups of %d bits, want %d", g, maxGroupBits)
+	flags, got := b[1], int(b[2])
+	if got != w {
+		return keyOps{}, fmt.Sprintf("%s of %d bits, want %d", what, got, w)
 	}
 	b = b[3:]
-	nb := (g*r.p.Bands + 7) / 8
+	nb := (w*r.p.Bands + 7) / 8
 	if len(b) < nb {
-		return keyOps{}, "short band groups"
+		return keyOps{}, "short band " + what
 	}
-	k := keyOps{e: Entry{ID: id}, bands: make([]uint64, r.p.Bands), groups: true}
+	k := keyOps{e: Entry{ID: id}, bands: make([]uint64, r.p.Bands), groups: groups}
 	br := bitReader{b: b[:nb]}
 	for i := range k.bands {
-		k.bands[i] = br.read(g)
+		k.bands[i] = br.read(w)
 	}
 	b, why := decodeDigests(&k.e, flags, b[nb:])
 	if why != "" {
 		return keyOps{}, why
 	}
-	k.anchors, why = readRiceSet(b, passageGroupBits)
+	k.anchors, why = readRiceSet(b, aw)
 	return k, why
 }
 
