@@ -22,7 +22,6 @@ func groupHashes(t *testing.T, r *Redis) map[string]map[string]string {
 	t.Helper()
 	ctx := context.Background()
 	out := map[string]map[string]string{}
-	var mu sync.Mutex
 	for _, k := range storeKeys(t, r) {
 		if kind, _, _, ok := keyKind(r, k); !ok || kind != 'b' {
 			continue
@@ -31,9 +30,7 @@ func groupHashes(t *testing.T, r *Redis) map[string]map[string]string {
 		if err != nil {
 			t.Fatalf("HGETALL %s: %v", k, err)
 		}
-		mu.Lock()
 		out[k] = h
-		mu.Unlock()
 	}
 	return out
 }
