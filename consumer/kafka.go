@@ -244,7 +244,9 @@ func (k *Kafka) Run(ctx context.Context, out chan<- pipeline.Item) error {
 			err = k.feed(ctx, r, out)
 		})
 		// A batch too large to read stops its broker's fetches until it
-		// is moved past; tried at most every 2s.
+		// is moved past; tried at most every 2s (counted from the end of
+		// an attempt that moved a partition: the errors buffered while
+		// it ran predate the move).
 		if err == nil && tooLarge && time.Since(k.lastRescue) > 2*time.Second {
 			k.lastRescue = time.Now()
 			err = k.rescue(ctx, out)

@@ -48,15 +48,22 @@ func newTracker() *tracker {
 	return &tracker{parts: map[topicPartition]*partState{}, changed: make(chan struct{})}
 }
 
-// assign starts tracking partitions (a re-assignment starts afresh).
+// assign starts tracking partitions. A partition assigned again while
+// still tracked — franz-go does so without revoking it when a topic purged
+// from consuming is added back before the group session ends, as the
+// rescue of an oversized batch does (oversize.go) — keeps its records in
+// flight, but its position is forgotten: the client's new cursor starts
+// at the group's committed offset, not where the member had polled to.
 func (t *tracker) assign(topic string, partitions []int32) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, p := range partitions {
 		tp := topicPartition{topic, p}
-		if _, ok := t.parts[tp]; !ok {
-			t.parts[tp] = &partState{tp: tp, done: -1, pos: -1}
+		if ps, ok := t.parts[tp]; ok {
+			ps.pos = -1
+			continue
 		}
+		t.parts[tp] = &partState{tp: tp, done: -1, pos: -1}
 	}
 }
 
@@ -200,6 +207,24 @@ func (t *tracker) position(tp topicPartition) int64 {
 		return ps.pos
 	}
 	return -1
+}
+
+// progress returns, for tp, the offset past its done prefix (−1 when
+// nothing was done since its assignment), the committed offset known (−1:
+// none yet), whether tp is tracked, and a channel closed at the next
+// completion.
+func (t *tracker) progress(tp topicPartition) (done, committed int64, owned bool, changed <-chan struct{}) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	ps, ok := t.parts[tp]
+	if !ok {
+		return -1, -1, false, t.changed
+	}
+	done = -1
+	if ps.hasNext {
+		done = ps.next.Offset
+	}
+	return done, ps.done, true, t.changed
 }
 
 // owned returns the tracked partitions.

@@ -134,3 +134,39 @@ func TestInflight(t *testing.T) {
 		t.Errorf("load %d records %d bytes", r, b)
 	}
 }
+
+// A partition assigned again while still tracked (franz-go hands a
+// partition back unrevoked when its topic is added back before the group
+// session ends) forgets its position, since the client's new cursor
+// starts at the committed offset, but keeps its records in flight: they
+// still complete and commit.
+func TestTrackerAssignedAgain(t *testing.T) {
+	tr := newTracker()
+	tp := topicPartition{"t", 0}
+	tr.assign("t", []int32{0})
+	e := tr.add(&kgo.Record{Topic: "t", Partition: 0, Offset: 4})
+	tr.polled("t", 0, 5)
+	if p := tr.position(tp); p != 5 {
+		t.Fatalf("position %d after polling offset 4, want 5", p)
+	}
+	tr.assign("t", []int32{0})
+	if p := tr.position(tp); p != -1 {
+		t.Errorf("position %d after the partition was assigned again, want -1 (unknown)", p)
+	}
+	if done, committed, owned, _ := tr.progress(tp); done != -1 || committed != -1 || !owned {
+		t.Errorf("progress %d, %d, %v before completion; want -1, -1, true", done, committed, owned)
+	}
+	tr.complete(e)
+	c := tr.commitable(nil)
+	if got := c["t"][0].Offset; got != 5 {
+		t.Errorf("commitable offset %d after the record in flight completed, want 5", got)
+	}
+	tr.committed(c, nil)
+	if done, committed, owned, _ := tr.progress(tp); done != 5 || committed != 5 || !owned {
+		t.Errorf("progress %d, %d, %v after the commit; want 5, 5, true", done, committed, owned)
+	}
+	tr.detach("t", []int32{0})
+	if _, _, owned, _ := tr.progress(tp); owned {
+		t.Error("a detached partition is still owned")
+	}
+}

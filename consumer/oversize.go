@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -34,6 +35,15 @@ import (
 // headers or value (neardup.source.size says how big the batch was), and
 // the position moves one record on. Until it has moved on, the partition
 // counts as stalled (neardup_consumer_stalled_partitions, /readyz).
+//
+// The position is moved with SetOffsets when franz-go knows the
+// partition's position; when the batch is the first since the assignment
+// and the group has no offset for it, it cannot be, so the member waits
+// for the batch's records to be decided, commits past them and re-joins
+// the group: the new cursor starts at the committed offset, whether the
+// group revokes the partition and assigns it again or hands it back
+// unrevoked (franz-go does when the topic is added back before the
+// session ends).
 
 // responseTooLarge reports whether err is franz-go's "response exceeds
 // BrokerMaxReadBytes" (not exported), and the response size it names.
@@ -162,17 +172,31 @@ func (k *Kafka) rescue(ctx context.Context, out chan<- pipeline.Item) error {
 				next = r.Offset + 1
 			}
 		}
-		k.tr.polled(tp.topic, tp.partition, next)
-		if _, ok := k.cl.CommittedOffsets()[tp.topic][tp.partition]; ok {
-			k.cl.SetOffsets(map[string]map[int32]kgo.EpochOffset{tp.topic: {tp.partition: {Epoch: -1, Offset: next}}})
-		} else {
+		if _, ok := k.cl.CommittedOffsets()[tp.topic][tp.partition]; !ok {
 			// franz-go moves only a position it knows (a record polled
 			// or an offset committed since the assignment); a partition
 			// whose very first batch is oversized is given up and taken
-			// again: the revocation waits for the records just fed and
-			// commits them, and the new assignment starts past them.
-			rejoin = true
+			// again, and its new cursor starts at the group's committed
+			// offset. So that offset must be past the batch before the
+			// rejoin: the group may hand the partition back without
+			// revoking it (franz-go does when the topic is added back
+			// before the session ends), and then no revocation commits
+			// the records just fed.
+			retake, err := k.commitPast(ctx, tp, next)
+			if err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				k.log.Warn("oversized batch: records read, but not committed past; read again at the next attempt",
+					"topic", tp.topic, "partition", tp.partition, "offset", pos, "err", err)
+				k.stalled(tp.partition, true)
+				continue
+			}
+			rejoin = rejoin || retake
+		} else {
+			k.cl.SetOffsets(map[string]map[int32]kgo.EpochOffset{tp.topic: {tp.partition: {Epoch: -1, Offset: next}}})
 		}
+		k.tr.polled(tp.topic, tp.partition, next)
 		k.stalled(tp.partition, false)
 	}
 	if rejoin {
@@ -181,11 +205,55 @@ func (k *Kafka) rescue(ctx context.Context, out chan<- pipeline.Item) error {
 		k.cl.AddConsumeTopics(k.topic)
 	}
 	if !found {
+		// The probes failed, or the client is not where the member
+		// believes it is: say where it looked.
+		var at []string
+		for _, tp := range owned {
+			if pos, ok := positions[tp]; ok {
+				at = append(at, fmt.Sprintf("%s/%d@%d<%d", tp.topic, tp.partition, pos, hwms[tp]))
+			}
+		}
+		slices.Sort(at)
+		k.log.Warn("oversized batch: none found at the owned partitions' positions (topic/partition@position<end)", "positions", at)
 		k.stalled(-1, true)
 	} else {
 		k.stalled(-1, false)
+		k.lastRescue = time.Now()
 	}
 	return ctx.Err()
+}
+
+// commitPast waits until tp's records fed before next are done (at most
+// the drain timeout, at least a second) and commits tp past them. It
+// reports whether tp must still be given up and taken again: not when it
+// was revoked meanwhile (its revocation committed what was done, and its
+// next owner starts there).
+func (k *Kafka) commitPast(ctx context.Context, tp topicPartition, next int64) (retake bool, err error) {
+	wait := max(k.drain, time.Second)
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	for {
+		done, committed, owned, changed := k.tr.progress(tp)
+		switch {
+		case !owned:
+			return false, nil
+		case committed >= next:
+			return true, nil
+		case done >= next:
+			if err := k.commit(ctx, nil); err != nil {
+				return false, err
+			}
+			if _, committed, owned, _ := k.tr.progress(tp); owned && committed < next {
+				return false, fmt.Errorf("offset %d of %s/%d not committed", next, tp.topic, tp.partition)
+			}
+			continue
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return false, fmt.Errorf("records before offset %d of %s/%d not done within %v: %w", next, tp.topic, tp.partition, wait, ctx.Err())
+		}
+	}
 }
 
 // feedRejected feeds a record that was never read as a too_large

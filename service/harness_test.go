@@ -10,6 +10,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -108,7 +109,8 @@ type instance struct {
 // start creates and runs a service over store.
 func start(t testing.TB, c *config.Config, store index.Store) *instance {
 	t.Helper()
-	return startLogged(t, c, store, slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelInfo})))
+	w := newTestWriter(t)
+	return startLogged(t, c, store, slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo})))
 }
 
 // startLogged is start with the given logger.
@@ -151,13 +153,44 @@ func (in *instance) stop(t testing.TB) error {
 	}
 }
 
-// testWriter sends logs to t.Log (or stderr with -v off, nothing).
-type testWriter struct{ t testing.TB }
+// testWriter sends the service's logs to stderr with -v; without, it
+// keeps the last logTail lines and gives them to t.Log if the test fails,
+// after the service stopped, so that a failure in CI says what the
+// service was doing.
+type testWriter struct {
+	mu    sync.Mutex
+	lines []string
+}
 
-func (w testWriter) Write(b []byte) (int, error) {
+// logTail is how many log lines a failed test shows.
+const logTail = 300
+
+// newTestWriter returns a testWriter for t; create it before the service
+// it logs for, so its cleanup runs after the service's.
+func newTestWriter(t testing.TB) *testWriter {
+	w := &testWriter{}
+	t.Cleanup(func() {
+		if !t.Failed() || testing.Verbose() {
+			return
+		}
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		t.Logf("the service's last %d log lines:\n%s", len(w.lines), strings.Join(w.lines, ""))
+	})
+	return w
+}
+
+func (w *testWriter) Write(b []byte) (int, error) {
 	if testing.Verbose() {
 		fmt.Fprint(os.Stderr, string(b))
+		return len(b), nil
 	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.lines) == logTail {
+		w.lines = append(w.lines[:0], w.lines[1:]...)
+	}
+	w.lines = append(w.lines, string(b))
 	return len(b), nil
 }
 

@@ -150,6 +150,12 @@ func TestServeStalledPartitionNotReady(t *testing.T) {
 	cl.Produce(t, inTopic, docMessages(t, docs)...)
 	c := loadConfig(t, cl.Brokers, "kafka.max_inflight_bytes", "4MiB", "sketch.max_bytes", "1MiB")
 	in := start(t, c, memoryStore(t, c))
+	t.Cleanup(func() { // runs before the service stops: its state at the failure
+		if t.Failed() {
+			t.Logf("at the failure: %d partition(s) stalled, group joined %v, committed offsets %v",
+				in.src.Stalled(), in.src.Joined(), cl.Committed(t, "neardup-test", inTopic))
+		}
+	})
 	body := in.waitReady(t, http.StatusServiceUnavailable, 30*time.Second)
 	deadline := time.Now().Add(30 * time.Second)
 	for !strings.Contains(body, "cannot advance") && time.Now().Before(deadline) {
