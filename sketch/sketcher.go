@@ -51,6 +51,12 @@ type Config struct {
 	// a page. The stored encoding writes the SimHash only when
 	// [Limits.SimHash] asks for it.
 	SkipSimHash bool
+	// SkipUnique leaves [Features.Unique] empty, for a caller that
+	// neither stores nor verifies the unique-word sequence (the pipeline
+	// when its profile has no LCS check, as the web profile): it skips
+	// marking which tokens occur once and collecting them. The I-Match
+	// digest, which reads the distinct tokens, is computed either way.
+	SkipUnique bool
 	// IMatch configures the I-Match digest (default [DefaultIMatch]).
 	IMatch IMatch
 	// UniqueKeepDigits keeps tokens containing digits in the unique-word
@@ -310,12 +316,14 @@ func (s *Sketcher) Sketch(text []byte, f *Features) error {
 	default:
 		f.SimHash = SimHash(s.tok.Hash)
 	}
-	s.countTokens()
+	s.countTokens(!s.cfg.SkipUnique)
 	f.IMatch, f.HasIMatch = s.cfg.IMatch.digest(s.dist, s.lex, &s.im)
 	f.Unique = f.Unique[:0]
-	for i, h := range s.tok.Hash {
-		if s.once[i] && (s.cfg.UniqueKeepDigits || !s.tok.HasDigit[i]) {
-			f.Unique = append(f.Unique, UniqueWord{Hash: h, Pos: uint32(i)})
+	if !s.cfg.SkipUnique {
+		for i, h := range s.tok.Hash {
+			if s.once[i] && (s.cfg.UniqueKeepDigits || !s.tok.HasDigit[i]) {
+				f.Unique = append(f.Unique, UniqueWord{Hash: h, Pos: uint32(i)})
+			}
 		}
 	}
 	f.Sentences.reset()
@@ -346,14 +354,15 @@ func (s *Sketcher) Encode(dst []byte, f, stored *Features, lim Limits) []byte {
 }
 
 // countTokens fills s.dist with the distinct token hashes in ascending
-// order and s.once with the positions of tokens that occur exactly once.
+// order and, when once is set, s.once with the positions of tokens that
+// occur exactly once.
 // It counts the tokens in an open-addressing table (s.keys, with the
 // counts in s.pos, at most half full) and sorts only the distinct hashes:
 // about half the work of sorting every token with its position. Token
 // hashes are uniform, so probes are short; should they not be (inputs
 // made to collide), it falls back to the sort once the probes exceed a
 // bound linear in the tokens.
-func (s *Sketcher) countTokens() {
+func (s *Sketcher) countTokens(once bool) {
 	n := s.tok.Len()
 	size := 16
 	for size < 2*n {
@@ -382,9 +391,11 @@ func (s *Sketcher) countTokens() {
 		s.pos[k]++
 		s.slots[i] = uint32(k)
 	}
-	s.once = slices.Grow(s.once[:0], n)[:n]
-	for i, k := range s.slots {
-		s.once[i] = s.pos[k] == 1
+	if once {
+		s.once = slices.Grow(s.once[:0], n)[:n]
+		for i, k := range s.slots {
+			s.once[i] = s.pos[k] == 1
+		}
 	}
 	s.sort.sort(s.dist, nil)
 }

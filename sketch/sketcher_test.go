@@ -352,7 +352,7 @@ func TestCountTokens(t *testing.T) {
 				a.tok.Hash = append(a.tok.Hash, h)
 			}
 			b.tok.Hash = a.tok.Hash
-			a.countTokens()
+			a.countTokens(true)
 			b.countTokensSorted()
 			if !slices.Equal(a.dist, b.dist) || !slices.Equal(a.once[:tt.n], b.once[:tt.n]) {
 				t.Errorf("table: %d distinct, sort: %d distinct; once equal %v", len(a.dist), len(b.dist), slices.Equal(a.once[:tt.n], b.once[:tt.n]))
@@ -387,5 +387,38 @@ func TestSkipSimHash(t *testing.T) {
 	fb.SimHash = fa.SimHash
 	if !reflect.DeepEqual(fa, fb) {
 		t.Error("features other than the SimHash differ")
+	}
+}
+
+// TestSkipUnique: skipping the unique words leaves them empty, and every
+// other feature, and the stored encoding of a profile that stores no
+// unique words, as they were; on ASCII and on Unicode text.
+func TestSkipUnique(t *testing.T) {
+	for _, tt := range []struct{ name, text string }{
+		{"ascii", strings.Repeat("The quick brown fox jumps over the lazy dog near the riverbank 42 times. ", 40) + "and then a unique ending"},
+		{"unicode", strings.Repeat("“Don’t,” said Zoë — the café’s owner, 3 times. ", 40) + "a unique ending"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.PassageWords = 40
+			skip := cfg
+			skip.SkipUnique = true
+			_, pa := mustSketcher(t, cfg, []byte(tt.text))
+			_, pb := mustSketcher(t, skip, []byte(tt.text))
+			fa, fb := *pa, *pb
+			if len(fa.Unique) == 0 || len(fb.Unique) != 0 {
+				t.Fatalf("%d unique words computed, %d skipped", len(fa.Unique), len(fb.Unique))
+			}
+			lim := DefaultLimits()
+			lim.MaxUnique = 0
+			ea, eb := fa.AppendBinary(nil, lim), fb.AppendBinary(nil, lim)
+			if !bytes.Equal(ea, eb) {
+				t.Error("stored features differ")
+			}
+			fb.Unique = fa.Unique
+			if !reflect.DeepEqual(fa, fb) {
+				t.Error("features other than the unique words differ")
+			}
+		})
 	}
 }
