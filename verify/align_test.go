@@ -153,3 +153,67 @@ func TestAlignChanceOvershoot(t *testing.T) {
 		t.Errorf("%.4f of the passages overshoot the copy, model %.4f", got, want)
 	}
 }
+
+// TestResumeWords: the word-at-a-time search for where a broken run
+// resumes finds what the search a try at a time finds, at every break of
+// copies with words changed, inserted and deleted, in both directions,
+// under the default options and others it handles; near the ends of the
+// documents it leaves the decision to the slow search.
+func TestResumeWords(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 4))
+	// b is a with edits every few positions: substitutions, insertions
+	// and deletions of one to four positions, so that runs break and
+	// resume off the diagonal.
+	a := make([]byte, 3000)
+	for i := range a {
+		a[i] = byte(r.IntN(256)) // high bits are noise the match ignores
+	}
+	var b []byte
+	for i := 0; i < len(a); {
+		n := 1 + r.IntN(30)
+		b = append(b, a[i:min(i+n, len(a))]...)
+		i += n
+		switch k := 1 + r.IntN(4); r.IntN(3) {
+		case 0: // substitute
+			for range k {
+				b = append(b, byte(r.IntN(8)))
+			}
+			i += k
+		case 1: // insert
+			for range k {
+				b = append(b, byte(r.IntN(8)))
+			}
+		case 2: // delete
+			i += k
+		}
+	}
+	fp := fpPair{a, b}
+	for _, opt := range []AlignOptions{
+		{},
+		{Gap: 8, Resume: 8, Drift: 1},
+		{Gap: 16, Resume: 1, Drift: 7},
+		{Gap: 5, Resume: 2, Drift: -1}, // no drift
+		{Gap: 13, Resume: 4, Drift: 2},
+	} {
+		opt = opt.withDefaults()
+		fast, found := 0, 0
+		for range 20000 {
+			i, dir := r.IntN(len(a)), 1-2*r.IntN(2)
+			j := min(max(i*len(b)/len(a)+r.IntN(9)-4, 0), len(b)-1)
+			wi, wj, wok := resumeSlow(fp, i, j, dir, opt)
+			gi, gj, gok := resume(fp, i, j, dir, opt)
+			if gi != wi || gj != wj || gok != wok {
+				t.Fatalf("%+v: break at (%d, %d) dir %d: resume gives (%d, %d, %v), the slow search (%d, %d, %v)", opt, i, j, dir, gi, gj, gok, wi, wj, wok)
+			}
+			if _, _, _, done := resumeWords(fp, i, j, dir, opt); done {
+				fast++
+			}
+			if wok {
+				found++
+			}
+		}
+		if fast < 15000 || found < 1000 {
+			t.Errorf("%+v: %d of 20000 breaks decided word at a time, %d resumed: the test covers too little", opt, fast, found)
+		}
+	}
+}
