@@ -678,55 +678,38 @@ func (n *Normalizer) tokenizeQuoted(text []byte, tok *Tokens) {
 	low := &n.low
 	nt, no := 0, 0 // tokens and text bytes written
 	cont := 0      // continuation bytes before i
-	// in: a word is open (it may go on after an apostrophe); its start,
-	// hash, digit flag and the continuation bytes before its start.
-	var (
-		in        bool
-		start     int
-		h         uint64
-		hasDigit  bool
-		startCont int
-		wordEnd   int
-	)
+	// Word at a time, as tokenizeASCII: skip separators, then consume a
+	// word in a tight inner loop, across the apostrophes that join it.
 	for i := 0; i < len(text); {
 		c := text[i]
-		if c >= utf8.RuneSelf {
-			k, size := quotedRune(text[i:])
-			i += size
-			cont += size - 1
-			if k == qApos && in && i < len(text) && low[text[i]] > lowPunct {
-				continue // an apostrophe inside a word: the word goes on
-			}
-			if in {
-				hashes[nt], offs[nt], srcEnds[nt], ends[nt], digits[nt] = Mix64(h), uint32(start), uint32(wordEnd), uint32(no), hasDigit
-				runeOffs[nt], runeEnds[nt] = uint32(start-startCont), uint32(wordEnd-cont+size-1)
-				nt++
-				in = false
+		if low[c] <= lowPunct {
+			if c < utf8.RuneSelf {
+				i++
+			} else {
+				_, size := quotedRune(text[i:])
+				i += size
+				cont += size - 1
 			}
 			continue
 		}
-		v := low[c]
-		if v <= lowPunct {
-			i++
-			if v == lowApos && in && i < len(text) && low[text[i]] > lowPunct {
-				continue
-			}
-			if in {
-				// No continuation byte since the word's last byte.
-				hashes[nt], offs[nt], srcEnds[nt], ends[nt], digits[nt] = Mix64(h), uint32(start), uint32(wordEnd), uint32(no), hasDigit
-				runeOffs[nt], runeEnds[nt] = uint32(start-startCont), uint32(wordEnd-cont)
-				nt++
-				in = false
-			}
-			continue
-		}
-		if !in {
-			in, start, h, hasDigit, startCont = true, i, fnvOffset64, false, cont
-		}
-		// The rest of the word's ASCII bytes in a tight loop.
-		for ; i < len(text); i++ {
+		start, startCont, h, hasDigit := i, cont, uint64(fnvOffset64), false
+		for i < len(text) {
 			v := low[text[i]]
-			if v <= lowPunct { // also every byte outside ASCII
+			if v <= lowPunct {
+				// An apostrophe joins the word to a word byte after it
+				// ("don't", "don’t" → "dont").
+				if v == lowApos {
+					if i+1 < len(text) && low[text[i+1]] > lowPunct {
+						i++
+						continue
+					}
+				} else if text[i] >= utf8.RuneSelf {
+					if k, size := quotedRune(text[i:]); k == qApos && i+size < len(text) && low[text[i+size]] > lowPunct {
+						i += size
+						cont += size - 1
+						continue
+					}
+				}
 				break
 			}
 			if v <= '9' {
@@ -735,12 +718,10 @@ func (n *Normalizer) tokenizeQuoted(text []byte, tok *Tokens) {
 			h = (h ^ uint64(v)) * fnvPrime64
 			out[no] = v
 			no++
+			i++
 		}
-		wordEnd = i
-	}
-	if in {
-		hashes[nt], offs[nt], srcEnds[nt], ends[nt], digits[nt] = Mix64(h), uint32(start), uint32(wordEnd), uint32(no), hasDigit
-		runeOffs[nt], runeEnds[nt] = uint32(start-startCont), uint32(wordEnd-cont)
+		hashes[nt], offs[nt], srcEnds[nt], ends[nt], digits[nt] = Mix64(h), uint32(start), uint32(i), uint32(no), hasDigit
+		runeOffs[nt], runeEnds[nt] = uint32(start-startCont), uint32(i-cont)
 		nt++
 	}
 	tok.Hash, tok.Off, tok.SrcEnd, tok.End, tok.HasDigit, tok.Text = hashes[:nt], offs[:nt], srcEnds[:nt], ends[:nt], digits[:nt], out[:no]
