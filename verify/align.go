@@ -89,13 +89,20 @@ func (o AlignOptions) withDefaults() AlignOptions {
 // is not safe for concurrent use (the verifier keeps one per goroutine).
 // The zero value is ready to use.
 type PassageAligner struct {
-	seeds  []seed
-	byHash []AlignAnchor // b's anchors sorted by hash
+	seeds  []uint64 // diagonal (biased) << 32 | position in a, sorted
+	byHash []uint64 // b's anchors: hash << 32 | position, sorted
 	chains []AlignPassage
 	cover  []bool
 }
 
 type seed struct{ a, b int }
+
+// diagBias keeps a seed's diagonal b − a positive in the top half of
+// its sort key, for positions up to maxAlignPositions.
+const diagBias = 1 << 31
+
+// maxAlignPositions bounds the positions Align reads on either side.
+const maxAlignPositions = 1<<31 - 1
 
 const fpMask = 1<<FpBits - 1
 
@@ -113,34 +120,45 @@ func (al *PassageAligner) Align(dst []AlignPassage, a, b AlignSide, opt AlignOpt
 	if len(a.Anchors) == 0 || len(b.Anchors) == 0 || len(a.Fp) == 0 || len(b.Fp) == 0 {
 		return dst, 0
 	}
+	if len(a.Fp) > maxAlignPositions || len(b.Fp) > maxAlignPositions {
+		// Beyond what the seeds' sort keys hold (no document within
+		// sketch.MaxSketchBytes comes near).
+		return dst, 0
+	}
+	// b's anchors as hash<<32 | position, sorted: by hash, then by
+	// position (the order of equal hashes does not matter: the seeds are
+	// sorted again below, totally).
 	al.byHash = al.byHash[:0]
 	for _, x := range b.Anchors {
 		if int(x.Pos) < len(b.Fp) {
-			al.byHash = append(al.byHash, x)
+			al.byHash = append(al.byHash, uint64(x.Hash)<<32|uint64(x.Pos))
 		}
 	}
-	slices.SortFunc(al.byHash, func(x, y AlignAnchor) int { return cmp.Compare(x.Hash, y.Hash) })
+	slices.Sort(al.byHash)
+	// The seeds as one word each, sorted by diagonal (b − a, biased to
+	// stay positive), then by a: the order extend takes them in.
 	al.seeds = al.seeds[:0]
 	for _, x := range a.Anchors {
 		if int(x.Pos) >= len(a.Fp) {
 			continue
 		}
-		i, _ := slices.BinarySearchFunc(al.byHash, x.Hash, func(e AlignAnchor, h uint32) int { return cmp.Compare(e.Hash, h) })
-		for ; i < len(al.byHash) && al.byHash[i].Hash == x.Hash; i++ {
-			al.seeds = append(al.seeds, seed{int(x.Pos), int(al.byHash[i].Pos)})
+		i, _ := slices.BinarySearch(al.byHash, uint64(x.Hash)<<32)
+		for ; i < len(al.byHash) && uint32(al.byHash[i]>>32) == x.Hash; i++ {
+			pb := int64(uint32(al.byHash[i]))
+			al.seeds = append(al.seeds, uint64(pb-int64(x.Pos)+diagBias)<<32|uint64(x.Pos))
 		}
 	}
 	if len(al.seeds) == 0 {
 		return dst, 0
 	}
-	slices.SortFunc(al.seeds, func(x, y seed) int {
-		return cmp.Or(cmp.Compare(x.b-x.a, y.b-y.a), cmp.Compare(x.a, y.a))
-	})
+	slices.Sort(al.seeds)
 	al.chains = al.chains[:0]
 	al.cover = slices.Grow(al.cover[:0], len(a.Fp))[:len(a.Fp)]
 	clear(al.cover)
 	match := fpPair{a.Fp, b.Fp}
-	for _, s := range al.seeds {
+	for _, k := range al.seeds {
+		a := int(uint32(k))
+		s := seed{a, int(int64(k>>32)-diagBias) + a}
 		if al.covered(s) {
 			continue
 		}
