@@ -1,10 +1,16 @@
 package pipeline
 
 import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"reflect"
 	"slices"
 	"testing"
 
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/internal/dataset"
 	"github.com/neardup/neardup/sketch"
 	"github.com/neardup/neardup/verify"
 )
@@ -297,4 +303,89 @@ func TestMarkSourcesEarliest(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSampledOut: a discount that lists only the common shingles the
+// document's stored sample keeps gives the verdicts that listing every
+// common shingle gives, against candidates stored at the same, a finer
+// and a coarser sampling rate (documents of 300 to 20,000 words of a
+// Gutenberg book, overlapping by parts, with random common ranges).
+func TestSampledOut(t *testing.T) {
+	b, err := os.ReadFile(dataset.Gutenberg(t, "pg1342.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	words := bytes.Fields(b)
+	cfg := sketch.DefaultConfig()
+	cfg.PassageWords = 40
+	sk, err := sketch.New(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prof := verify.WebProfile()
+	lim := prof.Limits(sketch.Limits{MaxShingles: 256})
+	v, err := verify.New(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type doc struct {
+		stored *sketch.Features
+		seq    []uint32 // stored value at each shingle position
+	}
+	mk := func(from, n int) doc {
+		var f sketch.Features
+		if err := sk.Sketch(bytes.Join(words[from:from+n], []byte(" ")), &f); err != nil {
+			t.Fatal(err)
+		}
+		var st sketch.Features
+		f.Stored(&st, lim)
+		var seq []uint32
+		for _, h := range sketch.AppendShingles(nil, sk.Tokens().Hash, cfg.Shingle) {
+			seq = append(seq, uint32(sketch.StoredShingle(h, int(st.ShingleShift))))
+		}
+		return doc{&st, seq}
+	}
+	var docs []doc
+	for _, n := range []int{300, 700, 1500, 3000, 6000, 20000} {
+		docs = append(docs, mk(1000, n), mk(1000+n/3, n/2))
+	}
+	shifts := map[byte]bool{}
+	r := rand.New(rand.NewPCG(1, 2))
+	compared, filtered := 0, 0
+	for i, a := range docs {
+		shifts[a.stored.ShingleShift] = true
+		for k := range 4 {
+			lo := r.IntN(len(a.seq))
+			hi := lo + r.IntN(len(a.seq)-lo) + 1
+			var all, kept []uint64
+			unkept := sampledOut(a.stored.ShingleShift)
+			for _, h := range a.seq[lo:hi] {
+				all = append(all, uint64(h))
+				if h&unkept == 0 {
+					kept = append(kept, uint64(h))
+				}
+			}
+			slices.Sort(all)
+			slices.Sort(kept)
+			all, kept = slices.Compact(all), slices.Compact(kept)
+			filtered += len(all) - len(kept)
+			common := []verify.Range{{Lo: lo, Hi: hi}}
+			for j, c := range docs {
+				if i == j {
+					continue
+				}
+				want := v.VerifyDiscounted(a.stored, c.stored, &verify.Discount{Shingles: all, Common: common})
+				got := v.VerifyDiscounted(a.stored, c.stored, &verify.Discount{Shingles: kept, Common: common})
+				if !reflect.DeepEqual(want, got) {
+					t.Fatalf("doc %d (shift %d) against %d (shift %d), range %d: every common shingle gives %+v, the kept ones %+v",
+						i, a.stored.ShingleShift, j, c.stored.ShingleShift, k, fmt.Sprint(want), fmt.Sprint(got))
+				}
+				compared++
+			}
+		}
+	}
+	if len(shifts) < 3 || filtered == 0 {
+		t.Fatalf("sampling shifts %v, %d shingles filtered: the test covers too little", shifts, filtered)
+	}
+	t.Logf("%d verdicts compared, shifts %v, %d common shingles left out", compared, shifts, filtered)
 }

@@ -15,8 +15,8 @@ import (
 // 5 KB page's features (shingles and passage section) costs about as much
 // as verifying it.
 //
-// The key is the stored bytes themselves (a hash to find the entry, then
-// a byte comparison), not the id: equal bytes decode to equal features
+// The key is the stored bytes themselves (a hash of their header to find
+// the entry, then a byte comparison), not the id: equal bytes decode to equal features
 // whatever document holds them, and a document deleted and stored again
 // under its id with other text can never be served its old features.
 //
@@ -48,6 +48,13 @@ type featEntry struct {
 // holds at most twice this.
 const defaultFeatCacheBytes = 16 << 20
 
+// keyPrefix is how many of the stored bytes featCache hashes to find an
+// entry: the header, which holds the content digest of the document's
+// text (sketch's encoding: version, flags, token count, digest), so that
+// features of different texts hash apart without hashing kilobytes; equal
+// prefixes of different bytes are told apart by the comparison.
+const keyPrefix = 48
+
 func newFeatCache(max int) *featCache {
 	return &featCache{seed: maphash.MakeSeed(), max: max, cur: map[uint64]*featEntry{}, old: map[uint64]*featEntry{}}
 }
@@ -58,7 +65,7 @@ func (c *featCache) decode(raw []byte) *sketch.Features {
 	if c == nil || c.max <= 0 {
 		return decodeFeatures(raw)
 	}
-	h := maphash.Bytes(c.seed, raw)
+	h := maphash.Bytes(c.seed, raw[:min(len(raw), keyPrefix)])
 	c.mu.Lock()
 	if e, ok := c.cur[h]; ok && bytes.Equal(e.raw, raw) {
 		c.hits++

@@ -11,8 +11,9 @@ import (
 
 // TestFeatCache: the cache returns what decodeFeatures returns, the same
 // decoded features for the same bytes (whichever slice holds them), never
-// another document's, nil for bytes that do not decode, and holds at most
-// two generations of its byte bound.
+// another document's (also when only bytes past the hashed header
+// differ), nil for bytes that do not decode, and holds at most two
+// generations of its byte bound.
 func TestFeatCache(t *testing.T) {
 	s, err := sketch.New(sketch.DefaultConfig(), nil)
 	if err != nil {
@@ -47,6 +48,20 @@ func TestFeatCache(t *testing.T) {
 	}
 	if f := c.decode([]byte("not features")); f != nil {
 		t.Fatalf("undecodable bytes gave %+v", f)
+	}
+	// Bytes that share the hashed header but differ after it are
+	// different entries: each gives what it decodes to.
+	if len(raws[0]) <= keyPrefix {
+		t.Fatalf("an encoding of %d bytes is within the hashed prefix", len(raws[0]))
+	}
+	for k := keyPrefix; k < len(raws[0]); k++ {
+		mod := append([]byte(nil), raws[0]...)
+		mod[k] ^= 0x5a
+		for _, b := range [][]byte{mod, raws[0], mod} {
+			if got, want := c.decode(b), decodeFeatures(b); !reflect.DeepEqual(got, want) {
+				t.Fatalf("byte %d changed: the cache gives other features than decoding", k)
+			}
+		}
 	}
 }
 

@@ -179,6 +179,12 @@ func New(cfg Config, ix Index) (*Pipeline, error) {
 	// Nothing reads a document's SimHash without the SimHash lane or a
 	// check that compares it (pl.limits stores it for such a check).
 	pl.cfg.Sketch.SkipSimHash = cfg.SimHashK < 0 && !pl.limits.SimHash
+	// Nor its unique words without a check that stores them (LCS): the
+	// pipeline verifies the stored form of a document, never the fresh one.
+	pl.cfg.Sketch.SkipUnique = pl.limits.MaxUnique == 0
+	// The shingle set is read only through Sketcher.Encode (prepareDoc).
+	// Classic MinHash would sign the repeats too, at K hashes each.
+	pl.cfg.Sketch.SkipShingleSet = pl.cfg.Sketch.WithDefaults().Method == sketch.OnePerm
 
 	if sc := v.Profile().Sentences; sc != nil {
 		if !cfg.Sketch.Sentence.On {

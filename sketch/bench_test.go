@@ -37,7 +37,8 @@ func BenchmarkTokenizeShingle(b *testing.B) {
 }
 
 // BenchmarkTokenize is the tokenizer alone, on the ASCII fast path and on
-// the Unicode path (one non-ASCII character forces NFKC and folding).
+// the Unicode path (one non-ASCII character forces NFKC and folding) and
+// on the quoted-ASCII path (typographic quotes as the only non-ASCII).
 func BenchmarkTokenize(b *testing.B) {
 	for _, tt := range []struct {
 		name string
@@ -45,6 +46,8 @@ func BenchmarkTokenize(b *testing.B) {
 	}{
 		{"ascii", benchDoc()},
 		{"unicode", append(benchDoc(), "caf\u00e9"...)},
+		// Typographic quotes only: the quoted-ASCII path.
+		{"quoted", append(benchDoc(), "\u201cdon\u2019t\u201d"...)},
 	} {
 		b.Run(tt.name, func(b *testing.B) {
 			n := NewNormalizer(DefaultNormalization())

@@ -675,11 +675,15 @@ func filterUnique(seq []UniqueWord, have, want byte) []UniqueWord {
 // would give (32-bit hashes, sampled to the limits, only the sections lim
 // selects, no signature), without encoding: what an incoming document is
 // verified as against stored ones.
-func (f *Features) Stored(dst *Features, lim Limits) { f.stored(dst, lim, nil) }
+func (f *Features) Stored(dst *Features, lim Limits) { f.stored(dst, lim, nil, nil) }
 
 // stored is Stored; with a sorter, the kept shingle values are sorted by
 // it (a radix pass, in its scratch) instead of by a comparison sort.
-func (f *Features) stored(dst *Features, lim Limits, sorter *hashSorter) {
+//
+// seq, when not nil, holds f's shingles in document order, repeats
+// included, in place of f.Shingles (Config.SkipShingleSet): f.ShingleCount
+// is the number of distinct ones.
+func (f *Features) stored(dst *Features, lim Limits, sorter *hashSorter, seq []uint64) {
 	dst.Tokens, dst.Content = f.Tokens, f.Content
 	dst.SimHash, dst.IMatch, dst.HasIMatch = 0, Digest{}, false
 	if lim.SimHash {
@@ -691,11 +695,16 @@ func (f *Features) stored(dst *Features, lim Limits, sorter *hashSorter) {
 	dst.Signature = dst.Signature[:0]
 	dst.Shingles, dst.ShingleShift, dst.ShingleCount = dst.Shingles[:0], 0, 0
 	if lim.MaxShingles > 0 {
-		shift := shingleShift(len(f.Shingles), lim.MaxShingles)
+		set, n := f.Shingles, len(f.Shingles)
+		if seq != nil {
+			// The same kept values, repeats included until Compact.
+			set, n = seq, f.ShingleCount
+		}
+		shift := shingleShift(n, lim.MaxShingles)
 		dst.ShingleShift = byte(shift)
 		dst.ShingleCount = max(f.ShingleCount, len(f.Shingles))
-		dst.Shingles = slices.Grow(dst.Shingles, min(len(f.Shingles), 2*lim.MaxShingles))
-		for _, h := range f.Shingles {
+		dst.Shingles = slices.Grow(dst.Shingles, min(len(set), 2*lim.MaxShingles))
+		for _, h := range set {
 			if keep(h, shift) {
 				dst.Shingles = append(dst.Shingles, StoredShingle(h, shift))
 			}

@@ -51,6 +51,22 @@ type Config struct {
 	// a page. The stored encoding writes the SimHash only when
 	// [Limits.SimHash] asks for it.
 	SkipSimHash bool
+	// SkipShingleSet leaves [Features.Shingles] empty when the passage
+	// lane has the document's shingles in order (it is on, and the
+	// document has at most [MaxPassageTokens] tokens), for a caller that
+	// reads the set only through [Sketcher.Encode] (the pipeline):
+	// ShingleCount is counted in a hash table instead of sorting the set,
+	// the signature is taken over the shingles in order (a MinHash is a
+	// minimum: repeats and order do not change it), and Encode samples
+	// the stored set from them. The signature, the count and the encoding
+	// are those computed from the set.
+	SkipShingleSet bool
+	// SkipUnique leaves [Features.Unique] empty, for a caller that
+	// neither stores nor verifies the unique-word sequence (the pipeline
+	// when its profile has no LCS check, as the web profile): it skips
+	// marking which tokens occur once and collecting them. The I-Match
+	// digest, which reads the distinct tokens, is computed either way.
+	SkipUnique bool
 	// IMatch configures the I-Match digest (default [DefaultIMatch]).
 	IMatch IMatch
 	// UniqueKeepDigits keeps tokens containing digits in the unique-word
@@ -226,6 +242,10 @@ type Sketcher struct {
 	ends  []byte    // the tokens' lengths, for the content digest
 	sum   []byte
 	seq   []uint64 // shingle hashes in document order (passage lane)
+	// seqSet: the last document's Shingles were left empty
+	// (Config.SkipShingleSet); Encode samples them from seq.
+	seqSet bool
+	set    []uint64 // countDistinct's table
 
 	// Sentence mode.
 	split      SentenceSplitter
@@ -291,16 +311,25 @@ func (s *Sketcher) Sketch(text []byte, f *Features) error {
 	if s.cfg.PassageWords > 0 && s.cfg.CharGram == 0 && f.Tokens > 0 {
 		s.passage(text, f)
 	}
-	if len(f.Passage.Fp) > 0 && f.Tokens <= MaxPassageTokens {
+	s.seqSet = false
+	switch {
+	case len(f.Passage.Fp) > 0 && f.Tokens <= MaxPassageTokens && s.cfg.SkipShingleSet:
+		f.Shingles = f.Shingles[:0]
+		f.ShingleCount = s.countDistinct(s.seq)
+		f.Signature = s.signer.Sign(f.Signature, s.seq)
+		s.seqSet = true
+	case len(f.Passage.Fp) > 0 && f.Tokens <= MaxPassageTokens:
 		// The passage lane has the shingles in document order already.
 		f.Shingles = append(f.Shingles[:0], s.seq...)
 		s.sort.sort(f.Shingles, nil)
 		f.Shingles = slices.Compact(f.Shingles)
-	} else {
+	default:
 		f.Shingles = s.ShingleSet(f.Shingles[:0])
 	}
-	f.ShingleCount = len(f.Shingles)
-	f.Signature = s.signer.Sign(f.Signature, f.Shingles)
+	if !s.seqSet {
+		f.ShingleCount = len(f.Shingles)
+		f.Signature = s.signer.Sign(f.Signature, f.Shingles)
+	}
 
 	switch {
 	case s.cfg.SkipSimHash:
@@ -310,12 +339,14 @@ func (s *Sketcher) Sketch(text []byte, f *Features) error {
 	default:
 		f.SimHash = SimHash(s.tok.Hash)
 	}
-	s.countTokens()
+	s.countTokens(!s.cfg.SkipUnique)
 	f.IMatch, f.HasIMatch = s.cfg.IMatch.digest(s.dist, s.lex, &s.im)
 	f.Unique = f.Unique[:0]
-	for i, h := range s.tok.Hash {
-		if s.once[i] && (s.cfg.UniqueKeepDigits || !s.tok.HasDigit[i]) {
-			f.Unique = append(f.Unique, UniqueWord{Hash: h, Pos: uint32(i)})
+	if !s.cfg.SkipUnique {
+		for i, h := range s.tok.Hash {
+			if s.once[i] && (s.cfg.UniqueKeepDigits || !s.tok.HasDigit[i]) {
+				f.Unique = append(f.Unique, UniqueWord{Hash: h, Pos: uint32(i)})
+			}
 		}
 	}
 	f.Sentences.reset()
@@ -340,20 +371,66 @@ func (s *Sketcher) Sketch(text []byte, f *Features) error {
 // ([Features.Stored]): the same bytes and the same stored features as the
 // two calls, with the shingles sampled and sorted once, by a radix pass in
 // the sketcher's scratch. f is usually the features Sketch just computed.
+//
+// With [Config.SkipShingleSet], f must be the features Sketch just
+// computed when their Shingles were left empty: the stored sample is then
+// taken from the shingles in document order.
 func (s *Sketcher) Encode(dst []byte, f, stored *Features, lim Limits) []byte {
-	f.stored(stored, lim, &s.sort)
+	var seq []uint64
+	if s.seqSet && len(f.Shingles) == 0 && f.ShingleCount > 0 {
+		seq = s.seq
+	}
+	f.stored(stored, lim, &s.sort, seq)
 	return f.appendBinary(dst, lim, stored)
 }
 
+// countDistinct returns how many distinct values hs holds, counting them
+// in an open-addressing table (s.set, at most half full, 0 marking an
+// empty slot and a zero value counted apart). Shingle hashes are uniform,
+// so probes are short; should they not be (inputs made to collide), it
+// counts by sorting once the probes exceed a bound linear in len(hs).
+func (s *Sketcher) countDistinct(hs []uint64) int {
+	size := 16
+	for size < 2*len(hs) {
+		size <<= 1
+	}
+	s.set = slices.Grow(s.set[:0], size)[:size]
+	clear(s.set)
+	mask := uint64(size - 1)
+	n, zero := 0, 0
+	probes, bound := 0, 8*len(hs)+64
+	for _, h := range hs {
+		if h == 0 {
+			zero = 1
+			continue
+		}
+		k := h & mask
+		for s.set[k] != 0 && s.set[k] != h {
+			k = (k + 1) & mask
+			if probes++; probes > bound {
+				s.set = append(s.set[:0], hs...)
+				s.sort.sort(s.set, nil)
+				return len(slices.Compact(s.set))
+			}
+		}
+		if s.set[k] == 0 {
+			s.set[k] = h
+			n++
+		}
+	}
+	return n + zero
+}
+
 // countTokens fills s.dist with the distinct token hashes in ascending
-// order and s.once with the positions of tokens that occur exactly once.
+// order and, when once is set, s.once with the positions of tokens that
+// occur exactly once.
 // It counts the tokens in an open-addressing table (s.keys, with the
 // counts in s.pos, at most half full) and sorts only the distinct hashes:
 // about half the work of sorting every token with its position. Token
 // hashes are uniform, so probes are short; should they not be (inputs
 // made to collide), it falls back to the sort once the probes exceed a
 // bound linear in the tokens.
-func (s *Sketcher) countTokens() {
+func (s *Sketcher) countTokens(once bool) {
 	n := s.tok.Len()
 	size := 16
 	for size < 2*n {
@@ -382,9 +459,11 @@ func (s *Sketcher) countTokens() {
 		s.pos[k]++
 		s.slots[i] = uint32(k)
 	}
-	s.once = slices.Grow(s.once[:0], n)[:n]
-	for i, k := range s.slots {
-		s.once[i] = s.pos[k] == 1
+	if once {
+		s.once = slices.Grow(s.once[:0], n)[:n]
+		for i, k := range s.slots {
+			s.once[i] = s.pos[k] == 1
+		}
 	}
 	s.sort.sort(s.dist, nil)
 }

@@ -352,7 +352,7 @@ func TestCountTokens(t *testing.T) {
 				a.tok.Hash = append(a.tok.Hash, h)
 			}
 			b.tok.Hash = a.tok.Hash
-			a.countTokens()
+			a.countTokens(true)
 			b.countTokensSorted()
 			if !slices.Equal(a.dist, b.dist) || !slices.Equal(a.once[:tt.n], b.once[:tt.n]) {
 				t.Errorf("table: %d distinct, sort: %d distinct; once equal %v", len(a.dist), len(b.dist), slices.Equal(a.once[:tt.n], b.once[:tt.n]))
@@ -387,5 +387,129 @@ func TestSkipSimHash(t *testing.T) {
 	fb.SimHash = fa.SimHash
 	if !reflect.DeepEqual(fa, fb) {
 		t.Error("features other than the SimHash differ")
+	}
+}
+
+// TestSkipUnique: skipping the unique words leaves them empty, and every
+// other feature, and the stored encoding of a profile that stores no
+// unique words, as they were; on ASCII and on Unicode text.
+func TestSkipUnique(t *testing.T) {
+	for _, tt := range []struct{ name, text string }{
+		{"ascii", strings.Repeat("The quick brown fox jumps over the lazy dog near the riverbank 42 times. ", 40) + "and then a unique ending"},
+		{"unicode", strings.Repeat("“Don’t,” said Zoë — the café’s owner, 3 times. ", 40) + "a unique ending"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.PassageWords = 40
+			skip := cfg
+			skip.SkipUnique = true
+			_, pa := mustSketcher(t, cfg, []byte(tt.text))
+			_, pb := mustSketcher(t, skip, []byte(tt.text))
+			fa, fb := *pa, *pb
+			if len(fa.Unique) == 0 || len(fb.Unique) != 0 {
+				t.Fatalf("%d unique words computed, %d skipped", len(fa.Unique), len(fb.Unique))
+			}
+			lim := DefaultLimits()
+			lim.MaxUnique = 0
+			ea, eb := fa.AppendBinary(nil, lim), fb.AppendBinary(nil, lim)
+			if !bytes.Equal(ea, eb) {
+				t.Error("stored features differ")
+			}
+			fb.Unique = fa.Unique
+			if !reflect.DeepEqual(fa, fb) {
+				t.Error("features other than the unique words differ")
+			}
+		})
+	}
+}
+
+// TestSkipShingleSet: leaving the shingle set out gives the same shingle
+// count, signature, stored features and encoding, for the web and the
+// books limits, on ASCII and Unicode text, a text shorter than a shingle,
+// one with repeated passages, and (passage lane off or too long a text)
+// where the set is computed anyway.
+func TestSkipShingleSet(t *testing.T) {
+	book, err := os.ReadFile(dataset.Gutenberg(t, "pg1342.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := bytes.Repeat([]byte("word "), MaxPassageTokens+10)
+	for _, tt := range []struct {
+		name    string
+		text    []byte
+		passage int
+		seq     bool // the set is left out
+	}{
+		{"page", book[20000:25000], 40, true},
+		{"book", book[:300000], 40, true},
+		{"unicode", []byte(strings.Repeat("“Don’t,” said Zoë — the café’s owner. ", 60)), 40, true},
+		{"repeats", bytes.Repeat(book[30000:31000], 5), 40, true},
+		{"short", []byte("two words"), 40, true},
+		{"no passage lane", book[20000:25000], 0, false},
+		{"too long for the lane", long, 40, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.PassageWords = tt.passage
+			skip := cfg
+			skip.SkipShingleSet = true
+			sa, fa := mustSketcher(t, cfg, tt.text)
+			sb, fb := mustSketcher(t, skip, tt.text)
+			if tt.seq != (len(fb.Shingles) == 0) {
+				t.Fatalf("%d shingles kept with the set skipped, want them left out: %v", len(fb.Shingles), tt.seq)
+			}
+			if fa.ShingleCount != fb.ShingleCount || !slices.Equal(fa.Signature, fb.Signature) {
+				t.Fatalf("count %d and %d, signatures equal %v", fa.ShingleCount, fb.ShingleCount, slices.Equal(fa.Signature, fb.Signature))
+			}
+			for _, lim := range []Limits{{MaxShingles: 256, Passages: true, IMatch: true}, DefaultLimits()} {
+				var sta, stb Features
+				ea, eb := sa.Encode(nil, fa, &sta, lim), sb.Encode(nil, fb, &stb, lim)
+				if !bytes.Equal(ea, eb) {
+					t.Errorf("limits %+v: encodings differ", lim)
+				}
+				if !reflect.DeepEqual(sta, stb) {
+					t.Errorf("limits %+v: stored features differ", lim)
+				}
+			}
+		})
+	}
+}
+
+// TestCountDistinct: the hash-table count is the sorted count, with
+// repeats, a zero hash, and hashes that collide in the table's bits (the
+// fallback).
+func TestCountDistinct(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 1))
+	for _, tt := range []struct {
+		name     string
+		n, vocab int
+		collide  bool
+		zero     bool
+	}{
+		{"empty", 0, 1, false, false},
+		{"page", 900, 700, false, false},
+		{"zero hash", 500, 300, false, true},
+		{"one repeated", 3000, 1, false, false},
+		{"colliding low bits", 4000, 2000, true, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var s Sketcher
+			hs := make([]uint64, tt.n)
+			for i := range hs {
+				hs[i] = Mix64(uint64(r.IntN(tt.vocab)) + 1)
+				if tt.collide {
+					hs[i] <<= 20
+				}
+				if tt.zero && i%7 == 0 {
+					hs[i] = 0
+				}
+			}
+			sorted := slices.Clone(hs)
+			slices.Sort(sorted)
+			want := len(slices.Compact(sorted))
+			if got := s.countDistinct(hs); got != want {
+				t.Errorf("%d distinct, want %d", got, want)
+			}
+		})
 	}
 }

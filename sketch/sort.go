@@ -55,6 +55,15 @@ func (s *hashSorter) sort(keys []uint64, vals []uint32) {
 		}
 	}
 	copy(keys, s.tmpK)
+	// Every key now lies in its bucket's range, so one insertion pass
+	// over the whole array sorts it: a key moves only past the larger
+	// keys of its own bucket (about one per key with uniform keys), and
+	// no branch depends on the buckets' sizes. Keys that are not uniform
+	// make the pass give up after a bound linear in n, with the buckets
+	// still in place, and are sorted bucket by bucket below.
+	if vals == nil && insertionSortBounded(keys, 4*n) {
+		return
+	}
 	// After the scatter next[i] is the end of bucket i, i.e. the start of
 	// bucket i+1.
 	start := int32(0)
@@ -93,4 +102,24 @@ func insertionSort(keys []uint64, vals []uint32) {
 		}
 		keys[j], vals[j] = k, v
 	}
+}
+
+// insertionSortBounded insertion-sorts keys unless that takes more than
+// bound moves, and reports whether it did; when it gives up, keys are a
+// permutation of what they were in which every key has moved only past
+// larger keys before it.
+func insertionSortBounded(keys []uint64, bound int) bool {
+	moves := 0
+	for i := 1; i < len(keys); i++ {
+		k := keys[i]
+		j := i
+		for ; j > 0 && keys[j-1] > k; j-- {
+			keys[j] = keys[j-1]
+		}
+		keys[j] = k
+		if moves += i - j; moves > bound {
+			return false
+		}
+	}
+	return true
 }

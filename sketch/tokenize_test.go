@@ -2,6 +2,8 @@ package sketch
 
 import (
 	"bytes"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"strings"
@@ -121,7 +123,8 @@ func TestTokenizeClough(t *testing.T) {
 }
 
 func FuzzTokenize(f *testing.F) {
-	for _, s := range []string{"", "hello world", "Don\u2019t", "\xff\xfe\x00", "東京", "a'b'c'", "\u0301\u0301", "ß'ß", "Hello World's 42nd TEST, don't-stop 'quoted' x'", "A1b2 C3'd4 ''e"} {
+	for _, s := range []string{"", "hello world", "Don\u2019t", "\xff\xfe\x00", "東京", "a'b'c'", "\u0301\u0301", "ß'ß", "Hello World's 42nd TEST, don't-stop 'quoted' x'", "A1b2 C3'd4 ''e",
+		"\u201cDon\u2019t\u201d \u2014 she\u2019d\u2019ve \u2018x\u2019 1\u20132 \u00aba\u00bb b\u02bcc d\u2032 \u2212e\u2019", "\u2019\u2019a\u2019\u2019b\u2019"} {
 		f.Add([]byte(s))
 	}
 	opts := []*Normalizer{
@@ -163,6 +166,16 @@ func FuzzTokenize(f *testing.F) {
 					t.Fatalf("the Unicode path differs from the ASCII one for %q", b)
 				}
 			}
+			// On quoted ASCII the Unicode path gives what the quoted
+			// fast path gives.
+			if n.quotedFast && quotedASCII(b) {
+				var u, q Tokens
+				n.tokenizeUnicode(b, &u)
+				n.tokenizeQuoted(b, &q)
+				if d := tokensDiff(&u, &q); d != "" {
+					t.Fatalf("the quoted path differs from the Unicode one for %q: %s", b, d)
+				}
+			}
 			// Normalizing normalized text is the identity on tokens.
 			var again Tokens
 			n.Tokenize(joined(&tok), &again)
@@ -182,4 +195,104 @@ func joined(t *Tokens) []byte {
 		b = append(b, t.Word(i)...)
 	}
 	return b
+}
+
+// tokensDiff describes the first difference between two tokenizations,
+// the code points counted included ("" when they are the same).
+func tokensDiff(a, b *Tokens) string {
+	switch {
+	case !slices.Equal(a.Hash, b.Hash):
+		return fmt.Sprintf("hashes (%d and %d tokens)", a.Len(), b.Len())
+	case !slices.Equal(a.Off, b.Off) || !slices.Equal(a.SrcEnd, b.SrcEnd):
+		return fmt.Sprintf("byte offsets %v %v and %v %v", a.Off, a.SrcEnd, b.Off, b.SrcEnd)
+	case !slices.Equal(a.End, b.End) || !bytes.Equal(a.Text, b.Text):
+		return fmt.Sprintf("token text %q and %q", a.Text, b.Text)
+	case !slices.Equal(a.HasDigit, b.HasDigit):
+		return "digit flags"
+	case a.runes != b.runes || a.decoded != b.decoded || a.normalized != b.normalized:
+		return fmt.Sprintf("flags runes/decoded/normalized %v/%v/%v and %v/%v/%v", a.runes, a.decoded, a.normalized, b.runes, b.decoded, b.normalized)
+	case !slices.Equal(a.runeOff, b.runeOff) || !slices.Equal(a.runeEnd, b.runeEnd):
+		return fmt.Sprintf("code point offsets %v %v and %v %v", a.runeOff, a.runeEnd, b.runeOff, b.runeEnd)
+	}
+	return ""
+}
+
+// TestTokenizeQuoted checks the quoted-ASCII fast path against the
+// Unicode path it stands in for: on texts built from the characters it
+// handles (typographic quotes and dashes around words, digits and
+// apostrophes), and on every paragraph of the Gutenberg editions and the
+// PAN13 sources that is quoted ASCII. Texts with any other character
+// outside ASCII take the Unicode path.
+func TestTokenizeQuoted(t *testing.T) {
+	n := NewNormalizer(DefaultNormalization())
+	check := func(name string, b []byte) {
+		t.Helper()
+		var u, q Tokens
+		n.tokenizeUnicode(b, &u)
+		n.tokenizeQuoted(b, &q)
+		if d := tokensDiff(&u, &q); d != "" {
+			t.Errorf("%s: the quoted path differs from the Unicode one: %s\n%q", name, d, b)
+		}
+		var got Tokens
+		n.Tokenize(b, &got)
+		if d := tokensDiff(&u, &got); d != "" && !isASCII(b) {
+			t.Errorf("%s: Tokenize differs from the Unicode path: %s", name, d)
+		}
+	}
+	for _, tt := range []struct{ name, text string }{
+		{"curly quotes", "\u201cDon\u2019t go,\u201d she said."},
+		{"apostrophe at the ends", "\u2019tis the hunters\u2019 \u2018moon\u2019"},
+		{"joined twice", "she\u2019d\u2019ve and o\u2019\u2019clock"},
+		{"dashes", "one\u2014two \u2013 3\u20134 \u2212x \u2010y\u2012z\u2015"},
+		{"guillemets and modifier apostrophe", "\u00abmot\u00bb l\u02bcami d\u2032x"},
+		{"mixed ASCII apostrophes", "it's 'quoted' and rock\u2019n'roll"},
+		{"quote last", "end\u2019"},
+		{"only quotes", "\u201c\u201d\u2019"},
+	} {
+		if !quotedASCII([]byte(tt.text)) {
+			t.Fatalf("%s: not quoted ASCII", tt.name)
+		}
+		check(tt.name, []byte(tt.text))
+	}
+	for _, tt := range []string{"caf\u00e9 \u2019", "\u2011", "\u2026", "\uff07", "a\u00a0b", "\xe2\x80", "\xe2\x80\x99\xff"} {
+		if quotedASCII([]byte(tt)) {
+			t.Errorf("%q taken for quoted ASCII", tt)
+		}
+	}
+	r := rand.New(rand.NewPCG(5, 23))
+	parts := []string{"a", "B", "zz", "7", " ", "  ", "\n", "'", ",", ".", "-", "\"", "\u2018", "\u2019", "\u201c", "\u201d", "\u2014", "\u2013", "\u2212", "\u00ab", "\u00bb", "\u02bc", "\u2032", "\u201a", "\u2010"}
+	for i := range 2000 {
+		var b []byte
+		for range r.IntN(40) {
+			b = append(b, parts[r.IntN(len(parts))]...)
+		}
+		check(fmt.Sprintf("random %d", i), b)
+	}
+	var files []string
+	for _, d := range []string{dataset.Dir(t, "gutenberg-editions") + "/texts", dataset.Dir(t, "pan13-text-alignment-no-obfuscation") + "/src"} {
+		entries, err := os.ReadDir(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			files = append(files, d+"/"+e.Name())
+		}
+	}
+	quoted := 0
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, p := range bytes.Split(b, []byte("\n\n")) {
+			if !isASCII(p) && quotedASCII(p) {
+				quoted++
+				check(fmt.Sprintf("%s paragraph %d", f, i), p)
+			}
+		}
+	}
+	if quoted < 100 {
+		t.Errorf("only %d quoted-ASCII paragraphs in %d files", quoted, len(files))
+	}
+	t.Logf("%d quoted-ASCII paragraphs in %d files", quoted, len(files))
 }

@@ -27,6 +27,7 @@ func (s *Sketcher) Trim() {
 	// keys and pos are also countTokens' table: up to 4 entries a token.
 	s.keys, s.pos, s.once, s.dist = shrink(s.keys, 4*n), shrink(s.pos, 4*n), shrink(s.once, n), shrink(s.dist, n)
 	s.slots = shrink(s.slots, n)
+	s.set = shrink(s.set, 4*n) // countDistinct's table: up to 4 entries a shingle
 	s.sort.tmpK, s.sort.tmpV = shrink(s.sort.tmpK, n), shrink(s.sort.tmpV, n)
 	s.gram, s.ends, s.sum = shrink(s.gram, 16*n), shrink(s.ends, 2*n), shrink(s.sum, 16*n)
 	s.seq, s.sgrams = shrink(s.seq, n), shrink(s.sgrams, 16*n)

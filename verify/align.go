@@ -2,6 +2,8 @@ package verify
 
 import (
 	"cmp"
+	"encoding/binary"
+	"math/bits"
 	"slices"
 )
 
@@ -87,13 +89,20 @@ func (o AlignOptions) withDefaults() AlignOptions {
 // is not safe for concurrent use (the verifier keeps one per goroutine).
 // The zero value is ready to use.
 type PassageAligner struct {
-	seeds  []seed
-	byHash []AlignAnchor // b's anchors sorted by hash
+	seeds  []uint64 // diagonal (biased) << 32 | position in a, sorted
+	byHash []uint64 // b's anchors: hash << 32 | position, sorted
 	chains []AlignPassage
 	cover  []bool
 }
 
 type seed struct{ a, b int }
+
+// diagBias keeps a seed's diagonal b − a positive in the top half of
+// its sort key, for positions up to maxAlignPositions.
+const diagBias = 1 << 31
+
+// maxAlignPositions bounds the positions Align reads on either side.
+const maxAlignPositions = 1<<31 - 1
 
 const fpMask = 1<<FpBits - 1
 
@@ -111,38 +120,49 @@ func (al *PassageAligner) Align(dst []AlignPassage, a, b AlignSide, opt AlignOpt
 	if len(a.Anchors) == 0 || len(b.Anchors) == 0 || len(a.Fp) == 0 || len(b.Fp) == 0 {
 		return dst, 0
 	}
+	if len(a.Fp) > maxAlignPositions || len(b.Fp) > maxAlignPositions {
+		// Beyond what the seeds' sort keys hold (no document within
+		// sketch.MaxSketchBytes comes near).
+		return dst, 0
+	}
+	// b's anchors as hash<<32 | position, sorted: by hash, then by
+	// position (the order of equal hashes does not matter: the seeds are
+	// sorted again below, totally).
 	al.byHash = al.byHash[:0]
 	for _, x := range b.Anchors {
 		if int(x.Pos) < len(b.Fp) {
-			al.byHash = append(al.byHash, x)
+			al.byHash = append(al.byHash, uint64(x.Hash)<<32|uint64(x.Pos))
 		}
 	}
-	slices.SortFunc(al.byHash, func(x, y AlignAnchor) int { return cmp.Compare(x.Hash, y.Hash) })
+	slices.Sort(al.byHash)
+	// The seeds as one word each, sorted by diagonal (b − a, biased to
+	// stay positive), then by a: the order extend takes them in.
 	al.seeds = al.seeds[:0]
 	for _, x := range a.Anchors {
 		if int(x.Pos) >= len(a.Fp) {
 			continue
 		}
-		i, _ := slices.BinarySearchFunc(al.byHash, x.Hash, func(e AlignAnchor, h uint32) int { return cmp.Compare(e.Hash, h) })
-		for ; i < len(al.byHash) && al.byHash[i].Hash == x.Hash; i++ {
-			al.seeds = append(al.seeds, seed{int(x.Pos), int(al.byHash[i].Pos)})
+		i, _ := slices.BinarySearch(al.byHash, uint64(x.Hash)<<32)
+		for ; i < len(al.byHash) && uint32(al.byHash[i]>>32) == x.Hash; i++ {
+			pb := int64(uint32(al.byHash[i]))
+			al.seeds = append(al.seeds, uint64(pb-int64(x.Pos)+diagBias)<<32|uint64(x.Pos))
 		}
 	}
 	if len(al.seeds) == 0 {
 		return dst, 0
 	}
-	slices.SortFunc(al.seeds, func(x, y seed) int {
-		return cmp.Or(cmp.Compare(x.b-x.a, y.b-y.a), cmp.Compare(x.a, y.a))
-	})
+	slices.Sort(al.seeds)
 	al.chains = al.chains[:0]
 	al.cover = slices.Grow(al.cover[:0], len(a.Fp))[:len(a.Fp)]
 	clear(al.cover)
 	match := fpPair{a.Fp, b.Fp}
-	for _, s := range al.seeds {
+	for _, k := range al.seeds {
+		a := int(uint32(k))
+		s := seed{a, int(int64(k>>32)-diagBias) + a}
 		if al.covered(s) {
 			continue
 		}
-		c := al.extend(s, match, opt, len(a.Fp), len(b.Fp))
+		c := al.extend(s, match, opt)
 		al.chains = append(al.chains, c)
 	}
 	// Merge chains that follow each other on both sides.
@@ -204,7 +224,7 @@ func (f fpPair) match(i, j int) bool {
 
 // extend grows a run around seed s in both directions and marks the
 // matched positions of a in al.cover.
-func (al *PassageAligner) extend(s seed, fp fpPair, opt AlignOptions, na, nb int) AlignPassage {
+func (al *PassageAligner) extend(s seed, fp fpPair, opt AlignOptions) AlignPassage {
 	p := AlignPassage{A0: s.a, A1: s.a + 1, B0: s.b, B1: s.b + 1}
 	al.cover[s.a] = true
 	for dir := -1; dir <= 1; dir += 2 {
@@ -218,35 +238,12 @@ func (al *PassageAligner) extend(s seed, fp fpPair, opt AlignOptions, na, nb int
 			}
 			// Look for the run to resume within Gap positions, near the
 			// diagonal.
-			found := false
-		search:
-			for g := 1; g <= opt.Gap; g++ {
-				for d := 0; d <= opt.Drift; d++ {
-					for _, dd := range [2]int{d, -d} {
-						ri, rj := i+dir*g, j+dir*(g+dd)
-						if ri < 0 || rj < 0 || ri >= na || rj >= nb {
-							continue
-						}
-						ok := true
-						for k := 0; k < opt.Resume; k++ {
-							if !fp.match(ri+dir*k, rj+dir*k) {
-								ok = false
-								break
-							}
-						}
-						if ok {
-							for k := 0; k < opt.Resume; k++ {
-								al.cover[ri+dir*k] = true
-							}
-							i, j = ri+dir*(opt.Resume-1), rj+dir*(opt.Resume-1)
-							found = true
-							break search
-						}
-						if d == 0 {
-							break
-						}
-					}
+			ri, rj, found := resume(fp, i, j, dir, opt)
+			if found {
+				for k := 0; k < opt.Resume; k++ {
+					al.cover[ri+dir*k] = true
 				}
+				i, j = ri+dir*(opt.Resume-1), rj+dir*(opt.Resume-1)
 			}
 			if !found {
 				break
@@ -260,3 +257,141 @@ func (al *PassageAligner) extend(s seed, fp fpPair, opt AlignOptions, na, nb int
 	}
 	return p
 }
+
+// resume looks for a run broken after positions (i, j) to resume, going
+// in direction dir: the first place (ri, rj) from which opt.Resume
+// positions match along the diagonal, ri at most opt.Gap positions on
+// and rj within opt.Drift of the diagonal, trying the nearest gap first
+// and, for one gap, the drifts 0, +1, −1, +2, −2, … in turn. Away from
+// the ends of the documents it reads sixteen positions of each diagonal
+// at once (resumeWords); resumeSlow is the same search, a try at a time.
+func resume(fp fpPair, i, j, dir int, opt AlignOptions) (ri, rj int, found bool) {
+	if opt.Gap+opt.Resume <= resumeSpan+1 && opt.Resume <= 8 && opt.Drift <= maxWordDrift {
+		if g, dd, ok, done := resumeWords(fp, i, j, dir, opt); done && ok {
+			return i + dir*g, j + dir*(g+dd), true
+		} else if done {
+			return 0, 0, false
+		}
+	}
+	return resumeSlow(fp, i, j, dir, opt)
+}
+
+// resumeSpan is how many positions past a break resumeWords reads: the
+// tries of gaps up to Gap, each Resume positions long, when Gap + Resume
+// − 1 is at most this.
+const resumeSpan = 16
+
+// maxWordDrift bounds the drifts resumeWords handles.
+const maxWordDrift = 7
+
+// resumeSlow is resume's search, one try at a time.
+func resumeSlow(fp fpPair, i, j, dir int, opt AlignOptions) (ri, rj int, found bool) {
+	na, nb := len(fp.a), len(fp.b)
+	for g := 1; g <= opt.Gap; g++ {
+		for d := 0; d <= opt.Drift; d++ {
+			for _, dd := range [2]int{d, -d} {
+				ri, rj := i+dir*g, j+dir*(g+dd)
+				if ri < 0 || rj < 0 || ri >= na || rj >= nb {
+					continue
+				}
+				ok := true
+				for k := 0; k < opt.Resume; k++ {
+					if !fp.match(ri+dir*k, rj+dir*k) {
+						ok = false
+						break
+					}
+				}
+				if ok {
+					return ri, rj, true
+				}
+				if d == 0 {
+					break
+				}
+			}
+		}
+	}
+	return 0, 0, false
+}
+
+// resumeWords is resume's search on whole words: for each drift, the
+// sixteen fingerprints past the break on both sides are compared eight
+// at a time (a byte a position), which gives the positions that match
+// as the high bit of their byte; ANDing the mask with itself shifted by
+// one to Resume−1 positions leaves the places where Resume matches
+// start. The nearest such place, over the drifts in their order, is what
+// resumeSlow finds. done is false when a read would leave either
+// document (near its ends): resumeSlow then decides. It returns the gap
+// and the drift of the place found.
+func resumeWords(fp fpPair, i, j, dir int, opt AlignOptions) (g, dd int, found, done bool) {
+	na, nb := len(fp.a), len(fp.b)
+	drift := opt.Drift
+	var a0, a1 uint64 // positions i+dir·1 … i+dir·16 of a, the nearest in the low byte
+	if dir > 0 {
+		if i+1+resumeSpan > na || j-drift+1 < 0 || j+drift+1+resumeSpan > nb {
+			return 0, 0, false, false
+		}
+		a0, a1 = le64(fp.a[i+1:]), le64(fp.a[i+9:])
+	} else {
+		if i-resumeSpan < 0 || j-drift-resumeSpan < 0 || j+drift > nb {
+			return 0, 0, false, false
+		}
+		a0, a1 = bits.ReverseBytes64(le64(fp.a[i-8:])), bits.ReverseBytes64(le64(fp.a[i-16:]))
+	}
+	const low3, high = 0x0101010101010101 * fpMask, 0x8080808080808080
+	gaps := uint64(1)<<(8*min(opt.Gap, 8)) - 1 // starts 0 … Gap−1, as bytes
+	if opt.Gap >= 8 {
+		gaps = ^uint64(0)
+	}
+	gapsHi := uint64(0)
+	if opt.Gap > 8 {
+		gapsHi = uint64(1)<<(8*(opt.Gap-8)) - 1
+	}
+	best, bestDD := resumeSpan, 0
+	for d := 0; d <= drift; d++ {
+		for _, x := range [2]int{d, -d} {
+			var b0, b1 uint64
+			if dir > 0 {
+				o := j + x + 1
+				b0, b1 = le64(fp.b[o:]), le64(fp.b[o+8:])
+			} else {
+				o := j - x
+				b0, b1 = bits.ReverseBytes64(le64(fp.b[o-8:])), bits.ReverseBytes64(le64(fp.b[o-16:]))
+			}
+			m0, m1 := matchBytes(a0^b0, low3, high), matchBytes(a1^b1, low3, high)
+			s0, s1 := m0, m1
+			for k := 1; k < opt.Resume; k++ {
+				s0 &= m0>>(8*k) | m1<<(64-8*k)
+				s1 &= m1 >> (8 * k)
+			}
+			s0, s1 = s0&gaps, s1&gapsHi
+			t := resumeSpan
+			if s0 != 0 {
+				t = bits.TrailingZeros64(s0) / 8
+			} else if s1 != 0 {
+				t = 8 + bits.TrailingZeros64(s1)/8
+			}
+			if t < best {
+				best, bestDD = t, x
+			}
+			if d == 0 {
+				break
+			}
+		}
+	}
+	if best == resumeSpan {
+		return 0, 0, false, true
+	}
+	return best + 1, bestDD, true, true
+}
+
+// matchBytes returns the high bit of each byte of x whose fingerprint
+// bits (low3) are all zero: the positions whose fingerprints match.
+func matchBytes(x, low3, high uint64) uint64 {
+	x &= low3
+	// A byte of at most 0x07 plus 0x7f sets its high bit exactly when it
+	// is not zero, and carries into no other byte.
+	return ^(x + 0x7f7f7f7f7f7f7f7f | x) & high
+}
+
+// le64 reads eight bytes little-endian.
+func le64(b []byte) uint64 { return binary.LittleEndian.Uint64(b) }

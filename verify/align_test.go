@@ -1,8 +1,10 @@
 package verify
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/neardup/neardup/sketch"
@@ -151,5 +153,182 @@ func TestAlignChanceOvershoot(t *testing.T) {
 	}
 	if got > 2*want+0.005 {
 		t.Errorf("%.4f of the passages overshoot the copy, model %.4f", got, want)
+	}
+}
+
+// TestResumeWords: the word-at-a-time search for where a broken run
+// resumes finds what the search a try at a time finds, at every break of
+// copies with words changed, inserted and deleted, in both directions,
+// under the default options and others it handles; near the ends of the
+// documents it leaves the decision to the slow search.
+func TestResumeWords(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 4))
+	// b is a with edits every few positions: substitutions, insertions
+	// and deletions of one to four positions, so that runs break and
+	// resume off the diagonal.
+	a := make([]byte, 3000)
+	for i := range a {
+		a[i] = byte(r.IntN(256)) // high bits are noise the match ignores
+	}
+	var b []byte
+	for i := 0; i < len(a); {
+		n := 1 + r.IntN(30)
+		b = append(b, a[i:min(i+n, len(a))]...)
+		i += n
+		switch k := 1 + r.IntN(4); r.IntN(3) {
+		case 0: // substitute
+			for range k {
+				b = append(b, byte(r.IntN(8)))
+			}
+			i += k
+		case 1: // insert
+			for range k {
+				b = append(b, byte(r.IntN(8)))
+			}
+		case 2: // delete
+			i += k
+		}
+	}
+	fp := fpPair{a, b}
+	for _, opt := range []AlignOptions{
+		{},
+		{Gap: 8, Resume: 8, Drift: 1},
+		{Gap: 16, Resume: 1, Drift: 7},
+		{Gap: 5, Resume: 2, Drift: -1}, // no drift
+		{Gap: 13, Resume: 4, Drift: 2},
+	} {
+		opt = opt.withDefaults()
+		fast, found := 0, 0
+		for range 20000 {
+			i, dir := r.IntN(len(a)), 1-2*r.IntN(2)
+			j := min(max(i*len(b)/len(a)+r.IntN(9)-4, 0), len(b)-1)
+			wi, wj, wok := resumeSlow(fp, i, j, dir, opt)
+			gi, gj, gok := resume(fp, i, j, dir, opt)
+			if gi != wi || gj != wj || gok != wok {
+				t.Fatalf("%+v: break at (%d, %d) dir %d: resume gives (%d, %d, %v), the slow search (%d, %d, %v)", opt, i, j, dir, gi, gj, gok, wi, wj, wok)
+			}
+			if _, _, _, done := resumeWords(fp, i, j, dir, opt); done {
+				fast++
+			}
+			if wok {
+				found++
+			}
+		}
+		if fast < 15000 || found < 1000 {
+			t.Errorf("%+v: %d of 20000 breaks decided word at a time, %d resumed: the test covers too little", opt, fast, found)
+		}
+	}
+}
+
+// alignReference is Align as it was with its seeds and b's anchors in
+// slices of structs sorted by comparison functions: TestAlignSortKeys
+// holds Align, which sorts them as packed words, to its answers.
+func (al *PassageAligner) alignReference(dst []AlignPassage, a, b AlignSide, opt AlignOptions) ([]AlignPassage, int) {
+	opt = opt.withDefaults()
+	if len(a.Anchors) == 0 || len(b.Anchors) == 0 || len(a.Fp) == 0 || len(b.Fp) == 0 {
+		return dst, 0
+	}
+	var byHash []AlignAnchor
+	for _, x := range b.Anchors {
+		if int(x.Pos) < len(b.Fp) {
+			byHash = append(byHash, x)
+		}
+	}
+	slices.SortFunc(byHash, func(x, y AlignAnchor) int { return cmp.Compare(x.Hash, y.Hash) })
+	var seeds []seed
+	for _, x := range a.Anchors {
+		if int(x.Pos) >= len(a.Fp) {
+			continue
+		}
+		i, _ := slices.BinarySearchFunc(byHash, x.Hash, func(e AlignAnchor, h uint32) int { return cmp.Compare(e.Hash, h) })
+		for ; i < len(byHash) && byHash[i].Hash == x.Hash; i++ {
+			seeds = append(seeds, seed{int(x.Pos), int(byHash[i].Pos)})
+		}
+	}
+	if len(seeds) == 0 {
+		return dst, 0
+	}
+	slices.SortFunc(seeds, func(x, y seed) int {
+		return cmp.Or(cmp.Compare(x.b-x.a, y.b-y.a), cmp.Compare(x.a, y.a))
+	})
+	al.chains = al.chains[:0]
+	al.cover = slices.Grow(al.cover[:0], len(a.Fp))[:len(a.Fp)]
+	clear(al.cover)
+	match := fpPair{a.Fp, b.Fp}
+	for _, s := range seeds {
+		if al.covered(s) {
+			continue
+		}
+		c := al.extend(s, match, opt)
+		al.chains = append(al.chains, c)
+	}
+	// Merge chains that follow each other on both sides.
+	slices.SortFunc(al.chains, func(x, y AlignPassage) int { return cmp.Or(cmp.Compare(x.A0, y.A0), cmp.Compare(x.B0, y.B0)) })
+	merged := al.chains[:0]
+	for _, c := range al.chains {
+		if n := len(merged); n > 0 {
+			p := &merged[n-1]
+			if c.A0 <= p.A1+opt.Merge && c.B0 <= p.B1+opt.Merge && c.B1 >= p.B0-opt.Merge && c.B0 >= p.B0-opt.Merge {
+				p.A1, p.B0, p.B1 = max(p.A1, c.A1), min(p.B0, c.B0), max(p.B1, c.B1)
+				continue
+			}
+		}
+		merged = append(merged, c)
+	}
+	covered := 0
+	out := dst
+	start := len(dst)
+	for _, p := range merged {
+		p.Matched = 0
+		for i := p.A0; i < p.A1; i++ {
+			if al.cover[i] {
+				p.Matched++
+			}
+		}
+		if p.Matched >= opt.MinMatched {
+			out = append(out, p)
+			covered += p.Matched
+		}
+	}
+	if res := out[start:]; len(res) > opt.MaxPassages {
+		slices.SortStableFunc(res, func(x, y AlignPassage) int { return cmp.Compare(y.Matched, x.Matched) })
+		out = out[:start+opt.MaxPassages]
+		slices.SortFunc(out[start:], func(x, y AlignPassage) int { return cmp.Compare(x.A0, y.A0) })
+	}
+	return out, covered
+}
+
+// TestAlignSortKeys: Align gives what alignReference gives, passages and
+// covered positions, on copies with edits, moved passages and repeated
+// text (anchors of equal hash at several positions), both ways round.
+func TestAlignSortKeys(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 17))
+	var al, ref PassageAligner
+	for round := range 300 {
+		x := randHashes(r, 200+r.IntN(1500))
+		var y []uint64
+		for len(y) < len(x) {
+			switch k := r.IntN(10); {
+			case k < 6: // a run copied from anywhere in x
+				at, n := r.IntN(len(x)), 10+r.IntN(120)
+				y = append(y, x[at:min(at+n, len(x))]...)
+			case k < 8: // new text
+				y = append(y, randHashes(r, 1+r.IntN(20))...)
+			default: // a run of y repeated
+				if len(y) > 0 {
+					at := r.IntN(len(y))
+					y = append(y, y[at:min(at+30, len(y))]...)
+				}
+			}
+		}
+		sx, sy := side(x, 20+r.IntN(30)), side(y, 20+r.IntN(30))
+		opt := AlignOptions{MinMatched: r.IntN(30), MaxPassages: 1 + r.IntN(40)}
+		for _, pair := range [2][2]AlignSide{{sx, sy}, {sy, sx}} {
+			got, gotN := al.Align(nil, pair[0], pair[1], opt)
+			want, wantN := ref.alignReference(nil, pair[0], pair[1], opt)
+			if gotN != wantN || !slices.Equal(got, want) {
+				t.Fatalf("round %d: Align %v (%d covered), reference %v (%d)", round, got, gotN, want, wantN)
+			}
+		}
 	}
 }

@@ -14,7 +14,9 @@ import "github.com/neardup/neardup/sketch"
 type Discount struct {
 	// Shingles are the hashes of the document's shingles that lie in
 	// common passages, sorted and distinct; nil when the document is
-	// judged whole (its text is mostly common).
+	// judged whole (its text is mostly common). Only those its stored
+	// sample keeps need be listed: the others are in no stored set it is
+	// compared on.
 	Shingles []uint64
 	// Common are the document's common passages: sorted, disjoint ranges
 	// of its shingle positions. A passage aligned with a candidate is
