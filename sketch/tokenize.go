@@ -512,6 +512,20 @@ func (n *Normalizer) tokenizeUnicode(text []byte, tok *Tokens) {
 // English text with typographic quotes is several times cheaper than
 // norm's QuickSpan; false means only that QuickSpan must decide.
 func (n *Normalizer) normalizedNFKC(text []byte) bool {
+	return eachNonASCII(text, func(b []byte) int {
+		r, size := utf8.DecodeRune(b)
+		if !n.inertRune(r) {
+			return 0
+		}
+		return size
+	})
+}
+
+// eachNonASCII reports whether ok accepts every character of text outside
+// ASCII: ok is given the text from such a character on and returns the
+// character's length, or 0 to refuse it. ASCII is read eight bytes at a
+// time.
+func eachNonASCII(text []byte, ok func(b []byte) int) bool {
 	for i := 0; i < len(text); {
 		if i+8 <= len(text) {
 			v := uint64(text[i]) | uint64(text[i+1])<<8 | uint64(text[i+2])<<16 | uint64(text[i+3])<<24 |
@@ -525,8 +539,8 @@ func (n *Normalizer) normalizedNFKC(text []byte) bool {
 			i++
 			continue
 		}
-		r, size := utf8.DecodeRune(text[i:])
-		if !n.inertRune(r) {
+		size := ok(text[i:])
+		if size == 0 {
 			return false
 		}
 		i += size
@@ -636,26 +650,10 @@ func quotedRune(b []byte) (kind, size int) {
 // one quotedRune knows (so text is valid UTF-8). It reads ASCII eight
 // bytes at a time.
 func quotedASCII(text []byte) bool {
-	for i := 0; i < len(text); {
-		if i+8 <= len(text) {
-			v := uint64(text[i]) | uint64(text[i+1])<<8 | uint64(text[i+2])<<16 | uint64(text[i+3])<<24 |
-				uint64(text[i+4])<<32 | uint64(text[i+5])<<40 | uint64(text[i+6])<<48 | uint64(text[i+7])<<56
-			if v&0x8080808080808080 == 0 {
-				i += 8
-				continue
-			}
-		}
-		if text[i] < utf8.RuneSelf {
-			i++
-			continue
-		}
-		k, size := quotedRune(text[i:])
-		if k == qNone {
-			return false
-		}
-		i += size
-	}
-	return true
+	return eachNonASCII(text, func(b []byte) int {
+		_, size := quotedRune(b)
+		return size
+	})
 }
 
 // tokenizeQuoted tokenizes quoted ASCII (quotedASCII) exactly as
