@@ -188,8 +188,12 @@ func run(spec string, n int, data, profile, ixURL, at, set string, slowUS, genAt
 	kinds, dead := map[string]int{}, map[string]int{}
 	pairs := map[[2]string]bool{}
 	w := newWindow(rc, slowAt)
-	fmt.Println("| documents | docs/s | neardup µs/doc | redis-server µs/doc | both | script calls | redis-server µs/call | call p50 | call p99 | longest call | calls > 20 ms | used_memory B/doc (all so far) |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|")
+	if st, ok := ix.(interface{ Stats() index.Stats }); ok {
+		w.stats = st.Stats
+		w.cands0 = st.Stats().Candidates
+	}
+	fmt.Println("| documents | docs/s | neardup µs/doc | redis-server µs/doc | both | script calls | redis-server µs/call | call p50 | call p99 | longest call | calls > 20 ms | used_memory B/doc (all so far) | candidates/doc |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	g.Go(func() error {
 		done, next := 0, 0
 		for o := range outs {
@@ -323,6 +327,10 @@ type window struct {
 	docs0     int
 	cpu0, rc0 time.Duration
 	calls0    int64
+	// stats reads the index's counters (nil when it keeps none); the
+	// window prints the candidates per document it returned.
+	stats  func() index.Stats
+	cands0 uint64
 }
 
 func newWindow(rc *redis.Client, slowAt time.Duration) *window {
@@ -342,8 +350,14 @@ func (w *window) report(ctx context.Context, done int, before int64) error {
 	ours := cpu - w.cpu0
 	row := fmt.Sprintf("| %d–%d | %.0f | %.0f |", w.docs0, done, k/el.Seconds(), float64(ours.Microseconds())/k)
 	w.t0, w.cpu0, w.docs0 = time.Now(), cpu, done
+	cands := "–"
+	if w.stats != nil {
+		c := w.stats().Candidates
+		cands = fmt.Sprintf("%.2f", float64(c-w.cands0)/k)
+		w.cands0 = c
+	}
 	if w.rc == nil {
-		fmt.Println(row + " – | – | – | – | – | – | – | – | – |")
+		fmt.Println(row + " – | – | – | – | – | – | – | – | – | " + cands + " |")
 		return nil
 	}
 	rcpu, _ := servebench.RedisCPU(w.rc)
@@ -371,9 +385,9 @@ func (w *window) report(ctx context.Context, done int, before int64) error {
 	if n := calls - w.calls0; n > 0 {
 		perCall = fmt.Sprintf("%.0f", float64((rcpu-w.rc0).Microseconds())/float64(n))
 	}
-	fmt.Printf("%s %.0f | %.0f | %d | %s | %s | %s | %v | %d | %.0f |\n", row, float64((rcpu-w.rc0).Microseconds())/k,
+	fmt.Printf("%s %.0f | %.0f | %d | %s | %s | %s | %v | %d | %.0f | %s |\n", row, float64((rcpu-w.rc0).Microseconds())/k,
 		float64((ours+rcpu-w.rc0).Microseconds())/k, calls-w.calls0, perCall, d.p50, d.p99,
-		d.max.Round(100*time.Microsecond), d.over20, float64(used-before)/float64(done))
+		d.max.Round(100*time.Microsecond), d.over20, float64(used-before)/float64(done), cands)
 	w.rc0, w.calls0 = rcpu, calls
 	return nil
 }
