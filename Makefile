@@ -43,14 +43,21 @@ vet:
 	@for m in $(BENCH_MODULES); do (cd $$m && $(GO) vet ./...) || exit 1; done
 	cd deploy && $(DEPLOY_GO) vet ./...
 
+# Tests that mostly wait (service/'s Kafka and Redis scenarios, index/'s
+# node and cluster runs) call t.Parallel; -parallel 4 lets four of them
+# wait at once on the 2-core machine (go test's default is GOMAXPROCS).
+TESTPARALLEL ?= 4
+
 unit:
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -parallel $(TESTPARALLEL) ./...
 	@for m in $(BENCH_MODULES); do (cd $$m && $(GO) test -count=1 ./...) || exit 1; done
 
 # The race detector on the packages with concurrency of their own, and on
-# the command (scan runs the whole pipeline, interrupts included).
+# the command (scan runs the whole pipeline, interrupts included). -short
+# shrinks the tests whose size adds nothing under the race detector (more
+# of the same serial work); make unit runs them at full size.
 race:
-	$(GO) test -count=1 -race -short ./verify/ ./pipeline/ ./consumer/ ./sink/ ./index/ ./service/ ./cmd/neardup/
+	$(GO) test -count=1 -race -short -parallel $(TESTPARALLEL) ./verify/ ./pipeline/ ./consumer/ ./sink/ ./index/ ./service/ ./cmd/neardup/
 
 # The deployment kit (deploy/, a module of its own): the image built with
 # podman, the Kubernetes, compose, dashboard and alert files validated, and

@@ -324,9 +324,14 @@ func TestRemoveAcrossGenerations(t *testing.T) {
 		r := openRedis(t, RedisConfig{Addrs: addrs, Cluster: cluster, Namespace: "rag", Capacity: 1 << 10,
 			Retention: 3 * L, Generation: L, Clock: clk.Now, MaxClockAhead: -1, RefreshOnMatch: true})
 		// 3000 documents in the first generation (4 group bits, from
-		// Capacity): the second gets 6 bits (TestGenerationLayouts).
+		// Capacity): the second gets 6 bits (TestGenerationLayouts). In
+		// the race run (-short) 1500: the second gets 5.
+		n := 3000
+		if testing.Short() {
+			n = 1500
+		}
 		var docs []Entry
-		for i := range 3000 {
+		for i := range n {
 			docs = append(docs, sharedDoc(fmt.Sprintf("g0-%d", i), nil, 0, anchors(fmt.Sprintf("g0-%d", i), 20)))
 		}
 		var res []Result

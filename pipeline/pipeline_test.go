@@ -60,7 +60,7 @@ func comparable(o Output) string {
 func TestPlantedDuplicates(t *testing.T) {
 	docs, books := 10000, 4000
 	if testing.Short() {
-		docs, books = 2000, 1000
+		docs, books = 1200, 600
 	}
 	schema := schematest.Load(t, "event.schema.json")
 	addr := redistest.StartServer(t)

@@ -95,6 +95,7 @@ type fullEvent struct {
 // second tombstone says not_found, a copy of the text under a new id is
 // unique, and the document re-sent is new (an exact copy of that copy).
 func TestServeTombstone(t *testing.T) {
+	t.Parallel()
 	for _, backend := range []string{"memory", "redis", "cluster"} {
 		t.Run(backend, func(t *testing.T) {
 			cl := startKafka(t, 1)

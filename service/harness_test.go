@@ -25,6 +25,12 @@ import (
 	"github.com/neardup/neardup/pipeline"
 )
 
+// Most tests of this package wait (on kfake, redis-server, a member
+// process) far more than they compute: those that assert no wall-clock
+// bound call t.Parallel, each over a Kafka cluster and an index of its own.
+// Those with a time bound (TestServeIndexFrozen, TestServeShutdownBrokerFrozen,
+// TestServeStalledPartitionNotReady, TestServeMemberKilledReassignedWithin30s)
+// stay serial: they run first, alone.
 func TestMain(m *testing.M) {
 	if os.Getenv(memberEnv) != "" {
 		os.Exit(runMember())

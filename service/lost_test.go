@@ -20,6 +20,7 @@ import (
 // told (POST /admin/accept-empty-index), and then decides against the
 // empty index.
 func TestServeIndexLost(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t, redistest.Options{}) // --save "" --appendonly no
 	cl := startKafka(t, 3)
 	c := loadConfig(t, cl.Brokers, "index.url", "redis://"+srv.Addr+"/0?namespace=lost", "index.timeout", "500ms")
@@ -161,6 +162,7 @@ func waitGauge(t testing.TB, in *instance, name string, want float64, timeout ti
 // one, the other finds the namespace again and resumes by itself. With
 // index.accept_empty a member accepts a loss at once and never stops.
 func TestServeIndexLostMembers(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t, redistest.Options{})
 	cl := startKafka(t, 4)
 	url := "redis://" + srv.Addr + "/0?namespace=members"

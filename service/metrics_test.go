@@ -58,6 +58,7 @@ func scrape(t *testing.T, in *instance) map[string]*dto.MetricFamily {
 // A running instance exports every documented metric, the counters move
 // with the traffic, and no label carries a document id.
 func TestServeMetrics(t *testing.T) {
+	t.Parallel()
 	cl := startKafka(t, 3)
 	docs := synth.Corpus(synth.Config{Docs: 300, Seed: 13, Contain: true})
 	msgs := append(docMessages(t, docs), kafka.Message{Key: []byte("bad"), Value: []byte("{not json")})

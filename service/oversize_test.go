@@ -45,6 +45,7 @@ func produceLarge(t testing.TB, cl *kafkatest.Cluster, topic string, msgs ...kaf
 // that — the records behind it are decided, and every offset is
 // committed.
 func TestServeOversizedRecord(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		size  int // bytes of the oversized value

@@ -17,6 +17,7 @@ import (
 // (/readyz 503, "index unavailable") when one master is down, or when one
 // master still answers PING but its slots are no longer served.
 func TestServeReadyClusterMaster(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		breakIt func(ctx context.Context, c *redis.Client) error

@@ -96,6 +96,7 @@ func TestServeIndexFrozen(t *testing.T) {
 // to the others, every document is decided, and the records it had
 // decided come back as replays repeating their first verdict.
 func TestServeInstanceKilled(t *testing.T) {
+	t.Parallel()
 	addr := redistest.StartServer(t)
 	cl := startKafka(t, 6)
 	url := "redis://" + addr + "/0?namespace=killed"
@@ -158,6 +159,7 @@ func TestServeInstanceKilled(t *testing.T) {
 // record, and at no moment is an offset committed before its record was
 // decided.
 func TestServeRebalanceJoin(t *testing.T) {
+	t.Parallel()
 	addr := redistest.StartServer(t)
 	cl := startKafka(t, 6)
 	c := loadConfig(t, cl.Brokers, "index.url", "redis://"+addr+"/0?namespace=join", "kafka.max_inflight_records", "256")

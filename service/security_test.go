@@ -96,6 +96,7 @@ func kafkaGoMechanism(t *testing.T, mech, user, pass string) sasl.Mechanism {
 // fails at start with an error naming the mechanism and the broker and
 // never the password.
 func TestServeTLSAndSASL(t *testing.T) {
+	t.Parallel()
 	caFile, serverTLS, clientTLS := testCA(t)
 	for _, mech := range []string{"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"} {
 		t.Run(mech, func(t *testing.T) {
@@ -147,6 +148,7 @@ func TestServeTLSAndSASL(t *testing.T) {
 
 // A TLS broker whose CA the service does not trust is refused.
 func TestServeTLSUntrusted(t *testing.T) {
+	t.Parallel()
 	_, serverTLS, clientTLS := testCA(t)
 	otherCA, _, _ := testCA(t)
 	cl := startKafka(t, 1, kafkatest.KfakeOpts(kfake.TLS(serverTLS)), kafkatest.WithClient(clientTLS, nil))
@@ -162,6 +164,7 @@ func TestServeTLSUntrusted(t *testing.T) {
 // Secrets never appear in the example, in config check output or in the
 // start-up log line.
 func TestSecretsNotPrinted(t *testing.T) {
+	t.Parallel()
 	c := loadConfig(t, "127.0.0.1:1", "kafka.sasl.mechanism", "plain", "kafka.sasl.user", "u", "kafka.sasl.password", "hunter2-xyz",
 		"index.url", "redis://:redispw-xyz@127.0.0.1:1")
 	for k, v := range c.Redacted() {
@@ -184,6 +187,7 @@ func TestSecretsNotPrinted(t *testing.T) {
 // Redis AUTH keeps working from serve, and the password stays out of the
 // logs.
 func TestServeRedisAuth(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t, redistest.Options{Args: []string{"--requirepass", "redis-Pa55-q"}})
 	cl := startKafka(t, 2)
 	docs := synth.Corpus(synth.Config{Docs: 80, Seed: 6, Contain: true})
@@ -226,6 +230,7 @@ func (l *lockedBuilder) String() string {
 // redis://PASSWORD@host, or in a URL that does not parse, was printed
 // raw by the start-up log and errors. Every form is masked now.
 func TestSecretsNotPrintedAnyURLForm(t *testing.T) {
+	t.Parallel()
 	cl := startKafka(t, 1)
 	for _, tt := range []struct{ name, url string }{
 		{"password-only", "redis://s3cret-A1@127.0.0.1:1/0"},
@@ -237,7 +242,10 @@ func TestSecretsNotPrintedAnyURLForm(t *testing.T) {
 		{"tls", "rediss://s3cret-A1@127.0.0.1:1/0?namespace=n"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			c := loadConfig(t, cl.Brokers, "index.url", tt.url)
+			// Each form waits out its failed dials: the forms run in
+			// parallel, each service in a consumer group of its own.
+			t.Parallel()
+			c := loadConfig(t, cl.Brokers, "index.url", tt.url, "kafka.group", "neardup-test-"+tt.name)
 			_, _, err := pipeline.OpenStore(context.Background(), c, "test")
 			if err == nil {
 				t.Fatal("opening an index on a closed port succeeded")

@@ -26,6 +26,7 @@ import (
 // duplicate is reported with the right cluster and nothing else is; after
 // a graceful stop every offset is committed.
 func TestServePlantedDuplicates(t *testing.T) {
+	t.Parallel()
 	n := 10000
 	if testing.Short() {
 		n = 1500
@@ -60,6 +61,7 @@ func TestServePlantedDuplicates(t *testing.T) {
 // equal scan's (the same consumer.Files → pipeline path) on the same
 // input, field for field except the time stamp and the source.
 func TestServeEqualsScan(t *testing.T) {
+	t.Parallel()
 	n := 3000
 	if testing.Short() {
 		n = 600
@@ -156,6 +158,7 @@ func TestServeEqualsScan(t *testing.T) {
 // original key and value bytes and the neardup.* headers, and the stream
 // goes on.
 func TestServeDeadLetters(t *testing.T) {
+	t.Parallel()
 	cl := startKafka(t, 3)
 	big := `{"id":"big","text":"` + strings.Repeat("word ", 30000) + `"}` // 150 KB > sketch.max_bytes
 	bad := []struct {
@@ -248,6 +251,7 @@ func (m *maintained) Maintain(context.Context) error { m.runs.Add(1); return nil
 // index's Maintain, which expires closed generations of an idle
 // namespace). A store that has it is now maintained periodically.
 func TestServeMaintainsIndex(t *testing.T) {
+	t.Parallel()
 	cl := startKafka(t, 1)
 	c := loadConfig(t, cl.Brokers)
 	st := &maintained{Store: memoryStore(t, c)}

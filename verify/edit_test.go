@@ -107,7 +107,11 @@ func TestEditMatchesDP(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 22))
 	alphas := [][]rune{[]rune("ab"), []rune("acgt"), []rune("abcdefghijklmnopqrstuvwxyz "), []rune("aéü日本語ß")}
 	var e Editor
-	for iter := range 1500 {
+	iters := 1500
+	if testing.Short() {
+		iters = 500 // the race run (-short, make race); the editor is serial
+	}
+	for iter := range iters {
 		alpha := alphas[r.IntN(len(alphas))]
 		a := randRunes(r, r.IntN(300), alpha)
 		var b []rune

@@ -97,9 +97,16 @@ func TestCompareClough(t *testing.T) {
 		t.Fatal(err)
 	}
 	table := map[string]map[string]int{}
+	// The race run (-short, make race) compares the first two answers of
+	// each label (compare is one pair at a time: more of the same finds no
+	// race); make unit compares all 95.
+	perLabel := map[string]int{}
 	for _, line := range strings.Split(strings.TrimSpace(string(info)), "\n")[1:] {
 		f := strings.Split(strings.TrimSpace(line), ",")
 		if len(f) != 3 || f[2] == "orig" {
+			continue
+		}
+		if perLabel[f[2]]++; testing.Short() && perLabel[f[2]] > 2 {
 			continue
 		}
 		src := filepath.Join(dir, "texts", "orig_task"+f[1]+".txt")
