@@ -1,6 +1,11 @@
 package main
 
 import (
+	"context"
+	"github.com/neardup/neardup/index"
+	"io"
+	"os"
+	"strings"
 	"testing"
 	"time"
 )
@@ -45,4 +50,57 @@ func TestRunSmall(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A window prints the candidates per document the index returned since
+// the previous checkpoint, from its counters; "–" without counters.
+func TestWindowCandidates(t *testing.T) {
+	var c uint64
+	stats := func() index.Stats { return index.Stats{Candidates: c} }
+	tests := []struct {
+		name  string
+		stats func() index.Stats
+		docs  int
+		cands uint64
+		want  string
+	}{
+		{"first window", stats, 200, 500, "| 2.50 |"},
+		{"second window", stats, 400, 600, "| 0.50 |"},
+		{"no counters", nil, 200, 0, "| – |"},
+	}
+	w := &window{t0: time.Now(), stats: stats}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.stats == nil {
+				w = &window{t0: time.Now()}
+			}
+			c = tt.cands
+			got := captureStdout(t, func() {
+				if err := w.report(context.Background(), tt.docs, 0); err != nil {
+					t.Fatal(err)
+				}
+			})
+			if !strings.HasSuffix(strings.TrimSpace(got), tt.want) {
+				t.Errorf("row %q, want it to end with %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func captureStdout(t *testing.T, f func()) string {
+	t.Helper()
+	r, wr, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := os.Stdout
+	os.Stdout = wr
+	f()
+	os.Stdout = old
+	wr.Close()
+	b, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
