@@ -2,12 +2,13 @@ package main
 
 import (
 	"context"
-	"github.com/neardup/neardup/index"
 	"io"
 	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/neardup/neardup/index"
 )
 
 func TestCallDist(t *testing.T) {
