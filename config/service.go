@@ -2,10 +2,11 @@ package config
 
 import (
 	"fmt"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/neardup/neardup/index"
 )
 
 // Kafka configures the Kafka service (neardup serve): the consumer group
@@ -160,7 +161,9 @@ func (k Kafka) BrokerList() []string {
 }
 
 // Display returns a key's value for printing: secrets are replaced by
-// "[redacted]" when set, and a password inside a URL is masked.
+// "[redacted]" when set, and a value that is or may hold a URL (it has
+// "://" or '@') goes through index.RedactURL, the program's one URL
+// redactor, whether or not it parses.
 func (c *Config) Display(key string) (string, bool) {
 	for _, f := range fields(c) {
 		if f.key != key || !f.v.IsValid() {
@@ -170,10 +173,8 @@ func (c *Config) Display(key string) (string, bool) {
 		switch {
 		case f.secret && v != "":
 			return "[redacted]", true
-		case strings.Contains(v, "://"):
-			if u, err := url.Parse(v); err == nil && u.User != nil {
-				return u.Redacted(), true
-			}
+		case strings.Contains(v, "://") || strings.Contains(v, "@"):
+			return index.RedactURL(v), true
 		}
 		return v, true
 	}

@@ -580,14 +580,5 @@ func (s *Service) check(ctx context.Context) {
 func redactedIndex(c *config.Config) string { return index.RedactURL(c.Index.URL) }
 
 // redactedConfig is the configuration as printed in the start-up log:
-// secrets masked, and the user information of every URL value masked
-// whatever its form (index.RedactURL).
-func redactedConfig(c *config.Config) map[string]string {
-	m := c.Redacted()
-	for k, v := range m {
-		if strings.Contains(v, "@") {
-			m[k] = index.RedactURL(v)
-		}
-	}
-	return m
-}
+// secrets masked, URLs through index.RedactURL (config.Display).
+func redactedConfig(c *config.Config) map[string]string { return c.Redacted() }
