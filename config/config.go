@@ -20,7 +20,7 @@ type Config struct {
 	Verify   Verify   `yaml:"verify" doc:"candidate verification; thresholds are the profile's unless set"`
 	Pipeline Pipeline `yaml:"pipeline" doc:"what is emitted"`
 	Kafka    Kafka    `yaml:"kafka" doc:"the Kafka service (neardup serve): where documents come from and events go"`
-	HTTP     HTTP     `yaml:"http" doc:"the metrics and health endpoints of neardup serve"`
+	HTTP     HTTP     `yaml:"http" doc:"the metrics, health and admin endpoints of neardup serve"`
 	Log      Log      `yaml:"log" doc:"logging of neardup serve"`
 }
 
@@ -117,7 +117,7 @@ func Default() Config {
 		Pipeline: Pipeline{Emit: "duplicates", MaxMatches: 25, MaxEventBytes: 1 << 20, Granularity: "document",
 			SentenceMinChars: 40, SentenceMaxChars: 1000, MaxSentences: 256, MaxSentenceMatches: 5},
 		Kafka: defaultKafka(),
-		HTTP:  HTTP{Addr: ":8080"},
+		HTTP:  HTTP{Addr: ":8080", AdminAddr: "127.0.0.1:8081"},
 		Log:   Log{Format: "json", Level: "info"},
 	}
 	return c

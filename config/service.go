@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"net"
 	"slices"
 	"strings"
 	"time"
@@ -52,9 +53,11 @@ type KafkaSASL struct {
 	Password  string `yaml:"password" secret:"true" doc:"SASL password (secret: never printed; prefer NEARDUP_KAFKA_SASL_PASSWORD)"`
 }
 
-// HTTP configures the metrics and health endpoints.
+// HTTP configures the metrics, health and admin endpoints.
 type HTTP struct {
-	Addr string `yaml:"addr" doc:"listen address of /metrics, /healthz and /readyz; empty: no endpoint"`
+	Addr       string `yaml:"addr" doc:"listen address of /metrics, /healthz and /readyz (read-only; unauthenticated, so reachable by whoever reaches the address: ':8080' is every interface, for Prometheus and the kubelet's probes); empty: no endpoint"`
+	AdminAddr  string `yaml:"admin_addr" doc:"listen address of the admin endpoint (POST /admin/accept-empty-index), which changes what is decided: loopback by default (kubectl port-forward reaches it); empty: off. Never the same as addr. Requests from browsers (an Origin or Sec-Fetch-Site header) are refused"`
+	AdminToken string `yaml:"admin_token" secret:"true" doc:"if set, the admin endpoint requires 'Authorization: Bearer <token>' (secret: never printed; set NEARDUP_HTTP_ADMIN_TOKEN from a Kubernetes Secret); needed when admin_addr is not loopback"`
 }
 
 // Log configures the service's structured logs (log/slog, on standard
@@ -107,6 +110,10 @@ func (c *Config) validateService(bad func(key string, v any, want string) error)
 		return bad("kafka.sasl.user", `""`, "a user name when kafka.sasl.mechanism is set")
 	case (k.TLS.Cert == "") != (k.TLS.Key == ""):
 		return bad("kafka.tls.cert/kafka.tls.key", fmt.Sprintf("%q/%q", k.TLS.Cert, k.TLS.Key), "both set or both empty")
+	case c.HTTP.AdminAddr != "" && c.HTTP.AdminAddr == c.HTTP.Addr && !strings.HasSuffix(c.HTTP.AdminAddr, ":0"):
+		return bad("http.admin_addr", c.HTTP.AdminAddr, "an address other than http.addr (the admin endpoint has a listener of its own), or empty (off)")
+	case c.HTTP.AdminAddr != "" && c.HTTP.AdminToken == "" && !loopback(c.HTTP.AdminAddr):
+		return bad("http.admin_addr", c.HTTP.AdminAddr, "a loopback address (127.0.0.1:PORT, [::1]:PORT, localhost:PORT), or set http.admin_token: the admin endpoint decides whether a lost index is accepted")
 	case c.Log.Format != "json" && c.Log.Format != "text":
 		return bad("log.format", c.Log.Format, "json or text")
 	case !slices.Contains([]string{"debug", "info", "warn", "error"}, c.Log.Level):
@@ -189,4 +196,18 @@ func (c *Config) Redacted() map[string]string {
 		out[k], _ = c.Display(k)
 	}
 	return out
+}
+
+// loopback reports whether a listen address binds only the loopback
+// interface.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

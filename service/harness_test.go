@@ -71,7 +71,7 @@ func loadConfig(t testing.TB, brokers string, kv ...string) *config.Config {
 	for _, p := range [][2]string{
 		{"kafka.brokers", brokers}, {"kafka.input_topic", inTopic}, {"kafka.output_topic", outTopic},
 		{"kafka.dead_letter_topic", deadTopic}, {"kafka.group", "neardup-test"}, {"pipeline.emit", "all"},
-		{"http.addr", "127.0.0.1:0"}, {"kafka.commit_interval", "100ms"}, {"kafka.shutdown_timeout", "10s"},
+		{"http.addr", "127.0.0.1:0"}, {"http.admin_addr", "127.0.0.1:0"}, {"kafka.commit_interval", "100ms"}, {"kafka.shutdown_timeout", "10s"},
 	} {
 		o.Add(p[0], p[1])
 	}

@@ -16,8 +16,8 @@
 // too: index calls wait, /readyz answers 503 naming the loss and
 // neardup_index_lost is 1, until the data is restored (the namespace is
 // found again) or the loss is accepted: POST /admin/accept-empty-index
-// (AcceptEmptyPath) on http.addr, or index.accept_empty set at start,
-// which accepts any loss at once.
+// (AcceptEmptyPath) on http.admin_addr (AdminHandler), or
+// index.accept_empty set at start, which accepts any loss at once.
 //
 // Shutdown (the context passed to Run ending): polling stops, records in
 // flight are decided, produced and committed, the member leaves its group
@@ -98,6 +98,9 @@ type Service struct {
 	log   *slog.Logger
 	ln    net.Listener
 	srv   *http.Server
+	// The admin endpoint (http.admin_addr), on a listener of its own.
+	adminLn  net.Listener
+	adminSrv *http.Server
 
 	indexUp   atomic.Bool
 	loss      loss
@@ -217,7 +220,24 @@ func New(ctx context.Context, o Options) (*Service, error) {
 		s.ln = ln
 		s.srv = &http.Server{Handler: s.handler(o.Gatherer), ReadHeaderTimeout: 5 * time.Second}
 	}
+	if a := c.HTTP.AdminAddr; a != "" {
+		ln, err := net.Listen("tcp", a)
+		if err != nil {
+			s.Close()
+			return nil, fmt.Errorf("%w: http.admin_addr %s: %w", config.ErrInvalid, a, err)
+		}
+		s.adminLn = ln
+		s.adminSrv = &http.Server{Handler: AdminHandler(c.HTTP.AdminToken, s.AcceptEmptyIndex), ReadHeaderTimeout: 5 * time.Second}
+	}
 	return s, nil
+}
+
+// AdminAddr returns the address of the admin endpoint ("" when off).
+func (s *Service) AdminAddr() string {
+	if s.adminLn == nil {
+		return ""
+	}
+	return s.adminLn.Addr().String()
 }
 
 // Addr returns the address of the metrics and health endpoints ("" when
@@ -245,7 +265,6 @@ func (s *Service) handler(g prometheus.Gatherer) http.Handler {
 		}
 		fmt.Fprintln(w, "ready")
 	})
-	mux.HandleFunc(AcceptEmptyPath, s.acceptHandler)
 	return mux
 }
 
@@ -331,6 +350,9 @@ func (s *Service) Close() {
 		if s.ln != nil {
 			s.ln.Close()
 		}
+		if s.adminLn != nil {
+			s.adminLn.Close()
+		}
 	})
 }
 
@@ -341,7 +363,7 @@ func (s *Service) Close() {
 func (s *Service) Run(ctx context.Context) error {
 	k := s.cfg.Kafka
 	s.log.Info("neardup serve starting", "input_topic", k.InputTopic, "group", k.Group, "output_topic", k.OutputTopic,
-		"index", redactedIndex(s.cfg), "http", s.Addr(), "config", redactedConfig(s.cfg))
+		"index", redactedIndex(s.cfg), "http", s.Addr(), "admin", s.AdminAddr(), "config", redactedConfig(s.cfg))
 	if strings.HasPrefix(s.cfg.Index.URL, "memory") {
 		s.log.Warn("index.url=memory: this instance keeps its own index; instances of one group must share a Redis index to see each other's documents")
 	}
@@ -425,9 +447,15 @@ func (s *Service) Run(ctx context.Context) error {
 	if _, ok := s.store.(maintainer); ok {
 		g.Go(func() error { s.loop(gctx, finished, s.maintainEvery, s.maintain); return nil })
 	}
-	if s.srv != nil {
+	for _, hs := range []struct {
+		srv *http.Server
+		ln  net.Listener
+	}{{s.srv, s.ln}, {s.adminSrv, s.adminLn}} {
+		if hs.srv == nil {
+			continue
+		}
 		g.Go(func() error {
-			err := s.srv.Serve(s.ln)
+			err := hs.srv.Serve(hs.ln)
 			if errors.Is(err, http.ErrServerClosed) {
 				return nil
 			}
@@ -440,7 +468,7 @@ func (s *Service) Run(ctx context.Context) error {
 			}
 			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
 			defer cancel()
-			return s.srv.Shutdown(sctx)
+			return hs.srv.Shutdown(sctx)
 		})
 	}
 	err := g.Wait()

@@ -99,7 +99,7 @@ Flags:
 	for _, kv := range [][2]string{
 		{"kafka.brokers", brokers}, {"kafka.input_topic", demoInput}, {"kafka.output_topic", demoEvents},
 		{"kafka.dead_letter_topic", demoDead}, {"kafka.group", "neardup-demo"}, {"pipeline.emit", "all"},
-		{"index.url", *ixURL}, {"http.addr", "127.0.0.1:0"}, {"log.format", "text"},
+		{"index.url", *ixURL}, {"http.addr", "127.0.0.1:0"}, {"http.admin_addr", ""}, {"log.format", "text"},
 	} {
 		o.Add(kv[0], kv[1])
 	}

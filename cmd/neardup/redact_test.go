@@ -103,7 +103,7 @@ func TestPasswordsNeverPrinted(t *testing.T) {
 func serveOutput(ctx context.Context, t *testing.T, brokers, url string) string {
 	t.Helper()
 	cmd := asCommand(t, []string{"NEARDUP_KAFKA_BROKERS=" + brokers, "NEARDUP_KAFKA_INPUT_TOPIC=crawl",
-		"NEARDUP_HTTP_ADDR=127.0.0.1:0", "NEARDUP_INDEX_URL=" + url, "NEARDUP_KAFKA_GROUP=redact-" + t.Name()}, "serve")
+		"NEARDUP_HTTP_ADDR=127.0.0.1:0", "NEARDUP_HTTP_ADMIN_ADDR=127.0.0.1:0", "NEARDUP_INDEX_URL=" + url, "NEARDUP_KAFKA_GROUP=redact-" + t.Name()}, "serve")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
