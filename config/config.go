@@ -68,6 +68,7 @@ type Index struct {
 	Batch          int           `yaml:"batch" doc:"documents per index round trip"`
 	Timeout        time.Duration `yaml:"timeout" doc:"per-call timeout of index operations"`
 	Retry          time.Duration `yaml:"retry" doc:"how long a failing index call is retried before the run gives up (nothing is reported while retrying, never 'unique' because the index was down); 0 is the command's default: 30s for scan, forever for serve (which reports not ready meanwhile)"`
+	AllowEviction  bool          `yaml:"allow_eviction" doc:"serve: stay ready when a Redis server holding the index (every master of a cluster, checked at start and every 30s) has a maxmemory-policy other than noeviction, which lets a full Redis evict index keys and silently forget documents; false (the default): such a member reports not ready (neardup_index_evicting_servers, alert NeardupIndexEvicting) until the policy is noeviction"`
 	AcceptEmpty    bool          `yaml:"accept_empty" doc:"serve: accept an index whose stored documents are gone (Redis restarted without its data) and go on deciding against the empty index; false (the default) stops deciding and reports not ready until the data is restored or the loss is accepted (POST /admin/accept-empty-index, docs/operations.md)"`
 	TLSCA          string        `yaml:"tls_ca" doc:"PEM file of the CA that signs the Redis server certificate (rediss://)"`
 	TLSCert        string        `yaml:"tls_cert" doc:"PEM client certificate for mutual TLS"`

@@ -112,22 +112,26 @@ type instance struct {
 	done   chan error
 }
 
-// start creates and runs a service over store.
-func start(t testing.TB, c *config.Config, store index.Store) *instance {
+// start creates and runs a service over store; mods change its options.
+func start(t testing.TB, c *config.Config, store index.Store, mods ...func(*Options)) *instance {
 	t.Helper()
 	w := newTestWriter(t)
-	return startLogged(t, c, store, slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo})))
+	return startLogged(t, c, store, slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo})), mods...)
 }
 
 // startLogged is start with the given logger.
-func startLogged(t testing.TB, c *config.Config, store index.Store, log *slog.Logger) *instance {
+func startLogged(t testing.TB, c *config.Config, store index.Store, log *slog.Logger, mods ...func(*Options)) *instance {
 	t.Helper()
 	pc, err := pipeline.FromConfig(c, "test")
 	if err != nil {
 		t.Fatal(err)
 	}
 	reg := prometheus.NewRegistry()
-	svc, err := New(context.Background(), Options{Config: c, Pipeline: pc, Store: store, Registerer: reg, Gatherer: reg, Logger: log, Version: "test"})
+	o := Options{Config: c, Pipeline: pc, Store: store, Registerer: reg, Gatherer: reg, Logger: log, Version: "test"}
+	for _, mod := range mods {
+		mod(&o)
+	}
+	svc, err := New(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,12 +27,15 @@
 package service
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -83,6 +86,9 @@ type Options struct {
 	// the store has any (index.Redis: expiries of closed generations, so
 	// an idle namespace still expires); 0 is hourly.
 	MaintainInterval time.Duration
+	// EvictionInterval is how often the index's servers' maxmemory-policy
+	// is checked after the check at start; 0 is every 30s.
+	EvictionInterval time.Duration
 }
 
 // Service is one neardup serve instance. Create it with New and call Run
@@ -106,6 +112,9 @@ type Service struct {
 	loss      loss
 	kafkaErr  atomic.Pointer[string]
 	indexErr  atomic.Pointer[string]
+	evicting  atomic.Pointer[string] // why the index may evict keys (nil: it may not)
+	evictErr  atomic.Bool            // the last eviction check failed
+	stalled   atomic.Pointer[string] // why production is stalled (nil: it is not)
 	killed    atomic.Bool
 	kill      chan struct{}
 	killOnce  sync.Once
@@ -114,10 +123,21 @@ type Service struct {
 	docs, dead, completed atomic.Int64
 	snkClosed             chan struct{} // the producer's close has finished (finish)
 	maintainEvery         time.Duration
+	evictionEvery         time.Duration
 }
 
 // pinger is the optional health check of an index.Store.
 type pinger interface{ Ping(context.Context) error }
+
+// evictionChecker is the optional eviction check of an index.Store
+// (index.Redis).
+type evictionChecker interface {
+	EvictionPolicies(context.Context) (map[string]string, error)
+}
+
+// evictionInterval is how often the index's servers' maxmemory-policy is
+// read (and once at start).
+const evictionInterval = 30 * time.Second
 
 // maintainer is the optional periodic maintenance of an index.Store.
 type maintainer interface{ Maintain(context.Context) error }
@@ -143,6 +163,7 @@ func New(ctx context.Context, o Options) (*Service, error) {
 	if s.maintainEvery <= 0 {
 		s.maintainEvery = time.Hour
 	}
+	s.evictionEvery = cmp.Or(o.EvictionInterval, evictionInterval)
 	s.indexUp.Store(true)
 	if o.Registerer != nil {
 		s.m = metrics.New(o.Registerer, o.Version)
@@ -288,8 +309,14 @@ func (s *Service) notReady() []string {
 		}
 		why = append(why, msg)
 	}
+	if p := s.evicting.Load(); p != nil && !s.cfg.Index.AllowEviction {
+		why = append(why, "index may evict keys: "+*p+" (a full Redis would silently forget documents: set maxmemory-policy noeviction, or index.allow_eviction=true)")
+	}
 	if lost := s.lostReason(); lost != "" {
 		why = append(why, "index lost: "+lost+" (nothing is decided: restore the data, or accept the empty index with POST "+AcceptEmptyPath+")")
+	}
+	if p := s.stalled.Load(); p != nil {
+		why = append(why, "production stalled: "+*p)
 	}
 	if n := s.src.Stalled(); n > 0 {
 		why = append(why, fmt.Sprintf("%d input partition(s) cannot advance (record batch too large to read; see the logs)", n))
@@ -441,6 +468,10 @@ func (s *Service) Run(ctx context.Context) error {
 		}
 		return s.snk.Flush(gctx)
 	})
+	if _, ok := s.store.(evictionChecker); ok {
+		s.checkEviction(gctx)
+		g.Go(func() error { s.loop(gctx, finished, s.evictionEvery, s.checkEviction); return nil })
+	}
 	g.Go(func() error { s.loop(gctx, finished, k.CommitInterval, s.commit); return nil })
 	g.Go(func() error { s.loop(gctx, finished, 2*time.Second, s.check); return nil })
 	g.Go(func() error { s.loop(gctx, finished, lagInterval(k.CommitInterval), s.lag); return nil })
@@ -600,9 +631,70 @@ func (s *Service) check(ctx context.Context) {
 	if s.indexUp.Load() {
 		s.probeLoss(cctx)
 	}
+	s.checkProduction()
 	ready := len(s.notReady()) == 0
 	s.m.Ready(ready)
 	s.m.IndexUp(s.indexUp.Load())
+}
+
+// checkProduction reports production as stalled while the oldest
+// unacknowledged produce is older than kafka.produce_timeout.
+func (s *Service) checkProduction() {
+	age, limit := s.snk.OldestPending(), s.cfg.Kafka.ProduceTimeout
+	stalled := age > limit
+	s.m.ProducePending(age, stalled)
+	if !stalled {
+		if s.stalled.Swap(nil) != nil {
+			s.log.Info("production acknowledged again")
+		}
+		return
+	}
+	msg := fmt.Sprintf("a record produced %v ago is not acknowledged by the brokers (kafka.produce_timeout %v); nothing behind it is committed",
+		age.Round(time.Second), limit)
+	if s.stalled.Swap(&msg) == nil {
+		s.log.Error("production stalled: the brokers do not acknowledge the records produced; waiting, nothing behind them is committed",
+			"oldest", age.Round(time.Second), "produce_timeout", limit)
+	}
+}
+
+// checkEviction reads the maxmemory-policy of the index's servers: any
+// other than noeviction makes the member not ready (unless
+// index.allow_eviction) and is counted in neardup_index_evicting_servers.
+// A failed read (a user without the right to INFO, Redis away) is logged
+// once and keeps the last state.
+func (s *Service) checkEviction(ctx context.Context) {
+	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	policies, err := s.store.(evictionChecker).EvictionPolicies(cctx)
+	if err != nil {
+		if ctx.Err() == nil && !s.evictErr.Swap(true) {
+			s.log.Warn("cannot read the index's maxmemory-policy (INFO memory); eviction is not checked until it can be read", "err", err)
+		}
+		return
+	}
+	s.evictErr.Store(false)
+	var bad []string
+	for _, addr := range slices.Sorted(maps.Keys(policies)) {
+		if p := policies[addr]; p != "noeviction" {
+			bad = append(bad, "maxmemory-policy "+p+" on "+addr)
+		}
+	}
+	s.m.Evicting(len(bad))
+	if len(bad) == 0 {
+		if s.evicting.Swap(nil) != nil {
+			s.log.Info("every Redis server of the index has maxmemory-policy noeviction again")
+		}
+		return
+	}
+	msg := strings.Join(bad, ", ")
+	if old := s.evicting.Swap(&msg); old == nil || *old != msg {
+		lv := slog.LevelError
+		if s.cfg.Index.AllowEviction {
+			lv = slog.LevelWarn
+		}
+		s.log.Log(ctx, lv, "the index's Redis may evict keys when full, silently forgetting documents: set maxmemory-policy noeviction (docs/operations.md, NeardupIndexEvicting)",
+			"servers", msg, "index.allow_eviction", s.cfg.Index.AllowEviction)
+	}
 }
 
 func redactedIndex(c *config.Config) string { return index.RedactURL(c.Index.URL) }

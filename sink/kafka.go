@@ -1,6 +1,7 @@
 package sink
 
 import (
+	"container/list"
 	"context"
 	"errors"
 	"fmt"
@@ -75,6 +76,10 @@ type Kafka struct {
 	dlMax                int
 	events, dead, unique string
 	m                    *metrics.Metrics
+
+	// Writes not yet acknowledged, oldest first (OldestPending).
+	pendMu sync.Mutex
+	pend   list.List // of time.Time
 }
 
 // defaultMaxMessageBytes is Kafka's default max.message.bytes, and
@@ -117,6 +122,17 @@ func NewKafka(cfg KafkaConfig) (*Kafka, error) {
 		}
 	}
 	return k, nil
+}
+
+// OldestPending returns how long the oldest Write whose records are not
+// all acknowledged has been waiting (0 when none is).
+func (k *Kafka) OldestPending() time.Duration {
+	k.pendMu.Lock()
+	defer k.pendMu.Unlock()
+	if f := k.pend.Front(); f != nil {
+		return time.Since(f.Value.(time.Time))
+	}
+	return 0
 }
 
 // Client returns the underlying client (for pings and admin requests).
@@ -169,8 +185,16 @@ func (k *Kafka) Write(ctx context.Context, o pipeline.Output, in *kgo.Record, do
 		done(nil)
 		return
 	}
-	agg := &pending{n: len(recs), done: done}
 	start := time.Now()
+	k.pendMu.Lock()
+	el := k.pend.PushBack(start)
+	k.pendMu.Unlock()
+	agg := &pending{n: len(recs), done: func(err error) {
+		k.pendMu.Lock()
+		k.pend.Remove(el)
+		k.pendMu.Unlock()
+		done(err)
+	}}
 	for i, r := range recs {
 		role := roles[i]
 		cl := k.cl
