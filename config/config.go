@@ -91,7 +91,7 @@ type Verify struct {
 type Pipeline struct {
 	Emit          string `yaml:"emit" doc:"duplicates (one event per duplicate) or all (also one event per unique document)"`
 	MaxMatches    int    `yaml:"max_matches" doc:"verified matches listed in an event, best first"`
-	MaxEventBytes int    `yaml:"max_event_bytes" doc:"largest event, encoded; a larger one (a huge meta object) becomes a dead letter event_too_large"`
+	MaxEventBytes int    `yaml:"max_event_bytes" doc:"largest event, encoded, at most 1GiB less 1MiB; serve lowers it to what the output topic takes (its max.message.bytes, read at start, less the key and framing). A larger event is shortened: passages, lower matches and sentence matches are left out (abridged: docs/event.schema.json) until it fits; one that does not fit even then (a huge meta object) becomes a dead letter event_too_large"`
 	Granularity   string `yaml:"granularity" doc:"document, or sentence: also match each sentence against the sentences of earlier documents (edit similarity, edit class) and list them in the event's sentences"`
 	// Sentence mode bounds.
 	SentenceMinChars   int `yaml:"sentence_min_chars" doc:"sentence mode: shortest sentence matched, in characters"`
@@ -99,6 +99,11 @@ type Pipeline struct {
 	MaxSentences       int `yaml:"max_sentences" doc:"sentence mode: sentences matched per document (the rest are counted in the event's sentences_skipped)"`
 	MaxSentenceMatches int `yaml:"max_sentence_matches" doc:"sentence mode: matches listed per sentence, most similar first (the rest are counted in the event's sentence_matches_dropped)"`
 }
+
+// MaxEventBytesLimit bounds pipeline.max_event_bytes: the largest record
+// a Kafka client (franz-go) produces is 1 GiB, and an event's record
+// carries its key (the id) and framing too.
+const MaxEventBytesLimit = 1<<30 - 1<<20
 
 // Default returns the built-in configuration for the web profile.
 func Default() Config {
@@ -264,8 +269,8 @@ func (c *Config) Validate() error {
 		return bad("pipeline.emit", p.Emit, "duplicates or all")
 	case p.MaxMatches < 1 || p.MaxMatches > 100:
 		return bad("pipeline.max_matches", p.MaxMatches, "1..100")
-	case p.MaxEventBytes < 4096:
-		return bad("pipeline.max_event_bytes", p.MaxEventBytes, ">= 4096")
+	case p.MaxEventBytes < 4096 || p.MaxEventBytes > MaxEventBytesLimit:
+		return bad("pipeline.max_event_bytes", p.MaxEventBytes, "4096..1GiB-1MiB (a Kafka client produces records of at most 1 GiB, key and framing included)")
 	case p.Granularity != "document" && p.Granularity != "sentence":
 		return bad("pipeline.granularity", p.Granularity, "document or sentence")
 	}

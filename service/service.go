@@ -168,18 +168,6 @@ func New(ctx context.Context, o Options) (*Service, error) {
 	if o.Registerer != nil {
 		s.m = metrics.New(o.Registerer, o.Version)
 	}
-	pc := o.Pipeline
-	pc.Metrics = s.m
-	pc.IndexHealth = s.indexHealth
-	if pc.Retry == 0 {
-		pc.Retry = -1 // until shutdown: never give up while records wait
-	}
-	pl, err := pipeline.New(pc, gate{s: s, ix: o.Store})
-	if err != nil {
-		return nil, err
-	}
-	s.pl = pl
-
 	base, lg, err := clientOptions(c.Kafka, log)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", config.ErrInvalid, err)
@@ -201,21 +189,40 @@ func New(ctx context.Context, o Options) (*Service, error) {
 		return nil, fmt.Errorf("%w: %w", ErrKafka, err)
 	}
 	err = checkKafka(pingCtx, admin, k, lg)
-	dlMax := 0
+	limits := map[string]int{}
 	if err == nil {
-		dlMax, err = maxMessageBytes(pingCtx, admin, k.DeadLetterTopic)
-		if err != nil {
-			log.Warn("cannot read the dead-letter topic's max.message.bytes; dead letters over 1000012 bytes are cut", "topic", k.DeadLetterTopic, "err", err)
-			err = nil
-		}
+		limits = topicLimits(pingCtx, admin, k, log)
 	}
 	admin.Close()
 	if err != nil {
 		return nil, err
 	}
+
+	// Events are shaped in the pipeline: none larger than the output
+	// topic takes.
+	pc := o.Pipeline
+	pc.Metrics = s.m
+	pc.IndexHealth = s.indexHealth
+	if pc.Retry == 0 {
+		pc.Retry = -1 // until shutdown: never give up while records wait
+	}
+	if pc.MaxEventBytes <= 0 {
+		pc.MaxEventBytes = pipeline.DefaultMaxEventBytes
+	}
+	if fit := sink.MaxEventBytes(limits[k.OutputTopic]); pc.MaxEventBytes > fit {
+		log.Info("pipeline.max_event_bytes is more than the output topic takes: events are limited to what it takes",
+			"pipeline.max_event_bytes", pc.MaxEventBytes, "topic", k.OutputTopic, "max.message.bytes", limits[k.OutputTopic], "max_event_bytes", fit)
+		pc.MaxEventBytes = fit
+	}
+	pl, err := pipeline.New(pc, gate{s: s, ix: o.Store})
+	if err != nil {
+		return nil, err
+	}
+	s.pl = pl
+
 	s.snk, err = sink.NewKafka(sink.KafkaConfig{
 		Client: withHooks("producer"), EventsTopic: k.OutputTopic, DeadLetterTopic: k.DeadLetterTopic,
-		UniqueTopic: k.UniqueTopic, DeliveryTimeout: k.ProduceTimeout, DeadLetterMaxBytes: dlMax, DeadLetterClient: withHooks("dead_letters"), Metrics: s.m,
+		UniqueTopic: k.UniqueTopic, DeliveryTimeout: k.ProduceTimeout, MaxBytes: limits, Metrics: s.m,
 	})
 	if err != nil {
 		return nil, err
