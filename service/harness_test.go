@@ -461,3 +461,25 @@ func counterValue(t testing.TB, reg prometheus.Gatherer, name, label string) flo
 	}
 	return sum
 }
+
+// committedTotal is the sum of the test group's committed offsets on the
+// input topic.
+func committedTotal(t testing.TB, cl *kafkatest.Cluster) int64 {
+	t.Helper()
+	total := int64(0)
+	for _, off := range cl.Committed(t, "neardup-test", inTopic) {
+		total += off
+	}
+	return total
+}
+
+// checkRunning fails the test when the instance's Run has returned.
+func (in *instance) checkRunning(t testing.TB) {
+	t.Helper()
+	select {
+	case err := <-in.done:
+		in.done <- err // for the cleanup
+		t.Fatalf("the member stopped: %v", err)
+	default:
+	}
+}

@@ -197,20 +197,12 @@ func TestServeRecordsFitTheirTopics(t *testing.T) {
 			for in.Completed() < int64(total) && time.Now().Before(deadline) {
 				time.Sleep(50 * time.Millisecond)
 			}
-			select {
-			case err := <-in.done:
-				t.Fatalf("the member stopped: %v", err)
-			default:
-			}
+			in.checkRunning(t)
 			tt.check(t, readLarge(t, cl, outTopic), readLarge(t, cl, deadTopic), readLarge(t, cl, uniqueTopic))
 			if err := in.stop(t); err != nil {
 				t.Fatal(err)
 			}
-			committed := int64(0)
-			for _, off := range cl.Committed(t, "neardup-test", inTopic) {
-				committed += off
-			}
-			if committed != int64(total) {
+			if committed := committedTotal(t, cl); committed != int64(total) {
 				t.Errorf("committed %d of %d records", committed, total)
 			}
 		})
