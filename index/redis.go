@@ -339,6 +339,10 @@ func newRedis(cfg RedisConfig) (*Redis, error) {
 }
 
 func (r *Redis) open(ctx context.Context) error {
+	// Opening loads the cluster's slot map and the scripts on every
+	// master over new connections: go-redis's own retries are kept, as
+	// they were, bounded by the per-read timeouts and ctx.
+	ctx = context.WithValue(ctx, untimed{}, true)
 	for _, s := range r.scripts.all() {
 		if err := s.Load(ctx, r.c).Err(); err != nil {
 			return r.wrap(ctx, "open: load scripts", err)
@@ -694,14 +698,25 @@ func (r *Redis) reloadSlots() {
 // with go-redis's own retries and redirects inside it, to d (the
 // configured timeout, index.timeout): a master that stops answering
 // holds its connections open, and each of go-redis's attempts would wait
-// a whole read timeout on it.
+// a whole read timeout on it. Calls whose context is marked untimed (the
+// store's opening) are not bounded.
 type callDeadline time.Duration
+
+// untimed marks a context whose calls callDeadline leaves alone.
+type untimed struct{}
+
+func (d callDeadline) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	if ctx.Value(untimed{}) != nil {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, time.Duration(d))
+}
 
 func (d callDeadline) DialHook(next redis.DialHook) redis.DialHook { return next }
 
 func (d callDeadline) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
-		ctx, cancel := context.WithTimeout(ctx, time.Duration(d))
+		ctx, cancel := d.bound(ctx)
 		defer cancel()
 		return next(ctx, cmd)
 	}
@@ -709,7 +724,7 @@ func (d callDeadline) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 
 func (d callDeadline) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return func(ctx context.Context, cmds []redis.Cmder) error {
-		ctx, cancel := context.WithTimeout(ctx, time.Duration(d))
+		ctx, cancel := d.bound(ctx)
 		defer cancel()
 		return next(ctx, cmds)
 	}

@@ -222,7 +222,10 @@ func New(ctx context.Context, o Options) (*Service, error) {
 
 	s.snk, err = sink.NewKafka(sink.KafkaConfig{
 		Client: withHooks("producer"), EventsTopic: k.OutputTopic, DeadLetterTopic: k.DeadLetterTopic,
-		UniqueTopic: k.UniqueTopic, DeliveryTimeout: k.ProduceTimeout, MaxBytes: limits, Metrics: s.m,
+		// No delivery timeout: a record the brokers do not acknowledge is
+		// retried, production reported stalled past kafka.produce_timeout
+		// (checkProduction); a restart would not unstick the brokers.
+		UniqueTopic: k.UniqueTopic, MaxBytes: limits, Metrics: s.m,
 	})
 	if err != nil {
 		return nil, err

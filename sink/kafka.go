@@ -67,8 +67,10 @@ type KafkaConfig struct {
 	// document (and the tombstone of every document deleted, so a
 	// compacted unique topic drops it too).
 	EventsTopic, DeadLetterTopic, UniqueTopic string
-	// DeliveryTimeout bounds the client's retries of one record before
-	// its produce fails (default 30s).
+	// DeliveryTimeout, when set, bounds the client's retries of one
+	// record before its produce fails (franz-go's RecordDeliveryTimeout,
+	// judged only between requests); 0: a record is retried until it is
+	// acknowledged or refused for good.
 	DeliveryTimeout time.Duration
 	// MaxBytes is, by topic, the largest record batch the topic takes
 	// (its max.message.bytes, read from the brokers); a topic not in it
@@ -84,7 +86,7 @@ type KafkaConfig struct {
 // the neardup.* headers) and unique passthrough records. It uses one
 // idempotent producer with acks=all whose batches to each topic are
 // bounded by that topic's max.message.bytes; the client retries each
-// record until DeliveryTimeout. NewKafka creates the franz-go client,
+// record until it is acknowledged (or DeliveryTimeout, when set). NewKafka creates the franz-go client,
 // which runs its own goroutines until Close.
 type Kafka struct {
 	cl                   *kgo.Client
@@ -110,9 +112,6 @@ func NewKafka(cfg KafkaConfig) (*Kafka, error) {
 	if cfg.EventsTopic == "" || cfg.DeadLetterTopic == "" {
 		return nil, errors.New("sink: kafka: events and dead-letter topics are required")
 	}
-	if cfg.DeliveryTimeout <= 0 {
-		cfg.DeliveryTimeout = 30 * time.Second
-	}
 	k := &Kafka{limits: map[string]int{}, events: cfg.EventsTopic, dead: cfg.DeadLetterTopic, unique: cfg.UniqueTopic, m: cfg.Metrics}
 	largest := DefaultMaxMessageBytes
 	for _, t := range []string{cfg.EventsTopic, cfg.DeadLetterTopic, cfg.UniqueTopic} {
@@ -129,13 +128,15 @@ func NewKafka(cfg KafkaConfig) (*Kafka, error) {
 	opts := append([]kgo.Opt{}, cfg.Client...)
 	opts = append(opts,
 		kgo.RequiredAcks(kgo.AllISRAcks()), // required by (and the default of) idempotent writes
-		kgo.RecordDeliveryTimeout(cfg.DeliveryTimeout),
 		kgo.ProducerLinger(5*time.Millisecond),
 		// A batch over its topic's limit would fail whole: each topic's
 		// batches are bounded by its own.
 		kgo.ProducerBatchMaxBytesFn(func(topic string) int32 { return int32(k.limit(topic)) }),
 		kgo.BrokerMaxWriteBytes(int32(min(max(100<<20, largest+1<<20), maxRecordBytes))),
 	)
+	if cfg.DeliveryTimeout > 0 {
+		opts = append(opts, kgo.RecordDeliveryTimeout(cfg.DeliveryTimeout))
+	}
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
 		return nil, fmt.Errorf("sink: kafka: %w", err)
