@@ -20,6 +20,9 @@ import (
 // replica, answering MOVED for its old slots) the member follows the
 // redirects and never stops. Every planted duplicate is found.
 func TestServeClusterFailover(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 30 s freeze: run by make unit, not by the race run (-short)")
+	}
 	t.Parallel()
 	nodes := redistest.StartReplicatedCluster(t)
 	addrs := make([]string, len(nodes))
