@@ -79,6 +79,11 @@ func TestErrorsNameTheKey(t *testing.T) {
 		{"yaml scanner error line", "sketch:\n  k: 3\n  seed: a: b\n", nil, "yaml: line 3: mapping values are not allowed"},
 		{"unknown env key", "", []string{"NEARDUP_SKETCH_KK=12"}, "$NEARDUP_SKETCH_KK: no configuration key \"sketch.kk\"; did you mean sketch.k ($NEARDUP_SKETCH_K)?"},
 		{"unknown env section", "", []string{"NEARDUP_FOO=1"}, "unknown environment variable $NEARDUP_FOO"},
+		// Issue 38: an event limit no Kafka client can produce.
+		{"max_event_bytes 1GiB", "", []string{"NEARDUP_PIPELINE_MAX_EVENT_BYTES=1GiB"}, "pipeline.max_event_bytes = 1073741824: want 4096..1GiB-1MiB"},
+		// Issue 38: the admin endpoint off loopback without a token.
+		{"admin_addr without token", "", []string{"NEARDUP_HTTP_ADMIN_ADDR=:8081"}, "http.admin_addr = :8081: want a loopback address"},
+		{"admin_addr same as addr", "", []string{"NEARDUP_HTTP_ADMIN_ADDR=:8080", "NEARDUP_HTTP_ADMIN_TOKEN=t"}, "http.admin_addr = :8080: want an address other than http.addr"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

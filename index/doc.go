@@ -305,6 +305,12 @@
 // Connection failures, timeouts (including the caller's deadline) and
 // Redis's transient replies surface as [ErrUnavailable]; a call that fails
 // returns no results, so nothing is ever reported as unique because Redis
-// was down. Retrying the same batch is safe. A namespace created with other
+// was down. Retrying the same batch is safe. On Redis Cluster the
+// transient replies include the redirects go-redis did not finish within
+// its MaxRedirects (MOVED, ASK) besides TRYAGAIN and CLUSTERDOWN; every
+// call (go-redis's retries and redirects included) ends within the
+// configured timeout, and every unavailable call asks the client to
+// reload its slot map, so calls follow a failover as soon as a replica is
+// promoted, whether or not the old master still holds connections open. A namespace created with other
 // parameters yields [ErrParamsMismatch] at NewRedis and on every later call.
 package index

@@ -319,11 +319,15 @@ func newRedis(cfg RedisConfig) (*Redis, error) {
 	r.co.max = 16 * r.batch
 
 	if cfg.Cluster {
-		r.c = redis.NewClusterClient(&redis.ClusterOptions{
+		cc := redis.NewClusterClient(&redis.ClusterOptions{
 			Addrs: cfg.Addrs, Username: cfg.Username, Password: cfg.Password, TLSConfig: cfg.TLS,
 			DialTimeout: cfg.DialTimeout, ReadTimeout: cfg.ReadTimeout, WriteTimeout: cfg.WriteTimeout,
 			PoolSize: cfg.PoolSize, ContextTimeoutEnabled: true, MaxRetries: -1,
 		})
+		if d := max(cfg.ReadTimeout, cfg.WriteTimeout, cfg.DialTimeout); d > 0 {
+			cc.AddHook(callDeadline(d))
+		}
+		r.c = cc
 	} else {
 		r.c = redis.NewClient(&redis.Options{
 			Addr: cfg.Addrs[0], Username: cfg.Username, Password: cfg.Password, TLSConfig: cfg.TLS, DB: cfg.DB,
@@ -335,6 +339,10 @@ func newRedis(cfg RedisConfig) (*Redis, error) {
 }
 
 func (r *Redis) open(ctx context.Context) error {
+	// Opening loads the cluster's slot map and the scripts on every
+	// master over new connections: go-redis's own retries are kept, as
+	// they were, bounded by the per-read timeouts and ctx.
+	ctx = context.WithValue(ctx, untimed{}, true)
 	for _, s := range r.scripts.all() {
 		if err := s.Load(ctx, r.c).Err(); err != nil {
 			return r.wrap(ctx, "open: load scripts", err)
@@ -620,9 +628,13 @@ func (r *Redis) run(ctx context.Context, calls []*call) error {
 	return nil
 }
 
-// retryable reports whether a server error means "try again later".
+// retryable reports whether a server error means "try again later". On
+// Redis Cluster that includes the redirects (MOVED, ASK) go-redis did not
+// get to the end of within its MaxRedirects: the slot map is changing
+// (a failover, a resharding) and the next attempt, after the map is
+// reloaded, goes to the right node.
 func retryable(err error) bool {
-	for _, p := range [...]string{"LOADING", "CLUSTERDOWN", "TRYAGAIN", "MASTERDOWN", "READONLY", "BUSY", "OOM", "NOREPLICAS"} {
+	for _, p := range [...]string{"LOADING", "CLUSTERDOWN", "TRYAGAIN", "MASTERDOWN", "READONLY", "BUSY", "OOM", "NOREPLICAS", "MOVED", "ASK"} {
 		if redis.HasErrorPrefix(err, p) {
 			return true
 		}
@@ -664,7 +676,58 @@ func (r *Redis) wrap(ctx context.Context, op string, err error) error {
 	if errors.As(err, &rerr) && !retryable(err) {
 		return fmt.Errorf("index: %s: %w", op, err)
 	}
+	r.reloadSlots()
 	return fmt.Errorf("index: %s: %w: %w", op, ErrUnavailable, err)
+}
+
+// reloadSlots asks a cluster client to reload its slot map in the
+// background (go-redis's ReloadState: one CLUSTER SLOTS, at most one at
+// a time): go-redis reloads it by itself only on a redirect it reads
+// (MOVED, READONLY) or once a minute, and a master that stopped
+// answering sends no redirect, so without this every call would go on
+// waiting on the frozen master for up to a minute after its replica was
+// promoted. Every unavailable call asks again, so a reload that read the
+// map just before the promotion is followed by one after it.
+func (r *Redis) reloadSlots() {
+	if cc, ok := r.c.(*redis.ClusterClient); ok {
+		cc.ReloadState(context.Background())
+	}
+}
+
+// callDeadline bounds every command and pipeline of a cluster client,
+// with go-redis's own retries and redirects inside it, to d (the
+// configured timeout, index.timeout): a master that stops answering
+// holds its connections open, and each of go-redis's attempts would wait
+// a whole read timeout on it. Calls whose context is marked untimed (the
+// store's opening) are not bounded.
+type callDeadline time.Duration
+
+// untimed marks a context whose calls callDeadline leaves alone.
+type untimed struct{}
+
+func (d callDeadline) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	if ctx.Value(untimed{}) != nil {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, time.Duration(d))
+}
+
+func (d callDeadline) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (d callDeadline) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		ctx, cancel := d.bound(ctx)
+		defer cancel()
+		return next(ctx, cmd)
+	}
+}
+
+func (d callDeadline) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		ctx, cancel := d.bound(ctx)
+		defer cancel()
+		return next(ctx, cmds)
+	}
 }
 
 func (r *Redis) check(ctx context.Context) error {

@@ -34,9 +34,13 @@ type Event struct {
 	// Replay marks the first verdict of an id seen again (at-least-once
 	// delivery); nothing new was stored.
 	Replay bool `json:"replay,omitempty"`
-	// Abridged marks a replay whose matches are those the index keeps of
-	// the first verdict: the first three, without passages (the first
-	// event listed more, or their passages).
+	// Abridged marks an event that leaves evidence out: a replay, whose
+	// matches are those the index keeps of the first verdict (the first
+	// three, without passages), or an event shortened to fit
+	// Config.MaxEventBytes (pipeline.max_event_bytes, and what the output
+	// topic takes), which left out, in this order and only as far as
+	// needed, the passages of the matches but the best, those matches,
+	// sentence matches and the best match's passages (fit.go).
 	Abridged bool `json:"abridged,omitempty"`
 	// Truncated counts candidates withheld by full SimHash buckets.
 	Truncated int `json:"truncated,omitempty"`

@@ -55,10 +55,11 @@ type Config struct {
 	// then the most recent); the index should be opened with the same
 	// bound. The rest are counted in Event.Unverified.
 	MaxCandidates int
-	// MaxEventBytes bounds an event's JSON encoding (default 1 MiB, the
-	// default largest Kafka message): a larger event, a document with a
-	// huge meta object say, becomes a dead letter (event_too_large)
-	// instead of failing the output.
+	// MaxEventBytes bounds an event's JSON encoding (default 1 MiB; serve
+	// lowers it to what its output topic takes): a larger event is
+	// shortened (fit.go), and one that does not fit even then, a
+	// document with a huge meta object say, becomes a dead letter
+	// (event_too_large) instead of failing the output.
 	MaxEventBytes int
 	// Retry is how long index calls are retried while the index is
 	// unavailable before Run fails (default 30s; negative: until the

@@ -414,7 +414,8 @@ func decodeRecord(id string, b []byte) (*verdictRecord, error) {
 var errEventTooLarge = errors.New("event too large")
 
 // check encodes ev as the sinks will and reports an event that cannot be
-// encoded or exceeds MaxEventBytes. An event whose encoding is bounded well
+// encoded or exceeds MaxEventBytes even shortened (fit.go: evidence left
+// out in a documented order until it fits). An event whose encoding is bounded well
 // below the limit is not encoded twice: its strings are valid to encode
 // (encoding/json replaces bad UTF-8), its times lie in years 0–9999, its
 // scores are finite and its meta was decoded from JSON, so only the size
@@ -427,8 +428,9 @@ func (p *Pipeline) check(ev *Event) error {
 	if err != nil {
 		return fmt.Errorf("encode event: %w", err)
 	}
-	if len(b) > p.cfg.MaxEventBytes {
-		return fmt.Errorf("%w: %d bytes > limit %d (pipeline.max_event_bytes)", errEventTooLarge, len(b), p.cfg.MaxEventBytes)
+	if n := shorten(ev, len(b), p.cfg.MaxEventBytes); n > p.cfg.MaxEventBytes {
+		return fmt.Errorf("%w: %d bytes, %d with its evidence left out, > limit %d (pipeline.max_event_bytes, or what the output topic takes)",
+			errEventTooLarge, len(b), n, p.cfg.MaxEventBytes)
 	}
 	return nil
 }

@@ -4,15 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"sync"
 
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/pipeline"
 )
 
-// AcceptEmptyPath is the endpoint on http.addr that accepts a lost index
-// (POST): see [Service.AcceptEmptyIndex].
+// AcceptEmptyPath is the endpoint on http.admin_addr that accepts a lost
+// index (POST): see [Service.AcceptEmptyIndex] and [AdminHandler].
 const AcceptEmptyPath = "/admin/accept-empty-index"
 
 // ErrNotLost is returned by AcceptEmptyIndex when the index is not lost.
@@ -194,19 +193,4 @@ func (g gate) Verdicts(ctx context.Context, ids []string) (out [][]byte, err err
 func (g gate) RecordVerdicts(ctx context.Context, ids []string, verdicts [][]byte) (stored []bool, err error) {
 	err = g.do(ctx, func() error { stored, err = g.ix.RecordVerdicts(ctx, ids, verdicts); return err })
 	return stored, err
-}
-
-// acceptHandler serves POST AcceptEmptyPath: 200 when a loss was
-// accepted, 409 when the index is not lost.
-func (s *Service) acceptHandler(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
-		http.Error(w, "POST accepts a lost index", http.StatusMethodNotAllowed)
-		return
-	}
-	if err := s.AcceptEmptyIndex(); err != nil {
-		http.Error(w, "index not lost: nothing to accept", http.StatusConflict)
-		return
-	}
-	fmt.Fprintln(w, "accepted: deciding against an empty index")
 }

@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"maps"
 	"net"
-	"net/url"
 	"runtime"
 	"slices"
 	"strconv"
@@ -25,6 +24,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/neardup/neardup/config"
+	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/internal/synth"
 	"github.com/neardup/neardup/pipeline"
 	"github.com/neardup/neardup/service"
@@ -99,7 +99,7 @@ Flags:
 	for _, kv := range [][2]string{
 		{"kafka.brokers", brokers}, {"kafka.input_topic", demoInput}, {"kafka.output_topic", demoEvents},
 		{"kafka.dead_letter_topic", demoDead}, {"kafka.group", "neardup-demo"}, {"pipeline.emit", "all"},
-		{"index.url", *ixURL}, {"http.addr", "127.0.0.1:0"}, {"log.format", "text"},
+		{"index.url", *ixURL}, {"http.addr", "127.0.0.1:0"}, {"http.admin_addr", ""}, {"log.format", "text"},
 	} {
 		o.Add(kv[0], kv[1])
 	}
@@ -158,7 +158,7 @@ Flags:
 	if *ixURL != "memory" {
 		where = fmt.Sprintf(", namespace %q (remove it afterwards: redis-cli --scan --pattern '%s:*' | xargs redis-cli unlink)", ns, ns)
 	}
-	fmt.Fprintf(stdout, "%d service instances in consumer group %q, index %s%s\n", *instances, "neardup-demo", redactURL(*ixURL), where)
+	fmt.Fprintf(stdout, "%d service instances in consumer group %q, index %s%s\n", *instances, "neardup-demo", index.RedactURL(*ixURL), where)
 
 	ids := make(map[string]bool, len(crawl))
 	for _, d := range crawl {
@@ -175,15 +175,6 @@ Flags:
 	}
 	demoReport(stdout, crawl, res, len(malformed), elapsed)
 	return nil
-}
-
-// redactURL drops the password of a redis:// URL for printing.
-func redactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil || u.User == nil {
-		return s
-	}
-	return u.Redacted()
 }
 
 // demoMalformed returns records the service must dead-letter.

@@ -44,8 +44,10 @@ Every key can be set in the file, as an environment variable
 (NEARDUP_KAFKA_BROKERS, NEARDUP_KAFKA_INPUT_TOPIC, ...) or as a flag. Only
 kafka.brokers and kafka.input_topic are required.
 
-Endpoints on http.addr: /metrics (Prometheus), /healthz, /readyz, and
-POST /admin/accept-empty-index: after the index was lost (Redis restarted
+Endpoints on http.addr (read-only, unauthenticated): /metrics
+(Prometheus), /healthz, /readyz. On http.admin_addr (127.0.0.1:8081 by
+default; empty: off; a bearer token with http.admin_token): POST
+/admin/accept-empty-index: after the index was lost (Redis restarted
 without its data; neardup_index_lost 1), go on with an empty index.
 SIGTERM or SIGINT: records in flight are finished, produced and committed,
 the group is left, exit 0 — within kafka.shutdown_timeout (default 10s).
@@ -95,7 +97,7 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 // serve waits as for an unreachable index, /readyz naming the loss and
 // /metrics exporting neardup_index_lost 1, until the data is restored or
 // the loss is accepted (index.accept_empty, or POST
-// /admin/accept-empty-index on http.addr).
+// /admin/accept-empty-index on http.admin_addr).
 func startService(ctx context.Context, cfg *config.Config, log *slog.Logger) (*service.Service, index.Store, error) {
 	st := &startup{accept: make(chan struct{}, 1)}
 	backoff := time.Second
@@ -116,13 +118,13 @@ func startService(ctx context.Context, cfg *config.Config, log *slog.Logger) (*s
 		// service listens on it itself, so it is handed over for each
 		// attempt.
 		stop := func() {}
-		if cfg.HTTP.Addr != "" {
-			var addr string
+		if cfg.HTTP.Addr != "" || cfg.HTTP.AdminAddr != "" {
+			var addr, admin string
 			var lerr error
-			if stop, addr, lerr = st.serve(cfg.HTTP.Addr); lerr != nil {
+			if stop, addr, admin, lerr = st.serve(cfg.HTTP); lerr != nil {
 				return nil, nil, lerr
 			}
-			log.Info("neardup serve waiting for its dependencies; /readyz answers 503 meanwhile", "http", addr)
+			log.Info("neardup serve waiting for its dependencies; /readyz answers 503 meanwhile", "http", addr, "admin", admin)
 		}
 		if lost {
 			log.Error("index lost at start: the consumer group has decided documents, but the index namespace does not exist (Redis restarted without its data?); nothing is decided until the data is restored or the empty index is accepted (docs/operations.md)",
@@ -192,54 +194,71 @@ type startup struct {
 }
 
 // serve serves /healthz (200) and /readyz (503 with what is awaited) on
-// addr until stop is called; stop waits for the server. While the index
-// is lost it also serves /metrics (neardup_index_lost 1, neardup_ready 0)
-// and POST /admin/accept-empty-index.
-func (st *startup) serve(addr string) (stop func(), bound string, err error) {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, "", fmt.Errorf("%w: http.addr %s: %w", errUsage, addr, err)
-	}
-	mux := http.NewServeMux()
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
-	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
-		w.WriteHeader(http.StatusServiceUnavailable)
-		msg := "starting"
-		if p := st.waiting.Load(); p != nil {
-			msg += ": " + *p
+// http.addr until stop is called; stop waits for the servers. While the
+// index is lost it also serves /metrics (neardup_index_lost 1,
+// neardup_ready 0), and POST /admin/accept-empty-index on
+// http.admin_addr (service.AdminHandler, as the service does).
+func (st *startup) serve(h config.HTTP) (stop func(), bound, admin string, err error) {
+	var srvs []*http.Server
+	var done []chan struct{}
+	stop = func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		for i, srv := range srvs {
+			_ = srv.Shutdown(ctx)
+			<-done[i]
 		}
-		fmt.Fprintln(w, "not ready: "+msg)
-	})
-	if st.lost.Load() {
-		reg := prometheus.NewRegistry()
-		metrics.New(reg, version).IndexLost(true)
-		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-		mux.HandleFunc(service.AcceptEmptyPath, func(w http.ResponseWriter, r *http.Request) {
-			if r.Method != http.MethodPost {
-				w.Header().Set("Allow", http.MethodPost)
-				http.Error(w, "POST accepts a lost index", http.StatusMethodNotAllowed)
-				return
+	}
+	listen := func(key, addr string, handler http.Handler) (string, error) {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			return "", fmt.Errorf("%w: %s %s: %w", errUsage, key, addr, err)
+		}
+		srv := &http.Server{Handler: handler, ReadHeaderTimeout: 5 * time.Second}
+		ch := make(chan struct{})
+		srvs, done = append(srvs, srv), append(done, ch)
+		go func() { // owned by stop
+			defer close(ch)
+			_ = srv.Serve(ln) // ErrServerClosed after stop
+		}()
+		return ln.Addr().String(), nil
+	}
+	if h.Addr != "" {
+		mux := http.NewServeMux()
+		mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
+		mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			msg := "starting"
+			if p := st.waiting.Load(); p != nil {
+				msg += ": " + *p
 			}
+			fmt.Fprintln(w, "not ready: "+msg)
+		})
+		if st.lost.Load() {
+			reg := prometheus.NewRegistry()
+			metrics.New(reg, version).IndexLost(true)
+			mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+		}
+		if bound, err = listen("http.addr", h.Addr, mux); err != nil {
+			stop()
+			return nil, "", "", err
+		}
+	}
+	if h.AdminAddr != "" && st.lost.Load() {
+		accept := func() error {
 			st.accepted.Store(true)
 			select {
 			case st.accept <- struct{}{}:
 			default:
 			}
-			fmt.Fprintln(w, "accepted: starting with an empty index")
-		})
+			return nil
+		}
+		if admin, err = listen("http.admin_addr", h.AdminAddr, service.AdminHandler(h.AdminToken, accept)); err != nil {
+			stop()
+			return nil, "", "", err
+		}
 	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	done := make(chan struct{})
-	go func() { // owned by stop
-		defer close(done)
-		_ = srv.Serve(ln) // ErrServerClosed after stop
-	}()
-	return func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		_ = srv.Shutdown(ctx)
-		<-done
-	}, ln.Addr().String(), nil
+	return stop, bound, admin, nil
 }
 
 // redisLogger sends go-redis's log lines to slog at warning level (they

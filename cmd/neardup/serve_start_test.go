@@ -28,7 +28,7 @@ func TestServeCommandWaitsForIndexAtStart(t *testing.T) {
 	produceDocs(t, cl, "crawl", docs)
 
 	cmd := asCommand(t, []string{
-		"NEARDUP_KAFKA_BROKERS=" + cl.Brokers, "NEARDUP_KAFKA_INPUT_TOPIC=crawl", "NEARDUP_HTTP_ADDR=127.0.0.1:0",
+		"NEARDUP_KAFKA_BROKERS=" + cl.Brokers, "NEARDUP_KAFKA_INPUT_TOPIC=crawl", "NEARDUP_HTTP_ADDR=127.0.0.1:0", "NEARDUP_HTTP_ADMIN_ADDR=127.0.0.1:0",
 		"NEARDUP_PIPELINE_EMIT=all", "NEARDUP_INDEX_URL=redis://" + redis.Addr + "/0", "NEARDUP_INDEX_TIMEOUT=500ms",
 	}, "serve")
 	stderr, err := cmd.StderrPipe()

@@ -51,7 +51,7 @@ func TestServeCommandEnvOnlyAndSIGTERM(t *testing.T) {
 	produceDocs(t, cl, "crawl", docs)
 
 	cmd := asCommand(t, []string{
-		"NEARDUP_KAFKA_BROKERS=" + cl.Brokers, "NEARDUP_KAFKA_INPUT_TOPIC=crawl", "NEARDUP_HTTP_ADDR=127.0.0.1:0",
+		"NEARDUP_KAFKA_BROKERS=" + cl.Brokers, "NEARDUP_KAFKA_INPUT_TOPIC=crawl", "NEARDUP_HTTP_ADDR=127.0.0.1:0", "NEARDUP_HTTP_ADMIN_ADDR=127.0.0.1:0",
 		"NEARDUP_PIPELINE_EMIT=all", "NEARDUP_KAFKA_SASL_PASSWORD=never-printed-77",
 	}, "serve")
 	stderr, err := cmd.StderrPipe()
