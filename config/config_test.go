@@ -66,7 +66,10 @@ func TestErrorsNameTheKey(t *testing.T) {
 		env        []string
 		want       string
 	}{
-		{"unknown key", "sketch:\n  kay: 3\n", nil, `unknown key "sketch.kay"`},
+		{"unknown key", "sketch:\n  kay: 3\n", nil, `line 2: unknown key "sketch.kay"`},
+		// A file key gets the "did you mean" an environment variable gets.
+		{"unknown key near one", "sketch:\n  k: 64\n  shingel: 3\n", nil, `line 3: unknown key "sketch.shingel"; did you mean sketch.shingle?`},
+		{"unknown section key", "verfy:\n  jaccard: 0.6\n", nil, `unknown key "verfy.jaccard"; did you mean verify.jaccard?`},
 		{"bad type", "sketch:\n  k: many\n", nil, "sketch.k"},
 		{"bad enum", "sketch:\n  method: fast\n", nil, "sketch.method = fast: want oph or classic"},
 		{"bad profile", "profile: news\n", nil, `profile "news"`},

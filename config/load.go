@@ -14,6 +14,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/neardup/neardup/internal/suggest"
 	"github.com/neardup/neardup/verify"
 )
 
@@ -68,7 +69,17 @@ func (c *Config) Set(key, value string) error {
 		}
 		return nil
 	}
-	return fmt.Errorf("%w: unknown key %q", ErrInvalid, key)
+	return fmt.Errorf("%w: %s", ErrInvalid, unknownKey(key))
+}
+
+// unknownKey says that key is no configuration key, and which one it
+// most likely meant.
+func unknownKey(key string) string {
+	hint := ""
+	if best := suggest.Closest(key, Keys()); best != "" {
+		hint = fmt.Sprintf("; did you mean %s?", best)
+	}
+	return fmt.Sprintf("unknown key %q%s ('neardup config example' lists every key)", key, hint)
 }
 
 // Get returns one key's value in string form.
@@ -250,39 +261,14 @@ func envKey(name string) string {
 	return s
 }
 
-// closest returns ", did you mean K (NEARDUP_K)?" for the key nearest to
-// key by edit distance, when one is within two edits.
+// closest returns "; did you mean K ($NEARDUP_K)?" for the key nearest
+// to key (suggest.Closest), or "".
 func closest(key string) string {
-	best, bestD := "", 3
-	for _, k := range Keys() {
-		if d := editDistance(key, k); d < bestD {
-			best, bestD = k, d
-		}
-	}
+	best := suggest.Closest(key, Keys())
 	if best == "" {
 		return ""
 	}
 	return fmt.Sprintf("; did you mean %s ($%s)?", best, EnvName(best))
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			sub := prev[j-1]
-			if a[i-1] != b[j-1] {
-				sub++
-			}
-			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // yamlParserProblems are the messages of go.yaml.in/yaml/v3's parser (not
@@ -401,6 +387,9 @@ func applyFile(c *Config, file []byte, only map[string]bool) error {
 			}
 			if only != nil && !only[key] {
 				continue
+			}
+			if _, known := c.Get(key); !known {
+				return fmt.Errorf("%w: line %d: %s", ErrInvalid, k.Line, unknownKey(key))
 			}
 			if err := c.Set(key, v.Value); err != nil {
 				return fmt.Errorf("%w (line %d)", err, v.Line)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 
 	"github.com/neardup/neardup/config"
@@ -20,7 +19,7 @@ var version = "dev"
 func openStore(ctx context.Context, c *config.Config) (pipeline.Config, index.Store, error) {
 	pc, store, err := pipeline.OpenStore(ctx, c, version)
 	if errors.Is(err, config.ErrInvalid) || errors.Is(err, index.ErrInvalid) {
-		err = fmt.Errorf("%w: %w", errUsage, err)
+		err = usagef("%w", err)
 	}
 	return pc, store, err
 }
@@ -34,7 +33,7 @@ func loadConfig(path, ixURL string, overrides *config.Overrides) (config.Config,
 	}
 	cfg, err := config.Load(path, os.Environ(), overrides)
 	if err != nil {
-		return cfg, fmt.Errorf("%w: %w", errUsage, err)
+		return cfg, usagef("%w", err)
 	}
 	return cfg, nil
 }
@@ -44,7 +43,7 @@ func loadConfig(path, ixURL string, overrides *config.Overrides) (config.Config,
 func openExistingStore(ctx context.Context, c *config.Config) (pipeline.Config, index.Store, error) {
 	pc, store, err := pipeline.OpenExistingStore(ctx, c, version)
 	if errors.Is(err, config.ErrInvalid) || errors.Is(err, index.ErrInvalid) {
-		err = fmt.Errorf("%w: %w", errUsage, err)
+		err = usagef("%w", err)
 	}
 	return pc, store, err
 }

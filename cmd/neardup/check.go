@@ -48,8 +48,8 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 `)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	overrides.Add("pipeline.emit", "all")
 	cfg, err := loadConfig(*path, *ixURL, overrides)
@@ -58,7 +58,7 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 	}
 	paths := fs.Args()
 	if len(paths) == 0 {
-		return fmt.Errorf("%w: check: no PATH to check", errUsage)
+		return usagef("no PATH to check")
 	}
 	if err := checkPaths(append(append([]string(nil), from...), paths...)); err != nil {
 		return err

@@ -45,15 +45,15 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 `)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	cfg, err := loadConfig(*path, *ixURL, overrides)
 	if err != nil {
 		return err
 	}
 	if cfg.Index.URL == "" || index.IsMemory(cfg.Index.URL) {
-		return fmt.Errorf("%w: delete: --index names a Redis index (the memory index lives in one process)", errUsage)
+		return usagef("--index names a Redis index (the memory index lives in one process)")
 	}
 	ids := fs.Args()
 	for _, f := range from {
@@ -64,11 +64,11 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 		ids = append(ids, more...)
 	}
 	if len(ids) == 0 {
-		return fmt.Errorf("%w: delete: no id (give IDs or --from FILE)", errUsage)
+		return usagef("no id (give IDs or --from FILE)")
 	}
 	for _, id := range ids {
 		if err := pipeline.CheckID(id); err != nil {
-			return fmt.Errorf("%w: delete: id %.60q: %w", errUsage, id, err)
+			return usagef("id %.60q: %w", id, err)
 		}
 	}
 	_, store, err := openExistingStore(ctx, &cfg)
@@ -88,7 +88,7 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 		batch := ids[lo:min(lo+deleteBatch, len(ids))]
 		found, err := store.Remove(ctx, batch)
 		if err != nil {
-			return fmt.Errorf("delete: %w (%d of %d ids done)", err, lo, len(ids))
+			return fmt.Errorf("%w (%d of %d ids done)", err, lo, len(ids))
 		}
 		for i, id := range batch {
 			if found[i] {
@@ -97,7 +97,7 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 				missing++
 			}
 			if err := enc.Encode(line{ID: id, Kind: pipeline.KindDeleted, NotFound: !found[i]}); err != nil {
-				return fmt.Errorf("delete: write: %w", err)
+				return fmt.Errorf("write: %w", err)
 			}
 		}
 	}
@@ -114,7 +114,7 @@ func readIDs(name string) ([]string, error) {
 	if name != "-" {
 		f, err := os.Open(name)
 		if err != nil {
-			return nil, fmt.Errorf("%w: delete: %w", errUsage, err)
+			return nil, usagef("%w", err)
 		}
 		defer f.Close()
 		r = f
@@ -132,7 +132,7 @@ func readIDs(name string) ([]string, error) {
 				ID *string `json:"id"`
 			}
 			if err := json.Unmarshal(b, &v); err != nil || v.ID == nil {
-				return nil, fmt.Errorf("%w: delete: %s line %d: a JSON line without a string \"id\"", errUsage, name, n)
+				return nil, usagef("%s line %d: a JSON line without a string \"id\"", name, n)
 			}
 			ids = append(ids, *v.ID)
 		default:
@@ -140,7 +140,7 @@ func readIDs(name string) ([]string, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("delete: read %s: %w", name, err)
+		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
 	return ids, nil
 }

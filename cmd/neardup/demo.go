@@ -63,11 +63,11 @@ Flags:
 `)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if *docs < 10 || *instances < 1 || *partitions < 1 {
-		return fmt.Errorf("%w: want --docs >= 10, --instances >= 1, --partitions >= 1", errUsage)
+		return usagef("want --docs >= 10, --instances >= 1, --partitions >= 1")
 	}
 
 	kc, err := kfake.NewCluster(
@@ -78,7 +78,7 @@ Flags:
 		kfake.SeedTopics(1, demoDead),
 	)
 	if err != nil {
-		return fmt.Errorf("demo: start broker: %w", err)
+		return fmt.Errorf("start broker: %w", err)
 	}
 	defer kc.Close()
 	brokers := kc.ListenAddrs()[0]
@@ -210,7 +210,7 @@ func demoProduce(ctx context.Context, brokers string, crawl []synth.Doc, malform
 		rs = append(rs, &kgo.Record{Value: m})
 	}
 	if err := cl.ProduceSync(ctx, rs...).FirstErr(); err != nil {
-		return fmt.Errorf("demo: produce: %w", err)
+		return fmt.Errorf("produce: %w", err)
 	}
 	return nil
 }
@@ -243,7 +243,7 @@ func demoRead(ctx context.Context, brokers string, ids map[string]bool, malforme
 		fs := cl.PollFetches(pctx)
 		pcancel()
 		if ctx.Err() != nil {
-			return res, fmt.Errorf("demo: %d of %d documents decided, %d of %d dead letters after %v",
+			return res, fmt.Errorf("%d of %d documents decided, %d of %d dead letters after %v",
 				len(res.first), len(ids), deadN, malformed, timeout)
 		}
 		select {

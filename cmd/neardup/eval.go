@@ -58,18 +58,18 @@ are skipped with what they need; the sets (folders of --data, or generated):
 		fmt.Fprint(stderr, "\n'neardup eval synth' runs the synthetic overlap × noise sweep instead (see 'neardup eval synth -h'); 'neardup eval sites' writes the generated site corpus as JSON lines.\n\nFlags (any configuration key is also a flag; see 'neardup config example'):\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected arguments %q", errUsage, fs.Args())
+		return usagef("unexpected arguments %q", fs.Args())
 	}
 	if err := guardDefaultOut(fs, "eval", args, "data", "quiet"); err != nil {
 		return err
 	}
 	cfg, err := config.Load(*path, os.Environ(), overrides)
 	if err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
+		return usagef("%w", err)
 	}
 	names, err := evalSets(*setList)
 	if err != nil {
@@ -144,8 +144,8 @@ func guardDefaultOut(fs *flag.FlagSet, command string, args []string, same ...st
 	if len(changed) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%w: %s would overwrite the committed report in %s with a different run (%s); pass --out DIR, or --out %s to replace it deliberately",
-		errUsage, "neardup "+command, evalDefaultOut, strings.Join(changed, " "), evalDefaultOut)
+	return usagef("%s would overwrite the committed report in %s with a different run (%s); pass --out DIR, or --out %s to replace it deliberately",
+		"neardup "+command, evalDefaultOut, strings.Join(changed, " "), evalDefaultOut)
 }
 
 // evalSets turns --sets into folder names; short names (pan13, clough,
@@ -165,7 +165,7 @@ func evalSets(list string) ([]string, error) {
 			}
 		}
 		if found == "" {
-			return nil, fmt.Errorf("%w: --sets: unknown set %q (want %s)", errUsage, n, strings.Join(all, ", "))
+			return nil, usagef("--sets: unknown set %q (want %s)", n, strings.Join(all, ", "))
 		}
 		if !slices.Contains(out, found) {
 			out = append(out, found)
@@ -251,11 +251,11 @@ Flags:
 `, eval.SynthReport)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected arguments %q", errUsage, fs.Args())
+		return usagef("unexpected arguments %q", fs.Args())
 	}
 	if err := guardDefaultOut(fs, "eval synth", args, "data", "quiet"); err != nil {
 		return err
@@ -264,7 +264,7 @@ Flags:
 	o.Add("profile", *profile)
 	cfg, err := config.Load("", nil, o)
 	if err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
+		return usagef("%w", err)
 	}
 	sc := eval.SynthConfig{Seed: *seed, Words: *words, Reps: *reps, Score: cfg,
 		Source: "generated text: Zipf-distributed pseudo-words of internal/synth for both the reference and the replacement (gutenberg-editions was not found)"}
@@ -322,11 +322,11 @@ Flags:
 `, eval.SitesLinksFile)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 || *write == "" {
-		return fmt.Errorf("%w: eval sites needs --write DIR and no arguments", errUsage)
+		return usagef("eval sites needs --write DIR and no arguments")
 	}
 	root := *data
 	if root == "" {

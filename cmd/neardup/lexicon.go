@@ -17,7 +17,7 @@ import (
 // text files, each cut into documents of --chunk words.
 func runLexicon(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "build" {
-		return fmt.Errorf("%w: want 'lexicon build [flags] FILE...'", errUsage)
+		return usagef("want 'lexicon build [flags] FILE...'")
 	}
 	fs := flag.NewFlagSet("lexicon build", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -25,11 +25,11 @@ func runLexicon(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	minDF := fs.Int("min-df", 2, "keep terms that occur in at least this many documents")
 	out := fs.String("o", "-", "output file (- for stdout); a name ending in .gz is gzip-compressed")
 	maxBytes := fs.Int("max-bytes", sketch.DefaultMaxBytes, "skip files larger than this")
-	if err := fs.Parse(args[1:]); err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
+	if err := parseFlags(fs, args[1:]); err != nil {
+		return err
 	}
 	if fs.NArg() == 0 {
-		return fmt.Errorf("%w: no input files", errUsage)
+		return usagef("no input files")
 	}
 	lb := sketch.NewLexiconBuilder(sketch.DefaultNormalization())
 	for _, path := range fs.Args() {

@@ -22,7 +22,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
+
+	"github.com/neardup/neardup/internal/suggest"
 )
 
 // Exit codes, the same for every command (README "Exit codes").
@@ -33,8 +36,57 @@ const (
 	exitIntr  = 130
 )
 
-// errUsage marks a command-line mistake (exit code 2).
-var errUsage = errors.New("usage")
+// errUsage marks a command-line mistake (exit code 2): errors.Is finds it
+// in every error usagef makes, whose message it does not change.
+var errUsage = errors.New("bad usage")
+
+// usageError is an error that is a command-line mistake.
+type usageError struct{ err error }
+
+func (e usageError) Error() string        { return e.err.Error() }
+func (e usageError) Unwrap() error        { return e.err }
+func (e usageError) Is(target error) bool { return target == errUsage }
+
+// usagef formats an error (%w wraps, as with fmt.Errorf) that is a
+// command-line mistake: exit code 2, no other prefix than the command's.
+func usagef(format string, a ...any) error {
+	return usageError{fmt.Errorf(format, a...)}
+}
+
+// parseFlags parses args with fs. -h prints the command's usage (fs.Usage)
+// and returns flag.ErrHelp; any other mistake returns a usage error that
+// names it, with the flag the user most likely meant, and points to -h
+// instead of printing every flag.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	usage, out := fs.Usage, fs.Output()
+	fs.Usage = func() {}
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	fs.Usage = usage
+	fs.SetOutput(out)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, flag.ErrHelp):
+		if usage != nil {
+			usage()
+		} else {
+			fmt.Fprintf(out, "Usage of neardup %s:\n", fs.Name())
+			fs.PrintDefaults()
+		}
+		return flag.ErrHelp
+	}
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		var names []string
+		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+		msg = "unknown flag -" + name
+		if best := suggest.Closest(strings.TrimLeft(name, "-"), names); best != "" {
+			msg += "; did you mean --" + best + "?"
+		}
+	}
+	return usagef("%s (run 'neardup %s -h' for its flags)", msg, fs.Name())
+}
 
 type command struct {
 	name, summary string
@@ -90,8 +142,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
-	fmt.Fprintf(stderr, "neardup: unknown command %q\n", args[0])
-	usage(stderr)
+	var names []string
+	for _, c := range commands() {
+		names = append(names, c.name)
+	}
+	hint := ""
+	if best := suggest.Closest(args[0], names); best != "" {
+		hint = fmt.Sprintf("; did you mean %q?", best)
+	}
+	fmt.Fprintf(stderr, "neardup: unknown command %q%s (run 'neardup help' for the commands)\n", args[0], hint)
 	return exitUsage
 }
 

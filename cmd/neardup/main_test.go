@@ -478,3 +478,42 @@ func TestScanInvalidIDs(t *testing.T) {
 		t.Errorf("%d dead letters %v, want the three invalid ids", n, d)
 	}
 }
+
+// A mistyped flag gets a short answer: what was wrong, the flag most
+// likely meant, and where the flags are listed, not every flag the
+// command has (scan printed 204 lines); an unknown command likewise. Error
+// messages carry no "usage:" prefix.
+func TestUsageMessages(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "missing.txt")
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"scan", "--sketch.kk=3", "x"}, "neardup scan: unknown flag -sketch.kk; did you mean --sketch.k? (run 'neardup scan -h' for its flags)\n"},
+		{[]string{"check", "--indx", "memory", "x"}, "neardup check: unknown flag -indx; did you mean --index? (run 'neardup check -h' for its flags)\n"},
+		{[]string{"compare", "--jsn", "a", "b"}, "neardup compare: unknown flag -jsn; did you mean --json? (run 'neardup compare -h' for its flags)\n"},
+		{[]string{"delete", "--form", "ids.txt"}, "neardup delete: unknown flag -form; did you mean --from? (run 'neardup delete -h' for its flags)\n"},
+		{[]string{"serve", "--kafka.broker=x:1"}, "neardup serve: unknown flag -kafka.broker; did you mean --kafka.brokers? (run 'neardup serve -h' for its flags)\n"},
+		{[]string{"demo", "--doc", "10"}, "neardup demo: unknown flag -doc; did you mean --docs? (run 'neardup demo -h' for its flags)\n"},
+		{[]string{"eval", "--set", "pan13"}, "neardup eval: unknown flag -set; did you mean --sets? (run 'neardup eval -h' for its flags)\n"},
+		{[]string{"config", "check", "--verify.jacard=0.6"}, "neardup config: unknown flag -verify.jacard; did you mean --verify.jaccard? (run 'neardup config check -h' for its flags)\n"},
+		{[]string{"scan", "--nothing-like-it"}, "neardup scan: unknown flag -nothing-like-it (run 'neardup scan -h' for its flags)\n"},
+		{[]string{"scan", "--index"}, "neardup scan: flag needs an argument: -index (run 'neardup scan -h' for its flags)\n"},
+		{[]string{"scna", "x"}, "neardup: unknown command \"scna\"; did you mean \"scan\"? (run 'neardup help' for the commands)\n"},
+		{[]string{"scan", "--quiet", missing}, "neardup scan: stat " + missing + ": no such file or directory\n"},
+		{[]string{"compare", missing, missing}, "neardup compare: stat " + missing + ": no such file or directory\n"},
+	} {
+		code, out, errOut := neardup(t, tt.args...)
+		if code != exitUsage || out != "" || errOut != tt.want {
+			t.Errorf("neardup %s: exit %d, stdout %q\nstderr %q\nwant   %q", strings.Join(tt.args, " "), code, out, errOut, tt.want)
+		}
+	}
+	// A configuration file's unknown key gets its "did you mean" too.
+	file := filepath.Join(t.TempDir(), "c.yaml")
+	if err := os.WriteFile(file, []byte("sketch:\n  shingel: 3\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := neardup(t, "config", "check", file); code != exitUsage || !strings.Contains(errOut, `line 2: unknown key "sketch.shingel"; did you mean sketch.shingle?`) {
+		t.Errorf("config check with a mistyped key: exit %d, %q", code, errOut)
+	}
+}

@@ -74,8 +74,8 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 `)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if *emit != "" {
 		overrides.Add("pipeline.emit", *emit)
@@ -86,11 +86,11 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 	}
 	format, err := consumer.ParseFormat(*inFormat)
 	if err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
+		return usagef("%w", err)
 	}
 	warcIDs, err := consumer.ParseWARCID(*warcID)
 	if err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
+		return usagef("%w", err)
 	}
 	paths := fs.Args()
 	if len(paths) == 0 {
@@ -247,7 +247,7 @@ func checkPaths(paths []string) error {
 			continue
 		}
 		if _, err := os.Stat(p); err != nil {
-			return fmt.Errorf("%w: %w", errUsage, err)
+			return usagef("%w", err)
 		}
 	}
 	return nil

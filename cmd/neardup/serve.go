@@ -57,18 +57,18 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 `)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected arguments %q", errUsage, fs.Args())
+		return usagef("unexpected arguments %q", fs.Args())
 	}
 	cfg, err := config.Load(*path, os.Environ(), overrides)
 	if err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
+		return usagef("%w", err)
 	}
 	if err := cfg.ValidateServe(); err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
+		return usagef("%w", err)
 	}
 	log := newLogger(stderr, cfg.Log)
 	// go-redis logs through a package-level logger (failed dials,
@@ -172,7 +172,7 @@ func tryStart(ctx context.Context, cfg *config.Config, log *slog.Logger, acceptE
 	if err != nil {
 		store.Close()
 		if errors.Is(err, config.ErrInvalid) {
-			return nil, nil, fmt.Errorf("%w: %w", errUsage, err)
+			return nil, nil, usagef("%w", err)
 		}
 		return nil, nil, err
 	}
@@ -212,7 +212,7 @@ func (st *startup) serve(h config.HTTP) (stop func(), bound, admin string, err e
 	listen := func(key, addr string, handler http.Handler) (string, error) {
 		ln, err := net.Listen("tcp", addr)
 		if err != nil {
-			return "", fmt.Errorf("%w: %s %s: %w", errUsage, key, addr, err)
+			return "", usagef("%s %s: %w", key, addr, err)
 		}
 		srv := &http.Server{Handler: handler, ReadHeaderTimeout: 5 * time.Second}
 		ch := make(chan struct{})
