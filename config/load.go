@@ -180,21 +180,39 @@ type overrideFlag struct {
 func (f overrideFlag) String() string     { return "" }
 func (f overrideFlag) Set(s string) error { f.o.Add(f.key, s); return nil }
 
+// Sections a command that runs the pipeline over files reads (scan,
+// check, delete, compare, eval): RegisterFlags with these leaves out the
+// service's keys (kafka.*, http.*, log.*), which such a command never
+// uses; they are still accepted from the file and the environment.
+var PipelineSections = []string{"profile", "sketch", "index", "verify", "pipeline"}
+
 // RegisterFlags adds one flag per key (--sketch.k=…, --index.url=…) and a
 // --config flag for the file to fs; the returned Overrides and file path
-// are what Load takes.
-func RegisterFlags(fs *flag.FlagSet) (*Overrides, *string) {
+// are what Load takes. With sections, only the keys of those sections
+// ("sketch", "index", …; "profile" for the profile key) get a flag. Each
+// flag's help gives the key's default as the run uses it, in each profile
+// when they differ (verify.jaccard: web 0.5, books 0.6, sentence 0).
+func RegisterFlags(fs *flag.FlagSet, sections ...string) (*Overrides, *string) {
 	o := &Overrides{}
 	path := fs.String("config", "", "YAML configuration file (see 'neardup config example')")
-	c := Default()
-	for _, f := range fields(&c) {
-		if f.v.IsValid() {
-			def := format(f.v)
-			if f.secret {
-				def = ""
-			}
-			fs.Var(overrideFlag{o, f.key}, f.key, f.doc+" (default "+def+")")
+	values := profileValues()
+	for _, key := range Keys() {
+		section, _, _ := strings.Cut(key, ".")
+		if len(sections) > 0 && !slices.Contains(sections, section) {
+			continue
 		}
+		var doc string
+		c := Default()
+		for _, f := range fields(&c) {
+			if f.key == key {
+				doc = f.doc
+			}
+		}
+		def := profileDefault(key, values)
+		if def == "" {
+			def = `""`
+		}
+		fs.Var(overrideFlag{o, key}, key, doc+" (default "+def+")")
 	}
 	return o, path
 }
@@ -401,16 +419,19 @@ func applyFile(c *Config, file []byte, only map[string]bool) error {
 }
 
 // Example writes a fully commented configuration file with the defaults of
-// profile.
+// profile: every value as the run uses it (c.derived), so a zero threshold
+// shows as the profile's; a zero that derives a value from other keys
+// (bands, rows, generation) is kept, with the value it stands for.
 func Example(w io.Writer, profile string) error {
 	c := Default()
 	if err := applyProfile(&c, profile); err != nil {
 		return err
 	}
-	effective, err := profileThresholds(&c)
+	th, err := profileThresholds(&c)
 	if err != nil {
 		return err
 	}
+	derived := c.derived()
 	fmt.Fprintf(w, "# neardup configuration (defaults of the %s profile).\n", profile)
 	fmt.Fprintln(w, "# Every key can also be set with an environment variable (sketch.k → NEARDUP_SKETCH_K)")
 	fmt.Fprintln(w, "# or a flag (--sketch.k=128). Precedence: defaults < profile < this file < environment < flags.")
@@ -423,21 +444,20 @@ func Example(w io.Writer, profile string) error {
 			fmt.Fprintf(w, "%s%s:\n", indent, name)
 			continue
 		}
-		val := format(f.v)
+		val := display(f, derived)
 		if f.secret {
 			val = ""
 		}
-		if v, ok := effective[f.key]; ok && f.v.IsZero() {
-			// A zero threshold means the profile's own: print that value,
-			// or say that this profile does not check the score.
-			switch {
-			case v == "" && f.key == "verify.passage_shared":
-				fmt.Fprintf(w, "%s# (0: the passage lane is off in the %s profile, sketch.passage_words 0 or character shingles)\n", indent, profile)
-			case v == "":
-				fmt.Fprintf(w, "%s# (0: the %s profile does not check this score; a value adds the check)\n", indent, profile)
-			default:
-				val = v
-			}
+		_, threshold := th[f.key]
+		switch d, ok := derived[f.key]; {
+		case threshold && !ok && f.key == "verify.passage_shared":
+			fmt.Fprintf(w, "%s# (0: the passage lane is off in the %s profile, sketch.passage_words 0 or character shingles)\n", indent, profile)
+		case threshold && !ok:
+			fmt.Fprintf(w, "%s# (0: the %s profile does not check this score; a value adds the check)\n", indent, profile)
+		case ok && !threshold:
+			// Derived from other keys: a file that keeps 0 follows them.
+			val = format(f.v)
+			fmt.Fprintf(w, "%s# (0 here stands for %s)\n", indent, d)
 		}
 		if f.v.Kind() == reflect.String {
 			val = strconv.Quote(val)

@@ -167,8 +167,10 @@ func (k Kafka) BrokerList() []string {
 	return out
 }
 
-// Display returns a key's value for printing: secrets are replaced by
-// "[redacted]" when set, and a value that is or may hold a URL (it has
+// Display returns a key's value for printing, as the run uses it: a zero
+// that stands for a derived value (a profile's threshold, the chosen LSH
+// bands and rows, the generation) shows that value; secrets are replaced
+// by "[redacted]" when set, and a value that is or may hold a URL (it has
 // "://" or '@') goes through index.RedactURL, the program's one URL
 // redactor, whether or not it parses.
 func (c *Config) Display(key string) (string, bool) {
@@ -176,24 +178,28 @@ func (c *Config) Display(key string) (string, bool) {
 		if f.key != key || !f.v.IsValid() {
 			continue
 		}
-		v := format(f.v)
-		switch {
-		case f.secret && v != "":
-			return "[redacted]", true
-		case strings.Contains(v, "://") || strings.Contains(v, "@"):
-			return index.RedactURL(v), true
-		}
-		return v, true
+		return redactURL(display(f, c.derived())), true
 	}
 	return "", false
 }
 
-// Redacted returns the configuration as key → printable value, secrets
-// masked (see [Config.Display]), for logs.
+// redactURL masks the password of a value that is or may hold a URL.
+func redactURL(v string) string {
+	if strings.Contains(v, "://") || strings.Contains(v, "@") {
+		return index.RedactURL(v)
+	}
+	return v
+}
+
+// Redacted returns the configuration as key → printable value (see
+// [Config.Display]), for logs and config check.
 func (c *Config) Redacted() map[string]string {
+	derived := c.derived()
 	out := map[string]string{}
-	for _, k := range Keys() {
-		out[k], _ = c.Display(k)
+	for _, f := range fields(c) {
+		if f.v.IsValid() {
+			out[f.key] = redactURL(display(f, derived))
+		}
 	}
 	return out
 }

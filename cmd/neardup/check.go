@@ -26,7 +26,7 @@ func (p *pathList) Set(v string) error { *p = append(*p, v); return nil }
 func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	overrides, path := config.RegisterFlags(fs)
+	overrides, path := config.RegisterFlags(fs, config.PipelineSections...)
 	var from pathList
 	fs.Var(&from, "from", "read and store these documents first (a corpus for the memory index; repeatable)")
 	ixURL := fs.String("index", "", "memory or a redis:// URL (shorthand for --index.url)")

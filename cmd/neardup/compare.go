@@ -45,7 +45,7 @@ func runCompare(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print one JSON object instead of a table")
 	htmlOut := fs.String("html", "", "also write a self-contained HTML page to this file: both texts side by side, copied passages highlighted and linked, the verdict and every score")
-	overrides, path := config.RegisterFlags(fs)
+	overrides, path := config.RegisterFlags(fs, config.PipelineSections...)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: neardup compare [--json] [--html FILE] [--config FILE] [--KEY=VALUE ...] A B\n\nPrints every similarity score for files A and B (.html files are reduced to their text).\nAny configuration key is a flag, e.g. --sketch.shingle=3 --profile=books; see 'neardup config example'.\n\nFlags:")
 		fs.PrintDefaults()

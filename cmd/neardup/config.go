@@ -63,9 +63,9 @@ Flags:
 			what = file
 		}
 		fmt.Fprintf(stdout, "configuration is valid: %s (profile %s)\n", what, c.Profile)
+		shown := c.Redacted()
 		for _, k := range config.Keys() {
-			v, _ := c.Display(k)
-			fmt.Fprintf(stdout, "%s=%s\n", k, v)
+			fmt.Fprintf(stdout, "%s=%s\n", k, shown[k])
 		}
 		return nil
 	}

@@ -22,7 +22,7 @@ const deleteBatch = 500
 func runDelete(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("delete", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	overrides, path := config.RegisterFlags(fs)
+	overrides, path := config.RegisterFlags(fs, config.PipelineSections...)
 	var from pathList
 	fs.Var(&from, "from", "read ids from FILE (- for standard input): one id per line, or JSON lines with \"id\" (repeatable)")
 	ixURL := fs.String("index", "", "the Redis index (shorthand for --index.url)")

@@ -29,7 +29,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	overrides, path := config.RegisterFlags(fs)
+	overrides, path := config.RegisterFlags(fs, config.PipelineSections...)
 	data := fs.String("data", "", "folder holding the evaluation sets (default: $NEARDUP_DATA, else shared/data beside the repository or a parent)")
 	out := fs.String("out", evalDefaultOut, "folder to write "+eval.ReportFile+" and the plots into; a run with --sets, a configuration or NEARDUP_* settings must name it (the default holds the committed full report)")
 	setList := fs.String("sets", "", "comma-separated sets to run, by folder or short name (default: every set present): "+strings.Join(eval.SetNames(), ", "))

@@ -48,7 +48,7 @@ func (s *summary) String() string {
 func runScan(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("scan", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	overrides, path := config.RegisterFlags(fs)
+	overrides, path := config.RegisterFlags(fs, config.PipelineSections...)
 	emit := fs.String("emit", "", "duplicates or all (shorthand for --pipeline.emit)")
 	ixURL := fs.String("index", "", "memory or a redis:// URL (shorthand for --index.url)")
 	deadPath := fs.String("dead-letter", "", "write rejected inputs as JSON lines to this file (default: standard error)")

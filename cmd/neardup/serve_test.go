@@ -125,6 +125,11 @@ func TestServeCommandEnvOnlyAndSIGTERM(t *testing.T) {
 	if strings.Contains(logs, "never-printed-77") {
 		t.Error("the SASL password appears in the logs")
 	}
+	// The start-up log shows the thresholds the run uses, the profile's,
+	// not the 0 that stands for them.
+	if !strings.Contains(logs, `"verify.jaccard":"0.5"`) || !strings.Contains(logs, `"sketch.bands":"30"`) {
+		t.Errorf("the start-up log does not show the effective verify.jaccard and sketch.bands:\n%s", logs)
+	}
 	total := int64(0)
 	for _, off := range cl.Committed(t, "neardup", "crawl") {
 		total += off
