@@ -95,12 +95,13 @@ promtool:
 test: deps vet unit race deploy-test
 
 # The image without a registry: deploy/Containerfile.prebuilt (FROM scratch)
-# around a static binary built here. VERSION=... to stamp another version.
-VERSION ?= dev
+# around a static binary built here, stamped with git describe's version
+# (VERSION=... to stamp another; empty: the build information Go records).
+VERSION ?= $(shell git describe --always --dirty 2>/dev/null)
 image:
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-X main.version=$(VERSION)" -o bin/image/neardup ./cmd/neardup
+	CGO_ENABLED=0 $(GO) build -trimpath $(if $(VERSION),-ldflags "-X main.version=$(VERSION)") -o bin/image/neardup ./cmd/neardup
 	cp /etc/ssl/certs/ca-certificates.crt deploy/image/passwd deploy/image/group bin/image/
-	podman build -f deploy/Containerfile.prebuilt -t localhost/neardup:$(VERSION) bin/image
+	podman build -f deploy/Containerfile.prebuilt -t localhost/neardup:$(or $(VERSION),devel) bin/image
 
 # Long runs, not part of CI: see README "Performance" and docs/performance.md
 # (the Redis ceiling and 1M-document memory runs are in index/BENCHMARKS.md).

@@ -51,7 +51,7 @@ func runBenchServe(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs := flag.NewFlagSet("bench serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	overrides, path := config.RegisterFlags(fs)
-	o := servebench.Options{Version: version}
+	o := servebench.Options{Version: buildVersion()}
 	fs.IntVar(&o.Docs, "docs", 20000, "documents for the throughput run")
 	fs.IntVar(&o.LatencyDocs, "latency-docs", 10000, "documents for the latency run (the corpus's next ones)")
 	fs.IntVar(&o.Partitions, "partitions", 6, "partitions of the input topic")

@@ -7,17 +7,24 @@ import (
 
 	"github.com/neardup/neardup/config"
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/internal/buildinfo"
 	"github.com/neardup/neardup/pipeline"
 )
 
-// version is set at build time with -ldflags "-X main.version=…".
-var version = "dev"
+// version is a version stamped at link time (-ldflags "-X
+// main.version=…", as make image and the Containerfile do); empty, the
+// build information the Go toolchain recorded gives it (buildVersion).
+var version string
+
+// buildVersion is the version of this binary: what version and events'
+// params.version say and neardup_build_info carries (internal/buildinfo).
+func buildVersion() string { return buildinfo.Read(version).Version }
 
 // openStore builds the pipeline configuration of c and opens its index
 // (pipeline.OpenStore); configuration errors, a bad index.url among them,
 // wrap errUsage.
 func openStore(ctx context.Context, c *config.Config) (pipeline.Config, index.Store, error) {
-	pc, store, err := pipeline.OpenStore(ctx, c, version)
+	pc, store, err := pipeline.OpenStore(ctx, c, buildVersion())
 	if errors.Is(err, config.ErrInvalid) || errors.Is(err, index.ErrInvalid) {
 		err = usagef("%w", err)
 	}
@@ -41,7 +48,7 @@ func loadConfig(path, ixURL string, overrides *config.Overrides) (config.Config,
 // openExistingStore is openStore for an index that must exist
 // (pipeline.OpenExistingStore): a missing namespace is index.ErrIndexLost.
 func openExistingStore(ctx context.Context, c *config.Config) (pipeline.Config, index.Store, error) {
-	pc, store, err := pipeline.OpenExistingStore(ctx, c, version)
+	pc, store, err := pipeline.OpenExistingStore(ctx, c, buildVersion())
 	if errors.Is(err, config.ErrInvalid) || errors.Is(err, index.ErrInvalid) {
 		err = usagef("%w", err)
 	}

@@ -55,7 +55,7 @@ Flags:
 		if err != nil {
 			return usagef("%w", err)
 		}
-		if _, err := pipeline.FromConfig(&c, version); err != nil {
+		if _, err := pipeline.FromConfig(&c, buildVersion()); err != nil {
 			return usagef("%w", err)
 		}
 		what := "defaults and environment"

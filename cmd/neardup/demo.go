@@ -142,7 +142,7 @@ Flags:
 			Registerer: prometheus.WrapRegistererWith(prometheus.Labels{"instance": strconv.Itoa(i + 1)}, reg),
 			Gatherer:   reg,
 			Logger:     slog.New(slog.NewTextHandler(logOut, nil)).With("instance", i+1),
-			Version:    version,
+			Version:    buildVersion(),
 		})
 		if err != nil {
 			stop()

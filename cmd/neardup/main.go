@@ -25,6 +25,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/neardup/neardup/internal/buildinfo"
 	"github.com/neardup/neardup/internal/suggest"
 )
 
@@ -164,6 +165,6 @@ func usage(w io.Writer) {
 }
 
 func runVersion(_ context.Context, _ []string, stdout, _ io.Writer) error {
-	fmt.Fprintln(stdout, "neardup", version)
-	return nil
+	_, err := fmt.Fprintln(stdout, "neardup", buildinfo.Read(version))
+	return err
 }

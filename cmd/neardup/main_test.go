@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/neardup/neardup/index/redistest"
+	"github.com/neardup/neardup/internal/buildinfo"
 	"github.com/neardup/neardup/internal/dataset"
 	"github.com/neardup/neardup/internal/schematest"
 )
@@ -517,3 +519,37 @@ func TestUsageMessages(t *testing.T) {
 		t.Errorf("config check with a mistyped key: exit %d, %q", code, errOut)
 	}
 }
+
+// The version comes from the build information (internal/buildinfo), and
+// version, every event's params.version and neardup_build_info say the
+// same. A test binary records no commit, so here it is "devel" and the
+// command says why; the newcomer check (TestNewcomerPath) builds from a
+// clone and finds the commit.
+func TestVersion(t *testing.T) {
+	code, out, _ := neardup(t, "version")
+	want := buildinfo.Read(version).Version
+	if code != exitOK || !strings.HasPrefix(out, "neardup "+want+"\n") {
+		t.Fatalf("version: exit %d, %q, want the build's version %s", code, out, want)
+	}
+	if want == buildinfo.Devel && !strings.Contains(out, "no commit recorded") {
+		t.Errorf("a devel build does not say why it has no commit: %q", out)
+	}
+	_, out, _ = neardup(t, "scan", "--quiet", filepath.Join("..", "..", "examples", "docs"))
+	var ev struct {
+		Params struct {
+			Version string `json:"version"`
+		} `json:"params"`
+	}
+	if err := json.Unmarshal([]byte(strings.SplitN(out, "\n", 2)[0]), &ev); err != nil || ev.Params.Version != want {
+		t.Errorf("event params.version %q (%v), want %s", ev.Params.Version, err, want)
+	}
+	// A failing standard output is a failed run (exit 1), not a silent 0.
+	if code := run(context.Background(), []string{"version"}, failWriter{}, &bytes.Buffer{}); code != exitError {
+		t.Errorf("version into a failing stdout: exit %d, want %d", code, exitError)
+	}
+}
+
+// failWriter fails every write, as a closed pipe or a full disk does.
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, errors.New("write failed") }

@@ -167,7 +167,7 @@ func tryStart(ctx context.Context, cfg *config.Config, log *slog.Logger, acceptE
 		return nil, nil, err
 	}
 	svc, err := service.New(ctx, service.Options{
-		Config: cfg, Pipeline: pc, Store: store, Registerer: reg, Gatherer: reg, Logger: log, Version: version,
+		Config: cfg, Pipeline: pc, Store: store, Registerer: reg, Gatherer: reg, Logger: log, Version: buildVersion(),
 	})
 	if err != nil {
 		store.Close()
@@ -236,7 +236,7 @@ func (st *startup) serve(h config.HTTP) (stop func(), bound, admin string, err e
 		})
 		if st.lost.Load() {
 			reg := prometheus.NewRegistry()
-			metrics.New(reg, version).IndexLost(true)
+			metrics.New(reg, buildVersion()).IndexLost(true)
 			mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 		}
 		if bound, err = listen("http.addr", h.Addr, mux); err != nil {
