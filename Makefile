@@ -132,8 +132,8 @@ bytes:
 # The accuracy report on the labelled sets in ../shared/data and the
 # synthetic sweep, written to docs/eval (README "Evaluation on labelled data").
 eval:
-	$(GO) run ./cmd/neardup eval
-	$(GO) run ./cmd/neardup eval synth
+	$(GO) run ./cmd/neardup eval --out docs/eval
+	$(GO) run ./cmd/neardup eval synth --out docs/eval
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzTokenize -fuzztime 60s ./sketch/

@@ -282,10 +282,6 @@ func TestExitCodes(t *testing.T) {
 		{"bench -h", nil, []string{"bench", "-h"}, exitOK, "neardup bench serve", ""},
 		{"bench unknown", nil, []string{"bench", "nope"}, exitUsage, "", "unknown 'bench nope'"},
 		{"scan -h", nil, []string{"scan", "-h"}, exitOK, "", "Exit codes"},
-		{"eval --sets into the committed report", nil, []string{"eval", "--sets", "gutenberg"}, exitUsage, "", "would overwrite the committed report"},
-		{"eval synth --seed into the committed report", nil, []string{"eval", "synth", "--seed", "2"}, exitUsage, "", "would overwrite the committed report"},
-		{"eval with a configuration key", nil, []string{"eval", "--sketch.k=64"}, exitUsage, "", "--sketch.k"},
-		{"eval with a NEARDUP_ setting", []string{"NEARDUP_VERIFY_JACCARD", "0.7"}, []string{"eval"}, exitUsage, "", "NEARDUP_VERIFY_JACCARD=0.7"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
