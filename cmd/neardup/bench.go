@@ -94,7 +94,7 @@ Flags:
 	}
 	o.BrokerCommand = []string{exe, "bench", "broker"}
 	if err := servebench.Run(ctx, o, stdout); err != nil {
-		if errors.Is(err, servebench.ErrUsage) {
+		if errors.Is(err, servebench.ErrUsage) || errors.Is(err, corpus.ErrUnknown) {
 			return usagef("%w", err)
 		}
 		return err
@@ -138,6 +138,9 @@ Flags:
 		return usagef("bench corpus needs --out FILE.jsonl and no arguments")
 	}
 	c, err := corpus.Open(*spec, *docs, *seed, *data)
+	if errors.Is(err, corpus.ErrUnknown) {
+		return usagef("%w", err)
+	}
 	if err != nil {
 		return err
 	}

@@ -27,10 +27,11 @@ func runConfig(_ context.Context, args []string, stdout, stderr io.Writer) error
 		if fs.NArg() > 0 {
 			return usagef("unexpected arguments %q", fs.Args())
 		}
-		if err := config.Example(stdout, *profile); err != nil {
+		out := &errWriter{w: stdout}
+		if err := config.Example(out, *profile); err != nil {
 			return usagef("%w", err)
 		}
-		return nil
+		return out.err
 	case "check":
 		fs := flag.NewFlagSet("config check", flag.ContinueOnError)
 		fs.SetOutput(stderr)
@@ -62,12 +63,13 @@ Flags:
 		if file != "" {
 			what = file
 		}
-		fmt.Fprintf(stdout, "configuration is valid: %s (profile %s)\n", what, c.Profile)
+		out := &errWriter{w: stdout}
+		fmt.Fprintf(out, "configuration is valid: %s (profile %s)\n", what, c.Profile)
 		shown := c.Redacted()
 		for _, k := range config.Keys() {
-			fmt.Fprintf(stdout, "%s=%s\n", k, shown[k])
+			fmt.Fprintf(out, "%s=%s\n", k, shown[k])
 		}
-		return nil
+		return out.err
 	}
 	return usagef("unknown 'config %s'", args[0])
 }

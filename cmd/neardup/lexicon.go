@@ -5,7 +5,6 @@ import (
 	"compress/gzip"
 	"context"
 	"flag"
-	"fmt"
 	"io"
 	"os"
 
@@ -31,6 +30,9 @@ func runLexicon(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if fs.NArg() == 0 {
 		return usagef("no input files")
 	}
+	if err := checkPaths(fs.Args()); err != nil {
+		return err
+	}
 	lb := sketch.NewLexiconBuilder(sketch.DefaultNormalization())
 	for _, path := range fs.Args() {
 		if err := ctx.Err(); err != nil {
@@ -38,7 +40,7 @@ func runLexicon(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		text, err := extract.ReadFile(path, *maxBytes)
 		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
+			return usagef("%s: %w (lexicon build reads text files)", path, err)
 		}
 		if *chunk <= 0 {
 			lb.Add(text)

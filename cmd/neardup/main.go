@@ -25,9 +25,16 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/neardup/neardup/internal/buildinfo"
 	"github.com/neardup/neardup/internal/suggest"
 )
+
+// quietRedis drops go-redis's own log lines.
+type quietRedis struct{}
+
+func (quietRedis) Printf(context.Context, string, ...any) {}
 
 // Exit codes, the same for every command (README "Exit codes").
 const (
@@ -111,6 +118,9 @@ func commands() []command {
 }
 
 func main() {
+	// go-redis logs failed dials through a package-level logger; the
+	// command reports the error itself (serve sends them to its log).
+	redis.SetLogger(quietRedis{})
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
@@ -164,7 +174,36 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "\nRun 'neardup COMMAND -h' for a command's flags.")
 }
 
-func runVersion(_ context.Context, _ []string, stdout, _ io.Writer) error {
+func runVersion(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("version", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: neardup version\n\nPrints the version (what events' params.version and the neardup_build_info metric say),\nthe commit it was built from and the Go toolchain.")
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected arguments %q", fs.Args())
+	}
 	_, err := fmt.Fprintln(stdout, "neardup", buildinfo.Read(version))
 	return err
+}
+
+// errWriter remembers the first error of the writes to w, for output
+// written with fmt.Fprint*, whose errors are not checked one by one: a
+// command whose standard output fails (a closed pipe, a full disk) must
+// not exit 0.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
 }
