@@ -1,6 +1,6 @@
 # neardup build and test entry points. `make test` is the README's test
 # command and what CI runs (.ci/run); it installs what the tests need:
-# redis-server, podman and chromium with apt-get when missing (deps), promtool taken
+# redis-server, podman, chromium and kcat with apt-get when missing (deps), promtool taken
 # out of Debian's prometheus package into bin/tools (promtool). The docs
 # tests (cmd/neardup/docs_test.go: the docs' command lines against the real
 # flags, runnable blocks run, figures from docs/performance.md) run in unit.
@@ -14,10 +14,10 @@ build:
 	$(GO) build -o bin/neardup ./cmd/neardup
 
 # Install the servers the integration tests start (redis-server for the
-# index and pipeline tests), podman (deploy/'s image build test) and
-# chromium (the compare --html page is checked in a headless browser:
-# explain/ and cmd/neardup). Needs root or sudo when missing; skipped when
-# present.
+# index and pipeline tests, with redis-cli), podman (deploy/'s image build
+# test), chromium (the compare --html page is checked in a headless
+# browser: explain/ and cmd/neardup) and kcat (the docs' Kafka recipes are
+# run as printed). Needs root or sudo when missing; skipped when present.
 deps:
 	@if ! command -v redis-server >/dev/null 2>&1; then \
 		echo "installing redis-server (needed by the index tests)"; \
@@ -37,6 +37,12 @@ deps:
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; \
 	fi
 	@chromium --version 2>/dev/null | tail -1
+	@if ! command -v kcat >/dev/null 2>&1; then \
+		echo "installing kcat (the docs' Kafka recipes are run by cmd/neardup's tests)"; \
+		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq kcat >/dev/null; \
+	fi
+	@kcat -V 2>/dev/null | head -1
 
 vet:
 	$(GO) vet ./...

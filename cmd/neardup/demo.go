@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"maps"
 	"net"
+	"net/url"
 	"runtime"
 	"slices"
 	"strconv"
@@ -156,7 +157,7 @@ Flags:
 	}
 	where := ""
 	if *ixURL != "memory" {
-		where = fmt.Sprintf(", namespace %q (remove it afterwards: redis-cli --scan --pattern '%s:*' | xargs redis-cli unlink)", ns, ns)
+		where = fmt.Sprintf(", namespace %q (remove it afterwards: %s)", ns, cleanupCommand(*ixURL, ns))
 	}
 	fmt.Fprintf(stdout, "%d service instances in consumer group %q, index %s%s\n", *instances, "neardup-demo", index.RedactURL(*ixURL), where)
 
@@ -341,3 +342,40 @@ func sum(m map[string]int) int {
 }
 
 func numCPU() int { return runtime.GOMAXPROCS(0) }
+
+// cleanupCommand is the shell command that removes every key of namespace
+// ns from the Redis server of index URL u: redis-cli pointed at that
+// server (host, port, database, TLS, user; the password from
+// $REDISCLI_AUTH, never printed), on every master for a cluster.
+func cleanupCommand(u, ns string) string {
+	pu, err := url.Parse(u)
+	if err != nil {
+		return fmt.Sprintf("redis-cli --scan --pattern '%s:*' | xargs -r redis-cli unlink, pointed at the server of --index", ns)
+	}
+	host := strings.Split(pu.Host, ",")[0]
+	h, port, err := net.SplitHostPort(host)
+	if err != nil {
+		h, port = host, "6379"
+	}
+	cli := "redis-cli -h " + shellQuote(h) + " -p " + port
+	if db := strings.Trim(pu.Path, "/"); db != "" && db != "0" {
+		cli += " -n " + shellQuote(db)
+	}
+	if strings.HasPrefix(pu.Scheme, "rediss") {
+		cli += " --tls"
+	}
+	auth := ""
+	if pu.User != nil {
+		if name := pu.User.Username(); name != "" {
+			if _, hasPass := pu.User.Password(); hasPass {
+				cli += " --user " + shellQuote(name)
+			}
+		}
+		auth = "REDISCLI_AUTH=PASSWORD "
+	}
+	cmd := fmt.Sprintf("%s%s --scan --pattern '%s:*' | %sxargs -r %s unlink", auth, cli, ns, auth, cli)
+	if strings.HasSuffix(pu.Scheme, "+cluster") {
+		cmd = "on every master of the cluster: " + strings.Replace(cmd, "xargs -r redis-cli", "xargs -r redis-cli -c", 1)
+	}
+	return cmd
+}
