@@ -50,6 +50,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	ixURL := fs.String("index", "memory", "index shared by the instances: memory (in process) or a redis:// URL")
 	namespace := fs.String("namespace", "", "key prefix in a redis:// index (default: a new neardup-demo-TIME namespace for each run; never the service's default namespace unless named here)")
 	verbose := fs.Bool("v", false, "print the service logs")
+	keyBy := fs.String("key", "source", "Kafka key of each record: source (an original and its copies share a key, hence a partition and its order) or id (each document its own key, as a crawler keying by URL does: copies may be decided before their original; see docs/operations.md, \"Keying records\")")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `Usage: neardup demo [flags]
 
@@ -69,6 +70,9 @@ Flags:
 	}
 	if *docs < 10 || *instances < 1 || *partitions < 1 {
 		return usagef("want --docs >= 10, --instances >= 1, --partitions >= 1")
+	}
+	if *keyBy != "source" && *keyBy != "id" {
+		return usagef("--key %q: want source or id", *keyBy)
 	}
 
 	kc, err := kfake.NewCluster(
@@ -90,7 +94,7 @@ Flags:
 	// copies share a key, hence a partition and its order).
 	crawl := synth.Corpus(synth.Config{Docs: *docs, Seed: *seed, MinWords: 1400, MaxWords: 2000, Embed: [2]float64{0.03, 0.2}})
 	malformed := demoMalformed()
-	if err := demoProduce(ctx, brokers, crawl, malformed); err != nil {
+	if err := demoProduce(ctx, brokers, crawl, malformed, *keyBy == "source"); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "produced %d documents (%s) and %d malformed records to %q (%d partitions)\n",
@@ -189,7 +193,7 @@ func demoMalformed() [][]byte {
 	}
 }
 
-func demoProduce(ctx context.Context, brokers string, crawl []synth.Doc, malformed [][]byte) error {
+func demoProduce(ctx context.Context, brokers string, crawl []synth.Doc, malformed [][]byte, bySource bool) error {
 	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers), kgo.DefaultProduceTopic(demoInput), kgo.ProducerLinger(5*time.Millisecond))
 	if err != nil {
 		return err
@@ -202,7 +206,7 @@ func demoProduce(ctx context.Context, brokers string, crawl []synth.Doc, malform
 			return err
 		}
 		key := d.ID
-		if d.Source != "" {
+		if d.Source != "" && bySource {
 			key = d.Source
 		}
 		rs = append(rs, &kgo.Record{Key: []byte(key), Value: v})
@@ -289,9 +293,12 @@ func demoReport(w io.Writer, crawl []synth.Doc, res demoResult, malformed int, e
 	for _, k := range []string{pipeline.KindExact, pipeline.KindNear, pipeline.KindPartial} {
 		rows[k] = &row{}
 	}
-	falsePos := 0
+	falsePos, late := 0, 0
 	for _, d := range crawl {
 		ev := res.first[d.ID]
+		if d.Kind == synth.Original && ev.Kind != pipeline.KindUnique {
+			late++ // decided after a copy of it: the copy is first seen
+		}
 		if d.Kind != synth.Original {
 			r := rows[string(d.Kind)]
 			r.planted++
@@ -324,6 +331,7 @@ func demoReport(w io.Writer, crawl []synth.Doc, res demoResult, malformed int, e
 	}
 	_ = tw.Flush()
 	fmt.Fprintf(w, "\nfound = reported with the planted kind and the planted original as duplicate_of; %d reported pairs were not planted\n", falsePos)
+	fmt.Fprintf(w, "originals decided after a copy of theirs (first seen is first decided): %d\n", late)
 	reasons := make([]string, 0, len(res.dead))
 	for _, r := range slices.Sorted(maps.Keys(res.dead)) {
 		reasons = append(reasons, fmt.Sprintf("%s %d", r, res.dead[r]))
