@@ -656,3 +656,29 @@ func TestDocsKcatRecipes(t *testing.T) {
 		t.Errorf("the compose producer recipe produced %+v", got)
 	}
 }
+
+// TestDocsSimHashLane: the README's method table and compare say the
+// SimHash lane is off when it is (sketch.simhash_k -1 by default); main's
+// README listed "k = 3" and compare printed "near duplicate at ≤ 0".
+func TestDocsSimHashLane(t *testing.T) {
+	c, err := config.Load("", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Sketch.SimHashK != -1 {
+		t.Fatalf("the lane is on by default (sketch.simhash_k %d): say so in README's method table and here", c.Sketch.SimHashK)
+	}
+	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile("(?m)^\\| SimHash-64[^\n]*").FindString(string(data))
+	if !strings.Contains(row, "off by default") {
+		t.Errorf("README's SimHash row does not say the lane is off: %q", row)
+	}
+	docs := filepath.Join("..", "..", "examples", "docs")
+	_, out, _ := neardup(t, "compare", filepath.Join(docs, "01-harbour-bridge.txt"), filepath.Join(docs, "02-harbour-bridge-syndicated.txt"))
+	if !strings.Contains(out, "(lane off: sketch.simhash_k -1)") || strings.Contains(out, "≤ 0") {
+		t.Errorf("compare's SimHash row:\n%s", out)
+	}
+}
