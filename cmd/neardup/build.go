@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 
 	"github.com/neardup/neardup/config"
@@ -25,10 +26,19 @@ func buildVersion() string { return buildinfo.Read(version).Version }
 // wrap errUsage.
 func openStore(ctx context.Context, c *config.Config) (pipeline.Config, index.Store, error) {
 	pc, store, err := pipeline.OpenStore(ctx, c, buildVersion())
-	if errors.Is(err, config.ErrInvalid) || errors.Is(err, index.ErrInvalid) {
-		err = usagef("%w", err)
+	return pc, store, openError(c, err)
+}
+
+// openError marks configuration errors as usage errors and says, for an
+// index that cannot be reached, which server was tried.
+func openError(c *config.Config, err error) error {
+	switch {
+	case errors.Is(err, config.ErrInvalid) || errors.Is(err, index.ErrInvalid):
+		return usagef("%w", err)
+	case errors.Is(err, index.ErrUnavailable):
+		return fmt.Errorf("%w (is the Redis server of index.url %s up and reachable?)", err, index.RedactURL(c.Index.URL))
 	}
-	return pc, store, err
+	return err
 }
 
 // loadConfig loads the configuration from path, the environment and the flag
@@ -49,8 +59,5 @@ func loadConfig(path, ixURL string, overrides *config.Overrides) (config.Config,
 // (pipeline.OpenExistingStore): a missing namespace is index.ErrIndexLost.
 func openExistingStore(ctx context.Context, c *config.Config) (pipeline.Config, index.Store, error) {
 	pc, store, err := pipeline.OpenExistingStore(ctx, c, buildVersion())
-	if errors.Is(err, config.ErrInvalid) || errors.Is(err, index.ErrInvalid) {
-		err = usagef("%w", err)
-	}
-	return pc, store, err
+	return pc, store, openError(c, err)
 }
