@@ -166,15 +166,7 @@ func TestServeHealthzWithoutGaps(t *testing.T) {
 			probes = append(probes, probe{time.Now(), code == http.StatusOK})
 		}
 	}()
-	lines := make(chan string, 1000)
-	go func() { // owned: ends when the process closes stderr
-		sc := bufio.NewScanner(stderr)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
+	lines := logLines(stderr)
 	waitLog := func(prefix string) {
 		t.Helper()
 		for {

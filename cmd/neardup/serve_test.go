@@ -63,15 +63,7 @@ func TestServeCommandEnvOnlyAndSIGTERM(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
 	// The first log line is JSON and names the endpoint.
-	lines := make(chan string, 1000)
-	go func() { // owned: ends when the process closes stderr
-		sc := bufio.NewScanner(stderr)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
+	lines := logLines(stderr)
 	var all []string
 	addr := ""
 	for addr == "" {
@@ -178,4 +170,20 @@ func produceDocs(t *testing.T, cl *kafkatest.Cluster, topic string, docs []synth
 		msgs = append(msgs, kafka.Message{Key: []byte(d.ID), Value: v})
 	}
 	cl.Produce(t, topic, msgs...)
+}
+
+// logLines sends each line a process writes to r (its standard error) on
+// the returned channel, closed when r ends; the goroutine that reads is
+// owned by the process: it ends when the process closes r.
+func logLines(r io.Reader) <-chan string {
+	lines := make(chan string, 1000)
+	go func() {
+		sc := bufio.NewScanner(r)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	return lines
 }
