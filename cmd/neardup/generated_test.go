@@ -133,8 +133,8 @@ func TestDocsGenerated(t *testing.T) {
 			t.Logf("%s: generated blocks rewritten", f)
 		}
 	}
-	if blocks < 2 {
-		t.Errorf("%d generated blocks in the docs, want at least 2: the pattern is broken", blocks)
+	if blocks < 3 {
+		t.Errorf("%d generated blocks in the docs, want at least 3: the pattern is broken", blocks)
 	}
 }
 
