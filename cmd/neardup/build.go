@@ -4,11 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
+	"strings"
+	"time"
 
 	"github.com/neardup/neardup/config"
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/internal/buildinfo"
+	"github.com/neardup/neardup/internal/suggest"
 	"github.com/neardup/neardup/pipeline"
 )
 
@@ -60,4 +64,36 @@ func loadConfig(path, ixURL string, overrides *config.Overrides) (config.Config,
 func openExistingStore(ctx context.Context, c *config.Config) (pipeline.Config, index.Store, error) {
 	pc, store, err := pipeline.OpenExistingStore(ctx, c, buildVersion())
 	return pc, store, openError(c, err)
+}
+
+// missingNamespace explains a command (delete, check) whose namespace does
+// not exist on the server: nothing, in what's words, to do there. It is no
+// data loss when the server holds other namespaces (a mistyped or
+// never-written name: the closest one is suggested); a server with no
+// index at all was never written to, or lost its data. Either is a usage
+// error (exit 2), as a path that does not exist is.
+func missingNamespace(ctx context.Context, cfg *config.Config, what string) error {
+	ns := cfg.Index.Namespace
+	if u, err := url.Parse(cfg.Index.URL); err == nil && u.Query().Get("namespace") != "" {
+		ns = u.Query().Get("namespace")
+	}
+	where := index.RedactURL(cfg.Index.URL)
+	names, complete, err := index.Namespaces(ctx, cfg.Index.URL, index.Options{Timeout: cfg.Index.Timeout}, 5*time.Second)
+	switch {
+	case err != nil:
+		return fmt.Errorf("namespace %q does not exist on %s, and listing the others failed: %w", ns, where, err)
+	case len(names) == 0 && complete:
+		return usagef("namespace %q does not exist on %s, nor does any other index: %s. "+
+			"The server was never written to by neardup (check --index), or it restarted without its data (docs/operations.md, \"Redis persistence\")", ns, where, what)
+	}
+	hint := ""
+	if best := suggest.Closest(ns, names); best != "" {
+		hint = fmt.Sprintf("; did you mean --index.namespace %s?", best)
+	}
+	more := ""
+	if !complete {
+		more = " (and maybe more: the listing was cut short)"
+	}
+	return usagef("namespace %q does not exist on %s: %s (the server holds %s%s%s)",
+		ns, where, what, strings.Join(names, ", "), more, hint)
 }

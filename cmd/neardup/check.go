@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -63,7 +64,16 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 	if err := checkPaths(append(append([]string(nil), from...), paths...)); err != nil {
 		return err
 	}
-	pc, store, err := openStore(ctx, &cfg)
+	// Read-only: without --from a Redis namespace must exist already
+	// (opening one that does not would create it).
+	open := openStore
+	if len(from) == 0 && !index.IsMemory(cfg.Index.URL) {
+		open = openExistingStore
+	}
+	pc, store, err := open(ctx, &cfg)
+	if errors.Is(err, index.ErrIndexLost) {
+		return missingNamespace(ctx, &cfg, "nothing to check against")
+	}
 	if err != nil {
 		return err
 	}

@@ -9,14 +9,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
-	"strings"
-	"time"
 
 	"github.com/neardup/neardup/config"
 	"github.com/neardup/neardup/index"
-	"github.com/neardup/neardup/internal/suggest"
 	"github.com/neardup/neardup/pipeline"
 )
 
@@ -78,7 +74,7 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 	}
 	_, store, err := openExistingStore(ctx, &cfg)
 	if errors.Is(err, index.ErrIndexLost) {
-		return missingNamespace(ctx, &cfg)
+		return missingNamespace(ctx, &cfg, "nothing to delete")
 	}
 	if err != nil {
 		return err
@@ -151,36 +147,4 @@ func readIDs(name string) ([]string, error) {
 		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
 	return ids, nil
-}
-
-// missingNamespace explains a delete whose namespace does not exist on the
-// server: nothing to delete there. It is no data loss when the server holds
-// other namespaces (a mistyped or never-written name: the closest one is
-// suggested); a server with no index at all was never written to, or lost
-// its data. Either is a usage error (exit 2), as a path that does not
-// exist is.
-func missingNamespace(ctx context.Context, cfg *config.Config) error {
-	ns := cfg.Index.Namespace
-	if u, err := url.Parse(cfg.Index.URL); err == nil && u.Query().Get("namespace") != "" {
-		ns = u.Query().Get("namespace")
-	}
-	where := index.RedactURL(cfg.Index.URL)
-	names, complete, err := index.Namespaces(ctx, cfg.Index.URL, index.Options{Timeout: cfg.Index.Timeout}, 5*time.Second)
-	switch {
-	case err != nil:
-		return fmt.Errorf("namespace %q does not exist on %s, and listing the others failed: %w", ns, where, err)
-	case len(names) == 0 && complete:
-		return usagef("namespace %q does not exist on %s, nor does any other index: nothing to delete. "+
-			"The server was never written to by neardup (check --index), or it restarted without its data (docs/operations.md, \"Redis persistence\")", ns, where)
-	}
-	hint := ""
-	if best := suggest.Closest(ns, names); best != "" {
-		hint = fmt.Sprintf("; did you mean --index.namespace %s?", best)
-	}
-	more := ""
-	if !complete {
-		more = " (and maybe more: the listing was cut short)"
-	}
-	return usagef("namespace %q does not exist on %s: nothing to delete (the server holds %s%s%s)",
-		ns, where, strings.Join(names, ", "), more, hint)
 }

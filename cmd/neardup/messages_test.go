@@ -13,11 +13,12 @@ import (
 	"github.com/neardup/neardup/index/redistest"
 )
 
-// A namespace that does not exist is not data loss: neardup delete says
-// there is nothing to delete there, which namespaces the server holds and
-// the one most likely meant, exits 2, and writes nothing. On main it read
-// "the stored documents are gone … the server lost its data" and exited 1.
-func TestDeleteMissingNamespace(t *testing.T) {
+// A namespace that does not exist is not data loss: neardup delete (and
+// check) says there is nothing to delete there, which namespaces the
+// server holds and the one most likely meant, exits 2, and writes nothing.
+// On main delete read "the stored documents are gone … the server lost
+// its data" and exited 1.
+func TestMissingNamespace(t *testing.T) {
 	addr := redistest.StartServer(t)
 	dir := filepath.Join("..", "..", "examples", "docs")
 	if code, _, errOut := neardup(t, "scan", "--quiet", "--index", "redis://"+addr, "--index.namespace", "crawl", dir); code != exitOK {
@@ -34,12 +35,16 @@ func TestDeleteMissingNamespace(t *testing.T) {
 		args       []string
 		want, more string
 	}{
-		{[]string{"--index", "redis://" + addr, "--index.namespace", "crwal", "x"},
+		{[]string{"delete", "--index", "redis://" + addr, "--index.namespace", "crwal", "x"},
 			`namespace "crwal" does not exist on redis://` + addr + `: nothing to delete`, "did you mean --index.namespace crawl?"},
-		{[]string{"--index", "redis://" + addr + "/3", "--index.namespace", "crawl", "x"},
+		{[]string{"delete", "--index", "redis://" + addr + "/3", "--index.namespace", "crawl", "x"},
 			`namespace "crawl" does not exist on redis://` + addr + `/3, nor does any other index: nothing to delete`, "never written to by neardup"},
+		// check is read-only: on main it created the namespace it was
+		// pointed at (its clock key) and found nothing.
+		{[]string{"check", "--index", "redis://" + addr, "--index.namespace", "crwal", filepath.Join(dir, "01-harbour-bridge.txt")},
+			`namespace "crwal" does not exist on redis://` + addr + `: nothing to check against`, "did you mean --index.namespace crawl?"},
 	} {
-		code, out, errOut := neardup(t, append([]string{"delete"}, tt.args...)...)
+		code, out, errOut := neardup(t, tt.args...)
 		if code != exitUsage || out != "" || !strings.Contains(errOut, tt.want) || !strings.Contains(errOut, tt.more) ||
 			strings.Contains(errOut, "gone") || strings.Contains(errOut, "lost its data") {
 			t.Errorf("delete %v: exit %d, stdout %q\nstderr %s", tt.args, code, out, errOut)
