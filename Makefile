@@ -61,7 +61,9 @@ unit:
 # The race detector on the packages with concurrency of their own, and on
 # the command (scan runs the whole pipeline, interrupts included). -short
 # shrinks the tests whose size adds nothing under the race detector (more
-# of the same serial work); make unit runs them at full size.
+# of the same serial work) and skips those of the command line's contract
+# (messages, exit codes, the docs' outputs: contractTest in cmd/neardup);
+# make unit runs them all at full size.
 race:
 	$(GO) test -count=1 -race -short -parallel $(TESTPARALLEL) ./verify/ ./pipeline/ ./consumer/ ./sink/ ./index/ ./service/ ./cmd/neardup/
 

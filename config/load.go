@@ -189,32 +189,46 @@ var PipelineSections = []string{"profile", "sketch", "index", "verify", "pipelin
 // RegisterFlags adds one flag per key (--sketch.k=…, --index.url=…) and a
 // --config flag for the file to fs; the returned Overrides and file path
 // are what Load takes. With sections, only the keys of those sections
-// ("sketch", "index", …; "profile" for the profile key) get a flag. Each
-// flag's help gives the key's default as the run uses it, in each profile
-// when they differ (verify.jaccard: web 0.5, books 0.6, sentence 0).
+// ("sketch", "index", …; "profile" for the profile key) get a flag. The
+// flags' usage is the key's doc; DescribeDefaults adds the defaults, when
+// help is printed (they take some milliseconds to work out).
 func RegisterFlags(fs *flag.FlagSet, sections ...string) (*Overrides, *string) {
 	o := &Overrides{}
 	path := fs.String("config", "", "YAML configuration file (see 'neardup config example')")
-	values := profileValues()
-	for _, key := range Keys() {
-		section, _, _ := strings.Cut(key, ".")
+	c := Default()
+	for _, f := range fields(&c) {
+		if !f.v.IsValid() {
+			continue
+		}
+		section, _, _ := strings.Cut(f.key, ".")
 		if len(sections) > 0 && !slices.Contains(sections, section) {
 			continue
 		}
-		var doc string
-		c := Default()
-		for _, f := range fields(&c) {
-			if f.key == key {
-				doc = f.doc
-			}
+		fs.Var(overrideFlag{o, f.key}, f.key, f.doc)
+	}
+	return o, path
+}
+
+// DescribeDefaults appends to the usage of each key's flag in fs its
+// default as a run uses it, in each profile where they differ
+// ("(default web 0.5, books 0.6, sentence 0)" for verify.jaccard): what
+// config check prints for that profile. Call it before printing help.
+func DescribeDefaults(fs *flag.FlagSet) {
+	var values map[string]map[string]string
+	for _, key := range Keys() {
+		f := fs.Lookup(key)
+		if f == nil || strings.HasSuffix(f.Usage, ")") && strings.Contains(f.Usage, " (default ") {
+			continue
+		}
+		if values == nil {
+			values = profileValues()
 		}
 		def := profileDefault(key, values)
 		if def == "" {
 			def = `""`
 		}
-		fs.Var(overrideFlag{o, key}, key, doc+" (default "+def+")")
+		f.Usage += " (default " + def + ")"
 	}
-	return o, path
 }
 
 // EnvName returns the environment variable that overrides key.

@@ -38,6 +38,7 @@ var helpDefaultRe = regexp.MustCompile(`(?m)^  -(\S+) value\n\s+.*\(default (.*)
 // the same default, per profile where they differ. On today's main config
 // check printed verify.jaccard=0 and the help "(default 0)".
 func TestDefaultsOneSource(t *testing.T) {
+	contractTest(t)
 	_, _, help := neardup(t, "serve", "-h")
 	helps := map[string]string{}
 	for _, m := range helpDefaultRe.FindAllStringSubmatch(help, -1) {

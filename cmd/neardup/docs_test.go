@@ -610,6 +610,7 @@ func TestDocsNamespaceCleanup(t *testing.T) {
 // whole id with a null value; the compose section's producer gives one
 // record per line, keyed by the text before the tab.
 func TestDocsKcatRecipes(t *testing.T) {
+	contractTest(t)
 	if _, err := exec.LookPath("kcat"); err != nil {
 		dataset.Missing(t, "kcat (Debian's kcat, make deps) runs the docs' recipes")
 	}

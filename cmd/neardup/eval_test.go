@@ -108,6 +108,7 @@ func TestEvalSitesCommand(t *testing.T) {
 // line): without --out the report goes into a new temporary folder, which
 // the command names, and the report holds no run time.
 func TestEvalWritesNothingInRepository(t *testing.T) {
+	contractTest(t)
 	root := filepath.Dir(dataset.Dir(t, "gutenberg-editions"))
 	t.Chdir(filepath.Join("..", ".."))
 	status := func() string {

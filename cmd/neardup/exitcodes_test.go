@@ -21,6 +21,7 @@ import (
 // demo 0 (TestDemo), eval 0 (TestEvalCommand); TestExitCodeRowsCovered
 // checks that every command has a row of each code it can exit with.
 func TestExitCodeRows(t *testing.T) {
+	contractTest(t)
 	redisAddr := redistest.StartServer(t)
 	cl := kafkatest.Start(t, kafkatest.Topic("crawl", 1), kafkatest.Topic("neardup.events", 1), kafkatest.Topic("neardup.dead-letters", 1))
 	dir := t.TempDir()

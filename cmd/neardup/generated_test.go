@@ -86,6 +86,7 @@ func neardupOnPath(t *testing.T) string {
 // TestDocsGenerated: every output a doc shows in a generated block is what
 // the program prints (see generatedFence); -update rewrites them.
 func TestDocsGenerated(t *testing.T) {
+	contractTest(t)
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
@@ -140,6 +141,7 @@ func TestDocsGenerated(t *testing.T) {
 
 // The checker itself: a block whose output drifted fails, with the line.
 func TestDocsGeneratedDrift(t *testing.T) {
+	contractTest(t)
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)

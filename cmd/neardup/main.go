@@ -27,6 +27,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/neardup/neardup/config"
 	"github.com/neardup/neardup/internal/buildinfo"
 	"github.com/neardup/neardup/internal/suggest"
 )
@@ -76,6 +77,7 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, flag.ErrHelp):
+		config.DescribeDefaults(fs)
 		if usage != nil {
 			usage()
 		} else {

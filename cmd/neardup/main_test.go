@@ -482,6 +482,7 @@ func TestScanInvalidIDs(t *testing.T) {
 // command has (scan printed 204 lines); an unknown command likewise. Error
 // messages carry no "usage:" prefix.
 func TestUsageMessages(t *testing.T) {
+	contractTest(t)
 	missing := filepath.Join(t.TempDir(), "missing.txt")
 	for _, tt := range []struct {
 		args []string

@@ -19,6 +19,7 @@ import (
 // On main delete read "the stored documents are gone … the server lost
 // its data" and exited 1.
 func TestMissingNamespace(t *testing.T) {
+	contractTest(t)
 	addr := redistest.StartServer(t)
 	dir := filepath.Join("..", "..", "examples", "docs")
 	if code, _, errOut := neardup(t, "scan", "--quiet", "--index", "redis://"+addr, "--index.namespace", "crawl", dir); code != exitOK {
@@ -59,6 +60,7 @@ func TestMissingNamespace(t *testing.T) {
 // 64 KiB as base64 (~87 KB on main); written elsewhere (a pipe, a file)
 // the dead letter keeps its input, so nothing is lost.
 func TestScanDeadLettersOnTerminal(t *testing.T) {
+	contractTest(t)
 	script, err := exec.LookPath("script") // util-linux: runs a command on a pseudo-terminal
 	if err != nil {
 		t.Fatalf("script (util-linux) is needed to give scan a terminal: %v", err)
