@@ -66,7 +66,10 @@ func TestErrorsNameTheKey(t *testing.T) {
 		env        []string
 		want       string
 	}{
-		{"unknown key", "sketch:\n  kay: 3\n", nil, `unknown key "sketch.kay"`},
+		{"unknown key", "sketch:\n  kay: 3\n", nil, `line 2: unknown key "sketch.kay"`},
+		// A file key gets the "did you mean" an environment variable gets.
+		{"unknown key near one", "sketch:\n  k: 64\n  shingel: 3\n", nil, `line 3: unknown key "sketch.shingel"; did you mean sketch.shingle?`},
+		{"unknown section key", "verfy:\n  jaccard: 0.6\n", nil, `unknown key "verfy.jaccard"; did you mean verify.jaccard?`},
 		{"bad type", "sketch:\n  k: many\n", nil, "sketch.k"},
 		{"bad enum", "sketch:\n  method: fast\n", nil, "sketch.method = fast: want oph or classic"},
 		{"bad profile", "profile: news\n", nil, `profile "news"`},
@@ -158,5 +161,32 @@ func TestSizes(t *testing.T) {
 	var c Config
 	if err := c.Set("sketch.max_bytes", "4MiB"); err != nil || c.Sketch.MaxBytes != 4<<20 {
 		t.Errorf("4MiB → %d, %v", c.Sketch.MaxBytes, err)
+	}
+}
+
+// Display shows the value a run uses: a zero threshold as the profile's,
+// a set one as set, a score the profile does not check as 0, zero bands
+// and rows as the ones chosen, a zero generation as half the retention.
+func TestDisplayEffective(t *testing.T) {
+	for _, tt := range []struct {
+		env  []string
+		want map[string]string
+	}{
+		{nil, map[string]string{"verify.jaccard": "0.5", "verify.its": "0", "sketch.bands": "30", "sketch.rows": "4", "index.generation": "360h0m0s"}},
+		{[]string{"NEARDUP_VERIFY_JACCARD=0.7", "NEARDUP_SKETCH_BANDS=16", "NEARDUP_SKETCH_ROWS=8"}, map[string]string{"verify.jaccard": "0.7", "sketch.bands": "16", "sketch.rows": "8"}},
+		{[]string{"NEARDUP_PROFILE=books"}, map[string]string{"verify.jaccard": "0.6", "verify.its": "0.72", "verify.containment": "0", "verify.passage_shared": "0"}},
+		{[]string{"NEARDUP_PROFILE=sentence"}, map[string]string{"verify.edit": "0.75", "verify.jaccard": "0"}},
+		{[]string{"NEARDUP_INDEX_RETENTION=0"}, map[string]string{"index.generation": "24h0m0s"}},
+	} {
+		c, err := Load("", tt.env, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		shown := c.Redacted()
+		for k, v := range tt.want {
+			if got, _ := c.Display(k); got != v || shown[k] != v {
+				t.Errorf("%v: %s shows as %q (Redacted %q), want %q", tt.env, k, got, shown[k], v)
+			}
+		}
 	}
 }

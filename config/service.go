@@ -21,7 +21,7 @@ type Kafka struct {
 	Group           string `yaml:"group" doc:"consumer group; instances with the same group share the input partitions"`
 	ClientID        string `yaml:"client_id" doc:"client id sent to the brokers (logs, quotas)"`
 	StartOffset     string `yaml:"start_offset" doc:"where a group without committed offsets starts: earliest or latest"`
-	CreateTopics    bool   `yaml:"create_topics" doc:"create missing output, dead-letter and unique topics at start (broker defaults for partitions and replication); off: a missing topic is a start-up error"`
+	CreateTopics    bool   `yaml:"create_topics" doc:"create missing output, dead-letter and unique topics at start (broker defaults for partitions and replication); off: serve waits for a missing topic as for an unreachable cluster (not ready, /readyz naming it, retried 1s doubling to 30s) until it is created"`
 	// In-flight bounds: records read but not yet decided and acknowledged.
 	MaxInflightRecords int           `yaml:"max_inflight_records" doc:"records read from Kafka but not yet decided and acknowledged, at most"`
 	MaxInflightBytes   int           `yaml:"max_inflight_bytes" doc:"working memory of the records in flight, at most: each record is charged its measured working memory, 52 × its key and value bytes up to 4 MiB and 4 × the rest (decoded text, extraction, tokens, shingles and sketch: docs/operations.md, \"Memory budget\"), and one charged more than this is still taken alone; also bounds the records fetched and not yet taken: fetch responses of at most a hundredth of it (at least 16 KiB), so that even the smallest records decode to at most a quarter of it per broker (docs/operations.md, \"Memory budget\")"`
@@ -167,8 +167,10 @@ func (k Kafka) BrokerList() []string {
 	return out
 }
 
-// Display returns a key's value for printing: secrets are replaced by
-// "[redacted]" when set, and a value that is or may hold a URL (it has
+// Display returns a key's value for printing, as the run uses it: a zero
+// that stands for a derived value (a profile's threshold, the chosen LSH
+// bands and rows, the generation) shows that value; secrets are replaced
+// by "[redacted]" when set, and a value that is or may hold a URL (it has
 // "://" or '@') goes through index.RedactURL, the program's one URL
 // redactor, whether or not it parses.
 func (c *Config) Display(key string) (string, bool) {
@@ -176,24 +178,28 @@ func (c *Config) Display(key string) (string, bool) {
 		if f.key != key || !f.v.IsValid() {
 			continue
 		}
-		v := format(f.v)
-		switch {
-		case f.secret && v != "":
-			return "[redacted]", true
-		case strings.Contains(v, "://") || strings.Contains(v, "@"):
-			return index.RedactURL(v), true
-		}
-		return v, true
+		return redactURL(display(f, c.derived())), true
 	}
 	return "", false
 }
 
-// Redacted returns the configuration as key → printable value, secrets
-// masked (see [Config.Display]), for logs.
+// redactURL masks the password of a value that is or may hold a URL.
+func redactURL(v string) string {
+	if strings.Contains(v, "://") || strings.Contains(v, "@") {
+		return index.RedactURL(v)
+	}
+	return v
+}
+
+// Redacted returns the configuration as key → printable value (see
+// [Config.Display]), for logs and config check.
 func (c *Config) Redacted() map[string]string {
+	derived := c.derived()
 	out := map[string]string{}
-	for _, k := range Keys() {
-		out[k], _ = c.Display(k)
+	for _, f := range fields(c) {
+		if f.v.IsValid() {
+			out[f.key] = redactURL(display(f, derived))
+		}
 	}
 	return out
 }

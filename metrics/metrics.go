@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/neardup/neardup/internal/buildinfo"
 )
 
 // Stages of a document's way through the service, the label of
@@ -65,7 +67,8 @@ type Metrics struct {
 var latencyBuckets = prometheus.ExponentialBuckets(50e-6, 2, 20)
 
 // New creates the metrics and registers them on reg, with a
-// neardup_build_info gauge carrying version.
+// neardup_build_info gauge carrying version and the build's commit and
+// toolchain (internal/buildinfo).
 func New(reg prometheus.Registerer, version string) *Metrics {
 	m := &Metrics{
 		documents: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -184,10 +187,11 @@ func New(reg prometheus.Registerer, version string) *Metrics {
 			Help: "1 while /readyz answers 200 (Kafka and the index reachable, group joined).",
 		}),
 	}
+	bi := buildinfo.Read(version)
 	info := prometheus.NewGauge(prometheus.GaugeOpts{
 		Name:        "neardup_build_info",
-		Help:        "Build information; always 1.",
-		ConstLabels: prometheus.Labels{"version": version},
+		Help:        "Build information; always 1. version: the events' params.version; revision: the commit built (empty when none was recorded); goversion: the toolchain.",
+		ConstLabels: prometheus.Labels{"version": version, "revision": bi.Revision, "goversion": bi.GoVersion},
 	})
 	info.Set(1)
 	m.indexUp.Set(1)

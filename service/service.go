@@ -89,6 +89,12 @@ type Options struct {
 	// EvictionInterval is how often the index's servers' maxmemory-policy
 	// is checked after the check at start; 0 is every 30s.
 	EvictionInterval time.Duration
+	// ServedAt, when set, is the address of a listener the caller owns on
+	// http.addr and serves Handler() on: the service opens none of its
+	// own. neardup serve holds one listener from process start to exit,
+	// so /healthz answers while the service starts, retries its
+	// dependencies and drains at shutdown.
+	ServedAt string
 }
 
 // Service is one neardup serve instance. Create it with New and call Run
@@ -104,6 +110,9 @@ type Service struct {
 	log   *slog.Logger
 	ln    net.Listener
 	srv   *http.Server
+	// servedAt is Options.ServedAt; mux the endpoints' handler.
+	servedAt string
+	mux      http.Handler
 	// The admin endpoint (http.admin_addr), on a listener of its own.
 	adminLn  net.Listener
 	adminSrv *http.Server
@@ -241,7 +250,8 @@ func New(ctx context.Context, o Options) (*Service, error) {
 		s.snk.Close()
 		return nil, err
 	}
-	if c.HTTP.Addr != "" {
+	s.mux, s.servedAt = s.handler(o.Gatherer), o.ServedAt
+	if c.HTTP.Addr != "" && o.ServedAt == "" {
 		ln, err := net.Listen("tcp", c.HTTP.Addr)
 		if err != nil {
 			s.src.Abort()
@@ -249,7 +259,7 @@ func New(ctx context.Context, o Options) (*Service, error) {
 			return nil, fmt.Errorf("%w: http.addr %s: %w", config.ErrInvalid, c.HTTP.Addr, err)
 		}
 		s.ln = ln
-		s.srv = &http.Server{Handler: s.handler(o.Gatherer), ReadHeaderTimeout: 5 * time.Second}
+		s.srv = &http.Server{Handler: s.mux, ReadHeaderTimeout: 5 * time.Second}
 	}
 	if a := c.HTTP.AdminAddr; a != "" {
 		ln, err := net.Listen("tcp", a)
@@ -275,10 +285,14 @@ func (s *Service) AdminAddr() string {
 // there are none).
 func (s *Service) Addr() string {
 	if s.ln == nil {
-		return ""
+		return s.servedAt
 	}
 	return s.ln.Addr().String()
 }
+
+// Handler returns the handler of /metrics, /healthz and /readyz, for a
+// caller that serves them itself (Options.ServedAt).
+func (s *Service) Handler() http.Handler { return s.mux }
 
 func (s *Service) handler(g prometheus.Gatherer) http.Handler {
 	mux := http.NewServeMux()

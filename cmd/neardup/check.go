@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -26,7 +27,7 @@ func (p *pathList) Set(v string) error { *p = append(*p, v); return nil }
 func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	overrides, path := config.RegisterFlags(fs)
+	overrides, path := config.RegisterFlags(fs, config.PipelineSections...)
 	var from pathList
 	fs.Var(&from, "from", "read and store these documents first (a corpus for the memory index; repeatable)")
 	ixURL := fs.String("index", "", "memory or a redis:// URL (shorthand for --index.url)")
@@ -48,8 +49,8 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 `)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	overrides.Add("pipeline.emit", "all")
 	cfg, err := loadConfig(*path, *ixURL, overrides)
@@ -58,12 +59,21 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 	}
 	paths := fs.Args()
 	if len(paths) == 0 {
-		return fmt.Errorf("%w: check: no PATH to check", errUsage)
+		return usagef("no PATH to check")
 	}
 	if err := checkPaths(append(append([]string(nil), from...), paths...)); err != nil {
 		return err
 	}
-	pc, store, err := openStore(ctx, &cfg)
+	// Read-only: without --from a Redis namespace must exist already
+	// (opening one that does not would create it).
+	open := openStore
+	if len(from) == 0 && !index.IsMemory(cfg.Index.URL) {
+		open = openExistingStore
+	}
+	pc, store, err := open(ctx, &cfg)
+	if errors.Is(err, index.ErrIndexLost) {
+		return missingNamespace(ctx, &cfg, "nothing to check against")
+	}
 	if err != nil {
 		return err
 	}

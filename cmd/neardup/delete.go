@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -22,7 +23,7 @@ const deleteBatch = 500
 func runDelete(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("delete", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	overrides, path := config.RegisterFlags(fs)
+	overrides, path := config.RegisterFlags(fs, config.PipelineSections...)
 	var from pathList
 	fs.Var(&from, "from", "read ids from FILE (- for standard input): one id per line, or JSON lines with \"id\" (repeatable)")
 	ixURL := fs.String("index", "", "the Redis index (shorthand for --index.url)")
@@ -45,15 +46,15 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 `)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	cfg, err := loadConfig(*path, *ixURL, overrides)
 	if err != nil {
 		return err
 	}
 	if cfg.Index.URL == "" || index.IsMemory(cfg.Index.URL) {
-		return fmt.Errorf("%w: delete: --index names a Redis index (the memory index lives in one process)", errUsage)
+		return usagef("--index names a Redis index (the memory index lives in one process)")
 	}
 	ids := fs.Args()
 	for _, f := range from {
@@ -64,14 +65,17 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 		ids = append(ids, more...)
 	}
 	if len(ids) == 0 {
-		return fmt.Errorf("%w: delete: no id (give IDs or --from FILE)", errUsage)
+		return usagef("no id (give IDs or --from FILE)")
 	}
 	for _, id := range ids {
 		if err := pipeline.CheckID(id); err != nil {
-			return fmt.Errorf("%w: delete: id %.60q: %w", errUsage, id, err)
+			return usagef("id %.60q: %w", id, err)
 		}
 	}
 	_, store, err := openExistingStore(ctx, &cfg)
+	if errors.Is(err, index.ErrIndexLost) {
+		return missingNamespace(ctx, &cfg, "nothing to delete")
+	}
 	if err != nil {
 		return err
 	}
@@ -88,7 +92,7 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 		batch := ids[lo:min(lo+deleteBatch, len(ids))]
 		found, err := store.Remove(ctx, batch)
 		if err != nil {
-			return fmt.Errorf("delete: %w (%d of %d ids done)", err, lo, len(ids))
+			return fmt.Errorf("%w (%d of %d ids done)", err, lo, len(ids))
 		}
 		for i, id := range batch {
 			if found[i] {
@@ -97,7 +101,7 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 				missing++
 			}
 			if err := enc.Encode(line{ID: id, Kind: pipeline.KindDeleted, NotFound: !found[i]}); err != nil {
-				return fmt.Errorf("delete: write: %w", err)
+				return fmt.Errorf("write: %w", err)
 			}
 		}
 	}
@@ -114,7 +118,7 @@ func readIDs(name string) ([]string, error) {
 	if name != "-" {
 		f, err := os.Open(name)
 		if err != nil {
-			return nil, fmt.Errorf("%w: delete: %w", errUsage, err)
+			return nil, usagef("%w", err)
 		}
 		defer f.Close()
 		r = f
@@ -132,7 +136,7 @@ func readIDs(name string) ([]string, error) {
 				ID *string `json:"id"`
 			}
 			if err := json.Unmarshal(b, &v); err != nil || v.ID == nil {
-				return nil, fmt.Errorf("%w: delete: %s line %d: a JSON line without a string \"id\"", errUsage, name, n)
+				return nil, usagef("%s line %d: a JSON line without a string \"id\"", name, n)
 			}
 			ids = append(ids, *v.ID)
 		default:
@@ -140,7 +144,7 @@ func readIDs(name string) ([]string, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("delete: read %s: %w", name, err)
+		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
 	return ids, nil
 }
