@@ -44,7 +44,7 @@ func (m *Memory) Remove(ctx context.Context, ids []string) ([]bool, error) {
 			d := m.docs.get(h)
 			keys := d.keys
 			d.dead.Store(true)
-			d.features, d.verdict, d.hasVerdict, d.keys, d.source = nil, nil, false, nil, nil
+			d.features, d.verdict, d.hasVerdict, d.keys, d.source, d.recall = nil, nil, false, nil, nil, nil
 			l.Unlock()
 			removed[i] = removed[i] || alive
 			if keys == nil {
@@ -143,25 +143,19 @@ func removeMember(gs *memGenStripe, f uint32, sim bool, h uint32) {
 }
 
 // ReviseVerdicts implements [Store].
-func (m *Memory) ReviseVerdicts(ctx context.Context, ids []string, old, verdicts [][]byte) ([]bool, error) {
-	if len(ids) != len(verdicts) || len(ids) != len(old) {
-		return nil, fmt.Errorf("%w: %d ids, %d old, %d verdicts", ErrInvalid, len(ids), len(old), len(verdicts))
+func (m *Memory) ReviseVerdicts(ctx context.Context, seqs []uint64, old, verdicts [][]byte) ([]bool, error) {
+	if len(seqs) != len(verdicts) || len(seqs) != len(old) {
+		return nil, fmt.Errorf("%w: %d seqs, %d old, %d verdicts", ErrInvalid, len(seqs), len(old), len(verdicts))
 	}
-	now := m.clock().UnixNano()
-	if err := m.begin(ctx, now); err != nil {
-		return nil, err
-	}
-	defer m.genMu.RUnlock()
-	revised := make([]bool, len(ids))
-	for i, id := range ids {
-		m.withDoc(id, now, func(d *memDoc) {
-			if (old[i] == nil && !d.hasVerdict) || (old[i] != nil && d.hasVerdict && bytes.Equal(d.verdict, old[i])) {
-				d.verdict, d.hasVerdict = append([]byte{}, verdicts[i]...), true
-				revised[i] = true
-			}
-		})
-	}
-	return revised, nil
+	revised := make([]bool, len(seqs))
+	_, err := m.eachDoc(ctx, seqs, func(i int, d *memDoc) {
+		if (old[i] == nil && !d.hasVerdict) || (old[i] != nil && d.hasVerdict && bytes.Equal(d.verdict, old[i])) {
+			d.verdict, d.hasVerdict = append([]byte{}, verdicts[i]...), true
+			d.recall = nil
+			revised[i] = true
+		}
+	})
+	return revised, err
 }
 
 // footprint counts the entries the store holds, for tests: ids, bucket

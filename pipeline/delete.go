@@ -52,7 +52,7 @@ func (p *Pipeline) prepareDelete(j *job) {
 // through processBatch, runs of deletes through removeBatch, so that a
 // delete removes what every earlier input stored and nothing a later one
 // stores (a document re-sent after its delete is new).
-func (p *Pipeline) processBatches(ctx context.Context, batch []*job, verifyIn chan<- verify.Job, fl *inflight, st *settler) error {
+func (p *Pipeline) processBatches(ctx context.Context, batch []*job, verifyIn chan<- verify.Job, fl *inflight) error {
 	for len(batch) > 0 {
 		n, del := 1, batch[0].item.Delete
 		for n < len(batch) && batch[n].item.Delete == del {
@@ -60,16 +60,9 @@ func (p *Pipeline) processBatches(ctx context.Context, batch []*job, verifyIn ch
 		}
 		var err error
 		if del {
-			// A delete takes an input position like any document, so the
-			// settler's positions stay those the resolve stage counts.
-			if st != nil {
-				for range batch[:n] {
-					st.push("")
-				}
-			}
 			err = p.removeBatch(ctx, batch[:n], verifyIn)
 		} else {
-			err = p.processBatch(ctx, batch[:n], verifyIn, fl, st)
+			err = p.processBatch(ctx, batch[:n], verifyIn, fl)
 		}
 		if err != nil {
 			return err
@@ -89,7 +82,6 @@ func (p *Pipeline) removeBatch(ctx context.Context, batch []*job, verifyIn chan<
 	ids := make([]string, len(live))
 	for i, j := range live {
 		ids[i] = j.item.Doc.ID
-		p.sources.forget(ids[i]) // common.go
 	}
 	if len(ids) > 0 {
 		rm, ok := p.ix.(Remover)
@@ -127,11 +119,11 @@ func (p *Pipeline) removeBatch(ctx context.Context, batch []*job, verifyIn chan<
 	return handOn(ctx, batch, verifyIn)
 }
 
-// deletedEvent is a delete job's output event. It runs in the resolve
-// stage, in input order, so the cluster cache forgets the id after every
-// earlier verdict of it was put there.
+// deletedEvent is a delete job's output event. Nothing of the removed
+// document stays in the pipeline's caches that could name a later
+// document: they are keyed by Seq, and a document sent again under the
+// id gets a new one.
 func (p *Pipeline) deletedEvent(j *job) *Event {
-	p.clusters.forget(j.item.Doc.ID)
 	return &Event{
 		ID:       j.item.Doc.ID,
 		Kind:     KindDeleted,

@@ -48,3 +48,13 @@ func openExistingStore(ctx context.Context, c *config.Config) (pipeline.Config, 
 	}
 	return pc, store, err
 }
+
+// openReadOnlyStore is openStore for a command that only looks
+// (pipeline.OpenReadOnlyStore): a Redis namespace is opened read-only.
+func openReadOnlyStore(ctx context.Context, c *config.Config) (pipeline.Config, index.Store, error) {
+	pc, store, err := pipeline.OpenReadOnlyStore(ctx, c, version)
+	if errors.Is(err, config.ErrInvalid) || errors.Is(err, index.ErrInvalid) {
+		err = fmt.Errorf("%w: %w", errUsage, err)
+	}
+	return pc, store, err
+}

@@ -1,0 +1,181 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/index/redistest"
+	"github.com/neardup/neardup/internal/synth"
+)
+
+// backends are the three index backends of the issue 37 tests: memory,
+// a Redis node and a three-master Redis Cluster; each call of open gives
+// a fresh, empty store for p's parameters.
+type truthBackend struct {
+	name string
+	open func(t *testing.T, p *Pipeline) index.Store
+}
+
+func truthBackends(t *testing.T) []truthBackend {
+	node := redistest.StartServer(t)
+	cluster := redistest.StartCluster(t)
+	n := 0
+	redisOpen := func(url string) func(t *testing.T, p *Pipeline) index.Store {
+		return func(t *testing.T, p *Pipeline) index.Store {
+			n++
+			ix, err := index.Open(context.Background(), fmt.Sprintf("%s?namespace=truth%d", url, n), index.Options{Params: p.IndexParams()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { ix.Close() })
+			return ix
+		}
+	}
+	return []truthBackend{
+		{"memory", func(t *testing.T, p *Pipeline) index.Store { return memoryIndex(t, p) }},
+		{"node", redisOpen("redis://" + node)},
+		{"cluster", redisOpen("redis+cluster://" + strings.Join(cluster, ","))},
+	}
+}
+
+// heldRecords holds every RecordVerdicts call until a Remove has been
+// made: the verdict of a document in flight when its tombstone arrives is
+// recorded after the delete, as it is when verification is slower than
+// the index stage.
+type heldRecords struct {
+	index.Store
+	once    sync.Once
+	removed chan struct{}
+}
+
+func (h *heldRecords) RecordVerdicts(ctx context.Context, seqs []uint64, verdicts [][]byte) ([]bool, error) {
+	select {
+	case <-h.removed:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-time.After(10 * time.Second):
+		return nil, fmt.Errorf("no Remove within 10 s")
+	}
+	return h.Store.RecordVerdicts(ctx, seqs, verdicts)
+}
+
+func (h *heldRecords) Remove(ctx context.Context, ids []string) ([]bool, error) {
+	r, err := h.Store.Remove(ctx, ids)
+	h.once.Do(func() { close(h.removed) })
+	return r, err
+}
+
+// Issue 37, point 2: doc d (a copy of x) is in flight when its tombstone
+// removes it, and d is sent again with new text: the new d is unique,
+// and a replay of it returns that, not the deleted incarnation's verdict
+// (on main the first incarnation's verdict, recorded by id after the
+// delete, landed on the new document: the replay said "exact of x").
+func TestDeleteResendReplay(t *testing.T) {
+	g := synth.NewGenerator(37, 5000)
+	xText, newText := g.Text(g.Words(300)), g.Text(g.Words(300))
+	cfg := testConfig(t, "web")
+	for _, b := range truthBackends(t) {
+		t.Run(b.name, func(t *testing.T) {
+			probe, err := New(cfg, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ix := b.open(t, probe)
+			held := &heldRecords{Store: ix, removed: make(chan struct{})}
+			outs := run(t, cfg, func(*Pipeline) index.Store { return held }, []Item{
+				{Doc: Document{ID: "x", Text: []byte(xText)}},
+				{Doc: Document{ID: "d", Text: []byte(xText)}},
+				{Doc: Document{ID: "d"}, Delete: true},
+				{Doc: Document{ID: "d", Text: []byte(newText)}},
+			})
+			want := []string{"x unique in x", "d exact of x in x", "d deleted in d", "d unique in d"}
+			for i, o := range outs {
+				if got := summary(o); got != want[i] {
+					t.Errorf("output %d: %q, want %q", i, got, want[i])
+				}
+			}
+			// A replay of the new d (a member reading it again after a
+			// crash) returns the new d's verdict.
+			again := run(t, cfg, func(*Pipeline) index.Store { return ix }, []Item{{Doc: Document{ID: "d", Text: []byte(newText)}}})
+			if ev := again[0].Event; ev == nil || !ev.Replay || summary(again[0]) != "d unique in d" {
+				t.Errorf("replay of the new d: %+v, want its own verdict (unique), as a replay", ev)
+			}
+			rec, err := ix.Verdicts(context.Background(), storedSeqs(t, ix, probe.IndexParams(), "d"))
+			if err != nil || len(rec[0]) == 0 {
+				t.Fatalf("verdict of the new d: %q, %v", rec, err)
+			}
+			if r, err := decodeRecord("d", rec[0]); err != nil || len(r.Matches) != 0 {
+				t.Errorf("recorded verdict of the new d: %+v, %v; want unique", r, err)
+			}
+		})
+	}
+}
+
+// Issue 37, point 3: two members share an index; one handles d's
+// tombstone and d's new text, the other then sees an exact copy of the new
+// text. Both agree that it joins the new d's cluster (on main the second
+// member's cluster cache still held the deleted incarnation's cluster, x,
+// and put the copy there).
+func TestMembersAgreeAfterDelete(t *testing.T) {
+	g := synth.NewGenerator(38, 5000)
+	xText := g.Text(g.Words(300))
+	dText := xText + " " + g.Text(g.Words(10)) // a near copy of x
+	newText := g.Text(g.Words(300))
+	cfg := testConfig(t, "web")
+	for _, b := range truthBackends(t) {
+		t.Run(b.name, func(t *testing.T) {
+			probe, err := New(cfg, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ix := b.open(t, probe)
+			member := func() *Pipeline {
+				pl, err := New(cfg, ix)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return pl
+			}
+			a, bm := member(), member()
+			step := func(pl *Pipeline, items ...Item) []string {
+				var got []string
+				for _, o := range runThrough(t, pl, items, make(chan Item), make(chan Output, 16)) {
+					got = append(got, summary(o))
+				}
+				return got
+			}
+			check := func(what string, got []string, want ...string) {
+				t.Helper()
+				if strings.Join(got, ", ") != strings.Join(want, ", ") {
+					t.Errorf("%s: %q, want %q", what, got, want)
+				}
+			}
+			check("A: x, d", step(a, Item{Doc: Document{ID: "x", Text: []byte(xText)}}, Item{Doc: Document{ID: "d", Text: []byte(dText)}}),
+				"x unique in x", "d near of x in x")
+			check("B: a copy of d", step(bm, Item{Doc: Document{ID: "e0", Text: []byte(dText)}}), "e0 exact of d in x")
+			check("A: delete d, d again", step(a, Item{Doc: Document{ID: "d"}, Delete: true}, Item{Doc: Document{ID: "d", Text: []byte(newText)}}),
+				"d deleted in d", "d unique in d")
+			check("B: a copy of the new d", step(bm, Item{Doc: Document{ID: "e", Text: []byte(newText)}}), "e exact of d in d")
+			check("A: a copy of the new d", step(a, Item{Doc: Document{ID: "f", Text: []byte(newText)}}), "f exact of d in d")
+		})
+	}
+}
+
+// summary is an output as "id kind [of duplicate_of] in cluster", or
+// "dead:reason".
+func summary(o Output) string {
+	switch {
+	case o.Dead != nil:
+		return "dead:" + string(o.Dead.Reason)
+	case o.Event == nil:
+		return "none"
+	case o.Event.DuplicateOf == "":
+		return o.Event.ID + " " + o.Event.Kind + " in " + o.Event.Cluster
+	}
+	return o.Event.ID + " " + o.Event.Kind + " of " + o.Event.DuplicateOf + " in " + o.Event.Cluster
+}
