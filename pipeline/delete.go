@@ -124,13 +124,20 @@ func (p *Pipeline) removeBatch(ctx context.Context, batch []*job, verifyIn chan<
 // document: they are keyed by Seq, and a document sent again under the
 // id gets a new one.
 func (p *Pipeline) deletedEvent(j *job) *Event {
+	return p.DeletedEvent(j.item.Doc, j.item.Source, j.del.found)
+}
+
+// DeletedEvent is the event that answers the delete of doc (only its ID
+// is read) from src: found reports that the document was stored. neardup
+// delete produces it as a member answering a tombstone does.
+func (p *Pipeline) DeletedEvent(doc Document, src Source, found bool) *Event {
 	return &Event{
-		ID:       j.item.Doc.ID,
+		ID:       doc.ID,
 		Kind:     KindDeleted,
-		Cluster:  j.item.Doc.ID,
-		Source:   p.eventSource(j.item.Doc, j.item.Source),
+		Cluster:  doc.ID,
+		Source:   p.eventSource(doc, src),
 		Params:   p.cfg.Params,
 		At:       p.cfg.Now().UTC(),
-		NotFound: !j.del.found,
+		NotFound: !found,
 	}
 }

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/segmentio/kafka-go"
 
+	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/redistest"
 	"github.com/neardup/neardup/internal/synth"
 	"github.com/neardup/neardup/pipeline"
@@ -198,10 +200,11 @@ func TestServeTombstone(t *testing.T) {
 			if dead := cl.ReadAll(t, deadTopic); len(dead) != 0 {
 				t.Errorf("%d dead letters, e.g. %s", len(dead), dead[0].Value)
 			}
-			// The unique topic: y, x, the tombstone of x (the second found
-			// nothing), the copy and nothing for x re-sent (an exact copy).
+			// The unique topic: y, x, the tombstone of x twice (the second
+			// found nothing, but goes on: at least once), the copy and
+			// nothing for x re-sent (an exact copy).
 			var got []string
-			for _, m := range cl.WaitFor(t, uniqueTopic, 4, time.Minute, nil) {
+			for _, m := range cl.WaitFor(t, uniqueTopic, 5, time.Minute, nil) {
 				s := string(m.Key)
 				if m.Value == nil {
 					s += " tombstone"
@@ -209,9 +212,97 @@ func TestServeTombstone(t *testing.T) {
 				got = append(got, s)
 			}
 			slices.Sort(got)
-			want := []string{"copy-of-" + x.ID, x.ID, x.ID + " tombstone", y.ID}
+			want := []string{"copy-of-" + x.ID, x.ID, x.ID + " tombstone", x.ID + " tombstone", y.ID}
 			slices.Sort(want)
 			if !slices.Equal(got, want) {
+				t.Errorf("unique topic: %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+// killAfterRemove is a fault hook: the member crashes right after the
+// index removed a document, before the delete's event and tombstone are
+// produced and its offset committed.
+type killAfterRemove struct {
+	index.Store
+	kill   func()
+	once   sync.Once
+	killed chan struct{}
+}
+
+func (k *killAfterRemove) Remove(ctx context.Context, ids []string) ([]bool, error) {
+	removed, err := k.Store.Remove(ctx, ids)
+	if err != nil {
+		return removed, err
+	}
+	k.once.Do(func() { k.kill(); close(k.killed) })
+	select { // nothing of it goes further
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-time.After(30 * time.Second):
+		return nil, errors.New("the killed member's pipeline was not cancelled")
+	}
+}
+
+// Issue 37, point 5: a member that crashes between the index's delete and
+// the commit leaves the tombstone unread-as-done; the next owner reads it
+// again, finds nothing left to remove (not_found), and still forwards the
+// tombstone to kafka.unique_topic, so the copy downstream goes (on main
+// only a delete that found the document forwarded it: the downstream copy
+// stayed forever).
+func TestServeTombstoneAfterCrash(t *testing.T) {
+	t.Parallel()
+	for _, backend := range []string{"memory", "redis"} {
+		t.Run(backend, func(t *testing.T) {
+			cl := startKafka(t, 1)
+			kv := []string{"kafka.unique_topic", uniqueTopic}
+			if backend == "redis" {
+				kv = append(kv, "index.url", "redis://"+redistest.StartServer(t)+"/0?namespace=crash")
+			}
+			c := loadConfig(t, cl.Brokers, kv...)
+			st := openStore(t, c)
+			if backend == "memory" {
+				st = memoryStore(t, c)
+			}
+			hook := &killAfterRemove{Store: st, killed: make(chan struct{})}
+			first := start(t, c, hook)
+			hook.kill = first.Kill
+			docs := synth.Corpus(synth.Config{Docs: 1, Seed: 9})
+			cl.Produce(t, inTopic, docMessages(t, docs)...)
+			cl.WaitFor(t, uniqueTopic, 1, time.Minute, nil)
+			cl.Produce(t, inTopic, kafka.Message{Key: []byte(docs[0].ID)})
+			select {
+			case <-hook.killed:
+			case <-time.After(time.Minute):
+				t.Fatal("the tombstone did not reach the index within a minute")
+			}
+			if err := first.stop(t); !errors.Is(err, ErrKilled) {
+				t.Fatalf("first member: %v, want killed", err)
+			}
+			if n := len(cl.ReadAll(t, outTopic)); n != 1 {
+				t.Fatalf("%d events from the killed member, want 1 (the document's, not the delete's)", n)
+			}
+			// The next owner reads the tombstone again.
+			second := start(t, c, st)
+			defer second.stop(t)
+			evs := cl.WaitFor(t, outTopic, 2, time.Minute, nil)
+			var ev fullEvent
+			if len(evs) == 2 {
+				_ = json.Unmarshal(evs[1].Value, &ev)
+			}
+			if ev.ID != docs[0].ID || ev.Kind != pipeline.KindDeleted || !ev.NotFound {
+				t.Errorf("the tombstone read again: %+v, want deleted, not_found", ev)
+			}
+			var got []string
+			for _, m := range cl.WaitFor(t, uniqueTopic, 2, 10*time.Second, nil) {
+				s := string(m.Key)
+				if m.Value == nil {
+					s += " tombstone"
+				}
+				got = append(got, s)
+			}
+			if want := []string{docs[0].ID, docs[0].ID + " tombstone"}; !slices.Equal(got, want) {
 				t.Errorf("unique topic: %q, want %q", got, want)
 			}
 		})
