@@ -282,3 +282,50 @@ func readmeEvent(t *testing.T, ev json.RawMessage) string {
 	fmt.Fprintf(&b, " \"source\":%s, \"params\":{…}, \"at\":\"…\"}\n", js(e.Source))
 	return b.String()
 }
+
+// TestScanEventsGolden pins the event JSON of a fixed corpus, the example
+// documents and the input contract's example records, scanned with the
+// web profile and with sentence matching: every line of scan's output but
+// the time stamp must be that of testdata/scan-events.golden (-update
+// writes it). A change of the event format, or of a verdict, fails here.
+func TestScanEventsGolden(t *testing.T) {
+	t.Chdir(filepath.Join("..", ".."))
+	var out bytes.Buffer
+	for _, args := range [][]string{
+		{"examples/docs", "docs/examples/input.jsonl"},
+		{"--pipeline.granularity=sentence", "examples/sentences"},
+	} {
+		code, stdout, errOut := neardup(t, append([]string{"scan", "--quiet", "--emit", "all"}, args...)...)
+		if code != 0 {
+			t.Fatalf("scan %v: exit %d: %s", args, code, errOut)
+		}
+		fmt.Fprintf(&out, "# neardup scan --emit all %s\n", strings.Join(args, " "))
+		at := regexp.MustCompile(`"at":"[^"]*"`)
+		for _, l := range strings.Split(strings.TrimSpace(stdout), "\n") {
+			out.WriteString(at.ReplaceAllString(l, `"at":"`+exampleAt+`"`) + "\n")
+		}
+	}
+	path := filepath.Join("cmd", "neardup", "testdata", "scan-events.golden")
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test ./cmd/neardup -run TestScanEventsGolden -update writes it)", err)
+	}
+	gl, wl := strings.Split(out.String(), "\n"), strings.Split(string(want), "\n")
+	for i := range min(len(gl), len(wl)) {
+		if gl[i] != wl[i] {
+			t.Fatalf("%s differs from what scan writes now, first at line %d:\nwrites: %s\ngolden: %s", path, i+1, gl[i], wl[i])
+		}
+	}
+	if len(gl) != len(wl) {
+		t.Fatalf("%s: scan writes %d lines, golden %d", path, len(gl), len(wl))
+	}
+}
