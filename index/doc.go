@@ -121,10 +121,12 @@
 //	P e<gen>:<group>         content lane: content digest[0:12] → Seq of the
 //	                         generation's representative (group: digest[12:16])
 //	P m<n>, P f<n>, P v<n>,  per-document records of local Seqs 64n…64n+63,
-//	P k<n>, P s<n>           field Seq mod 64: m external id, f the feature
+//	P k<n>, P s<n>, P l<n>   field Seq mod 64: m external id, f the feature
 //	                         bytes exactly as given, v the verdict bytes,
 //	                         k the keys record (what Remove needs; delete.go),
-//	                         s the source record (sources.go), when set
+//	                         s the source record (sources.go), when set, l the
+//	                         lookup record until the verdict is recorded
+//	                         (recall.go)
 //	P z<token>               a LookupInsert round trip's stop key (single node):
 //	                         set by a call that ended on its time budget, so
 //	                         the later calls of the round do nothing; the
@@ -261,16 +263,40 @@
 // candidates returned in the buckets the entry shares with them (in
 // cluster mode, of every member found there).
 //
+// # Records by sequence number
+//
+// After its insertion a document is named by its Seq: its features,
+// verdict, source record and lookup record are read and written by Seq
+// ([Store.Features], [Store.Verdicts], [Store.RecordVerdicts], …), and a
+// record for a Seq that is no longer stored (removed, expired; in Redis:
+// its meta record gone, or its id mapping to another Seq or to none in
+// the live generations) is refused. Seqs are never reused, so a verdict
+// computed for a document that was deleted meanwhile, and perhaps sent
+// again under its id, lands nowhere instead of on the new document.
+//
 // # Replays
 //
 // Inserting an external id that is stored stores nothing new: the Result
 // has Replay set, the stored Seq and the verdict recorded with
-// [Store.RecordVerdict]. When no verdict was recorded (the first attempt
+// [Store.RecordVerdicts]. When no verdict was recorded (the first attempt
 // failed before recording it, or it is still in flight: the same id twice
-// in one batch), the lookups are repeated, limited to documents with a
-// lower Seq, so the caller can compute the verdict again or wait for the
-// first one. In cluster mode a replay also completes the bucket inserts
-// that a failed first attempt may have left undone.
+// in one batch), the result is the lookup the first attempt got, kept in
+// the document's lookup record (Result.Recalled, recall.go), so the caller
+// computes the verdict the first attempt would have; a document stored
+// without one (a cluster-mode first attempt that stopped before its
+// lookups were resolved) has its lookups repeated, limited to documents
+// with a lower Seq. In cluster mode a replay also completes the bucket
+// inserts that a failed first attempt may have left undone.
+//
+// # Read-only stores
+//
+// RedisConfig.ReadOnly opens a namespace for looking only (neardup
+// check): the scripts are declared no-writes (a write would fail on the
+// server) and sent with EVALSHA_RO, a namespace that does not exist is
+// [ErrIndexLost] and is not created, no older layout is superseded, no
+// expiry swept and no clock field written; a generation no writer has
+// started is read as the empty generation it is. Lookup answers a stored
+// id as its replay, so a read-only store answers what a member would.
 //
 // # Exact copies
 //

@@ -37,8 +37,10 @@ var (
 	ErrParamsMismatch = errors.New("index: parameters do not match the namespace")
 	// ErrInvalid marks a bad configuration or entry.
 	ErrInvalid = errors.New("index: invalid")
-	// ErrNotFound is returned by RecordVerdict for an id that is not
-	// stored (never inserted, deleted or expired).
+	// ErrNotFound means a document is not stored (never inserted,
+	// deleted or expired). The record calls report it per document
+	// (stored[i] false) instead of failing; callers that need an error
+	// wrap it.
 	ErrNotFound = errors.New("index: not found")
 	// ErrClosed is returned by every method after Close.
 	ErrClosed = errors.New("index: closed")

@@ -13,7 +13,7 @@ import (
 	"github.com/neardup/neardup/verify"
 )
 
-// verdictRecord is what the index keeps of a verdict (RecordVerdict): the
+// verdictRecord is what the index keeps of a verdict (RecordVerdicts): the
 // decision, for replays and for the clusters of later duplicates. It
 // leaves out what describes one input rather than the document (source,
 // meta, params): a replay reports its own. Kind, duplicate_of, method and
