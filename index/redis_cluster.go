@@ -143,6 +143,20 @@ func (r *Redis) lookupIDs(ctx context.Context, docs []Entry, out []Result, recs 
 	calls, idx := r.byIDShard(ids, r.scripts.ids, func(args []any, i int) []any {
 		return append(args, ids[i], r.idGroup(ids[i]))
 	})
+	return r.runDecode(ctx, calls, idx, "ids", func(d *decoder, i int) error {
+		seq, vd, lr := d.u48(), d.bytes(), d.bytes()
+		out[i].Seq = checkSeq
+		if seq == 0 {
+			return nil
+		}
+		out[i].Replay, out[i].Seq, out[i].Verdict = true, seq, vd
+		return recalledCluster(&out[i], lr, recs, i)
+	})
+}
+
+// runDecode runs calls and reads each one's reply, a record per document
+// of idx[c] in order, with read; a reply not read exactly is malformed.
+func (r *Redis) runDecode(ctx context.Context, calls []*call, idx [][]int, what string, read func(d *decoder, i int) error) error {
 	if err := r.run(ctx, calls); err != nil {
 		return err
 	}
@@ -153,17 +167,12 @@ func (r *Redis) lookupIDs(ctx context.Context, docs []Entry, out []Result, recs 
 		}
 		d := decoder{s: reply}
 		for _, i := range idx[ci] {
-			seq, vd, lr := d.u48(), d.bytes(), d.bytes()
-			out[i].Seq = checkSeq
-			if seq != 0 {
-				out[i].Replay, out[i].Seq, out[i].Verdict = true, seq, vd
-				if err := recalledCluster(&out[i], lr, recs, i); err != nil {
-					return err
-				}
+			if err := read(&d, i); err != nil {
+				return err
 			}
 		}
 		if d.bad || d.p != len(d.s) {
-			return fmt.Errorf("malformed ids reply")
+			return fmt.Errorf("malformed %s reply", what)
 		}
 	}
 	return nil
@@ -212,28 +221,12 @@ func (r *Redis) reserveAndRegister(ctx context.Context, docs []Entry, out []Resu
 			c.args = append(c.args, e.ID, r.idGroup(e.ID), seq, e.Features, r.encodeKeys(e))
 		}
 	}
-	if err := r.run(ctx, calls); err != nil {
-		return err
-	}
-	for ci, c := range calls {
-		reply, err := c.cmd.Text()
-		if err != nil {
-			return err
-		}
-		d := decoder{s: reply}
-		for _, i := range idx[ci] {
-			out[i].Replay = d.u8() == 1
-			out[i].Seq = d.u48()
-			out[i].Verdict = d.bytes()
-			if err := recalledCluster(&out[i], d.bytes(), recs, i); err != nil {
-				return err
-			}
-		}
-		if d.bad || d.p != len(d.s) {
-			return fmt.Errorf("malformed register reply")
-		}
-	}
-	return nil
+	return r.runDecode(ctx, calls, idx, "register", func(d *decoder, i int) error {
+		out[i].Replay = d.u8() == 1
+		out[i].Seq = d.u48()
+		out[i].Verdict = d.bytes()
+		return recalledCluster(&out[i], d.bytes(), recs, i)
+	})
 }
 
 // bucketsAndResolve are phases 4 and 5 (see lookupCluster).

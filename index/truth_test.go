@@ -5,12 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 
 	"github.com/neardup/neardup/index/redistest"
 )
@@ -146,21 +142,7 @@ func runTruth(t *testing.T, b backend, open func(*testing.T, storeOpts) Store) {
 // sweeps, nor writes the clock: rdb_changes_since_last_save and every
 // key's value and expiry are unchanged, while it answers as a writer
 // would.
-func TestRedisReadOnly(t *testing.T) {
-	for _, cluster := range []bool{false, true} {
-		name := map[bool]string{false: "node", true: "cluster"}[cluster]
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			var addrs []string
-			if cluster {
-				addrs = redistest.StartCluster(t)
-			} else {
-				addrs = []string{redistest.StartServer(t)}
-			}
-			testReadOnly(t, addrs, cluster)
-		})
-	}
-}
+func TestRedisReadOnly(t *testing.T) { onNodeAndCluster(t, testReadOnly) }
 
 func testReadOnly(t *testing.T, addrs []string, cluster bool) {
 	ctx := context.Background()
@@ -170,34 +152,12 @@ func testReadOnly(t *testing.T, addrs []string, cluster bool) {
 		Retention: 10 * time.Second, Generation: 5 * time.Second, Clock: clk.Now, MaxClockAhead: -1, Capacity: 4096}
 	roCfg := cfg
 	roCfg.ReadOnly = true
-	masters := masterClients(t, addrs, cluster)
-	changes := func() (n int64) {
-		for _, c := range masters {
-			info, err := c.Info(ctx, "persistence").Result()
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, l := range strings.Split(info, "\r\n") {
-				if v, ok := strings.CutPrefix(l, "rdb_changes_since_last_save:"); ok {
-					k, _ := strconv.ParseInt(v, 10, 64)
-					n += k
-				}
-			}
-		}
-		return n
-	}
-	dbsize := func() (n int64) {
-		for _, c := range masters {
-			n += c.DBSize(ctx).Val()
-		}
-		return n
-	}
-
+	masters := redistest.Masters(t, addrs)
 	// A missing namespace: not created, whatever is asked.
 	if _, err := NewRedis(ctx, roCfg); !errors.Is(err, ErrIndexLost) {
 		t.Errorf("NewRedis(read-only) on an empty server = %v, want ErrIndexLost", err)
 	}
-	if n := dbsize(); n != 0 {
+	if n := redistest.Snapshot(t, masters).DBSize; n != 0 {
 		t.Errorf("DBSIZE %d after a read-only open of a missing namespace, want 0", n)
 	}
 
@@ -227,8 +187,7 @@ func testReadOnly(t *testing.T, addrs []string, cluster bool) {
 		_ = c.HSet(ctx, "ro:v5:{0}c", "f", "an older build's fingerprint").Err()
 	}
 	clk.Advance(5 * time.Second) // a new generation: nobody has written it
-	before := snapshot(t, masters)
-	n0, c0 := dbsize(), changes()
+	before := redistest.Snapshot(t, masters)
 
 	ro, err := NewRedis(ctx, roCfg)
 	if err != nil {
@@ -283,11 +242,13 @@ func testReadOnly(t *testing.T, addrs []string, cluster bool) {
 			t.Errorf("%s on a read-only store = %v, want ErrInvalid", what, err)
 		}
 	}
-	if n, c := dbsize(), changes(); n != n0 || c != c0 {
-		t.Errorf("after the read-only calls: DBSIZE %d → %d, rdb_changes_since_last_save %d → %d; want both unchanged", n0, n, c0, c)
+	after := redistest.Snapshot(t, masters)
+	if after.DBSize != before.DBSize || after.Changes != before.Changes {
+		t.Errorf("after the read-only calls: DBSIZE %d → %d, rdb_changes_since_last_save %d → %d; want both unchanged",
+			before.DBSize, after.DBSize, before.Changes, after.Changes)
 	}
-	if d := diffSnapshots(before, snapshot(t, masters)); d != "" {
-		t.Errorf("the read-only calls changed keys: %s", d)
+	if d := before.Diff(after); len(d) > 0 {
+		t.Errorf("the read-only calls changed keys: %v", d)
 	}
 
 	// A writer in the same generation answers the same.
@@ -301,71 +262,4 @@ func testReadOnly(t *testing.T, addrs []string, cluster bool) {
 			t.Errorf("%s: read-only %+v, writer %+v", probe[i].ID, got[i], wl[i])
 		}
 	}
-}
-
-// masterClients returns a client per master (the single node, or each
-// master of a cluster).
-func masterClients(t *testing.T, addrs []string, cluster bool) []*redis.Client {
-	t.Helper()
-	var out []*redis.Client
-	for _, a := range addrs {
-		c := redis.NewClient(&redis.Options{Addr: a})
-		t.Cleanup(func() { c.Close() })
-		if cluster {
-			if role, err := c.Do(context.Background(), "ROLE").Slice(); err != nil || len(role) == 0 || role[0] != "master" {
-				continue
-			}
-		}
-		out = append(out, c)
-	}
-	return out
-}
-
-// keyState is a key's value (DUMP) and absolute expiry.
-type keyState struct {
-	dump   string
-	expire int64
-}
-
-// snapshot returns every key of the masters with its state.
-func snapshot(t *testing.T, masters []*redis.Client) map[string]keyState {
-	t.Helper()
-	ctx := context.Background()
-	out := map[string]keyState{}
-	for _, c := range masters {
-		keys, err := c.Keys(ctx, "*").Result()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, k := range keys {
-			d, err := c.Dump(ctx, k).Result()
-			if err != nil {
-				t.Fatal(err)
-			}
-			e, err := c.ExpireTime(ctx, k).Result()
-			if err != nil {
-				t.Fatal(err)
-			}
-			out[k] = keyState{d, int64(e / time.Second)}
-		}
-	}
-	return out
-}
-
-func diffSnapshots(a, b map[string]keyState) string {
-	var d []string
-	for k, v := range a {
-		if w, ok := b[k]; !ok {
-			d = append(d, k+" deleted")
-		} else if w != v {
-			d = append(d, k+" changed")
-		}
-	}
-	for k := range b {
-		if _, ok := a[k]; !ok {
-			d = append(d, k+" created")
-		}
-	}
-	slices.Sort(d)
-	return strings.Join(d, ", ")
 }

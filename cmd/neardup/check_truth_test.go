@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -32,78 +31,13 @@ func startTargets(t *testing.T, ns string) []redisTarget {
 	t.Helper()
 	node := redistest.StartServer(t)
 	cl := redistest.StartCluster(t)
-	mk := func(addrs ...string) []*redis.Client {
-		var out []*redis.Client
-		for _, a := range addrs {
-			c := redis.NewClient(&redis.Options{Addr: a})
-			t.Cleanup(func() { c.Close() })
-			if role, err := c.Do(context.Background(), "ROLE").Slice(); err == nil && len(role) > 0 && role[0] == "master" {
-				out = append(out, c)
-			}
-		}
-		return out
-	}
 	return []redisTarget{
-		{"node", "redis://" + node + "/0?namespace=" + ns, mk(node)},
-		{"cluster", "redis+cluster://" + strings.Join(cl, ",") + "?namespace=" + ns, mk(cl...)},
+		{"node", "redis://" + node + "/0?namespace=" + ns, redistest.Masters(t, []string{node})},
+		{"cluster", "redis+cluster://" + strings.Join(cl, ",") + "?namespace=" + ns, redistest.Masters(t, cl)},
 	}
 }
 
-// dbsize and changes sum DBSIZE and rdb_changes_since_last_save over the
-// masters.
-func (r redisTarget) dbsize(t *testing.T) (n int64) {
-	t.Helper()
-	for _, c := range r.masters {
-		k, err := c.DBSize(context.Background()).Result()
-		if err != nil {
-			t.Fatal(err)
-		}
-		n += k
-	}
-	return n
-}
-
-func (r redisTarget) changes(t *testing.T) (n int64) {
-	t.Helper()
-	for _, c := range r.masters {
-		info, err := c.Info(context.Background(), "persistence").Result()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, l := range strings.Split(info, "\r\n") {
-			if v, ok := strings.CutPrefix(l, "rdb_changes_since_last_save:"); ok {
-				k, _ := strconv.ParseInt(v, 10, 64)
-				n += k
-			}
-		}
-	}
-	return n
-}
-
-// keys returns every key with its value (DUMP) and absolute expiry.
-func (r redisTarget) keys(t *testing.T) map[string]string {
-	t.Helper()
-	ctx := context.Background()
-	out := map[string]string{}
-	for _, c := range r.masters {
-		ks, err := c.Keys(ctx, "*").Result()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, k := range ks {
-			d, err := c.Dump(ctx, k).Result()
-			if err != nil {
-				t.Fatal(err)
-			}
-			e, err := c.ExpireTime(ctx, k).Result()
-			if err != nil {
-				t.Fatal(err)
-			}
-			out[k] = fmt.Sprintf("%x@%d", d, e/time.Second)
-		}
-	}
-	return out
-}
+func (r redisTarget) dbsize(t *testing.T) int64 { return redistest.Snapshot(t, r.masters).DBSize }
 
 func (r redisTarget) flushAll(t *testing.T) {
 	t.Helper()
@@ -206,28 +140,17 @@ func TestCheckWritesNothingAfterTurnover(t *testing.T) {
 				_ = c.HSet(context.Background(), "turn:v"+strconv.Itoa(index.SchemaVersion-1)+":{0}c", "f", "an older fingerprint").Err()
 			}
 			time.Sleep(1200 * time.Millisecond) // the next generation: nobody has written it
-			keys0, n0, w0 := tg.keys(t), tg.dbsize(t), tg.changes(t)
+			before := redistest.Snapshot(t, tg.masters)
 			code, out, errOut := neardup(t, "check", "--index", url, checked, filepath.Join(stored, "s2.txt"))
 			if code != 0 {
 				t.Fatalf("check: exit %d: %s", code, errOut)
 			}
-			if n, w := tg.dbsize(t), tg.changes(t); n != n0 || w != w0 {
-				t.Errorf("check after a turnover: DBSIZE %d → %d, rdb_changes_since_last_save %d → %d; want both unchanged", n0, n, w0, w)
+			after := redistest.Snapshot(t, tg.masters)
+			if after.DBSize != before.DBSize || after.Changes != before.Changes {
+				t.Errorf("check after a turnover: DBSIZE %d → %d, rdb_changes_since_last_save %d → %d; want both unchanged",
+					before.DBSize, after.DBSize, before.Changes, after.Changes)
 			}
-			keys1 := tg.keys(t)
-			var changed []string
-			for k, v := range keys0 {
-				if keys1[k] != v {
-					changed = append(changed, k)
-				}
-			}
-			for k := range keys1 {
-				if _, ok := keys0[k]; !ok {
-					changed = append(changed, k)
-				}
-			}
-			slices.Sort(changed)
-			if len(changed) > 0 {
+			if changed := before.Diff(after); len(changed) > 0 {
 				t.Errorf("check changed %d keys: %v", len(changed), changed[:min(len(changed), 8)])
 			}
 			got := map[string]event{}
