@@ -143,7 +143,7 @@ func (r *Redis) lookupIDs(ctx context.Context, docs []Entry, out []Result, recs 
 	calls, idx := r.byIDShard(ids, r.scripts.ids, func(args []any, i int) []any {
 		return append(args, ids[i], r.idGroup(ids[i]))
 	})
-	return r.runDecode(ctx, calls, idx, "ids", func(d *decoder, i int) error {
+	return runDecode(ctx, r, calls, idx, "ids", func(d *decoder, i int) error {
 		seq, vd, lr := d.u48(), d.bytes(), d.bytes()
 		out[i].Seq = checkSeq
 		if seq == 0 {
@@ -154,9 +154,9 @@ func (r *Redis) lookupIDs(ctx context.Context, docs []Entry, out []Result, recs 
 	})
 }
 
-// runDecode runs calls and reads each one's reply, a record per document
-// of idx[c] in order, with read; a reply not read exactly is malformed.
-func (r *Redis) runDecode(ctx context.Context, calls []*call, idx [][]int, what string, read func(d *decoder, i int) error) error {
+// runDecode runs calls and reads each one's reply, a record per item of
+// idx[c] in order, with read; a reply not read exactly is malformed.
+func runDecode[T any](ctx context.Context, r *Redis, calls []*call, idx [][]T, what string, read func(d *decoder, x T) error) error {
 	if err := r.run(ctx, calls); err != nil {
 		return err
 	}
@@ -221,7 +221,7 @@ func (r *Redis) reserveAndRegister(ctx context.Context, docs []Entry, out []Resu
 			c.args = append(c.args, e.ID, r.idGroup(e.ID), seq, e.Features, r.encodeKeys(e))
 		}
 	}
-	return r.runDecode(ctx, calls, idx, "register", func(d *decoder, i int) error {
+	return runDecode(ctx, r, calls, idx, "register", func(d *decoder, i int) error {
 		out[i].Replay = d.u8() == 1
 		out[i].Seq = d.u48()
 		out[i].Verdict = d.bytes()
@@ -571,25 +571,12 @@ func (r *Redis) resolveCluster(ctx context.Context, seqs map[uint64]bool, names 
 			lists = append(lists, chunk)
 		}
 	}
-	if err := r.run(ctx, calls); err != nil {
-		return err
-	}
-	for ci, c := range calls {
-		reply, err := c.cmd.Text()
-		if err != nil {
-			return err
+	return runDecode(ctx, r, calls, lists, "resolve", func(d *decoder, s uint64) error {
+		if n := int32(d.u32()); n >= 0 {
+			names[s] = d.take(int(n))
 		}
-		d := decoder{s: reply}
-		for _, s := range lists[ci] {
-			if n := int32(d.u32()); n >= 0 {
-				names[s] = d.take(int(n))
-			}
-		}
-		if d.bad {
-			return fmt.Errorf("malformed resolve reply")
-		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // shardTags returns, for each of S shards, the hash tag whose Redis Cluster
