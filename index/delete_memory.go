@@ -42,11 +42,22 @@ func (m *Memory) Remove(ctx context.Context, ids []string) ([]bool, error) {
 			l := m.docs.lock(h)
 			l.Lock()
 			d := m.docs.get(h)
-			keys := d.keys
+			keys, origin := d.keys, d.origin
 			d.dead.Store(true)
 			d.features, d.verdict, d.hasVerdict, d.keys, d.source, d.recall = nil, nil, false, nil, nil, nil
 			l.Unlock()
 			removed[i] = removed[i] || alive
+			if alive && origin != "" {
+				// The id keeps its removed document's origin: a record read
+				// again from before it is not stored again.
+				m.locks[s].Lock()
+				gs := &m.gens[len(m.gens)-1].stripes[s]
+				if gs.gone == nil {
+					gs.gone = map[string]string{}
+				}
+				gs.gone[id] = origin
+				m.locks[s].Unlock()
+			}
 			if keys == nil {
 				continue
 			}

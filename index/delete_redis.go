@@ -191,6 +191,11 @@ while a <= #ARGV do
         r = '0'
         if resolve(s) == id then r = '1' end
         for _, h in ipairs(DESC) do lane(ikey(h, ig), id, s) end
+        -- The id keeps the removed document's origin as its mark: a
+        -- record read again from before it is not stored again.
+        local ok, of = rkey('o', s)
+        local origin = r == '1' and redis.call('HGET', ok, of)
+        if origin then redis.call('HSET', ikey(GEN, ig), id, '-' .. origin) end
         for _, kind in ipairs(RECORDS) do
           local k, f = rkey(kind, s)
           redis.call('HDEL', k, f)

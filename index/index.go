@@ -2,6 +2,7 @@ package index
 
 import (
 	"cmp"
+	"encoding/binary"
 	"context"
 	"errors"
 	"fmt"
@@ -147,6 +148,37 @@ type Entry struct {
 	// Features are opaque bytes stored with the document and returned by
 	// Features. The index neither reads nor changes them.
 	Features []byte
+	// Origin is where the document was read, when that is a position in
+	// an ordered log (Origin: a Kafka topic, partition and offset); ""
+	// for none. It is kept with the document; when the document is
+	// removed, its id keeps the origin as a mark, and a later entry of
+	// that id read from the same partition at or before that offset is a
+	// record read again after the delete (a member crashed before
+	// committing it): it is not stored (Result.Gone). Deletes thus
+	// survive a crash whatever the records are keyed by.
+	Origin string
+}
+
+// Origin returns the Entry.Origin of a record at offset of partition of
+// topic: 16 bytes, the FNV-1a 32 of the topic's name, the partition and
+// the offset, big-endian, so that origins of one partition compare as
+// their offsets do.
+func Origin(topic string, partition int32, offset int64) string {
+	b := make([]byte, 0, originBytes)
+	b = binary.BigEndian.AppendUint32(b, fnv32(topic))
+	b = binary.BigEndian.AppendUint32(b, uint32(partition))
+	b = binary.BigEndian.AppendUint64(b, uint64(offset))
+	return string(b)
+}
+
+// originBytes is the length of an Origin.
+const originBytes = 16
+
+// goneAfter reports whether an entry from origin o re-reads a record
+// whose document was removed after it was stored from origin removed:
+// the same topic and partition, at or before its offset.
+func goneAfter(o, removed string) bool {
+	return len(o) == originBytes && len(removed) == originBytes && o[:8] == removed[:8] && o[8:] <= removed[8:]
 }
 
 func (e *Entry) validate(p Params) error {
@@ -159,6 +191,8 @@ func (e *Entry) validate(p Params) error {
 		return fmt.Errorf("%w: entry %q: %d band keys, want %d", ErrInvalid, e.ID, len(e.Bands), p.Bands)
 	case len(e.Anchors) > MaxAnchors:
 		return fmt.Errorf("%w: entry %q: %d anchors, want ≤ %d", ErrInvalid, e.ID, len(e.Anchors), MaxAnchors)
+	case e.Origin != "" && len(e.Origin) != originBytes:
+		return fmt.Errorf("%w: entry %q: origin of %d bytes is not one of index.Origin", ErrInvalid, e.ID, len(e.Origin))
 	}
 	return nil
 }
@@ -224,6 +258,10 @@ type Result struct {
 	// are empty.
 	Replay  bool
 	Verdict []byte
+	// Gone reports an entry that re-reads the record of a document
+	// removed since (Entry.Origin): nothing was stored and nothing looked
+	// up; Seq is 0.
+	Gone bool
 	// Recalled reports a replay without a verdict answered from the
 	// lookup its first attempt recorded (the lookup record, written with
 	// the document): the candidates, lane hits, common keys and counts

@@ -149,6 +149,9 @@ type memGenStripe struct {
 	one    flatMap // LSH bucket of one member, or bigTag|0 → big
 	big    bigMap
 	ids    map[string]uint32
+	// gone maps the ids removed in this generation to their removed
+	// document's origin (Entry.Origin; Redis: a '-' value in the id hash).
+	gone   map[string]string
 	imatch map[sketch.Digest]uint32
 	copies map[sketch.ContentDigest]uint32
 }
@@ -179,6 +182,7 @@ type memDoc struct {
 	hasVerdict bool
 	keys       []byte // the keys record (delete.go), for Remove
 	source     []byte // the source record (sources.go); nil: none
+	origin     string // Entry.Origin
 	// recall is the lookup the document's insertion was given (the
 	// Redis 'l' record), until its verdict is recorded: a replay without
 	// a verdict is answered from it (Result.Recalled).
@@ -189,7 +193,7 @@ type memDoc struct {
 
 // reset empties a record for reuse. The document lock is held.
 func (d *memDoc) reset() {
-	d.id, d.seq, d.features, d.verdict, d.hasVerdict, d.keys, d.source, d.recall = "", 0, nil, nil, false, nil, nil, nil
+	d.id, d.seq, d.features, d.verdict, d.hasVerdict, d.keys, d.source, d.recall, d.origin = "", 0, nil, nil, false, nil, nil, nil, ""
 	d.dead.Store(false)
 	d.gen.Store(nil)
 }
@@ -640,6 +644,10 @@ func (m *Memory) lookupInsertLocked(e *Entry, st *entryState) error {
 		// Looked up after every stored document; nothing is stored.
 		st.self, st.selfSeq, st.lookOnly = bigTag, m.seq.Load()+1, true
 		r.Seq = st.selfSeq
+	} else if mark, ok := m.goneMark(e.ID, st.now); ok && goneAfter(e.Origin, mark) {
+		// A record read again after its document was removed.
+		r.Gone = true
+		return nil
 	} else {
 		h, err := m.docs.alloc()
 		if err != nil {
@@ -652,7 +660,7 @@ func (m *Memory) lookupInsertLocked(e *Entry, st *entryState) error {
 		l := m.docs.lock(h)
 		l.Lock()
 		d.reset()
-		d.id, d.seq, d.keys = e.ID, seq, encodeKeys(e)
+		d.id, d.seq, d.keys, d.origin = e.ID, seq, encodeKeys(e), e.Origin
 		if len(e.Features) > 0 {
 			d.features = slices.Clone(e.Features)
 		}
@@ -817,6 +825,20 @@ func (m *Memory) findID(id string, now int64) (uint32, bool) {
 		}
 	}
 	return 0, false
+}
+
+// goneMark returns the origin of the document last removed under id, in
+// a readable generation, newest first. The id's stripe is locked.
+func (m *Memory) goneMark(id string, now int64) (string, bool) {
+	s := idStripe(id)
+	for i := len(m.gens) - 1; i >= 0; i-- {
+		if g := m.gens[i]; m.readable(g, now) {
+			if o, ok := g.stripes[s].gone[id]; ok {
+				return o, true
+			}
+		}
+	}
+	return "", false
 }
 
 // lowerLive reports whether a lane hit h is usable by the entry: not the

@@ -935,7 +935,7 @@ func (r *Redis) lookupRound(ctx context.Context, docs []Entry, out []Result, che
 			if !check {
 				keys = r.encodeKeys(e)
 			}
-			args = append(args, e.ID, r.idGroup(e.ID), flags, e.Features, keys, buf[start:len(buf):len(buf)])
+			args = append(args, e.ID, r.idGroup(e.ID), flags, e.Features, keys, e.Origin, buf[start:len(buf):len(buf)])
 			if e.HasSimHash {
 				args = append(args, binary.BigEndian.AppendUint64(nil, e.SimHash))
 			}
@@ -983,7 +983,7 @@ func (r *Redis) lookupRound(ctx context.Context, docs []Entry, out []Result, che
 		for i := range k {
 			res := &out[lo+i]
 			st := d.u8()
-			res.Replay, res.Recalled = st >= 1, st == 2
+			res.Replay, res.Recalled, res.Gone = st == 1 || st == 2, st == 2, st == 3
 			res.Seq = d.u48()
 			res.Truncated = int(d.u32())
 			res.Common = int(d.u16())

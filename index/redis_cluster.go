@@ -70,7 +70,9 @@ func (r *Redis) lookupCluster(ctx context.Context, docs []Entry, check bool) ([]
 	first := map[uint64]int{}
 	for i := range out {
 		same[i] = -1
-		if !out[i].Replay {
+		if out[i].Gone {
+			recs[i] = &lookupRec{} // nothing to look up
+		} else if !out[i].Replay {
 			first[out[i].Seq] = i
 		} else if f, ok := first[out[i].Seq]; ok && out[i].Verdict == nil && recs[i] == nil {
 			same[i] = f
@@ -105,7 +107,7 @@ func (r *Redis) lookupCluster(ctx context.Context, docs []Entry, check bool) ([]
 func (r *Redis) keepLookups(ctx context.Context, out []Result, hot []hotOf) error {
 	byShard := make([][]int, r.shards)
 	for i := range out {
-		if !out[i].Replay {
+		if !out[i].Replay && !out[i].Gone {
 			sh := int(out[i].Seq % uint64(r.shards))
 			byShard[sh] = append(byShard[sh], i)
 		}
@@ -218,11 +220,12 @@ func (r *Redis) reserveAndRegister(ctx context.Context, docs []Entry, out []Resu
 			e := &docs[i]
 			g := r.idGroup(e.ID)
 			seq := (first+uint64(i))*S + uint64(r.shardOfGroup(g))
-			c.args = append(c.args, e.ID, r.idGroup(e.ID), seq, e.Features, r.encodeKeys(e))
+			c.args = append(c.args, e.ID, r.idGroup(e.ID), seq, e.Features, r.encodeKeys(e), e.Origin)
 		}
 	}
 	return runDecode(ctx, r, calls, idx, "register", func(d *decoder, i int) error {
-		out[i].Replay = d.u8() == 1
+		st := d.u8()
+		out[i].Replay, out[i].Gone = st == 1, st == 3
 		out[i].Seq = d.u48()
 		out[i].Verdict = d.bytes()
 		return recalledCluster(&out[i], d.bytes(), recs, i)

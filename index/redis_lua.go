@@ -105,8 +105,8 @@ local EXP = (GEN + 1) * L + R
 -- yet (it has no layout) as the empty generation it is.
 if RO and not LB[GEN] then table.remove(DESC, 1) end
 -- RECORDS are the per-document record kinds: meta (id), features,
--- verdict, keys, source and lookup.
-local RECORDS = {'m', 'f', 'v', 'k', 's', 'l'}
+-- verdict, keys, source, lookup and origin.
+local RECORDS = {'m', 'f', 'v', 'k', 's', 'l', 'o'}
 
 -- Numbers become key names through itos ('%d', an integer format): Lua's
 -- own number-to-string conversion (a concatenation with a number) goes
@@ -306,7 +306,7 @@ local function resolve(s)
 end
 
 -- Deferred writes of per-document records, one HSET per record hash.
-local WM, WF, WK, WL = {}, {}, {}, {}
+local WM, WF, WK, WL, WO = {}, {}, {}, {}, {}
 local function defer(w, kind, s, v)
   local k, f = rkey(kind, s)
   local l = w[k]
@@ -323,16 +323,33 @@ local function flush(w)
   end
 end
 
--- register returns the stored seq of id and whether it was already stored;
--- otherwise it stores id → seq in the current generation.
-local function register(id, ig, seq)
-  for _, h in ipairs(OLD) do
+-- An id hash field holds the seq of the document stored under the id,
+-- or, once that document is removed, '-' and its origin (Entry.Origin:
+-- the topic's FNV-1a 32, the partition u32, the offset u64): the
+-- removal's mark.
+local function ismark(v) return sub(v, 1, 1) == '-' end
+-- gone reports whether an entry from origin o re-reads a record stored
+-- before the removal marked mark: the same topic and partition, at or
+-- before the removed document's offset.
+local function gone(o, mark)
+  if #o ~= 16 or #mark ~= 17 or sub(o, 1, 8) ~= sub(mark, 2, 9) then return false end
+  return sub(o, 9) <= sub(mark, 10)
+end
+
+-- register returns the stored seq of id and whether it was already
+-- stored; otherwise, unless the entry (origin) re-reads the record of a
+-- document removed since (the third result), it stores id → seq in the
+-- current generation.
+local function register(id, ig, seq, origin)
+  local mark
+  for _, h in ipairs(DESC) do -- newest first
     local s = redis.call('HGET', ikey(h, ig), id)
-    if s then return tonumber(s), true end
+    if s and not ismark(s) then return tonumber(s), true, false end
+    mark = mark or s
   end
-  local k = ikey(GEN, ig)
-  if redis.call('HSETNX', k, id, itos(seq)) == 1 then return seq, false end
-  return tonumber(redis.call('HGET', k, id)), true
+  if mark and origin ~= '' and gone(origin, mark) then return 0, false, true end
+  redis.call('HSET', ikey(GEN, ig), id, itos(seq))
+  return seq, false, false
 end
 
 -- idSeq returns the seq of a live document stored under id (id group ig),
@@ -341,6 +358,7 @@ local function idSeq(id, ig)
   for _, h in ipairs(DESC) do
     local s = redis.call('HGET', ikey(h, ig), id)
     if s then
+      if ismark(s) then return nil end
       s = tonumber(s)
       if resolve(s) then return s end
       return nil
@@ -794,27 +812,11 @@ local q0 = q
 local out = {}
 local a = 9
 while a <= #ARGV do
-  local id, ig, flags, feat, krec = ARGV[a], ARGV[a + 1], tonumber(ARGV[a + 2]), ARGV[a + 3], ARGV[a + 4]
-  a = a + 5
+  local id, ig, flags, feat, krec, origin = ARGV[a], ARGV[a + 1], tonumber(ARGV[a + 2]), ARGV[a + 3], ARGV[a + 4], ARGV[a + 5]
+  a = a + 6
   -- flags 16: look up only (Lookup): the document is not registered and
   -- nothing is written; it stands after every stored document.
   local check = math.floor(flags / 16) % 2 == 1
-  local self, replay
-  if check then
-    -- A stored id is looked up as its replay is, without writing.
-    self = idSeq(id, ig)
-    if self then replay = true else self, replay = q + 1, false end
-  else self, replay = register(id, ig, q + 1) end
-  local vd, lrec = false, false
-  if replay then
-    vd = verdict(self)
-    if not vd then lrec = lookupOf(self) end
-  elseif not check then
-    q = self
-    RCACHE[self] = id
-    defer(WM, 'm', self, id)
-  end
-  begin(self, (replay or check) and 1 or 0)
   local hasSim, hasIM = flags % 2 == 1, math.floor(flags / 2) % 2 == 1
   local hasC, hasA = math.floor(flags / 4) % 2 == 1, math.floor(flags / 8) % 2 == 1
   local ops = ARGV[a]
@@ -825,6 +827,31 @@ while a <= #ARGV do
   if hasIM then a = a + 1 end
   local ca = a
   if hasC then a = a + 1 end
+  repeat -- one document; break: done with it
+  local self, replay, isgone
+  if check then
+    -- A stored id is looked up as its replay is, without writing.
+    self = idSeq(id, ig)
+    if self then replay = true else self, replay = q + 1, false end
+  else self, replay, isgone = register(id, ig, q + 1, origin) end
+  if isgone then
+    -- A record read again after its document was removed: nothing
+    -- stored, nothing looked up (status 3).
+    out[#out + 1] = struct.pack('>BI6I4I2', 3, 0, 0, 0) .. lenstr(false) .. struct.pack('>I6', 0) .. lenstr(false) ..
+      struct.pack('>I6', 0) .. lenstr(false) .. struct.pack('>I4I2I2', 0, 0, 0)
+    break
+  end
+  local vd, lrec = false, false
+  if replay then
+    vd = verdict(self)
+    if not vd then lrec = lookupOf(self) end
+  elseif not check then
+    q = self
+    RCACHE[self] = id
+    defer(WM, 'm', self, id)
+    if #origin > 0 then defer(WO, 'o', self, origin) end
+  end
+  begin(self, (replay or check) and 1 or 0)
   local skip = replay and (vd or lrec)
   local cp, cpold = 0, false
   if not skip and hasC then
@@ -912,6 +939,7 @@ while a <= #ARGV do
   out[#out + 1] = struct.pack('>BI6I4I2', status, self, TRUNC, HOT) .. lenstr(vd) ..
     struct.pack('>I6', cp) .. lenstr(cpid) .. struct.pack('>I6', ex) .. lenstr(exid) ..
     struct.pack('>I4I2', dropped, n) .. cand .. hotl
+  until true
   if WMAX > 0 and a <= #ARGV and usec() - T0 >= WMAX then
     -- PX: a round whose pipeline broke off does not leave it for long.
     if not LAST then redis.call('SET', KEYS[2], '1', 'PX', 60000) end
@@ -922,6 +950,7 @@ flush(WM)
 flush(WF)
 flush(WK)
 flush(WL)
+flush(WO)
 countEntries()
 if q ~= q0 then redis.call('HSET', CLOCK, 'q', q) end
 return struct.pack('>I2', #out) .. table.concat(out)
@@ -929,28 +958,32 @@ return struct.pack('>I2', #out) .. table.concat(out)
 
 // luaRegister is cluster phase 2, per id shard (a document's records
 // live in its id's shard). ARGV[7…], per document: id idg seq features
-// keys. Reply per document: status u8 · seq u48 · verdict · lookup record
-// (each i32 length, −1 = none; the lookup record only for a replay
-// without a verdict).
+// keys origin. Reply per document: status u8 (0 new, 1 replay, 3 gone:
+// a record read again after its document was removed) · seq u48 ·
+// verdict · lookup record (each i32 length, −1 = none; the lookup record
+// only for a replay without a verdict).
 const luaRegister = luaPrelude + `
 local out = {}
-for a = 7, #ARGV, 5 do
-  local id, ig, seq, feat, krec = ARGV[a], ARGV[a + 1], tonumber(ARGV[a + 2]), ARGV[a + 3], ARGV[a + 4]
-  local self, replay = register(id, ig, seq)
+for a = 7, #ARGV, 6 do
+  local id, ig, seq, feat, krec, origin = ARGV[a], ARGV[a + 1], tonumber(ARGV[a + 2]), ARGV[a + 3], ARGV[a + 4], ARGV[a + 5]
+  local self, replay, isgone = register(id, ig, seq, origin)
   local vd, lrec = false, false
-  if replay then
+  if isgone then
+  elseif replay then
     vd = verdict(self)
     if not vd then lrec = lookupOf(self) end
   else
+    if #origin > 0 then defer(WO, 'o', self, origin) end
     defer(WM, 'm', self, id)
     if #feat > 0 then defer(WF, 'f', self, feat) end
     if #krec > 0 then defer(WK, 'k', self, krec) end
   end
-  out[#out + 1] = struct.pack('>BI6', replay and 1 or 0, self) .. lenstr(vd) .. lenstr(lrec)
+  out[#out + 1] = struct.pack('>BI6', isgone and 3 or (replay and 1 or 0), self) .. lenstr(vd) .. lenstr(lrec)
 end
 flush(WM)
 flush(WF)
 flush(WK)
+flush(WO)
 return table.concat(out)
 `
 

@@ -63,6 +63,57 @@ func runTruth(t *testing.T, b backend, open func(*testing.T, storeOpts) Store) {
 		}
 	})
 
+	t.Run("gone", func(t *testing.T) {
+		// A removed document's id keeps its origin: an entry of the id
+		// from the same partition at or before that offset is a record
+		// read again (Gone: nothing stored), one after it or from another
+		// partition a new document; an entry without an origin is new.
+		s := open(t, storeOpts{})
+		mk := func(part int32, off int64) Entry {
+			e := entry(p, "d", nil)
+			e.Origin = Origin("docs", part, off)
+			return e
+		}
+		first := insert(t, s, mk(0, 10))[0]
+		if first.Gone || first.Replay {
+			t.Fatalf("d: %+v", first)
+		}
+		if r := insert(t, s, mk(0, 10))[0]; !r.Replay || r.Gone {
+			t.Errorf("d's record again, stored: %+v, want its replay", r)
+		}
+		if removed, err := s.Remove(ctx, []string{"d"}); err != nil || !removed[0] {
+			t.Fatalf("Remove(d) = %v, %v", removed, err)
+		}
+		for _, off := range []int64{10, 3} {
+			if r := insert(t, s, mk(0, off))[0]; !r.Gone || r.Replay || r.Seq != 0 {
+				t.Errorf("d's record at offset %d read after its delete: %+v, want Gone", off, r)
+			}
+		}
+		if seqsOf(t, s, "d")[0] != 1<<48-1 {
+			t.Errorf("d stored again by a record read again")
+		}
+		if r := insert(t, s, mk(1, 2))[0]; r.Gone || r.Replay {
+			t.Errorf("d from another partition: %+v, want a new document", r)
+		}
+		if _, err := s.Remove(ctx, []string{"d"}); err != nil {
+			t.Fatal(err)
+		}
+		if r := insert(t, s, mk(0, 11))[0]; r.Gone || r.Replay {
+			t.Errorf("d later in its partition: %+v, want a new document", r)
+		}
+		if _, err := s.Remove(ctx, []string{"d"}); err != nil {
+			t.Fatal(err)
+		}
+		if r := insert(t, s, entry(p, "d", nil))[0]; r.Gone || r.Replay {
+			t.Errorf("d without an origin: %+v, want a new document", r)
+		}
+		bad := entry(p, "x", nil)
+		bad.Origin = "docs, not an origin"
+		if _, err := s.LookupInsert(ctx, []Entry{bad}); !errors.Is(err, ErrInvalid) {
+			t.Errorf("an origin not made by Origin: %v, want ErrInvalid", err)
+		}
+	})
+
 	t.Run("recall", func(t *testing.T) {
 		// A replay without a verdict gets the lookup its first attempt
 		// got, although later documents have since made its keys common

@@ -32,7 +32,9 @@ type Event struct {
 	Params      Params         `json:"params"`
 	At          time.Time      `json:"at"`
 	// Replay marks the first verdict of an id seen again (at-least-once
-	// delivery); nothing new was stored.
+	// delivery); nothing new was stored. With kind deleted it marks the
+	// record of a document deleted after it was stored, read again: the
+	// document is not stored again.
 	Replay bool `json:"replay,omitempty"`
 	// Abridged marks a replay whose matches are those the index keeps of
 	// the first verdict: the first three, without passages (the first

@@ -102,6 +102,9 @@ func (p *Pipeline) processBatch(ctx context.Context, batch []*job, verifyIn chan
 	}
 	for i, j := range live {
 		j.res = results[i]
+		if j.res.Gone {
+			continue // a record read again after its document's delete (resolve.go)
+		}
 		j.discount = p.discount(j)
 		switch {
 		case !j.res.Replay:

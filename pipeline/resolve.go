@@ -195,6 +195,15 @@ func (p *Pipeline) resolve(ctx context.Context, r verify.Result, fl *inflight) (
 		o.Event = p.deletedEvent(j) // delete.go
 		return o, nil, nil
 	}
+	if j.res.Gone {
+		// The record of a document deleted after it was stored, read
+		// again (a member crashed before committing it): it is answered
+		// as the delete was, and nothing is stored.
+		ev := p.DeletedEvent(j.item.Doc, j.item.Source, true)
+		ev.Replay = true
+		o.Event = ev
+		return o, nil, nil
+	}
 	if r.Err != nil {
 		return p.reject(j, o, ReasonInternal, r.Err)
 	}

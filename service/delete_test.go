@@ -23,7 +23,9 @@ import (
 // redisState counts what the index holds on a Redis node or cluster: the
 // keys (DBSIZE, less the shards' clock hashes, whose Seq counter only
 // grows) and the fields of those hashes (less the o-fields that count
-// documents full buckets turned away). Deletes must bring both back.
+// documents full buckets turned away, and the marks a delete leaves in an
+// id hash: '-' and the removed document's origin, index.Entry.Origin).
+// Deletes must bring both back.
 func redisState(t *testing.T, addrs []string, cluster bool) (dbsize, keys, fields int) {
 	t.Helper()
 	ctx := context.Background()
@@ -44,15 +46,20 @@ func redisState(t *testing.T, addrs []string, cluster bool) (dbsize, keys, field
 				if strings.HasSuffix(key, "}c") {
 					continue
 				}
-				hk, err := c.HKeys(ctx, key).Result()
+				hv, err := c.HGetAll(ctx, key).Result()
 				if err != nil {
 					return fmt.Errorf("%s: %w", key, err)
 				}
-				k++
-				for _, field := range hk {
-					if !(len(field) == 5 && field[0] == 'o') {
-						f++
+				idHash := strings.Contains(key, "}i")
+				kept := 0
+				for field, v := range hv {
+					if !(len(field) == 5 && field[0] == 'o') && !(idHash && strings.HasPrefix(v, "-")) {
+						kept++
 					}
+				}
+				if kept > 0 {
+					k++
+					f += kept
 				}
 			}
 			if cur = next; cur == 0 {
@@ -304,6 +311,100 @@ func TestServeTombstoneAfterCrash(t *testing.T) {
 			}
 			if want := []string{docs[0].ID, docs[0].ID + " tombstone"}; !slices.Equal(got, want) {
 				t.Errorf("unique topic: %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+// Issue 38, point 5: records keyed by site, not by id: a document's
+// record and its tombstone (keyed by the id) sit in different partitions,
+// here each owned by one of two members. The documents' member stores them
+// and is killed before committing them; the other member has deleted
+// them (their tombstones) by then, takes the documents' partition over and
+// reads their records again. Every deleted document stays deleted (on main
+// every one was stored again; 11 of 20 in a SIGKILL run).
+func TestServeDeletesSurviveCrashKeyedBySite(t *testing.T) {
+	t.Parallel()
+	for _, backend := range []string{"memory", "redis"} {
+		t.Run(backend, func(t *testing.T) {
+			t.Parallel() // each waits about 10 s for the lag gauges (the split)
+			cl := startKafka(t, 2)
+			// Nothing is committed before the kill (commit_interval 1h).
+			kv := []string{"kafka.commit_interval", "1h"}
+			if backend == "redis" {
+				kv = append(kv, "index.url", "redis://"+redistest.StartServer(t)+"/0?namespace=site")
+			}
+			c := loadConfig(t, cl.Brokers, kv...)
+			st := openStore(t, c)
+			if backend == "memory" {
+				st = memoryStore(t, c)
+			}
+			// The documents' records in the site's partition, their ids
+			// (their tombstones' keys) in the other one.
+			part := func(key string) int { return (&kafka.Hash{}).Balance(kafka.Message{Key: []byte(key)}, 0, 1) }
+			site := "site-a"
+			var msgs, tombstones []kafka.Message
+			var ids []string
+			g := synth.NewGenerator(77, 5000)
+			for n := 0; len(ids) < 20; n++ {
+				id := fmt.Sprintf("doc-%03d", n)
+				if part(id) == part(site) {
+					continue
+				}
+				v, err := json.Marshal(map[string]string{"id": id, "text": g.Text(g.Words(200))})
+				if err != nil {
+					t.Fatal(err)
+				}
+				ids = append(ids, id)
+				msgs = append(msgs, kafka.Message{Key: []byte(site), Value: v})
+				tombstones = append(tombstones, kafka.Message{Key: []byte(id)})
+			}
+			a, b := start(t, c, st), start(t, c, st)
+			deadline := time.Now().Add(time.Minute)
+			for len(metricLag(t, a)) != 1 || len(metricLag(t, b)) != 1 {
+				if time.Now().After(deadline) {
+					t.Fatalf("partitions not split between the members: %v, %v", metricLag(t, a), metricLag(t, b))
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			docsOwner := a
+			if _, ok := metricLag(t, b)[part(site)]; ok {
+				docsOwner = b
+			}
+			cl.Produce(t, inTopic, msgs...)
+			cl.WaitFor(t, outTopic, len(msgs), time.Minute, nil)
+			cl.Produce(t, inTopic, tombstones...)
+			cl.WaitFor(t, outTopic, len(msgs)+len(tombstones), time.Minute, nil)
+			docsOwner.Kill()
+			if err := docsOwner.stop(t); !errors.Is(err, ErrKilled) {
+				t.Fatalf("the documents' member: %v, want killed", err)
+			}
+			// The other member reads the documents' records again.
+			cl.WaitFor(t, outTopic, 2*len(msgs)+len(tombstones), time.Minute, nil)
+			pc, err := pipeline.FromConfig(c, "test")
+			if err != nil {
+				t.Fatal(err)
+			}
+			probe, err := pipeline.New(pc, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var probes []index.Entry
+			for _, id := range ids {
+				probes = append(probes, index.Entry{ID: id, Bands: make([]uint64, probe.IndexParams().Bands)})
+			}
+			res, err := st.Lookup(context.Background(), probes)
+			if err != nil {
+				t.Fatal(err)
+			}
+			restored := 0
+			for _, r := range res {
+				if r.Replay {
+					restored++
+				}
+			}
+			if restored > 0 {
+				t.Errorf("%d of %d deleted documents stored again", restored, len(ids))
 			}
 		})
 	}
