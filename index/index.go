@@ -2,8 +2,8 @@ package index
 
 import (
 	"cmp"
-	"encoding/binary"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"

@@ -146,9 +146,9 @@ type memGen struct {
 }
 
 type memGenStripe struct {
-	one    flatMap // LSH bucket of one member, or bigTag|0 → big
-	big    bigMap
-	ids    map[string]uint32
+	one flatMap // LSH bucket of one member, or bigTag|0 → big
+	big bigMap
+	ids map[string]uint32
 	// gone maps the ids removed in this generation to their removed
 	// document's origin (Entry.Origin; Redis: a '-' value in the id hash).
 	gone   map[string]string
