@@ -292,9 +292,10 @@ func runConformance(t *testing.T, b backend) {
 				t.Errorf("%s: %+v, want a copy of a and nothing else", id, r[i])
 			}
 		}
-		// No lookup returns a copy, so it keeps no features (nor a keys
-		// record): on a single node and in memory. In cluster mode its
-		// records are written before the content lane is read.
+		// No lookup returns a copy, so it keeps no features (its keys
+		// record holds its content digest alone): on a single node and in
+		// memory. In cluster mode its records are written before the
+		// content lane is read.
 		for i, f := range features(t, s, []string{"a", "b", "c"}) {
 			want := ""
 			if i == 0 || b.cluster {
@@ -320,21 +321,34 @@ func runConformance(t *testing.T, b backend) {
 		if st, ok := s.(interface{ Stats() Stats }); ok && st.Stats().Copies != 4 {
 			t.Errorf("stats %+v, want 4 copies", st.Stats())
 		}
-		if b.cluster {
-			return // a dead representative is not replaced in cluster mode
-		}
-		// The representative gone, the next document with that content
+		// The representative gone, its newest stored copy takes its place
+		// (issue 38: a later copy of a text still stored is found), then
+		// the next, and with none left the next document with that content
 		// takes its place and is looked up in full.
 		if err := s.Delete(ctx, "a"); err != nil {
 			t.Fatal(err)
 		}
-		re := insert(t, s, mk("e", map[int]uint64{0: a.Bands[0]}))[0]
-		if re.Copy != "" {
-			t.Errorf("e after a was deleted: copy %q", re.Copy)
+		if r := insert(t, s, mk("e", map[int]uint64{0: a.Bands[0]}))[0]; r.Copy != "c2" {
+			t.Errorf("e after a was deleted: copy %q, want c2 (the newest copy stored)", r.Copy)
 		}
-		wantCands(t, "e", re, "d/lsh")
-		if r := insert(t, s, mk("f", nil))[0]; r.Copy != "e" {
-			t.Errorf("f: copy %q, want e", r.Copy)
+		for _, step := range []struct{ del, want string }{{"c2", "e"}, {"e", "fc2"}} {
+			if err := s.Delete(ctx, step.del); err != nil {
+				t.Fatal(err)
+			}
+			if r := insert(t, s, mk("f"+step.del, nil))[0]; r.Copy != step.want {
+				t.Errorf("after %s was deleted: copy %q, want %s", step.del, r.Copy, step.want)
+			}
+		}
+		if err := s.Delete(ctx, "b", "fc2", "fe"); err != nil {
+			t.Fatal(err)
+		}
+		rg := insert(t, s, mk("g", map[int]uint64{0: a.Bands[0]}))[0]
+		if rg.Copy != "" {
+			t.Errorf("g with every copy deleted: copy %q", rg.Copy)
+		}
+		wantCands(t, "g", rg, "d/lsh")
+		if r := insert(t, s, mk("h", nil))[0]; r.Copy != "g" {
+			t.Errorf("h: copy %q, want g", r.Copy)
 		}
 	})
 

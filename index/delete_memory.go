@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"slices"
+
+	"github.com/neardup/neardup/sketch"
 )
 
 // Delete implements [Store].
@@ -65,7 +67,7 @@ func (m *Memory) Remove(ctx context.Context, ids []string) ([]bool, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%w: memory: %w", ErrInvalid, err)
 			}
-			m.unlink(h, &e)
+			m.unlink(h, &e, now)
 		}
 	}
 	return removed, nil
@@ -73,7 +75,7 @@ func (m *Memory) Remove(ctx context.Context, ids []string) ([]bool, error) {
 
 // unlink removes handle h from every bucket and lane entry of e, in every
 // generation. genMu is held for reading.
-func (m *Memory) unlink(h uint32, e *Entry) {
+func (m *Memory) unlink(h uint32, e *Entry, now int64) {
 	sim, anchors := keysOf(e, m.simK)
 	type op struct {
 		key uint64
@@ -109,9 +111,34 @@ func (m *Memory) unlink(h uint32, e *Entry) {
 		s := contentStripe(&e.Content)
 		m.locks[s].Lock()
 		for _, g := range m.gens {
-			deleteOwned(g.stripes[s].copies, e.Content, h)
+			m.unlinkContent(&g.stripes[s], e.Content, h, now)
 		}
 		m.locks[s].Unlock()
+	}
+}
+
+// unlinkContent takes document h out of content lane entry c of a stripe
+// (Redis: laneRep): out of the recent copies, with the copies gone; when h
+// is the representative, the newest copy left takes its place. The stripe
+// is locked.
+func (m *Memory) unlinkContent(gs *memGenStripe, c sketch.ContentDigest, h uint32, now int64) {
+	var keep []memRef
+	for _, r := range gs.recent[c] {
+		if r.h != h && m.alive(r.h, now) && m.docs.get(r.h).seq == r.seq {
+			keep = append(keep, r)
+		}
+	}
+	if rep, ok := gs.copies[c]; ok && rep == h {
+		if n := len(keep); n > 0 {
+			gs.copies[c], keep = keep[n-1].h, keep[:n-1]
+		} else {
+			delete(gs.copies, c)
+		}
+	}
+	if len(keep) == 0 {
+		delete(gs.recent, c)
+	} else {
+		gs.recent[c] = keep
 	}
 }
 

@@ -73,6 +73,30 @@ local find = string.find
 local function lane(k, f, s)
   if tonumber(redis.call('HGET', k, f)) == s then redis.call('HDEL', k, f) end
 end
+-- laneRep takes seq s out of content lane entry f of hash k: the recent
+-- copies (field f+, copyOp) drop it and the copies gone; when s is the
+-- representative, the newest copy left takes its place, so later copies
+-- of a text still stored find it. In cluster mode (S > 1) the copies'
+-- records live in other shards: the list keeps them (a copy removed
+-- leaves the list itself, by its own keys record), and a copy that
+-- expired meanwhile is a representative readers find dead.
+local function laneRep(k, f, s)
+  local v = redis.call('HMGET', k, f, f .. '+')
+  local list, keep = v[2] or '', {}
+  for p = 1, #list - 5, 6 do
+    local c = struct.unpack('>I6', list, p)
+    if c ~= s and (S > 1 or resolve(c)) then keep[#keep + 1] = sub(list, p, p + 5) end
+  end
+  if tonumber(v[1]) == s then
+    local nx = table.remove(keep)
+    if nx then redis.call('HSET', k, f, itos(struct.unpack('>I6', nx)))
+    else redis.call('HDEL', k, f) end
+  end
+  local nl = table.concat(keep)
+  if nl ~= list then
+    if #nl == 0 then redis.call('HDEL', k, f .. '+') else redis.call('HSET', k, f .. '+', nl) end
+  end
+end
 -- drop removes member me from field f, of value val, of the band or
 -- passage group k, where find found it at q: the 6-byte entries equal to
 -- it, or the exemplar of a common mark.
@@ -182,7 +206,7 @@ while a <= #ARGV do
       end
       if #ct > 0 then
         local g, f = struct.unpack('>I4', ct, 13), sub(ct, 1, 12)
-        for _, h in ipairs(DESC) do lane(ckey(h, g), f, s) end
+        for _, h in ipairs(DESC) do laneRep(ckey(h, g), f, s) end
       end
       local r = '-'
       if #id > 0 and deferred then

@@ -222,6 +222,14 @@
 // Documents that found a removed document keep what they were told: the
 // index does not revisit other documents' verdicts.
 //
+// A removed document's id keeps its origin (Entry.Origin; Redis: the id
+// hash field holds '-' and the origin instead of a Seq): an entry of the
+// id read from the same partition at or before that offset is a record
+// read again after a crash, and is not stored again (Result.Gone). When
+// the removed document represents its content in the content lane, the
+// newest of its recent exact copies (the lane keeps four, field f+) takes
+// its place: later exact copies of the text still find it.
+//
 // # Common keys
 //
 // A band or passage-table key (LSH bands, passage anchors, sentence keys)
@@ -302,17 +310,20 @@
 //
 // Each generation's content lane maps a content digest to its
 // representative: the first document with that content to arrive in the
-// generation (with RefreshOnMatch, an older one carried forward). A
+// generation (with RefreshOnMatch, an older one carried forward), and
+// keeps its four most recent exact copies, one of which takes its place
+// when it is removed. A
 // document whose digest names a live earlier representative in the
 // current generation is an exact copy: Result.Copy is set and the lookup
-// stops, so a stream of identical documents costs one hash read each and
-// fills no bucket. No lookup can return such a copy (it is in no bucket
-// or lane), so on a single node and in memory it keeps neither features
-// nor a keys record, only its id, its verdict and its id record; in
-// cluster mode its records are written before the lane is read. On a single node the lane is read in the same script
-// call as everything else. In cluster mode it takes one more round trip
-// before the buckets (two when it names documents, which are resolved),
-// and a deleted representative is not replaced.
+// stops, so a stream of identical documents costs one hash read and one
+// write (the lane's recent copies) each and fills no bucket. No lookup
+// can return such a copy (it is in no bucket), so on a single node and in
+// memory it keeps no features, and a keys record of its content digest
+// alone (for a delete to find its lane entry); in cluster mode its
+// records are written before the lane is read. On a single node the lane
+// is read in the same script call as everything else. In cluster mode it
+// takes one more round trip before the buckets (two when it names
+// documents, which are resolved).
 //
 // # Ranking and bounded work
 //

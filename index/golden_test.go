@@ -96,6 +96,22 @@ func TestKeysRecordGolden(t *testing.T) {
 			}
 		}
 	}
+	// An exact copy's record: its content digest alone (flags 4|8), as
+	// the lookup script writes it (Redis) and the memory store does.
+	cp := mk("exact-copy", false, true, 0)
+	for _, rec := range []struct {
+		kind string
+		b    []byte
+	}{{"redis", append(append([]byte{keysGroupsVersion, 4 | laneOnly, maxGroupBits}, cp.Content[:]...), 0)}, {"memory", encodeLaneKeys(&cp)}} {
+		k, err := r.decodeKeyOps(cp.ID, rec.b)
+		if err != nil {
+			t.Fatalf("%s lane-only record: %v", rec.kind, err)
+		}
+		if len(k.bands) != 0 || len(k.anchors) != 0 || !k.e.HasContent || k.e.Content != cp.Content || k.e.HasIMatch || k.e.HasSimHash {
+			t.Errorf("%s lane-only record decodes to %+v", rec.kind, k)
+		}
+		fmt.Fprintf(&out, "== %s %s (lane only) %d bytes\n%s\n", rec.kind, cp.ID, len(rec.b), hex.EncodeToString(rec.b))
+	}
 	path := "testdata/keys-records.golden"
 	if *update {
 		if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {

@@ -154,7 +154,22 @@ type memGenStripe struct {
 	gone   map[string]string
 	imatch map[sketch.Digest]uint32
 	copies map[sketch.ContentDigest]uint32
+	// recent are each content's recent exact copies (at most
+	// laneCopies), one of which takes the representative's place when it
+	// is removed (Redis: the lane's f+ field).
+	recent map[sketch.ContentDigest][]memRef
 }
+
+// memRef names a document by handle and Seq (a handle is reused once
+// its generation is evicted; the Seq tells).
+type memRef struct {
+	h   uint32
+	seq uint64
+}
+
+// laneCopies is how many recent exact copies a content lane entry keeps
+// (Redis: COPIES).
+const laneCopies = 4
 
 // memBucket is a bucket with more than one member, or a SimHash bucket
 // (whose members carry their fingerprints).
@@ -699,7 +714,7 @@ func (m *Memory) lookupInsertLocked(e *Entry, st *entryState) error {
 				l := m.docs.lock(st.self)
 				l.Lock()
 				d := m.docs.get(st.self)
-				d.features, d.keys = nil, nil
+				d.features, d.keys = nil, encodeLaneKeys(e)
 				l.Unlock()
 			}
 			if copyOld && m.refresh && !st.check {
@@ -864,6 +879,15 @@ func (m *Memory) contentOp(c *sketch.ContentDigest, cur *memGen, older []*memGen
 	if h, ok := gs.copies[*c]; ok && m.lowerLive(h, st) {
 		if found == bigTag {
 			found = h
+		}
+		if !st.lookOnly {
+			// One of the recent copies a delete of the representative
+			// makes the representative (unlinkContent).
+			if gs.recent == nil {
+				gs.recent = map[sketch.ContentDigest][]memRef{}
+			}
+			l := append(gs.recent[*c], memRef{st.self, st.selfSeq})
+			gs.recent[*c] = l[max(len(l)-laneCopies, 0):]
 		}
 		return found, old, true
 	}

@@ -675,6 +675,10 @@ local function exactOp(d, check)
   return 0, false
 end
 
+-- COPIES is how many recent exact copies a content lane entry keeps
+-- (field f+) to take the representative's place when it is removed.
+local COPIES = 4
+
 -- copyOp looks up the content digest c (16 bytes: the field is its first
 -- 12, the group its last 4). It returns the first earlier document with
 -- that content in an older generation, else the current generation's
@@ -698,9 +702,18 @@ local function copyOp(c, check)
   end
   if not LB[GEN] then return found, old, found > 0, 0 end -- RO: no current generation yet
   local k = ckey(GEN, g)
-  local cur = tonumber(redis.call('HGET', k, f))
+  local v = redis.call('HMGET', k, f, f .. '+')
+  local cur = tonumber(v[1])
   if usable(cur) then
     if found == 0 then found = cur end
+    if MODE == 0 then
+      -- The entry holds the representative's content: one of the recent
+      -- copies (field f+, the last COPIES seqs) that a delete of the
+      -- representative makes the representative (laneRep).
+      local list = (v[2] or '') .. struct.pack('>I6', SELF)
+      if #list > 6 * COPIES then list = sub(list, -6 * COPIES) end
+      redis.call('HSET', k, f .. '+', list)
+    end
     return found, old, true, cur
   end
   if MODE == 1 then return found, old, found > 0, cur or 0 end
@@ -861,12 +874,16 @@ while a <= #ARGV do
   end
   if not replay and not check and not skip then
     -- Even empty: the caller reads features with HMGET (readFeatures),
-    -- where no record means a document removed meanwhile. An exact copy
-    -- of a live representative (skip) keeps neither features nor a keys
-    -- record: it enters no bucket or lane, so no lookup returns it as a
-    -- candidate, and a delete needs only its id to remove it.
+    -- where no record means a document removed meanwhile.
     defer(WF, 'f', self, feat)
     if #krec > 0 then defer(WK, 'k', self, krec) end
+  elseif not replay and not check and hasC then
+    -- An exact copy of a live representative (skip) keeps no features:
+    -- it enters no bucket, so no lookup returns it as a candidate. Its
+    -- keys record holds its content digest alone (version 4, flags
+    -- 4|8: no bands, no anchors), for a delete to find its place among
+    -- the lane's copies, or its lane entry once it represents them.
+    defer(WK, 'k', self, string.char(4, 12, GB) .. ARGV[ca] .. string.char(0))
   end
   local ex, exold = 0, false
   if not skip then

@@ -363,3 +363,35 @@ func TestDeleteSurvivesReread(t *testing.T) {
 		})
 	}
 }
+
+// Issue 38, point 5: deleting an original leaves its stored exact copies
+// findable: a later copy of the text is an exact duplicate of the newest
+// copy still stored (on main it was unique: the copies hold no bucket
+// entry and the content lane named only the deleted original).
+func TestDeleteOriginalKeepsCopiesFindable(t *testing.T) {
+	g := synth.NewGenerator(41, 5000)
+	text := g.Text(g.Words(300))
+	cfg := testConfig(t, "web")
+	for _, b := range truthBackends(t) {
+		t.Run(b.name, func(t *testing.T) {
+			outs := run(t, cfg, func(p *Pipeline) index.Store { return b.open(t, p) }, []Item{
+				{Doc: Document{ID: "o", Text: []byte(text)}},
+				{Doc: Document{ID: "c1", Text: []byte(text)}},
+				{Doc: Document{ID: "c2", Text: []byte(text)}},
+				{Doc: Document{ID: "o"}, Delete: true},
+				{Doc: Document{ID: "later", Text: []byte(text)}},
+				{Doc: Document{ID: "c2"}, Delete: true},
+				{Doc: Document{ID: "last", Text: []byte(text)}},
+			})
+			var got []string
+			for _, o := range outs {
+				got = append(got, summary(o))
+			}
+			want := []string{"o unique in o", "c1 exact of o in o", "c2 exact of o in o", "o deleted in o",
+				"later exact of c2 in o", "c2 deleted in c2", "last exact of later in o"}
+			if strings.Join(got, ", ") != strings.Join(want, ", ") {
+				t.Errorf("events:\n%q\nwant\n%q", got, want)
+			}
+		})
+	}
+}
