@@ -708,9 +708,11 @@ func (m *Memory) lookupInsertLocked(e *Entry, st *entryState) error {
 		}
 		if skip {
 			if !st.lookOnly {
-				// An exact copy enters no bucket or lane, so no lookup
-				// returns it: it keeps neither features nor a keys record
-				// (the Redis script's rule).
+				// An exact copy enters no bucket, so no lookup returns it
+				// while its representative is stored (the content lane
+				// keeps it only as a stand-in for when the representative
+				// is deleted): it keeps no features, and a keys record of
+				// its content lane only (the Redis script's rule).
 				l := m.docs.lock(st.self)
 				l.Lock()
 				d := m.docs.get(st.self)
