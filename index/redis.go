@@ -1298,48 +1298,22 @@ func (r *Redis) bySeqShard(seqs []uint64, s *redis.Script, add func(args []any, 
 		sh := int(seq % uint64(r.shards))
 		byShard[sh] = append(byShard[sh], i)
 	}
-	var calls []*call
-	var idx [][]int
-	for sh, pos := range byShard {
-		for lo := 0; lo < len(pos); lo += 4 * r.batch {
-			part := pos[lo:min(lo+4*r.batch, len(pos))]
-			args := r.header(sh, sweepBudget)
-			for _, i := range part {
-				args = add(args, i)
-			}
-			calls = append(calls, &call{s: s, keys: []string{r.clock[sh]}, args: args})
-			idx = append(idx, part)
-		}
-	}
-	return calls, idx
+	return shardCallsOf(r, s, sweepBudget, byShard, 4*r.batch, add)
 }
 
 // byIDShard builds calls of script s grouping ids by the shard of their id
 // group, at most Batch ids per call; idx[c] lists the positions in ids of
 // call c's ids.
 func (r *Redis) byIDShard(ids []string, s *redis.Script, add func(args []any, i int) []any) ([]*call, [][]int) {
-	byShard := map[int][]int{}
+	byShard := make([][]int, r.shards)
 	for i, id := range ids {
 		sh := r.shardOfGroup(r.idGroup(id))
 		byShard[sh] = append(byShard[sh], i)
 	}
-	var calls []*call
-	var idx [][]int
-	for sh := range r.shards {
-		pos := byShard[sh]
-		for lo := 0; lo < len(pos); lo += r.batch {
-			part := pos[lo:min(lo+r.batch, len(pos))]
-			args := r.header(sh, sweepBudget)
-			if add != nil {
-				for _, i := range part {
-					args = add(args, i)
-				}
-			}
-			calls = append(calls, &call{s: s, keys: []string{r.clock[sh]}, args: args})
-			idx = append(idx, part)
-		}
+	if add == nil {
+		add = func(args []any, _ int) []any { return args }
 	}
-	return calls, idx
+	return shardCallsOf(r, s, sweepBudget, byShard, r.batch, add)
 }
 
 // shardCalls cuts the parts of each shard (perShard[sh]) into calls of script
@@ -1347,9 +1321,14 @@ func (r *Redis) byIDShard(ids []string, s *redis.Script, add func(args []any, i 
 // what add appends for each part, in order. owners[c] are the parts of
 // calls[c].
 func shardCalls[P any](r *Redis, s *redis.Script, budget int, perShard [][]P, add func(args []any, p P) []any) (calls []*call, owners [][]P) {
+	return shardCallsOf(r, s, budget, perShard, r.batch, add)
+}
+
+// shardCallsOf is shardCalls with at most per parts per call.
+func shardCallsOf[P any](r *Redis, s *redis.Script, budget int, perShard [][]P, per int, add func(args []any, p P) []any) (calls []*call, owners [][]P) {
 	for sh, parts := range perShard {
-		for lo := 0; lo < len(parts); lo += r.batch {
-			chunk := parts[lo:min(lo+r.batch, len(parts))]
+		for lo := 0; lo < len(parts); lo += per {
+			chunk := parts[lo:min(lo+per, len(parts))]
 			args := r.header(sh, budget)
 			for _, p := range chunk {
 				args = add(args, p)
