@@ -293,8 +293,12 @@
 // computes the verdict the first attempt would have; a document stored
 // without one (a cluster-mode first attempt that stopped before its
 // lookups were resolved) has its lookups repeated, limited to documents
-// with a lower Seq. In cluster mode a replay also completes the bucket
-// inserts that a failed first attempt may have left undone.
+// with a lower Seq or that did not see it. In cluster mode such a replay
+// also completes the content lane and bucket inserts that a failed first
+// attempt may have left undone, so that later documents find what one
+// uninterrupted run would have stored; a later document met in a bucket
+// after the replay's own entry (members are kept in the order they were
+// added) saw it and is not listed (TestClusterReplayAfterHalfInsert).
 //
 // # Read-only stores
 //

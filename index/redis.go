@@ -173,6 +173,11 @@ type Redis struct {
 	callBudget time.Duration
 	// ro: opened read-only (RedisConfig.ReadOnly).
 	ro bool
+	// stopAfter, when set (tests), is called after each phase of a
+	// cluster LookupInsert (2 registration, 3 content lane, 4 buckets and
+	// resolution); an error ends the call there, as a member killed
+	// between two round trips does.
+	stopAfter func(phase int) error
 }
 
 type redisScripts struct {

@@ -61,6 +61,9 @@ func (r *Redis) lookupCluster(ctx context.Context, docs []Entry, check bool) ([]
 	if err != nil {
 		return nil, err
 	}
+	if err := r.stop(2); err != nil {
+		return nil, err
+	}
 
 	// A document inserted earlier in the batch and sent again in it is
 	// answered with the first one's lookup, as a recalled replay (a
@@ -85,8 +88,14 @@ func (r *Redis) lookupCluster(ctx context.Context, docs []Entry, check bool) ([]
 	if err != nil {
 		return nil, err
 	}
+	if err := r.stop(3); err != nil {
+		return nil, err
+	}
 	hot, err := r.bucketsAndResolve(ctx, docs, out, recs, skip, copyOld, check, budget)
 	if err != nil {
+		return nil, err
+	}
+	if err := r.stop(4); err != nil {
 		return nil, err
 	}
 	for i, f := range same {
@@ -100,6 +109,14 @@ func (r *Redis) lookupCluster(ctx context.Context, docs []Entry, check bool) ([]
 		return out, nil
 	}
 	return out, r.keepLookups(ctx, out, hot)
+}
+
+// stop is the stopAfter test hook.
+func (r *Redis) stop(phase int) error {
+	if r.stopAfter == nil {
+		return nil
+	}
+	return r.stopAfter(phase)
 }
 
 // keepLookups writes the lookup record of every document out inserted
@@ -481,8 +498,14 @@ func (r *Redis) copiesCluster(ctx context.Context, docs []Entry, out []Result, r
 			args := r.header(sh, budget)
 			for _, i := range chunk {
 				mode := 0
-				if out[i].Replay || check {
-					mode = 1
+				switch {
+				case check:
+					mode = 1 // look up only
+				case out[i].Replay:
+					// A replay without a lookup record: its first attempt
+					// may have stopped before this phase, so it registers
+					// unless it is there already, as its buckets do.
+					mode = 2
 				}
 				args = append(args, out[i].Seq, mode, docs[i].Content[:])
 			}

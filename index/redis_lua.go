@@ -415,7 +415,10 @@ end
 -- scan adds the members of a bucket value as candidates (hit key hk, via)
 -- and returns whether SELF is among them. LSH and passage members are
 -- 6-byte seqs; SimHash members are a 6-byte seq and the 8-byte
--- fingerprint, kept only within SIMK bits.
+-- fingerprint, kept only within SIMK bits. Members are in the order they
+-- were added: for a replay (MODE 2) a later document after SELF was added
+-- after SELF's first attempt added it, so it saw SELF there and is no
+-- candidate; one before it (or where SELF is absent) did not.
 local function scan(val, w, old, hk, via)
   local present = false
   for p = 1, #val, w do
@@ -428,6 +431,7 @@ local function scan(val, w, old, hk, via)
       near = d <= SIMK and d + pop32(bit.bxor(lo, QLO)) <= SIMK
     end
     if s == SELF then present = true
+    elseif present and MODE == 2 and s > SELF then -- saw SELF
     elseif near and (not LOWER or s < SELF) then
       addc(s, via, hk)
       if old then old[#old + 1] = s; old[#old + 1] = string.sub(val, p, p + w - 1); OLDC[s] = true end
@@ -688,7 +692,9 @@ local COPIES = 4
 -- check, a hit must resolve to a live document (single node); otherwise
 -- (cluster) the caller resolves and decides. Unless MODE 1, an entry that
 -- finds no such representative becomes it (with REFRESH, the older
--- document found is carried forward instead).
+-- document found is carried forward instead); MODE 2 (a cluster replay
+-- whose first attempt may have stopped half-way) writes only what that
+-- attempt did not.
 local function copyOp(c, check)
   local g = struct.unpack('>I4', c, 13)
   local f = string.sub(c, 1, 12)
@@ -706,17 +712,26 @@ local function copyOp(c, check)
   local cur = tonumber(v[1])
   if usable(cur) then
     if found == 0 then found = cur end
-    if MODE == 0 then
+    local me = struct.pack('>I6', SELF)
+    local list = v[2] or ''
+    local present = false
+    if MODE == 2 then -- a replay: its first attempt may have added it
+      for p = 1, #list, 6 do
+        if sub(list, p, p + 5) == me then present = true; break end
+      end
+    end
+    if MODE ~= 1 and not present then
       -- The entry holds the representative's content: one of the recent
       -- copies (field f+, the last COPIES seqs) that a delete of the
       -- representative makes the representative (laneRep).
-      local list = (v[2] or '') .. struct.pack('>I6', SELF)
+      list = list .. me
       if #list > 6 * COPIES then list = sub(list, -6 * COPIES) end
       redis.call('HSET', k, f .. '+', list)
     end
     return found, old, true, cur
   end
   if MODE == 1 then return found, old, found > 0, cur or 0 end
+  if MODE == 2 and cur == SELF then return found, old, false, cur end -- registered by its first attempt
   if REFRESH == 1 and found > 0 then redis.call('HSET', k, f, itos(found))
   else redis.call('HSET', k, f, itos(SELF)) end
   return found, old, false, cur or 0

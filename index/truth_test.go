@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/neardup/neardup/index/redistest"
+	"github.com/neardup/neardup/sketch"
 )
 
 // runTruth is the conformance suite's part for records by Seq and lookup
@@ -312,5 +313,79 @@ func testReadOnly(t *testing.T, addrs []string, cluster bool) {
 			string(wl[i].Verdict) != string(got[i].Verdict) || wl[i].Common != got[i].Common {
 			t.Errorf("%s: read-only %+v, writer %+v", probe[i].ID, got[i], wl[i])
 		}
+	}
+}
+
+// In Redis Cluster a LookupInsert takes several round trips (registration,
+// content lane, buckets, lookup records); a member killed between two of
+// them leaves its documents registered but half inserted, without lookup
+// records. Their replays complete the insertion: later documents find
+// what one uninterrupted run would have stored (an exact copy of the
+// original stops at the content lane; a near copy finds the original and
+// not the exact copy). Before, a replay only looked its content lane up,
+// so a stop before phase 3 left the original out of the lane for good:
+// later exact copies were processed in full and listed every copy before
+// them. And a replay does not list as a later document that did not see
+// it one that its first attempt's bucket entry was already in when it was
+// added (bucket members are in the order they were added): stopped after
+// phase 4, the original's replay listed its near copy (a correction of a
+// verdict that needed none). A later document added before the entry is
+// still listed (pipeline's TestClusterCorrectionsRecorded).
+func TestClusterReplayAfterHalfInsert(t *testing.T) {
+	addrs := redistest.StartCluster(t)
+	p := testParams
+	o := entry(p, "o", nil)
+	o.Content, o.HasContent = sketch.ContentDigest{7}, true
+	copyOf := func(id string) Entry {
+		e := entry(p, id, nil)
+		copy(e.Bands, o.Bands)
+		e.Content, e.HasContent = o.Content, true
+		return e
+	}
+	nearOf := func(id string) Entry { return entry(p, id, map[int]uint64{0: o.Bands[0], 1: o.Bands[1]}) }
+	first := []Entry{o, copyOf("e"), nearOf("n")}
+	later := []Entry{copyOf("e2"), nearOf("n2")}
+	summary := func(rs []Result) []string {
+		var out []string
+		for _, r := range rs {
+			out = append(out, fmt.Sprintf("copy %q cands %v", r.Copy, ids(r.Candidates)))
+		}
+		return out
+	}
+	open := func(ns string) *Redis {
+		return openRedis(t, RedisConfig{Addrs: addrs, Cluster: true, Namespace: ns, Params: p})
+	}
+	whole := open("whole")
+	want1, want2 := summary(insert(t, whole, first...)), summary(insert(t, whole, later...))
+	if want2[0] != `copy "o" cands []` {
+		t.Fatalf("uninterrupted: a later exact copy: %s, want a copy of o", want2[0])
+	}
+	for _, phase := range []int{2, 3, 4} {
+		t.Run(fmt.Sprint("stopped after phase ", phase), func(t *testing.T) {
+			s := open(fmt.Sprint("half", phase))
+			killed := errors.New("killed")
+			s.stopAfter = func(ph int) error {
+				if ph == phase {
+					return killed
+				}
+				return nil
+			}
+			if _, err := s.LookupInsert(context.Background(), first); !errors.Is(err, killed) {
+				t.Fatalf("first attempt: %v, want killed after phase %d", err, phase)
+			}
+			s.stopAfter = nil
+			again := insert(t, s, first...)
+			for i, r := range again {
+				if !r.Replay {
+					t.Errorf("%s read again: not a replay", first[i].ID)
+				}
+			}
+			if got := summary(again); !slices.Equal(got, want1) {
+				t.Errorf("replays: %q, uninterrupted %q", got, want1)
+			}
+			if got := summary(insert(t, s, later...)); !slices.Equal(got, want2) {
+				t.Errorf("later documents: %q, uninterrupted %q", got, want2)
+			}
+		})
 	}
 }
