@@ -53,8 +53,8 @@ func (p *Pipeline) clusterOfRecord(seq uint64, id string, v []byte) (string, boo
 // (one removed, or still in flight past the wait, or one of this run's
 // that comes after j and so cannot be waited for) is left out, counted in
 // Stats.ClusterUnknown; bad are those whose recorded verdict does not
-// decode.
-func (p *Pipeline) clustersOf(ctx context.Context, j *job, seqs []uint64, fl *inflight) (known map[uint64]string, bad map[uint64]bool, err error) {
+// decode. Before it waits it records the verdicts pv holds.
+func (p *Pipeline) clustersOf(ctx context.Context, j *job, seqs []uint64, fl *inflight, pv *pending) (known map[uint64]string, bad map[uint64]bool, err error) {
 	out := map[uint64]string{}
 	bad = map[uint64]bool{}
 	var missing []uint64
@@ -111,6 +111,11 @@ func (p *Pipeline) clustersOf(ctx context.Context, j *job, seqs []uint64, fl *in
 		if len(missing) == 0 || p.cfg.SettleWait < 0 || time.Now().Add(wait).After(deadline) {
 			p.unknown.Add(int64(len(missing)))
 			break
+		}
+		// What this batch decided before j is recorded before j waits
+		// (recordPending): the member j waits for may be waiting for it.
+		if err := p.recordPending(ctx, pv); err != nil {
+			return nil, nil, err
 		}
 		t := time.NewTimer(wait)
 		select {

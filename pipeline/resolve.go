@@ -129,13 +129,13 @@ func (p *Pipeline) eventSource(doc Document, src Source) EventSource {
 }
 
 // resolveBatch turns consecutive verification results into their outputs,
-// in order, and records the verdicts they decided in the index in one call
-// (one round trip on a single Redis node), before any output leaves: an
-// output is never acknowledged before its verdict is recorded. Only the
-// index being unavailable (or misconfigured) returns an error.
+// in order, and records the verdicts they decided in the index (in one
+// call, one round trip on a single Redis node, unless a document has to
+// wait for an earlier one's verdict: see pending), before any output
+// leaves: an output is never acknowledged before its verdict is recorded.
+// Only the index being unavailable (or misconfigured) returns an error.
 func (p *Pipeline) resolveBatch(ctx context.Context, rs []verify.Result, fl *inflight, outs []Output) ([]Output, error) {
-	var seqs []uint64
-	var recs [][]byte
+	pv := &pending{}
 	for _, r := range rs {
 		j := r.Tag.(*job)
 		if j.dead == nil {
@@ -143,7 +143,7 @@ func (p *Pipeline) resolveBatch(ctx context.Context, rs []verify.Result, fl *inf
 			// verdict is recorded (or the run fails).
 			defer fl.release(j)
 		}
-		o, rec, err := p.resolve(ctx, r, fl)
+		o, rec, err := p.resolve(ctx, r, fl, pv)
 		if err != nil {
 			return outs, err
 		}
@@ -158,24 +158,42 @@ func (p *Pipeline) resolveBatch(ctx context.Context, rs []verify.Result, fl *inf
 			j.seq = nil
 		}
 		if rec != nil {
-			seqs, recs = append(seqs, j.res.Seq), append(recs, rec)
+			pv.seqs, pv.recs = append(pv.seqs, j.res.Seq), append(pv.recs, rec)
 		}
 		outs = append(outs, o)
 	}
-	if len(seqs) == 0 {
-		return outs, nil
-	}
-	// A document that is no longer stored (deleted or expired since its
-	// lookup) records nothing; its verdict still stands. Recorded by Seq,
-	// a verdict never lands on a document sent again under its id.
-	err := p.retry(ctx, "record-verdict", func(ctx context.Context) error {
-		_, err := p.ix.RecordVerdicts(ctx, seqs, recs)
-		return err
-	})
-	if err != nil {
+	if err := p.recordPending(ctx, pv); err != nil {
 		return outs, err
 	}
 	return outs, p.recordCorrections(ctx, outs) // correct.go
+}
+
+// pending are the verdicts a batch decided and has not recorded yet.
+type pending struct {
+	seqs []uint64
+	recs [][]byte
+}
+
+// recordPending records the verdicts pv holds and empties it. A document
+// that is no longer stored (deleted or expired since its lookup) records
+// nothing; its verdict still stands. Recorded by Seq, a verdict never
+// lands on a document sent again under its id.
+//
+// Before a document waits for an earlier one's verdict (clustersOf), the
+// verdicts decided before it in its batch are recorded: the earlier
+// document's member may itself be waiting for one of them (two members,
+// each with a batch holding a document the other's next one duplicates),
+// and would otherwise wait until Config.SettleWait ran out.
+func (p *Pipeline) recordPending(ctx context.Context, pv *pending) error {
+	if pv == nil || len(pv.seqs) == 0 {
+		return nil
+	}
+	err := p.retry(ctx, "record-verdict", func(ctx context.Context) error {
+		_, err := p.ix.RecordVerdicts(ctx, pv.seqs, pv.recs)
+		return err
+	})
+	pv.seqs, pv.recs = nil, nil
+	return err
 }
 
 // resolve turns verification results into the document's output and
@@ -184,7 +202,7 @@ func (p *Pipeline) resolveBatch(ctx context.Context, rs []verify.Result, fl *inf
 // the document's own (a panic, an event that cannot be encoded or is too
 // large) becomes its dead letter; only the index being unavailable (or
 // misconfigured) returns an error.
-func (p *Pipeline) resolve(ctx context.Context, r verify.Result, fl *inflight) (Output, []byte, error) {
+func (p *Pipeline) resolve(ctx context.Context, r verify.Result, fl *inflight, pv *pending) (Output, []byte, error) {
 	j := r.Tag.(*job)
 	o := Output{Tag: j.item.Tag}
 	if j.dead != nil {
@@ -309,7 +327,7 @@ func (p *Pipeline) resolve(ctx context.Context, r verify.Result, fl *inflight) (
 	}
 	ev.Sentences, ev.SentenceMatchesDropped = capSentences(ev.Sentences, p.sentenceMax)
 	if ev.DuplicateOf != "" {
-		c, err := p.clusterOf(ctx, j, ev.DuplicateOf, fl)
+		c, err := p.clusterOf(ctx, j, ev.DuplicateOf, fl, pv)
 		if errors.Is(err, errBadVerdict) {
 			// The earlier document's cluster is unknown: naming it would
 			// split the cluster (or merge it with the wrong one), so this
@@ -489,7 +507,7 @@ func (p *Pipeline) reject(j *job, o Output, r Reason, err error) (Output, []byte
 // an error wrapping errBadVerdict: retrying cannot help, and guessing
 // would misplace the duplicate, so the caller rejects the duplicate
 // instead.
-func (p *Pipeline) clusterOf(ctx context.Context, j *job, id string, fl *inflight) (string, error) {
+func (p *Pipeline) clusterOf(ctx context.Context, j *job, id string, fl *inflight, pv *pending) (string, error) {
 	seq := seqOf(j, id)
 	if seq == 0 {
 		return id, nil
@@ -507,7 +525,7 @@ func (p *Pipeline) clusterOf(ctx context.Context, j *job, id string, fl *infligh
 			}
 		}
 	}
-	known, bad, err := p.clustersOf(ctx, j, []uint64{seq}, fl)
+	known, bad, err := p.clustersOf(ctx, j, []uint64{seq}, fl, pv)
 	if err != nil {
 		return "", err
 	}

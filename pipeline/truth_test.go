@@ -395,3 +395,101 @@ func TestDeleteOriginalKeepsCopiesFindable(t *testing.T) {
 		})
 	}
 }
+
+// interleaved holds member A's LookupInsert of its batch [a1, a2] between
+// its two documents until member B has looked its batch up: the index
+// gives a1 < b0 < b1 < a2, as two members interleave their batches.
+type interleaved struct {
+	index.Store
+	a1Done, bDone chan struct{}
+	member        string
+}
+
+func (s *interleaved) LookupInsert(ctx context.Context, docs []index.Entry) ([]index.Result, error) {
+	if s.member == "B" {
+		<-s.a1Done
+		r, err := s.Store.LookupInsert(ctx, docs)
+		close(s.bDone)
+		return r, err
+	}
+	first, err := s.Store.LookupInsert(ctx, docs[:1])
+	close(s.a1Done)
+	if err != nil || len(docs) == 1 {
+		return first, err
+	}
+	<-s.bDone
+	rest, err := s.Store.LookupInsert(ctx, docs[1:])
+	return append(first, rest...), err
+}
+
+// Two members whose batches interleave in the index, each holding a
+// document the other's next one duplicates: A's batch [a1, a2], B's
+// [b0, b1], with a1 < b0 < b1 < a2, b0 a near copy of a1 and a2 one of
+// b1. b0 waits for a1's verdict and a2 for b1's: before a member waits, it
+// records what its batch decided before (before, each batch recorded its
+// verdicts only once all were resolved, so the two members waited for
+// each other until Config.SettleWait ran out, and a2's cluster was
+// unknown).
+func TestMembersDoNotWaitForEachOther(t *testing.T) {
+	g := synth.NewGenerator(41, 5000)
+	x, y := g.Words(300), g.Words(300)
+	near := func(w []string) string { return g.Text(w) + " " + g.Text(g.Words(12)) }
+	cfg := testConfig(t, "web")
+	cfg.Batch = 2
+	cfg.SettleWait = 20 * time.Second
+	for _, b := range truthBackends(t) {
+		t.Run(b.name, func(t *testing.T) {
+			probe, err := New(cfg, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ix := b.open(t, probe)
+			a1Done, bDone := make(chan struct{}), make(chan struct{})
+			member := func(name string) *Pipeline {
+				pl, err := New(cfg, &interleaved{Store: ix, a1Done: a1Done, bDone: bDone, member: name})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return pl
+			}
+			a, bm := member("A"), member("B")
+			doc := func(id, text string) Item { return Item{Doc: Document{ID: id, Text: []byte(text)}} }
+			t0 := time.Now()
+			var wg sync.WaitGroup
+			var got [2][]string
+			for i, m := range []struct {
+				pl    *Pipeline
+				items []Item
+			}{{a, []Item{doc("a1", g.Text(x)), doc("a2", near(y))}}, {bm, []Item{doc("b0", near(x)), doc("b1", g.Text(y))}}} {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					// Both documents of a member in one batch: the input
+					// is buffered before the run starts.
+					in := make(chan Item, len(m.items))
+					for _, it := range m.items {
+						in <- it
+					}
+					close(in)
+					out := make(chan Output, len(m.items))
+					if err := m.pl.Run(context.Background(), in, out); err != nil {
+						t.Error(err)
+					}
+					close(out)
+					for o := range out {
+						got[i] = append(got[i], summary(o))
+					}
+				}()
+			}
+			wg.Wait()
+			elapsed := time.Since(t0)
+			want := [2][]string{{"a1 unique in a1", "a2 near of b1 in b1"}, {"b0 near of a1 in a1", "b1 unique in b1"}}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("got %q, want %q", got, want)
+			}
+			if u := a.Stats().ClusterUnknown + bm.Stats().ClusterUnknown; u != 0 || elapsed > cfg.SettleWait/2 {
+				t.Errorf("decided in %v with %d clusters unknown; want well within SettleWait (%v), none unknown", elapsed.Round(time.Millisecond), u, cfg.SettleWait)
+			}
+		})
+	}
+}
