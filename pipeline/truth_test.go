@@ -21,6 +21,17 @@ type truthBackend struct {
 	open func(t *testing.T, p *Pipeline) index.Store
 }
 
+// fresh opens a fresh, empty store for cfg and returns it with the
+// parameters it was opened with.
+func (b truthBackend) fresh(t *testing.T, cfg Config) (index.Store, index.Params) {
+	t.Helper()
+	probe, err := New(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.open(t, probe), probe.IndexParams()
+}
+
 func truthBackends(t *testing.T) []truthBackend {
 	node := redistest.StartServer(t)
 	cluster := redistest.StartCluster(t)
@@ -81,11 +92,7 @@ func TestDeleteResendReplay(t *testing.T) {
 	cfg := testConfig(t, "web")
 	for _, b := range truthBackends(t) {
 		t.Run(b.name, func(t *testing.T) {
-			probe, err := New(cfg, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ix := b.open(t, probe)
+			ix, params := b.fresh(t, cfg)
 			held := &heldRecords{Store: ix, removed: make(chan struct{})}
 			outs := run(t, cfg, func(*Pipeline) index.Store { return held }, []Item{
 				{Doc: Document{ID: "x", Text: []byte(xText)}},
@@ -105,7 +112,7 @@ func TestDeleteResendReplay(t *testing.T) {
 			if ev := again[0].Event; ev == nil || !ev.Replay || summary(again[0]) != "d unique in d" {
 				t.Errorf("replay of the new d: %+v, want its own verdict (unique), as a replay", ev)
 			}
-			rec, err := ix.Verdicts(context.Background(), storedSeqs(t, ix, probe.IndexParams(), "d"))
+			rec, err := ix.Verdicts(context.Background(), storedSeqs(t, ix, params, "d"))
 			if err != nil || len(rec[0]) == 0 {
 				t.Fatalf("verdict of the new d: %q, %v", rec, err)
 			}
@@ -129,11 +136,7 @@ func TestMembersAgreeAfterDelete(t *testing.T) {
 	cfg := testConfig(t, "web")
 	for _, b := range truthBackends(t) {
 		t.Run(b.name, func(t *testing.T) {
-			probe, err := New(cfg, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ix := b.open(t, probe)
+			ix, _ := b.fresh(t, cfg)
 			member := func() *Pipeline {
 				pl, err := New(cfg, ix)
 				if err != nil {
@@ -264,18 +267,14 @@ func TestReplayAfterCrashEqualsUninterrupted(t *testing.T) {
 	cfg.Now = func() time.Time { return at }
 	for _, b := range truthBackends(t) {
 		t.Run(b.name, func(t *testing.T) {
-			probe, err := New(cfg, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			whole := run(t, cfg, func(*Pipeline) index.Store { return b.open(t, probe) }, items)
+			whole := run(t, cfg, func(*Pipeline) index.Store { ix, _ := b.fresh(t, cfg); return ix }, items)
 			want := summary(whole[j])
 			if !strings.HasPrefix(want, "j partial") && !strings.HasPrefix(want, "j near") {
 				t.Fatalf("j in one run: %q, want a duplicate (the test plants one)", want)
 			}
 
-			ix := b.open(t, probe)
-			hook := &crashBefore{Store: ix, p: probe.IndexParams(), t: t, id: "j", lookups: len(items) - 2, enough: make(chan struct{})}
+			ix, params := b.fresh(t, cfg)
+			hook := &crashBefore{Store: ix, p: params, t: t, id: "j", lookups: len(items) - 2, enough: make(chan struct{})}
 			pl, err := New(cfg, hook)
 			if err != nil {
 				t.Fatal(err)
@@ -323,11 +322,7 @@ func TestDeleteSurvivesReread(t *testing.T) {
 	cfg := testConfig(t, "web")
 	for _, b := range truthBackends(t) {
 		t.Run(b.name, func(t *testing.T) {
-			probe, err := New(cfg, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ix := b.open(t, probe)
+			ix, params := b.fresh(t, cfg)
 			with := func(*Pipeline) index.Store { return ix }
 			first := run(t, cfg, with, []Item{
 				{Doc: Document{ID: "d", Text: []byte(text)}, Source: at(0, 10)},
@@ -349,7 +344,7 @@ func TestDeleteSurvivesReread(t *testing.T) {
 			if got := summary(again[1]); got != "copy unique in copy" {
 				t.Errorf("a copy of the deleted text: %q, want unique (d is not stored again)", got)
 			}
-			if seqs := storedSeqs(t, ix, probe.IndexParams(), "d"); seqs[0] != 0 {
+			if seqs := storedSeqs(t, ix, params, "d"); seqs[0] != 0 {
 				t.Errorf("d is stored again (seq %d)", seqs[0])
 			}
 			// d sent again later in its partition, or from another one, is
@@ -439,11 +434,7 @@ func TestMembersDoNotWaitForEachOther(t *testing.T) {
 	cfg.SettleWait = 20 * time.Second
 	for _, b := range truthBackends(t) {
 		t.Run(b.name, func(t *testing.T) {
-			probe, err := New(cfg, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ix := b.open(t, probe)
+			ix, _ := b.fresh(t, cfg)
 			a1Done, bDone := make(chan struct{}), make(chan struct{})
 			member := func(name string) *Pipeline {
 				pl, err := New(cfg, &interleaved{Store: ix, a1Done: a1Done, bDone: bDone, member: name})
