@@ -87,6 +87,7 @@ func (h *heldRecords) Remove(ctx context.Context, ids []string) ([]bool, error) 
 // (on main the first incarnation's verdict, recorded by id after the
 // delete, landed on the new document: the replay said "exact of x").
 func TestDeleteResendReplay(t *testing.T) {
+	t.Parallel()
 	g := synth.NewGenerator(37, 5000)
 	xText, newText := g.Text(g.Words(300)), g.Text(g.Words(300))
 	cfg := testConfig(t, "web")
@@ -129,6 +130,7 @@ func TestDeleteResendReplay(t *testing.T) {
 // member's cluster cache still held the deleted incarnation's cluster, x,
 // and put the copy there).
 func TestMembersAgreeAfterDelete(t *testing.T) {
+	t.Parallel()
 	g := synth.NewGenerator(38, 5000)
 	xText := g.Text(g.Words(300))
 	dText := xText + " " + g.Text(g.Words(10)) // a near copy of x
@@ -241,6 +243,7 @@ func (c *crashBefore) RecordVerdicts(ctx context.Context, seqs []uint64, verdict
 // the template threshold (on main the replay looked j up again, saw the
 // copied text as a template of many documents and called j unique).
 func TestReplayAfterCrashEqualsUninterrupted(t *testing.T) {
+	t.Parallel()
 	g := synth.NewGenerator(39, 50000)
 	orig := g.Words(300)
 	near := func() string {
@@ -316,6 +319,7 @@ func TestReplayAfterCrashEqualsUninterrupted(t *testing.T) {
 // deleted (on main it was stored again: 11 of 20 in a SIGKILL run). A
 // record of the id from later in the partition is a new document.
 func TestDeleteSurvivesReread(t *testing.T) {
+	t.Parallel()
 	g := synth.NewGenerator(40, 5000)
 	text, newText := g.Text(g.Words(300)), g.Text(g.Words(300))
 	at := func(p int32, off int64) Source { return Source{Topic: "docs", Partition: &p, Offset: &off} }
@@ -364,6 +368,7 @@ func TestDeleteSurvivesReread(t *testing.T) {
 // copy still stored (on main it was unique: the copies hold no bucket
 // entry and the content lane named only the deleted original).
 func TestDeleteOriginalKeepsCopiesFindable(t *testing.T) {
+	t.Parallel()
 	g := synth.NewGenerator(41, 5000)
 	text := g.Text(g.Words(300))
 	cfg := testConfig(t, "web")
@@ -426,6 +431,7 @@ func (s *interleaved) LookupInsert(ctx context.Context, docs []index.Entry) ([]i
 // each other until Config.SettleWait ran out, and a2's cluster was
 // unknown).
 func TestMembersDoNotWaitForEachOther(t *testing.T) {
+	t.Parallel()
 	g := synth.NewGenerator(41, 5000)
 	x, y := g.Words(300), g.Words(300)
 	near := func(w []string) string { return g.Text(w) + " " + g.Text(g.Words(12)) }
