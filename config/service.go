@@ -17,7 +17,7 @@ type Kafka struct {
 	InputTopic      string `yaml:"input_topic" doc:"topic of incoming documents: JSON values of the input contract, or text/plain values (content-type header) keyed by id (required by serve)"`
 	OutputTopic     string `yaml:"output_topic" doc:"topic the verdict events go to (key: the document id; value: the event JSON that scan prints)"`
 	DeadLetterTopic string `yaml:"dead_letter_topic" doc:"topic of rejected records: original key and value, headers neardup.reason, neardup.error, neardup.source.topic/partition/offset"`
-	UniqueTopic     string `yaml:"unique_topic" doc:"if set, every unique document's original record is passed through to this topic (what an indexer reads next), and the tombstone of every document deleted; empty: off"`
+	UniqueTopic     string `yaml:"unique_topic" doc:"if set, every unique document's original record is passed through to this topic (what an indexer reads next), and every tombstone read, found or not (at least once, so a compacted topic drops the document); empty: off"`
 	Group           string `yaml:"group" doc:"consumer group; instances with the same group share the input partitions"`
 	ClientID        string `yaml:"client_id" doc:"client id sent to the brokers (logs, quotas)"`
 	StartOffset     string `yaml:"start_offset" doc:"where a group without committed offsets starts: earliest or latest"`

@@ -36,6 +36,9 @@ type Options struct {
 	// RequireExisting: a Redis namespace that does not exist is
 	// ErrIndexLost (RedisConfig.RequireExisting).
 	RequireExisting bool
+	// ReadOnly opens a Redis namespace read-only (RedisConfig.ReadOnly).
+	// The memory store ignores it.
+	ReadOnly bool
 	// Clock is the Redis store's clock (RedisConfig.Clock; default
 	// time.Now), for benchmarks that run several generations.
 	Clock func() time.Time
@@ -80,7 +83,7 @@ func parseURL(rawURL string, o Options) (cfg RedisConfig, memory bool, err error
 	cfg = RedisConfig{
 		Params: o.Params, Namespace: o.Namespace, Retention: o.Retention, Generation: o.Generation,
 		RefreshOnMatch: o.RefreshOnMatch, MaxBucket: o.MaxBucket, MaxCandidates: o.MaxCandidates,
-		Capacity: o.Capacity, Batch: o.Batch, RequireExisting: o.RequireExisting, Clock: o.Clock,
+		Capacity: o.Capacity, Batch: o.Batch, RequireExisting: o.RequireExisting, ReadOnly: o.ReadOnly, Clock: o.Clock,
 		DialTimeout: o.Timeout, ReadTimeout: o.Timeout, WriteTimeout: o.Timeout,
 	}
 	if rawURL == "memory" || rawURL == "memory://" {

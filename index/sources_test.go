@@ -25,13 +25,13 @@ func TestSourceCodec(t *testing.T) {
 		{"several", []uint32{0, 1, 1 << 31, ^uint32(0)}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			b := AppendSource(nil, tt.hashes)
-			if len(b) != 4*len(tt.hashes) {
+			b := AppendSource(nil, 1<<40+3, tt.hashes)
+			if len(b) != 6+4*len(tt.hashes) {
 				t.Errorf("%d bytes for %d hashes", len(b), len(tt.hashes))
 			}
-			got, err := DecodeSource(nil, b)
-			if err != nil || !slices.Equal(got, tt.hashes) {
-				t.Errorf("DecodeSource(AppendSource(%v)) = %v, %v", tt.hashes, got, err)
+			by, got, err := DecodeSource(nil, b)
+			if err != nil || by != 1<<40+3 || !slices.Equal(got, tt.hashes) {
+				t.Errorf("DecodeSource(AppendSource(%v)) = %d, %v, %v", tt.hashes, by, got, err)
 			}
 		})
 	}
@@ -39,25 +39,30 @@ func TestSourceCodec(t *testing.T) {
 		name string
 		b    []byte
 	}{
-		{"torn", []byte{0, 0, 0, 1, 0}},
-		{"unsorted", AppendSource(nil, []uint32{5, 4})},
-		{"repeated", AppendSource(nil, []uint32{5, 5})},
+		{"torn", []byte{0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0}},
+		{"short", []byte{0, 0, 1}},
+		{"no finder", AppendSource(nil, 0, []uint32{5})},
+		{"unsorted", AppendSource(nil, 1, []uint32{5, 4})},
+		{"repeated", AppendSource(nil, 1, []uint32{5, 5})},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if _, err := DecodeSource(nil, tt.b); !errors.Is(err, ErrInvalid) {
+			if _, _, err := DecodeSource(nil, tt.b); !errors.Is(err, ErrInvalid) {
 				t.Errorf("DecodeSource(%x) = %v, want ErrInvalid", tt.b, err)
 			}
 		})
 	}
 }
 
-// src returns the source record of hashes.
-func src(hashes ...uint32) []byte { return AppendSource(nil, hashes) }
+// src returns the source record of hashes found by Seq 1.
+func src(hashes ...uint32) []byte { return AppendSource(nil, 1, hashes) }
+
+// srcBy returns the source record of hashes found by Seq by.
+func srcBy(by uint64, hashes ...uint32) []byte { return AppendSource(nil, by, hashes) }
 
 // sources reads Sources or fails.
 func sources(t *testing.T, s Store, ids ...string) [][]byte {
 	t.Helper()
-	got, err := s.Sources(context.Background(), ids)
+	got, err := s.Sources(context.Background(), seqsOf(t, s, ids...))
 	if err != nil {
 		t.Fatalf("Sources(%v): %v", ids, err)
 	}
@@ -114,7 +119,7 @@ func runSources(t *testing.T, b backend, open func(*testing.T, storeOpts) Store)
 		for i := 2; i < 40; i++ {
 			ids, recs = append(ids, fmt.Sprintf("s%d", i)), append(recs, src(uint32(i)))
 		}
-		stored, err := s.RecordSources(ctx, ids, recs)
+		stored, err := s.RecordSources(ctx, seqsOf(t, s, ids...), recs)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -123,15 +128,24 @@ func runSources(t *testing.T, b backend, open func(*testing.T, storeOpts) Store)
 				t.Errorf("stored[%d] (%s) = %v", i, ids[i], ok)
 			}
 		}
-		// A replay of the batch changes nothing: the first write wins.
-		if _, err := s.RecordSources(ctx, []string{"s1", "s0"}, [][]byte{src(6), src(7)}); err != nil {
+		// A replay of the batch changes nothing: of two records of one
+		// finder the first wins; a later finder's record is not kept, an
+		// earlier finder's replaces what a later one wrote.
+		if _, err := s.RecordSources(ctx, seqsOf(t, s, "s1", "s0", "s2"), [][]byte{src(6), src(7), srcBy(2, 8)}); err != nil {
 			t.Fatal(err)
 		}
-		got := sources(t, s, "s0", "s1", "s2", "s39", "nope")
-		want := [][]byte{src(1, 2, 3), src(5), src(2), src(39), nil}
+		insert(t, s, entry(p, "t0", nil), entry(p, "t1", nil))
+		if _, err := s.RecordSources(ctx, seqsOf(t, s, "t0"), [][]byte{srcBy(2, 10)}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.RecordSources(ctx, seqsOf(t, s, "t0", "t1", "t1"), [][]byte{srcBy(1, 9), srcBy(5, 11), srcBy(4, 12)}); err != nil {
+			t.Fatal(err)
+		}
+		got := sources(t, s, "s0", "s1", "s2", "s39", "nope", "t0", "t1")
+		want := [][]byte{src(1, 2, 3), src(5), src(2), src(39), nil, srcBy(1, 9), srcBy(4, 12)}
 		for i := range want {
 			if !bytes.Equal(got[i], want[i]) || (want[i] == nil) != (got[i] == nil) {
-				t.Errorf("Sources = %x, want %x (the first of two writes wins)", got, want)
+				t.Errorf("Sources = %x, want %x (the earliest finder's record, the first of one finder's)", got, want)
 				break
 			}
 		}
@@ -147,16 +161,17 @@ func runSources(t *testing.T, b backend, open func(*testing.T, storeOpts) Store)
 		}{
 			{"count", []string{"a"}, nil},
 			{"empty", []string{"a"}, [][]byte{{}}},
-			{"torn", []string{"a"}, [][]byte{{1, 2, 3}}},
+			{"finder only", []string{"a"}, [][]byte{srcBy(1)}},
+			{"torn", []string{"a"}, [][]byte{{0, 0, 0, 0, 0, 1, 1, 2, 3}}},
 			{"unsorted", []string{"a"}, [][]byte{src(3, 2)}},
 			{"long", []string{"a"}, [][]byte{make([]byte, MaxSourceBytes+4)}},
 		} {
-			if _, err := s.RecordSources(ctx, tt.ids, tt.recs); !errors.Is(err, ErrInvalid) {
+			if _, err := s.RecordSources(ctx, seqsOf(t, s, tt.ids...), tt.recs); !errors.Is(err, ErrInvalid) {
 				t.Errorf("%s: RecordSources = %v, want ErrInvalid", tt.name, err)
 			}
 		}
-		if got := sources(t, s, "a"); got[0] != nil {
-			t.Errorf("Sources(a) after invalid calls = %x, want none", got[0])
+		if got := sources(t, s, "a"); got[0] == nil || len(got[0]) != 0 {
+			t.Errorf("Sources(a) after invalid calls = %x, want none (empty)", got[0])
 		}
 	})
 
@@ -173,7 +188,7 @@ func runSources(t *testing.T, b backend, open func(*testing.T, storeOpts) Store)
 			return e
 		}
 		insert(t, s, mk("h0"), mk("h1"))
-		if _, err := s.RecordSources(ctx, []string{"h0"}, [][]byte{src(10, 20)}); err != nil {
+		if _, err := s.RecordSources(ctx, seqsOf(t, s, "h0"), [][]byte{src(10, 20)}); err != nil {
 			t.Fatal(err)
 		}
 		r := insert(t, s, mk("h2"), mk("h3"))
@@ -208,12 +223,12 @@ func runSources(t *testing.T, b backend, open func(*testing.T, storeOpts) Store)
 		// of it, and the id inserted again has none.
 		s := open(t, storeOpts{})
 		insert(t, s, entry(p, "y", nil))
-		if _, err := s.RecordSources(ctx, []string{"y"}, [][]byte{src(1)}); err != nil {
+		if _, err := s.RecordSources(ctx, seqsOf(t, s, "y"), [][]byte{src(1)}); err != nil {
 			t.Fatal(err)
 		}
 		k0, f0 := footprint(t, s)
 		insert(t, s, entry(p, "x", nil))
-		if _, err := s.RecordSources(ctx, []string{"x"}, [][]byte{src(2, 3)}); err != nil {
+		if _, err := s.RecordSources(ctx, seqsOf(t, s, "x"), [][]byte{src(2, 3)}); err != nil {
 			t.Fatal(err)
 		}
 		if removed, err := s.Remove(ctx, []string{"x"}); err != nil || !removed[0] {
@@ -223,7 +238,7 @@ func runSources(t *testing.T, b backend, open func(*testing.T, storeOpts) Store)
 			t.Errorf("after Remove(x): %d keys %d fields, want %d and %d as before x", k, f, k0, f0)
 		}
 		insert(t, s, entry(p, "x", nil))
-		if got := sources(t, s, "x", "y"); got[0] != nil || !bytes.Equal(got[1], src(1)) {
+		if got := sources(t, s, "x", "y"); got[0] == nil || len(got[0]) != 0 || !bytes.Equal(got[1], src(1)) {
 			t.Errorf("Sources(x inserted again, y) = %x, want none and %x", got, src(1))
 		}
 	})
@@ -235,7 +250,7 @@ func runSources(t *testing.T, b backend, open func(*testing.T, storeOpts) Store)
 		s := open(t, storeOpts{retention: 10 * time.Second, generation: 5 * time.Second, refresh: true, clock: clk.Now})
 		a, c := entry(p, "a", nil), entry(p, "c", nil)
 		insert(t, s, a, c)
-		if _, err := s.RecordSources(ctx, []string{"a", "c"}, [][]byte{src(1), src(2)}); err != nil {
+		if _, err := s.RecordSources(ctx, seqsOf(t, s, "a", "c"), [][]byte{src(1), src(2)}); err != nil {
 			t.Fatal(err)
 		}
 		checkRecordExpiry(t, s)

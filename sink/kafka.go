@@ -64,8 +64,8 @@ type KafkaConfig struct {
 	Client []kgo.Opt
 	// EventsTopic receives verdict events; DeadLetterTopic rejected
 	// records; UniqueTopic, when set, the original record of every unique
-	// document (and the tombstone of every document deleted, so a
-	// compacted unique topic drops it too).
+	// document (and every tombstone read, found or not, so a compacted
+	// unique topic drops the document too, at least once).
 	EventsTopic, DeadLetterTopic, UniqueTopic string
 	// DeliveryTimeout, when set, bounds the client's retries of one
 	// record before its produce fails (franz-go's RecordDeliveryTimeout,
@@ -234,9 +234,15 @@ func (k *Kafka) Write(ctx context.Context, o pipeline.Output, in *kgo.Record, do
 		if k.unique != "" && (o.Event == nil || o.Event.Kind == pipeline.KindUnique) {
 			add(RoleUnique, &kgo.Record{Topic: k.unique, Key: in.Key, Value: in.Value, Headers: cloneHeaders(in.Headers)})
 		}
-		if k.unique != "" && o.Event != nil && o.Event.Kind == pipeline.KindDeleted && !o.Event.NotFound {
+		if k.unique != "" && o.Event != nil && o.Event.Kind == pipeline.KindDeleted && !o.Event.Replay {
 			// The tombstone goes on, so a compacted unique topic drops
-			// the document too.
+			// the document too: on every delete, found or not, since a
+			// delete read again after a crash between the index's delete
+			// and the commit finds nothing left to remove, and the
+			// tombstone may never have been produced (idempotent
+			// downstream: a compacted topic keeps one). Not for a
+			// document record read again after its delete (Replay): its
+			// key need not be the id.
 			add(RoleUnique, &kgo.Record{Topic: k.unique, Key: in.Key, Headers: cloneHeaders(in.Headers)})
 		}
 	}

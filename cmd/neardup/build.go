@@ -97,3 +97,13 @@ func missingNamespace(ctx context.Context, cfg *config.Config, what string) erro
 	return usagef("namespace %q does not exist on %s: %s (the server holds %s%s%s)",
 		ns, where, what, strings.Join(names, ", "), more, hint)
 }
+
+// openReadOnlyStore is openStore for a command that only looks
+// (pipeline.OpenReadOnlyStore): a Redis namespace is opened read-only.
+func openReadOnlyStore(ctx context.Context, c *config.Config) (pipeline.Config, index.Store, error) {
+	pc, store, err := pipeline.OpenReadOnlyStore(ctx, c, version)
+	if errors.Is(err, config.ErrInvalid) || errors.Is(err, index.ErrInvalid) {
+		err = fmt.Errorf("%w: %w", errUsage, err)
+	}
+	return pc, store, err
+}

@@ -12,7 +12,7 @@ import (
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite the generated output blocks of the docs (TestDocsGenerated) with what the program prints now")
+var update = flag.Bool("update", false, "rewrite what the docs show from what the program prints now: the generated output blocks (TestDocsGenerated), docs/examples/event-*.json and README's event example (TestDocsExamplesGenerated), the golden files")
 
 // A generated block is a fenced block whose info string is "console
 // generated": lines "$ COMMAND" (a shell command line run from the

@@ -48,6 +48,7 @@ type event struct {
 	Cluster     string         `json:"cluster"`
 	Method      string         `json:"method"`
 	Scores      map[string]any `json:"scores"`
+	Replay      bool           `json:"replay"`
 }
 
 func events(t *testing.T, out string) []event {
