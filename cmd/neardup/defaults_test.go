@@ -91,9 +91,14 @@ func TestDefaultsOneSource(t *testing.T) {
 		}
 	}
 	// The commands that run over files list only the keys they read.
+	// (delete reads the kafka section: with kafka.brokers it produces the
+	// deleted events and the unique topic's tombstones a member would.)
 	for _, cmd := range [][]string{{"scan"}, {"check"}, {"delete"}, {"compare"}, {"eval"}} {
 		_, _, h := neardup(t, append(cmd, "-h")...)
 		for _, never := range []string{"-http.addr", "-kafka.brokers", "-log.format"} {
+			if cmd[0] == "delete" && never == "-kafka.brokers" {
+				continue
+			}
 			if strings.Contains(h, "  "+never+" ") {
 				t.Errorf("neardup %s -h lists %s, which it never uses", cmd[0], never)
 			}
