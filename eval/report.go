@@ -85,6 +85,7 @@ func (r *Report) Summary(w io.Writer) {
 		}
 		if res.Sites != nil {
 			fmt.Fprintf(w, "  unique pages flagged: %d of %d (%.1f%%)", res.Sites.Flagged, res.Sites.Unique, 100*res.Sites.FlaggedShare())
+			fmt.Fprintf(w, "  from a site's 3rd page: precision %s, flagged %s", num(res.Sites.Third.Links.Precision()), pct(res.Sites.Third.Flagged, res.Sites.Third.Unique))
 		}
 		fmt.Fprintf(w, "  %v\n", res.Elapsed.Round(100*time.Millisecond))
 	}

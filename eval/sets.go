@@ -21,7 +21,7 @@ const (
 // sets (SetSites, SetSitesHTML, SetSitesBoiler) are generated from the
 // Gutenberg e-texts ([GenerateSites]).
 func SetNames() []string {
-	return []string{SetPAN13, SetClough, SetGutenberg, SetLicensecheck, SetSPDX, SetSites, SetSitesHTML, SetSitesBoiler}
+	return []string{SetPAN13, SetClough, SetGutenberg, SetLicensecheck, SetSPDX, SetSites, SetSitesHTML, SetSitesBoiler, SetChrome, SetChromeHTML, SetArticles}
 }
 
 // Short returns a short name of the set for file names: pan13, clough,
@@ -58,7 +58,10 @@ const (
 
 // Doc is one document of a set.
 type Doc struct {
-	ID   string
+	ID string
+	// URL is the page's address, sent as the input's url field (empty
+	// for sets that are not web pages).
+	URL  string
 	Text []byte
 	// HTML marks Text as an HTML page, sent as the input's html field
 	// and reduced to its main text by the pipeline.
@@ -110,8 +113,29 @@ func Build(root string, names []string) (sets []*Set, missing []Missing, err err
 		st, err := os.Stat(filepath.Join(root, name))
 		return err == nil && st.IsDir()
 	}
-	var sites *Sites // generated once for its three renderings
+	var sites, chrome *Sites // generated once for their renderings
 	for _, name := range names {
+		if name == SetChrome || name == SetChromeHTML || name == SetArticles {
+			if !have(SetGutenberg) {
+				missing = append(missing, Missing{name, fmt.Sprintf("%s not found: the set is generated from its e-texts (see %s)", filepath.Join(root, SetGutenberg), expects[SetGutenberg])})
+				continue
+			}
+			if name == SetArticles {
+				g, err := GenerateArticles(filepath.Join(root, SetGutenberg), 0)
+				if err != nil {
+					return nil, nil, err
+				}
+				sets = append(sets, buildArticles(g))
+				continue
+			}
+			if chrome == nil {
+				if chrome, err = GenerateChrome(filepath.Join(root, SetGutenberg), ChromeConfig{}); err != nil {
+					return nil, nil, err
+				}
+			}
+			sets = append(sets, buildChrome(chrome, name))
+			continue
+		}
 		if v, ok := sitesVariant(name); ok {
 			if !have(SetGutenberg) {
 				missing = append(missing, Missing{name, fmt.Sprintf("%s not found: the site set is generated from its e-texts (see %s)", filepath.Join(root, SetGutenberg), expects[SetGutenberg])})

@@ -138,6 +138,8 @@ type Site struct {
 	// first.
 	Layout int
 	weight float64
+	// chrome is the template of a chrome-set site (GenerateChrome).
+	chrome *chromeSite
 }
 
 // Page is one page of the crawl.
@@ -171,6 +173,10 @@ type Page struct {
 	// accept holds, per expected link (one per source), the earlier pages
 	// that hold at least 80% of what was copied.
 	accept [][]string
+	// chrome is what varies on a chrome-set page (GenerateChrome).
+	chrome *chromePage
+	// plain marks a page of the articles set (GenerateArticles).
+	plain bool
 }
 
 // word is an article word and where it comes from: word pos of segment
@@ -557,9 +563,9 @@ func (s *Sites) Docs(v SitesVariant) []Doc {
 	for i, p := range s.Pages {
 		switch v {
 		case SitesText:
-			docs[i] = Doc{ID: p.ID, Text: p.Text()}
+			docs[i] = Doc{ID: p.ID, URL: p.URL, Text: p.Text()}
 		default:
-			docs[i] = Doc{ID: p.ID, Text: p.HTML(v == SitesHTMLBoiler), HTML: true}
+			docs[i] = Doc{ID: p.ID, URL: p.URL, Text: p.HTML(v == SitesHTMLBoiler), HTML: true}
 		}
 	}
 	return docs
@@ -719,6 +725,9 @@ func (p *Page) ArticleText() string {
 // Text renders the page as the visible text of the whole page, template
 // included.
 func (p *Page) Text() []byte {
+	if p.chrome != nil {
+		return p.chromeText()
+	}
 	st := p.Site
 	var b bytes.Buffer
 	line := func(s string) {
