@@ -70,10 +70,10 @@ func TestMainTextLargePageBounded(t *testing.T) {
 // characters) made it fall back to the whole body.
 func TestMainTextShortArticle(t *testing.T) {
 	page := []byte(`<html><body><nav><a href="/">Fieldnotes</a><ul><li><a href="/world">World</a></li><li><a href="/science">Science</a></li></ul></nav>` +
-		`<div class="cookie-banner"><p>We use cookies to make this site work and, with your consent, to measure how it is used. You can accept all cookies or reject the optional ones.</p><button>Accept</button></div>` +
+		`<div class="cookie-banner"><p>We use cookies to make this site work and, with your consent, to measure how it is used and to improve it. You can accept all cookies, reject the optional ones, or choose which kinds to allow in the cookie settings. Your choice is stored for twelve months and you can change it at any time from the link in the footer.</p><button>Accept</button><button>Reject</button></div>` +
 		`<article><h1>A walk by the river</h1><p>The morning was grey and still when we set out along the towpath, past the lock keeper's cottage and the old mill.</p>` +
 		`<p>By noon the fog had lifted, and the heron that had watched us from the far bank rose slowly and flew upstream towards the weir and the bridge.</p></article>` +
-		`<footer><p>© 2026 Fieldnotes Daily. All rights reserved. About us · Contact · Privacy policy · Cookie settings</p></footer></body></html>`)
+		`<footer><p>© 2026 Fieldnotes Daily. All rights reserved. Fieldnotes Daily is an independent publication. About us · Contact · Terms of service · Privacy policy · Cookie settings · Accessibility</p></footer></body></html>`)
 	text := string(MainText(page, "https://fieldnotes.example/1"))
 	for _, want := range []string{"towpath", "heron"} {
 		if !strings.Contains(text, want) {
