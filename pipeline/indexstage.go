@@ -152,11 +152,8 @@ func (p *Pipeline) processBatch(ctx context.Context, batch []*job, verifyIn chan
 	// order (common.go); decoded through the cache, the verifiers then
 	// find them there. The sources found are recorded in the index before
 	// the next batch is looked up.
-	if err := p.fetchSources(ctx, live); err != nil { // common.go
-		return err
-	}
 	decoded := map[string]*sketch.Features{}
-	p.markSources(live, func(id string) *sketch.Features { // common.go
+	feats := func(id string) *sketch.Features {
 		f, ok := decoded[id]
 		if !ok {
 			if raw := raws[id]; raw != nil {
@@ -165,7 +162,14 @@ func (p *Pipeline) processBatch(ctx context.Context, batch []*job, verifyIn chan
 			decoded[id] = f
 		}
 		return f
-	})
+	}
+	// A page's site template: the text it shares with other pages of its
+	// site, read from its candidates' stored features (template.go).
+	p.siteTemplates(live, feats)
+	if err := p.fetchSources(ctx, live); err != nil { // common.go
+		return err
+	}
+	p.markSources(live, feats) // common.go
 	if err := p.recordSources(ctx); err != nil { // common.go
 		return err
 	}

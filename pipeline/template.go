@@ -1,0 +1,191 @@
+package pipeline
+
+import (
+	"hash/fnv"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/neardup/neardup/sketch"
+	"github.com/neardup/neardup/verify"
+)
+
+// Site templates.
+//
+// A template is text that pages with different content share; a copied
+// article is text that copies of one text share. How many documents hold
+// a key does not tell them apart (an author box is held by a handful of
+// pages of one site, a syndicated article by as many sites), but who holds
+// it does: text that two different pages of one web site share is that
+// site's template. Crawlers send each page's url; its host is stored with
+// the page's features (sketch.Features.Host), so a document knows which
+// of its candidates are pages of its own site.
+//
+// So, in the index stage and in input order, a document with a host
+// compares itself with its earlier candidates of the same host. Such a
+// candidate is the same text as the document when most of the smaller
+// page's anchors (more than MaxDiscountShare), outside the anchors the
+// document shares with its site's other pages, are shared with it: a page
+// republished or updated on its own site. Every other page of the site is
+// a different text, and the anchors the document shares with it are the
+// site's template. Template passages (runs of template anchors, widened
+// by a winnowing window as common passages are) are evidence against no
+// candidate and are left out of resemblance and containment on both
+// sides, however much of the page they cover: a page that is mostly its
+// site's template is judged on the rest.
+//
+// Nothing here is kept between documents: the site's earlier pages are
+// the index's candidates (the first page that held a template key is its
+// exemplar, so it is found through that key once the key is common), and
+// their hosts and anchors are their stored features. Memory, a Redis node
+// and a Redis Cluster return the same candidates and features, so they
+// give the same templates; a document without a url has none.
+
+// hostOf returns the hash of the host of rawURL (lower case, without a
+// port or a leading "www."), never 0; 0 when rawURL has no host.
+func hostOf(rawURL string) uint64 {
+	if rawURL == "" {
+		return 0
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Hostname() == "" {
+		return 0
+	}
+	h := strings.TrimPrefix(strings.ToLower(u.Hostname()), "www.")
+	f := fnv.New64a()
+	f.Write([]byte(h))
+	return max(f.Sum64(), 1)
+}
+
+// siteTemplates adds to each job's discount the passages it shares with
+// different pages of its own site (see "Site templates"). feats returns
+// a candidate's decoded features by id (nil when gone or undecodable).
+func (p *Pipeline) siteTemplates(jobs []*job, feats func(id string) *sketch.Features) {
+	for _, j := range jobs {
+		if j.feats == nil || j.feats.Host == 0 || len(j.seq) == 0 {
+			continue
+		}
+		as := j.feats.Passage.Anchors[:min(j.sentenceBase, len(j.feats.Passage.Anchors))]
+		if len(as) == 0 {
+			continue
+		}
+		mine := anchorSet(as)
+		var shared [][]uint32 // per same-site candidate, the anchors it shares
+		var theirs []int      // and its distinct anchors
+		for _, c := range j.cands[:min(j.earlier, len(j.cands))] {
+			f := feats(c.ID)
+			if f == nil || f.Host != j.feats.Host {
+				continue
+			}
+			other := anchorSet(f.Passage.Anchors)
+			shared = append(shared, intersect(mine, other))
+			theirs = append(theirs, len(other))
+		}
+		if len(shared) == 0 {
+			continue
+		}
+		var template []uint32
+		for i, s := range shared {
+			// The anchors the document shares with the site's other
+			// pages are template whatever this page is; of the rest,
+			// a page of the same text shares most of the smaller side.
+			var elsewhere []uint32
+			for k, t := range shared {
+				if k != i {
+					elsewhere = union(elsewhere, t)
+				}
+			}
+			own := len(s) - len(intersect(s, elsewhere))
+			side := min(len(mine), theirs[i]) - len(intersect(s, elsewhere))
+			if side > 0 && 2*own > side {
+				continue // the same text
+			}
+			template = union(template, s)
+		}
+		if len(template) == 0 {
+			continue
+		}
+		p.addTemplate(j, as, template)
+	}
+}
+
+// addTemplate adds to j's discount the passages around its anchors as
+// (stored hashes) whose hash is in template (sorted).
+func (p *Pipeline) addTemplate(j *job, as []sketch.Anchor, template []uint32) {
+	n := len(j.seq)
+	w := sketch.PassageWindow(n, p.passageWords(), p.cfg.Sketch.Shingle)
+	var rs []verify.Range
+	for _, a := range as {
+		if _, ok := slices.BinarySearch(template, uint32(a.Hash)); !ok || int(a.Pos) >= n {
+			continue
+		}
+		pos := int(a.Pos)
+		rs = append(rs, verify.Range{Lo: max(pos-(w-1), 0), Hi: min(pos+w, n)})
+	}
+	if len(rs) == 0 {
+		return
+	}
+	slices.SortFunc(rs, func(a, b verify.Range) int { return a.Lo - b.Lo })
+	if j.discount == nil {
+		j.discount = &verify.Discount{}
+	}
+	d := j.discount
+	var merged []verify.Range
+	for _, r := range slices.Concat(d.Common, rs) {
+		merged = append(merged, r)
+	}
+	slices.SortFunc(merged, func(a, b verify.Range) int { return a.Lo - b.Lo })
+	d.Common = d.Common[:0]
+	for _, r := range merged {
+		d.Common = addRange(d.Common, r)
+	}
+	d.MinRun = w
+	// The template's shingles are left out of resemblance and
+	// containment on both sides, however much of the page it is.
+	unkept := sampledOut(j.feats.ShingleShift)
+	for _, r := range rs {
+		for _, h := range j.seq[r.Lo:r.Hi] {
+			if h&unkept == 0 {
+				d.Shingles = append(d.Shingles, uint64(h))
+			}
+		}
+	}
+	slices.Sort(d.Shingles)
+	d.Shingles = slices.Compact(d.Shingles)
+}
+
+// anchorSet returns the distinct stored hashes of as, sorted.
+func anchorSet(as []sketch.Anchor) []uint32 {
+	out := make([]uint32, len(as))
+	for i, a := range as {
+		out[i] = uint32(a.Hash)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// intersect returns the values in both a and b (sorted, distinct).
+func intersect(a, b []uint32) []uint32 {
+	var out []uint32
+	for i, k := 0, 0; i < len(a) && k < len(b); {
+		switch {
+		case a[i] < b[k]:
+			i++
+		case a[i] > b[k]:
+			k++
+		default:
+			out = append(out, a[i])
+			i++
+			k++
+		}
+	}
+	return out
+}
+
+// union returns the values in a or b (sorted, distinct).
+func union(a, b []uint32) []uint32 {
+	out := make([]uint32, 0, len(a)+len(b))
+	out = append(append(out, a...), b...)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
