@@ -169,7 +169,7 @@ func (p *Pipeline) processBatch(ctx context.Context, batch []*job, verifyIn chan
 	if err := p.fetchSources(ctx, live); err != nil { // common.go
 		return err
 	}
-	p.markSources(live, feats) // common.go
+	p.markSources(live, feats)                   // common.go
 	if err := p.recordSources(ctx); err != nil { // common.go
 		return err
 	}
