@@ -71,36 +71,32 @@ func (p *Pipeline) siteTemplates(jobs []*job, feats func(id string) *sketch.Feat
 		}
 		mine := anchorSet(as)
 		var shared [][]uint32 // per same-site candidate, the anchors it shares
-		var theirs []int      // and its distinct anchors
+		var sameFeats []*sketch.Features
 		for _, c := range j.cands[:min(j.earlier, len(j.cands))] {
 			f := feats(c.ID)
 			if f == nil || f.Host != j.feats.Host {
 				continue
 			}
-			other := anchorSet(f.Passage.Anchors)
-			shared = append(shared, intersect(mine, other))
-			theirs = append(theirs, len(other))
+			shared = append(shared, intersect(mine, anchorSet(f.Passage.Anchors)))
+			sameFeats = append(sameFeats, f)
 		}
 		if len(shared) == 0 {
 			continue
 		}
+		// The pages that share the least with the document come first:
+		// pages that share only the template with it. What they share is
+		// template whatever a later page is; on the rest, a page of the
+		// same text (a republished or updated page) is a near duplicate.
+		order := make([]int, len(shared))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortStableFunc(order, func(a, b int) int { return len(shared[a]) - len(shared[b]) })
 		var template []uint32
-		for i, s := range shared {
-			// The anchors the document shares with the site's other
-			// pages are template whatever this page is; of the rest,
-			// a page of the same text shares most of the smaller side.
-			var elsewhere []uint32
-			for k, t := range shared {
-				if k != i {
-					elsewhere = union(elsewhere, t)
-				}
+		for _, i := range order {
+			if !p.sameText(j, as, sameFeats[i], template) {
+				template = union(template, shared[i])
 			}
-			own := len(s) - len(intersect(s, elsewhere))
-			side := min(len(mine), theirs[i]) - len(intersect(s, elsewhere))
-			if side > 0 && 2*own > side {
-				continue // the same text
-			}
-			template = union(template, s)
 		}
 		if len(template) == 0 {
 			continue
@@ -109,9 +105,57 @@ func (p *Pipeline) siteTemplates(jobs []*job, feats func(id string) *sketch.Feat
 	}
 }
 
-// addTemplate adds to j's discount the passages around its anchors as
-// (stored hashes) whose hash is in template (sorted).
-func (p *Pipeline) addTemplate(j *job, as []sketch.Anchor, template []uint32) {
+// sameText reports whether j and a page f of its site are one text: near
+// duplicates by the profile's resemblance (verify.DefaultJaccard without
+// a Jaccard check) on their stored shingles outside the passages around
+// j's anchors (as) whose hash is in elsewhere, the template the site's
+// other pages showed.
+func (p *Pipeline) sameText(j *job, as []sketch.Anchor, f *sketch.Features, elsewhere []uint32) bool {
+	sa, sb, _, _ := sketch.AlignSamples(j.feats, f)
+	if len(elsewhere) > 0 {
+		var drop []uint64
+		for _, r := range p.templateRanges(j, as, elsewhere) {
+			for _, h := range j.seq[r.Lo:r.Hi] {
+				drop = append(drop, uint64(h))
+			}
+		}
+		drop = sketch.MaskShingles(nil, drop, min(j.feats.ShingleShift, f.ShingleShift))
+		sa, sb = withoutSorted(sa, drop), withoutSorted(sb, drop)
+	}
+	return len(sa) > 0 && len(sb) > 0 && verify.Jaccard(sa, sb) >= p.nearThreshold()
+}
+
+// nearThreshold is the resemblance the profile calls near: its first
+// Jaccard check's threshold, else verify.DefaultJaccard.
+func (p *Pipeline) nearThreshold() float64 {
+	for _, c := range p.cfg.Verify.Checks {
+		if c.Method == verify.MethodJaccard && c.Threshold > 0 {
+			return c.Threshold
+		}
+	}
+	return verify.DefaultJaccard
+}
+
+// withoutSorted returns the values of set (sorted) not in drop (sorted).
+func withoutSorted(set, drop []uint64) []uint64 {
+	out := make([]uint64, 0, len(set))
+	k := 0
+	for _, x := range set {
+		for k < len(drop) && drop[k] < x {
+			k++
+		}
+		if k < len(drop) && drop[k] == x {
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+// templateRanges returns the passages around j's anchors as whose hash is
+// in template (sorted): each anchor's position widened by a winnowing
+// window less one on both sides, sorted by Lo, not merged.
+func (p *Pipeline) templateRanges(j *job, as []sketch.Anchor, template []uint32) []verify.Range {
 	n := len(j.seq)
 	w := sketch.PassageWindow(n, p.passageWords(), p.cfg.Sketch.Shingle)
 	var rs []verify.Range
@@ -122,6 +166,15 @@ func (p *Pipeline) addTemplate(j *job, as []sketch.Anchor, template []uint32) {
 		pos := int(a.Pos)
 		rs = append(rs, verify.Range{Lo: max(pos-(w-1), 0), Hi: min(pos+w, n)})
 	}
+	slices.SortFunc(rs, func(a, b verify.Range) int { return a.Lo - b.Lo })
+	return rs
+}
+
+// addTemplate adds to j's discount the passages around its anchors as
+// (stored hashes) whose hash is in template (sorted).
+func (p *Pipeline) addTemplate(j *job, as []sketch.Anchor, template []uint32) {
+	rs := p.templateRanges(j, as, template)
+	w := sketch.PassageWindow(len(j.seq), p.passageWords(), p.cfg.Sketch.Shingle)
 	if len(rs) == 0 {
 		return
 	}
@@ -130,10 +183,7 @@ func (p *Pipeline) addTemplate(j *job, as []sketch.Anchor, template []uint32) {
 		j.discount = &verify.Discount{}
 	}
 	d := j.discount
-	var merged []verify.Range
-	for _, r := range slices.Concat(d.Common, rs) {
-		merged = append(merged, r)
-	}
+	merged := slices.Concat(d.Common, rs)
 	slices.SortFunc(merged, func(a, b verify.Range) int { return a.Lo - b.Lo })
 	d.Common = d.Common[:0]
 	for _, r := range merged {
