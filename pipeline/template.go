@@ -22,12 +22,13 @@ import (
 // of its candidates are pages of its own site.
 //
 // So, in the index stage and in input order, a document with a host
-// compares itself with its earlier candidates of the same host. Such a
-// candidate is the same text as the document when most of the smaller
-// page's anchors (more than MaxDiscountShare), outside the anchors the
-// document shares with its site's other pages, are shared with it: a page
-// republished or updated on its own site. Every other page of the site is
-// a different text, and the anchors the document shares with it are the
+// compares itself with its earlier candidates of the same host, those
+// that share the fewest of its anchors first (pages that share only the
+// template with it). A candidate is the same text as the document when
+// the two are near duplicates by the profile's resemblance on their
+// stored shingles outside the template found so far: a page republished
+// or updated on its own site. Every other page of the site is a
+// different text, and the anchors the document shares with it are the
 // site's template. Template passages (runs of template anchors, widened
 // by a winnowing window as common passages are) are evidence against no
 // candidate and are left out of resemblance and containment on both
