@@ -3,12 +3,9 @@ package eval
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
-	"unicode"
 )
 
 // The chrome sets: small web sites whose chrome varies from page to page,
@@ -98,13 +95,9 @@ type chromePage struct {
 func GenerateChrome(dir string, cfg ChromeConfig) (*Sites, error) {
 	cfg = cfg.withDefaults()
 	r := rand.New(rand.NewPCG(cfg.Seed, 0xc4a0e))
-	var books [][][]string
-	for _, name := range gutenbergSiteTexts {
-		b, err := os.ReadFile(filepath.Join(dir, "texts", name))
-		if err != nil {
-			return nil, fmt.Errorf("eval: chrome: %w", err)
-		}
-		books = append(books, bookParagraphs(b))
+	books, err := loadBooks(dir)
+	if err != nil {
+		return nil, err
 	}
 	s := &Sites{Config: SitesConfig{Seed: cfg.Seed}, byID: map[string]*Page{}}
 	names := map[string]bool{}
@@ -122,21 +115,8 @@ func GenerateChrome(dir string, cfg ChromeConfig) (*Sites, error) {
 		if next >= len(segs) {
 			return nil
 		}
-		seg := segs[next]
 		next++
-		id := int32(len(s.segWords))
-		var all []string
-		var pars [][]word
-		for _, par := range seg.pars {
-			var ws []word
-			for _, w := range par {
-				ws = append(ws, word{w: w, seg: id, pos: int32(len(all))})
-				all = append(all, w)
-			}
-			pars = append(pars, ws)
-		}
-		s.segWords = append(s.segWords, all)
-		return pars
+		return s.article(segs[next-1])
 	}
 	// Syndication: each planned copy waits for a page of its site.
 	type planned struct {
@@ -198,26 +178,8 @@ func GenerateChrome(dir string, cfg ChromeConfig) (*Sites, error) {
 		if p.Title == "" {
 			p.Title = titleOf(p.Paragraphs)
 		}
-		slug := strings.ToLower(strings.Join(strings.Fields(strings.Map(func(c rune) rune {
-			if unicode.IsLetter(c) || unicode.IsDigit(c) || c == ' ' {
-				return c
-			}
-			return -1
-		}, p.Title)), "-"))
-		p.ID = strings.ToLower(fmt.Sprintf("%s/%s/%s-%d", site.Domain, cp.Section, slug, i+1))
-		p.URL = "https://" + p.ID
-		p.origin, p.segs = map[int64]bool{}, map[int32]bool{}
-		for _, par := range p.Paragraphs {
-			for _, w := range par {
-				if w.seg >= 0 {
-					p.origin[originKey(w.seg, w.pos)] = true
-					p.segs[w.seg] = true
-				}
-			}
-		}
+		s.add(p, fmt.Sprintf("%s/%s/%s-%d", site.Domain, cp.Section, slug(p.Title), i+1))
 		p.BoilerAt = len(p.Paragraphs)
-		s.Pages = append(s.Pages, p)
-		s.byID[p.ID] = p
 		bySite[site] = append(bySite[site], p)
 	}
 	// The lists a page shows are drawn from its site's titles: related
@@ -576,13 +538,9 @@ func GenerateArticles(dir string, n int) (*Sites, error) {
 		n = 600
 	}
 	r := rand.New(rand.NewPCG(600, 0xa271c1e))
-	var books [][][]string
-	for _, name := range gutenbergSiteTexts {
-		b, err := os.ReadFile(filepath.Join(dir, "texts", name))
-		if err != nil {
-			return nil, fmt.Errorf("eval: articles: %w", err)
-		}
-		books = append(books, bookParagraphs(b))
+	books, err := loadBooks(dir)
+	if err != nil {
+		return nil, err
 	}
 	segs := cutSegments(books, r)
 	if len(segs) < n {
@@ -596,33 +554,12 @@ func GenerateArticles(dir string, n int) (*Sites, error) {
 	s := &Sites{Config: SitesConfig{Seed: 600}, Sites: []*Site{st}, byID: map[string]*Page{}}
 	start := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
 	for i := range n {
-		id := int32(len(s.segWords))
-		var all []string
-		var pars [][]word
-		for _, par := range segs[i].pars {
-			var ws []word
-			for _, w := range par {
-				ws = append(ws, word{w: w, seg: id, pos: int32(len(all))})
-				all = append(all, w)
-			}
-			pars = append(pars, ws)
-		}
-		s.segWords = append(s.segWords, all)
+		pars := s.article(segs[i])
 		p := &Page{Site: st, Rank: i + 1, Role: RoleOriginal, Author: "staff", Date: start.Add(time.Duration(i) * time.Hour), Paragraphs: pars}
 		p.Title = titleOf(pars)
-		p.ID = fmt.Sprintf("fieldnotes.example/%d/%s", 1000+i, strings.ToLower(strings.ReplaceAll(p.Title, " ", "-")))
-		p.URL = "https://" + p.ID
-		p.origin, p.segs = map[int64]bool{}, map[int32]bool{}
-		for _, par := range pars {
-			for _, w := range par {
-				p.origin[originKey(w.seg, w.pos)] = true
-				p.segs[w.seg] = true
-			}
-		}
+		s.add(p, fmt.Sprintf("fieldnotes.example/%d/%s", 1000+i, slug(p.Title)))
 		p.BoilerAt = len(pars)
 		p.plain = true
-		s.Pages = append(s.Pages, p)
-		s.byID[p.ID] = p
 	}
 	return s, nil
 }
