@@ -121,7 +121,7 @@ func (p *Pipeline) sameText(j *job, as []sketch.Anchor, f *sketch.Features, else
 			}
 		}
 		drop = sketch.MaskShingles(nil, drop, min(j.feats.ShingleShift, f.ShingleShift))
-		sa, sb = withoutSorted(sa, drop), withoutSorted(sb, drop)
+		sa, sb = verify.Without(nil, sa, drop), verify.Without(nil, sb, drop)
 	}
 	return len(sa) > 0 && len(sb) > 0 && verify.Jaccard(sa, sb) >= p.nearThreshold()
 }
@@ -135,22 +135,6 @@ func (p *Pipeline) nearThreshold() float64 {
 		}
 	}
 	return verify.DefaultJaccard
-}
-
-// withoutSorted returns the values of set (sorted) not in drop (sorted).
-func withoutSorted(set, drop []uint64) []uint64 {
-	out := make([]uint64, 0, len(set))
-	k := 0
-	for _, x := range set {
-		for k < len(drop) && drop[k] < x {
-			k++
-		}
-		if k < len(drop) && drop[k] == x {
-			continue
-		}
-		out = append(out, x)
-	}
-	return out
 }
 
 // templateRanges returns the passages around j's anchors as whose hash is
@@ -193,16 +177,7 @@ func (p *Pipeline) addTemplate(j *job, as []sketch.Anchor, template []uint32) {
 	d.MinRun = w
 	// The template's shingles are left out of resemblance and
 	// containment on both sides, however much of the page it is.
-	unkept := sampledOut(j.feats.ShingleShift)
-	for _, r := range rs {
-		for _, h := range j.seq[r.Lo:r.Hi] {
-			if h&unkept == 0 {
-				d.Shingles = append(d.Shingles, uint64(h))
-			}
-		}
-	}
-	slices.Sort(d.Shingles)
-	d.Shingles = slices.Compact(d.Shingles)
+	d.Shingles = keptShingles(d.Shingles, j.seq, rs, j.feats.ShingleShift)
 }
 
 // anchorSet returns the distinct stored hashes of as, sorted.

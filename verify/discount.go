@@ -68,8 +68,10 @@ func (d *Discount) empty() bool {
 	return d == nil || len(d.Shingles) == 0 && len(d.Common) == 0
 }
 
-// without appends to dst the values of set (sorted) that are not in drop
+// Without appends to dst the values of set (sorted) that are not in drop
 // (sorted): a linear merge.
+func Without(dst, set, drop []uint64) []uint64 { return without(dst, set, drop) }
+
 func without(dst, set, drop []uint64) []uint64 {
 	j := 0
 	for _, x := range set {
