@@ -25,9 +25,9 @@ import (
 // compares itself with its earlier candidates of the same host, those
 // that share the fewest of its anchors first (pages that share only the
 // template with it). A candidate is the same text as the document when
-// the two are near duplicates by the profile's resemblance on their
-// stored shingles outside the template found so far: a page republished
-// or updated on its own site. Every other page of the site is a
+// the two are near duplicates by the profile's resemblance, or one holds
+// the other by its containment, on their stored shingles outside the
+// template found so far: a page republished or updated on its own site. Every other page of the site is a
 // different text, and the anchors the document shares with it are the
 // site's template. Template passages (runs of template anchors, widened
 // by a winnowing window as common passages are) are evidence against no
@@ -106,9 +106,11 @@ func (p *Pipeline) siteTemplates(jobs []*job, feats func(id string) *sketch.Feat
 	}
 }
 
-// sameText reports whether j and a page f of its site are one text: near
-// duplicates by the profile's resemblance (verify.DefaultJaccard without
-// a Jaccard check) on their stored shingles outside the passages around
+// sameText reports whether j and a page f of its site are one text, or
+// one holds the other: near duplicates by the profile's resemblance, or
+// one contained in the other at its containment threshold
+// (verify.DefaultJaccard, DefaultContainment without such checks), on
+// their stored shingles outside the passages around
 // j's anchors (as) whose hash is in elsewhere, the template the site's
 // other pages showed.
 func (p *Pipeline) sameText(j *job, as []sketch.Anchor, f *sketch.Features, elsewhere []uint32) bool {
@@ -123,18 +125,22 @@ func (p *Pipeline) sameText(j *job, as []sketch.Anchor, f *sketch.Features, else
 		drop = sketch.MaskShingles(nil, drop, min(j.feats.ShingleShift, f.ShingleShift))
 		sa, sb = verify.Without(nil, sa, drop), verify.Without(nil, sb, drop)
 	}
-	return len(sa) > 0 && len(sb) > 0 && verify.Jaccard(sa, sb) >= p.nearThreshold()
+	if len(sa) == 0 || len(sb) == 0 {
+		return false
+	}
+	return verify.Jaccard(sa, sb) >= p.threshold(verify.MethodJaccard, verify.DefaultJaccard) ||
+		max(verify.Containment(sa, sb), verify.Containment(sb, sa)) >= p.threshold(verify.MethodContainment, verify.DefaultContainment)
 }
 
-// nearThreshold is the resemblance the profile calls near: its first
-// Jaccard check's threshold, else verify.DefaultJaccard.
-func (p *Pipeline) nearThreshold() float64 {
+// threshold is the profile's first threshold of method m (def without
+// one): the resemblance it calls near, the containment it calls partial.
+func (p *Pipeline) threshold(m verify.Method, def float64) float64 {
 	for _, c := range p.cfg.Verify.Checks {
-		if c.Method == verify.MethodJaccard && c.Threshold > 0 {
+		if c.Method == m && c.Threshold > 0 {
 			return c.Threshold
 		}
 	}
-	return verify.DefaultJaccard
+	return def
 }
 
 // templateRanges returns the passages around j's anchors as whose hash is
