@@ -44,7 +44,7 @@ func (m *Memory) Remove(ctx context.Context, ids []string) ([]bool, error) {
 			d := m.docs.get(h)
 			keys := d.keys
 			d.dead.Store(true)
-			d.features, d.verdict, d.hasVerdict, d.keys, d.source = nil, nil, false, nil, nil
+			d.features, d.verdict, d.hasVerdict, d.keys, d.source, d.template = nil, nil, false, nil, nil, nil
 			l.Unlock()
 			removed[i] = removed[i] || alive
 			if keys == nil {

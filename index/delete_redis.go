@@ -190,7 +190,7 @@ while a <= #ARGV do
         r = '0'
         if resolve(s) == id then r = '1' end
         for _, h in ipairs(DESC) do lane(ikey(h, ig), id, s) end
-        for _, kind in ipairs({'m', 'f', 'v', 'k', 's'}) do
+        for _, kind in ipairs({'m', 'f', 'v', 'k', 's', 't'}) do
           local k, f = rkey(kind, s)
           redis.call('HDEL', k, f)
         end

@@ -178,13 +178,14 @@ type memDoc struct {
 	hasVerdict bool
 	keys       []byte // the keys record (delete.go), for Remove
 	source     []byte // the source record (sources.go); nil: none
+	template   []byte // the template record (templates.go); nil: none
 	dead       atomic.Bool
 	gen        atomic.Pointer[memGen] // the generation holding its records
 }
 
 // reset empties a record for reuse. The document lock is held.
 func (d *memDoc) reset() {
-	d.id, d.seq, d.features, d.verdict, d.hasVerdict, d.keys, d.source = "", 0, nil, nil, false, nil, nil
+	d.id, d.seq, d.features, d.verdict, d.hasVerdict, d.keys, d.source, d.template = "", 0, nil, nil, false, nil, nil, nil
 	d.dead.Store(false)
 	d.gen.Store(nil)
 }

@@ -168,6 +168,7 @@ type redisScripts struct {
 	lookupInsert, register, copies, buckets, resolve, features, verdicts, verdict, maintain *redis.Script
 	delKeys, unlink, revise                                                                 *redis.Script // delete_redis.go
 	sources, recSources                                                                     *redis.Script // sources_redis.go
+	templates, recTemplates                                                                 *redis.Script // templates_redis.go
 	supersede                                                                               *redis.Script
 }
 
@@ -188,6 +189,8 @@ func newRedisScripts(consts string) redisScripts {
 		maintain:     src(luaMaintain),
 		sources:      src(luaSources),
 		recSources:   src(luaRecordSources),
+		templates:    src(luaTemplates),
+		recTemplates: src(luaRecordTemplates),
 		supersede:    redis.NewScript(luaSupersede),
 	}
 }
@@ -217,7 +220,7 @@ func luaQuote(s string) string {
 }
 
 func (s redisScripts) all() []*redis.Script {
-	return []*redis.Script{s.lookupInsert, s.register, s.copies, s.buckets, s.resolve, s.features, s.verdicts, s.verdict, s.maintain, s.delKeys, s.unlink, s.revise, s.sources, s.recSources}
+	return []*redis.Script{s.lookupInsert, s.register, s.copies, s.buckets, s.resolve, s.features, s.verdicts, s.verdict, s.maintain, s.delKeys, s.unlink, s.revise, s.sources, s.recSources, s.templates, s.recTemplates}
 }
 
 // NewRedis connects, loads the scripts, checks (or, for a new namespace,

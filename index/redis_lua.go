@@ -674,7 +674,7 @@ end
 -- generation): its record hashes are extended and its id copied into the
 -- current generation.
 local function refreshRecords(s, id)
-  for _, kind in ipairs({'m', 'f', 'v', 'k', 's'}) do
+  for _, kind in ipairs({'m', 'f', 'v', 'k', 's', 't'}) do
     local k = rkey(kind, s)
     redis.call('EXPIREAT', k, EXP, 'GT')
   end
@@ -972,7 +972,7 @@ for a = 7, #ARGV, 2 do
   local v = false
   if s then
     local k, f = rkey('` + kind + `', s)
-    v = redis.call('HGET', k, f) or ` + map[string]string{"f": "''", "v": "false", "s": "false"}[kind] + `
+    v = redis.call('HGET', k, f) or ` + map[string]string{"f": "''", "v": "false", "s": "false", "t": "false"}[kind] + `
   end
   out[#out + 1] = v
 end
