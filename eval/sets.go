@@ -2,6 +2,7 @@ package eval
 
 import (
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -98,6 +99,17 @@ type Set struct {
 	clough       map[string]CloughAnswer // by file name
 	licenses     map[string]licenseLabel // by document id
 	gutenbergSet *Gutenberg
+}
+
+// OnHost gives every document of s without a url one on host
+// (https://host/ID): the set as the pages of one large site, such as an
+// encyclopedia whose articles copy passages from each other.
+func (s *Set) OnHost(host string) {
+	for i := range s.Docs {
+		if d := &s.Docs[i]; d.URL == "" {
+			d.URL = "https://" + host + "/" + url.PathEscape(d.ID)
+		}
+	}
 }
 
 // Missing is a set that could not be built, and why.

@@ -164,8 +164,17 @@ func (p *Pipeline) processBatch(ctx context.Context, batch []*job, verifyIn chan
 		return f
 	}
 	// A page's site template: the text it shares with other pages of its
-	// site, read from its candidates' stored features (template.go).
-	p.siteTemplates(live, feats)
+	// site, read from its candidates' stored features and template
+	// records (template.go); the records found are written before the
+	// next batch is looked up.
+	recs, err := p.fetchTemplates(ctx, live) // templaterec.go
+	if err != nil {
+		return err
+	}
+	p.siteTemplates(live, feats, recs)
+	if err := p.recordTemplates(ctx, recs); err != nil {
+		return err
+	}
 	if err := p.fetchSources(ctx, live); err != nil { // common.go
 		return err
 	}

@@ -107,6 +107,11 @@ func (p *Pipeline) prepareDoc(s *sketch.Sketcher, f *sketch.Features, enc *[]byt
 		Features:   slices.Clone(*enc),
 	}
 	j.sentenceBase = len(f.Passage.Anchors)
+	if f.Host != 0 && len(j.entry.Anchors) < index.MaxAnchors {
+		// Every page of a site holds its host's key: its count is the
+		// number of the site's pages (template.go).
+		j.entry.Anchors = append(j.entry.Anchors, hostKey(f.Host))
+	}
 	if n := len(f.Passage.Fp); n > 0 && len(f.Passage.Anchors) > 0 {
 		// The stored form of the shingle at each position: what a
 		// discount of the document's common passages leaves out.

@@ -15,31 +15,51 @@ import (
 // A template is text that pages with different content share; a copied
 // article is text that copies of one text share. How many documents hold
 // a key does not tell them apart (an author box is held by a handful of
-// pages of one site, a syndicated article by as many sites), but who holds
-// it does: text that two different pages of one web site share is that
-// site's template. Crawlers send each page's url; its host is stored with
-// the page's features (sketch.Features.Host), so a document knows which
-// of its candidates are pages of its own site.
+// pages of one site, a syndicated article by as many sites), and neither
+// does "two different pages of one site share it": on a large site (an
+// encyclopedia, a library, a crawl of one host) pages copy passages from
+// each other. What tells them apart is where the text sits and what share
+// of the site holds it. A site's template is its frame: text most of its
+// pages hold (navigation, footer, a notice inside every article), and
+// what sits with the frame outside the pages' own text (an author box
+// between the share line and the comment policy, a section's banner under
+// the navigation). A passage a page copies sits in its own text, held by
+// the few pages that copied it however big the site.
 //
-// So, in the index stage and in input order, a document with a host
-// compares itself with its earlier candidates of the same host, those
-// that share the fewest of its anchors first (pages that share only the
-// template with it). A candidate is the same text as the document when
-// the two are near duplicates by the profile's resemblance, or one holds
-// the other by its containment, on their stored shingles outside the
-// template found so far: a page republished or updated on its own site. Every other page of the site is a
-// different text, and the anchors the document shares with it are the
-// site's template. Template passages (runs of template anchors, widened
-// by a winnowing window as common passages are) are evidence against no
-// candidate and are left out of resemblance and containment on both
-// sides, however much of the page they cover: a page that is mostly its
-// site's template is judged on the rest.
+// Crawlers send each page's url; its host is stored with the page's
+// features (sketch.Features.Host), and every page holds its host's key in
+// the index's passage table, whose count is the number of the site's
+// pages. So, in the index stage and in input order, a document with a host
+// compares itself with its earlier candidates of the same host, those that
+// share the fewest of its anchors first (pages that share only the
+// template with it):
 //
-// Nothing here is kept between documents: the site's earlier pages are
-// the index's candidates (the first page that held a template key is its
-// exemplar, so it is found through that key once the key is common), and
-// their hosts and anchors are their stored features. Memory, a Redis node
-// and a Redis Cluster return the same candidates and features, so they
+//   - A candidate is the same text as the document when the two are near
+//     duplicates by the profile's resemblance, or one holds the other by
+//     its containment, on their stored shingles outside the template found
+//     so far: a page republished or updated on its own site. It teaches
+//     nothing about the template.
+//   - With every other page of its site, a shared anchor is template when
+//     it is wide (held by at least half the site's pages and by more than
+//     two documents: the site's template wherever it sits), or when on both
+//     pages it lies in a run of shared text that is mostly frame material
+//     (anchors held by at least a quarter of the site's pages) and, on one
+//     of them, reaches the page's start or end (runs: the shared anchors'
+//     positions widened by a winnowing window less one, bridging own text
+//     shorter than a window, as far as the page's edge).
+//   - An anchor another page's template record marks as template (any site:
+//     templaterec.go) is template.
+//
+// Template passages (runs of template anchors, widened by a winnowing
+// window as common passages are) are evidence against no candidate and are
+// left out of resemblance and containment on both sides, however much of
+// the page they cover: a page that is mostly its site's template is judged
+// on the rest.
+//
+// Nothing here is kept between documents: the site's earlier pages are the
+// index's candidates, their hosts, anchors and template records are stored
+// with them, and the counts are the index's. Memory, a Redis node and a
+// Redis Cluster return the same candidates, counts and records, so they
 // give the same templates; a document without a url has none.
 
 // hostOf returns the hash of the host of rawURL (lower case, without a
@@ -58,10 +78,20 @@ func hostOf(rawURL string) uint64 {
 	return max(f.Sum64(), 1)
 }
 
-// siteTemplates adds to each job's discount the passages it shares with
-// different pages of its own site (see "Site templates"). feats returns
-// a candidate's decoded features by id (nil when gone or undecodable).
-func (p *Pipeline) siteTemplates(jobs []*job, feats func(id string) *sketch.Features) {
+// hostKeySalt separates a host's key from passage anchors and sentence
+// keys in the index's passage table.
+const hostKeySalt = 0x686f73746b6579 // "hostkey"
+
+// hostKey is the passage-table key every page of host holds: its count in
+// the index is the number of the host's pages.
+func hostKey(host uint64) uint64 { return sketch.Mix64(host ^ hostKeySalt) }
+
+// siteTemplates adds to each job's discount the passages that are its
+// site's template (see "Site templates"), and to its verification the
+// template records of its candidates; it writes into recs the records
+// the jobs found. feats returns a candidate's decoded features by id (nil
+// when gone or undecodable).
+func (p *Pipeline) siteTemplates(jobs []*job, feats func(id string) *sketch.Features, recs *templateRecs) {
 	for _, j := range jobs {
 		if j.feats == nil || j.feats.Host == 0 || len(j.seq) == 0 {
 			continue
@@ -71,39 +101,222 @@ func (p *Pipeline) siteTemplates(jobs []*job, feats func(id string) *sketch.Feat
 			continue
 		}
 		mine := anchorSet(as)
-		var shared [][]uint32 // per same-site candidate, the anchors it shares
-		var sameFeats []*sketch.Features
+		var (
+			template []uint32 // the document's template anchors
+			adopted  []uint32 // those other pages' records mark
+			sameIDs  []string
+			same     []*sketch.Features // earlier candidates of its site
+			shared   [][]uint32         // the anchors each of them shares
+			earlier  [][]uint32         // every earlier candidate's anchors
+		)
 		for _, c := range j.cands[:min(j.earlier, len(j.cands))] {
 			f := feats(c.ID)
-			if f == nil || f.Host != j.feats.Host {
+			if f == nil {
 				continue
 			}
-			shared = append(shared, intersect(mine, anchorSet(f.Passage.Anchors)))
-			sameFeats = append(sameFeats, f)
+			ca := anchorSet(f.Passage.Anchors)
+			earlier = append(earlier, ca)
+			if r, ok := decodeTemplateRec(recs.of(c.ID), f); ok {
+				// Template on the candidate's site is template here; the
+				// candidate's own template stays out of the resemblance.
+				adopted = union(adopted, intersect(mine, r.templateAnchors(f)))
+				if ts := r.templateShingles(f); len(ts) > 0 {
+					if j.discount == nil {
+						j.discount = &verify.Discount{}
+					}
+					j.discount.Templates = append(j.discount.Templates, verify.Template{Content: f.Content, Tokens: f.Tokens, Shingles: ts})
+				}
+			}
+			if f.Host == j.feats.Host {
+				sameIDs, same = append(sameIDs, c.ID), append(same, f)
+				shared = append(shared, intersect(mine, ca))
+			}
 		}
-		if len(shared) == 0 {
-			continue
-		}
+		frame, wide := p.siteWide(j, as, same, earlier)
+		template = adopted
 		// The pages that share the least with the document come first:
-		// pages that share only the template with it. What they share is
-		// template whatever a later page is; on the rest, a page of the
-		// same text (a republished or updated page) is a near duplicate.
+		// pages that share only the template with it. On the rest, a page
+		// of the same text (a republished or updated page) is a near
+		// duplicate.
 		order := make([]int, len(shared))
 		for i := range order {
 			order[i] = i
 		}
 		slices.SortStableFunc(order, func(a, b int) int { return len(shared[a]) - len(shared[b]) })
-		var template []uint32
+		taught := make([][]uint32, len(shared)) // the template each page showed
 		for _, i := range order {
-			if !p.sameText(j, as, sameFeats[i], template) {
-				template = union(template, shared[i])
+			if len(shared[i]) == 0 || p.sameText(j, as, same[i], template) {
+				continue
 			}
+			taught[i] = p.framed(j, as, same[i], shared[i], frame, wide)
+			template = union(template, taught[i])
 		}
 		if len(template) == 0 {
 			continue
 		}
-		p.addTemplate(j, as, template)
+		own := p.addTemplate(j, as, template)
+		// The document's record, and one for each page of its site that
+		// showed it a template and has none (a site's first page). A
+		// record marks all the template's shingles (left out of the
+		// resemblance with the page), but of its anchors only the wide
+		// ones, and those other records marked: what most of a site's
+		// pages show is template wherever it appears, while what sits in
+		// one site's frame may be text that another site holds in its own.
+		known := intersect(template, union(wide, adopted))
+		if rec, ok := recordOf(j.feats, known, own, j.feats.ShingleShift); ok {
+			recs.write(j.entry.ID, rec)
+		}
+		for i, t := range taught {
+			if len(t) == 0 || recs.of(sameIDs[i]) != nil {
+				continue
+			}
+			if rec, ok := recordOf(same[i], intersect(t, known), own, j.feats.ShingleShift); ok {
+				recs.write(sameIDs[i], rec)
+			}
+		}
 	}
+}
+
+// runFlags say where a run of shared text sits.
+type runFlags uint8
+
+const (
+	runStart runFlags = 1 << iota // reaches the page's start
+	runEnd                        // reaches the page's end
+	runFrame                      // is mostly frame material
+)
+
+// hostPages returns how many pages of j's host the index holds, j
+// included: the count of the host's key once it is common, else j and
+// its earlier candidates of the same host (all of them, while the key's
+// bucket holds them). same are those candidates' features.
+func (p *Pipeline) hostPages(j *job, same []*sketch.Features) int {
+	if n, ok := commonDocs(j, hostKey(j.feats.Host)); ok {
+		return n + 1
+	}
+	return len(same) + 1
+}
+
+// commonDocs returns how many earlier documents hold index key k of j
+// when k is common for j.
+func commonDocs(j *job, k uint64) (int, bool) {
+	i, ok := slices.BinarySearch(j.res.CommonAnchors, k)
+	if !ok || i >= len(j.res.CommonAnchorDocs) {
+		return 0, false
+	}
+	return j.res.CommonAnchorDocs[i], true
+}
+
+// minWideDocs: a text two pages share is what a copy is; a wide text is
+// held by more.
+const minWideDocs = 2
+
+// frameShare: frame material is held by at least 1/frameShare of the
+// site's pages (a per-author box on a site of a few authors, a section's
+// banner); wide text by at least half of them.
+const frameShare = 4
+
+// siteWide returns the stored hashes (sorted) of j's anchors (as) that at
+// least a quarter of the pages of j's site hold, j included (frame), and
+// of those the ones that at least half of them and more than minWideDocs
+// documents hold (wide). A common key's holders are its count, else j and
+// the earlier candidates that hold it (earlier: their anchor sets). same
+// are j's earlier candidates of its site.
+func (p *Pipeline) siteWide(j *job, as []sketch.Anchor, same []*sketch.Features, earlier [][]uint32) (frame, wide []uint32) {
+	pages := p.hostPages(j, same)
+	keys := j.entry.Anchors[:min(len(as), len(j.entry.Anchors))]
+	for i, k := range keys {
+		h := uint32(as[i].Hash)
+		docs, ok := commonDocs(j, k)
+		if !ok {
+			for _, ca := range earlier {
+				if _, in := slices.BinarySearch(ca, h); in {
+					docs++
+				}
+			}
+		}
+		docs++ // j
+		if docs < 2 || frameShare*docs < pages {
+			continue
+		}
+		frame = append(frame, h)
+		if docs > minWideDocs && 2*docs >= pages {
+			wide = append(wide, h)
+		}
+	}
+	slices.Sort(frame)
+	slices.Sort(wide)
+	return slices.Compact(frame), slices.Compact(wide)
+}
+
+// framed returns the anchors of shared (j's anchors as that page f of its
+// site holds too, sorted) that are template: the wide ones, and those
+// that on both pages lie in a run of shared text that is mostly frame
+// material and, on one of them, reaches the page's start or end.
+func (p *Pipeline) framed(j *job, as []sketch.Anchor, f *sketch.Features, shared, frame, wide []uint32) []uint32 {
+	mine := p.runFlagsOf(as, len(j.seq), shared, frame)
+	theirs := p.runFlagsOf(f.Passage.Anchors, len(f.Passage.Fp), shared, frame)
+	var out []uint32
+	for _, h := range shared {
+		_, isWide := slices.BinarySearch(wide, h)
+		a, b := mine[h], theirs[h]
+		if isWide || a&b&runFrame != 0 && (a|b)&(runStart|runEnd) != 0 {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// runFlagsOf returns, for each anchor of as (a page of n positions) whose
+// stored hash is in shared, where its run of shared text sits. The runs
+// are the shared anchors' positions widened by a winnowing window less
+// one on both sides, merged where less than a window of other text lies
+// between them, and reaching the page's start or end when less than a
+// window lies between them and it; a run is frame when at least half its
+// anchors are in frame. An anchor at several positions has the flags of
+// each.
+func (p *Pipeline) runFlagsOf(as []sketch.Anchor, n int, shared, frame []uint32) map[uint32]runFlags {
+	if n <= 0 {
+		return nil
+	}
+	w := sketch.PassageWindow(n, p.passageWords(), p.cfg.Sketch.Shingle)
+	type at struct {
+		pos  int
+		hash uint32
+	}
+	var pts []at
+	for _, a := range as {
+		h := uint32(a.Hash)
+		if _, ok := slices.BinarySearch(shared, h); ok && int(a.Pos) < n {
+			pts = append(pts, at{int(a.Pos), h})
+		}
+	}
+	slices.SortFunc(pts, func(a, b at) int { return a.pos - b.pos })
+	out := make(map[uint32]runFlags, len(pts))
+	for i := 0; i < len(pts); {
+		var fl runFlags
+		if pts[i].pos-(w-1) <= w {
+			fl |= runStart
+		}
+		k, hi, inFrame := i, min(pts[i].pos+w, n), 0
+		for ; k < len(pts) && (k == i || pts[k].pos-(w-1) <= hi+w); k++ {
+			hi = max(hi, min(pts[k].pos+w, n))
+			if _, ok := slices.BinarySearch(frame, pts[k].hash); ok {
+				inFrame++
+			}
+		}
+		if hi+w >= n {
+			fl |= runEnd
+		}
+		if inFrame > 0 && 2*inFrame >= k-i {
+			fl |= runFrame
+		}
+		for _, pt := range pts[i:k] {
+			out[pt.hash] |= fl
+		}
+		i = k
+	}
+	return out
 }
 
 // sameText reports whether j and a page f of its site are one text, or
@@ -162,12 +375,13 @@ func (p *Pipeline) templateRanges(j *job, as []sketch.Anchor, template []uint32)
 }
 
 // addTemplate adds to j's discount the passages around its anchors as
-// (stored hashes) whose hash is in template (sorted).
-func (p *Pipeline) addTemplate(j *job, as []sketch.Anchor, template []uint32) {
+// (stored hashes) whose hash is in template (sorted), and returns the
+// stored shingles of those passages that its sample keeps (sorted).
+func (p *Pipeline) addTemplate(j *job, as []sketch.Anchor, template []uint32) []uint64 {
 	rs := p.templateRanges(j, as, template)
 	w := sketch.PassageWindow(len(j.seq), p.passageWords(), p.cfg.Sketch.Shingle)
 	if len(rs) == 0 {
-		return
+		return nil
 	}
 	slices.SortFunc(rs, func(a, b verify.Range) int { return a.Lo - b.Lo })
 	if j.discount == nil {
@@ -183,7 +397,9 @@ func (p *Pipeline) addTemplate(j *job, as []sketch.Anchor, template []uint32) {
 	d.MinRun = w
 	// The template's shingles are left out of resemblance and
 	// containment on both sides, however much of the page it is.
+	own := keptShingles(nil, j.seq, rs, j.feats.ShingleShift)
 	d.Shingles = keptShingles(d.Shingles, j.seq, rs, j.feats.ShingleShift)
+	return own
 }
 
 // anchorSet returns the distinct stored hashes of as, sorted.

@@ -71,7 +71,7 @@ func TestSiteTemplates(t *testing.T) {
 		urls bool
 		want map[string]string // id → kind, duplicate_of
 	}{
-		{"urls", true, map[string]string{"a1": "unique", "a2": "unique", "a3": "near a1", "g1": "partial a1", "q1": "partial a2"}},
+		{"urls", true, map[string]string{"a1": "unique", "a2": "unique", "a3": "near a1", "g1": "near a1", "q1": "partial a2"}},
 		{"no urls", false, map[string]string{"a2": "partial a1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -204,12 +204,8 @@ func demoProduce(ctx context.Context, brokers string, crawl []synth.Doc, malform
 	}
 	defer cl.Close()
 	var rs []*kgo.Record
-	for i, d := range crawl {
-		// The synthetic crawl has no sites: each document is a page of a
-		// site of its own. (On one site, text two different pages share
-		// is that site's template, docs/boilerplate.md, and a partial
-		// copy of a page of the same site would be taken for it.)
-		v, err := json.Marshal(map[string]string{"id": d.ID, "url": fmt.Sprintf("https://site%d.example/%s", i, d.ID), "text": d.Text})
+	for _, d := range crawl {
+		v, err := json.Marshal(map[string]string{"id": d.ID, "url": "https://example.org/" + d.ID, "text": d.Text})
 		if err != nil {
 			return err
 		}

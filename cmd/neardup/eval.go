@@ -34,8 +34,9 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	out := fs.String("out", evalDefaultOut, "folder to write "+eval.ReportFile+" and the plots into; a run with --sets, a configuration or NEARDUP_* settings must name it (the default holds the committed full report)")
 	setList := fs.String("sets", "", "comma-separated sets to run, by folder or short name (default: every set present): "+strings.Join(eval.SetNames(), ", "))
 	quiet := fs.Bool("quiet", false, "no progress bar")
+	host := fs.String("host", "", "give every document without a url one on this host (https://HOST/ID): the set as pages of one large site")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, `Usage: neardup eval [--data DIR] [--profile P] [--out DIR] [--sets a,b] [--KEY=VALUE ...]
+		fmt.Fprintf(stderr, `Usage: neardup eval [--data DIR] [--profile P] [--out DIR] [--sets a,b] [--host H] [--KEY=VALUE ...]
        neardup eval synth [--seed N] [--out DIR] [--data DIR]
        neardup eval sites --write DIR [--data DIR] [--seed N] [--pages N]
 
@@ -95,6 +96,11 @@ are skipped with what they need; the sets (folders of --data, or generated):
 	}
 	for _, m := range missing {
 		fmt.Fprintf(stderr, "neardup eval: skipping %s: %s\n", m.Name, m.Why)
+	}
+	if *host != "" {
+		for _, s := range sets {
+			s.OnHost(*host)
+		}
 	}
 	start := time.Now()
 	rep := &eval.Report{Command: reproduce("eval", args), Config: cfg, Missing: missing}
