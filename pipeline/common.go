@@ -423,6 +423,9 @@ func (p *Pipeline) markSources(jobs []*job, feats func(id string) *sketch.Featur
 					continue
 				}
 				if kept, ok := sourceCommon(j.discount.Common, common, copied); ok {
+					// The site's template is evidence against no
+					// candidate, a source's copied text or not.
+					kept = withRanges(kept, j.siteTemplate)
 					j.discount.Sources = append(j.discount.Sources, verify.Source{Features: f, Common: kept})
 				}
 			}
@@ -564,4 +567,18 @@ func sourceCommon(rs []verify.Range, common []anchorAt, copied []uint32) (kept [
 		kept = append(kept, r)
 	}
 	return kept, ok
+}
+
+// withRanges returns the ranges of a and b (each sorted by Lo), merged.
+func withRanges(a, b []verify.Range) []verify.Range {
+	if len(b) == 0 {
+		return a
+	}
+	all := slices.Concat(a, b)
+	slices.SortFunc(all, func(x, y verify.Range) int { return x.Lo - y.Lo })
+	var out []verify.Range
+	for _, r := range all {
+		out = addRange(out, r)
+	}
+	return out
 }

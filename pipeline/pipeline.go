@@ -282,6 +282,10 @@ type job struct {
 	seq         []uint32
 	discount    *verify.Discount
 	commonShare float64
+	// siteTemplate are the passages of the document's site template
+	// (template.go), sorted and disjoint: evidence against no candidate,
+	// sources included.
+	siteTemplate []verify.Range
 	// del is set for a delete (Item.Delete) whose id is valid; see
 	// delete.go.
 	del *deletion

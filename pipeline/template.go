@@ -108,6 +108,7 @@ func (p *Pipeline) siteTemplates(jobs []*job, feats func(id string) *sketch.Feat
 			same     []*sketch.Features // earlier candidates of its site
 			shared   [][]uint32         // the anchors each of them shares
 			earlier  [][]uint32         // every earlier candidate's anchors
+			holders  = templateHolders{}
 		)
 		for _, c := range j.cands[:min(j.earlier, len(j.cands))] {
 			f := feats(c.ID)
@@ -119,7 +120,9 @@ func (p *Pipeline) siteTemplates(jobs []*job, feats func(id string) *sketch.Feat
 			if r, ok := decodeTemplateRec(recs.of(c.ID), f); ok {
 				// Template on the candidate's site is template here; the
 				// candidate's own template stays out of the resemblance.
-				adopted = union(adopted, intersect(mine, r.templateAnchors(f)))
+				t := intersect(mine, r.templateAnchors(f))
+				adopted = union(adopted, t)
+				holders.add(t, f)
 				if ts := r.templateShingles(f); len(ts) > 0 {
 					if j.discount == nil {
 						j.discount = &verify.Discount{}
@@ -145,16 +148,17 @@ func (p *Pipeline) siteTemplates(jobs []*job, feats func(id string) *sketch.Feat
 		slices.SortStableFunc(order, func(a, b int) int { return len(shared[a]) - len(shared[b]) })
 		taught := make([][]uint32, len(shared)) // the template each page showed
 		for _, i := range order {
-			if len(shared[i]) == 0 || p.sameText(j, as, same[i], template) {
+			if len(shared[i]) == 0 || p.sameText(j, as, same[i], template, holders) {
 				continue
 			}
 			taught[i] = p.framed(j, as, same[i], shared[i], frame, wide)
 			template = union(template, taught[i])
+			holders.add(taught[i], same[i])
 		}
 		if len(template) == 0 {
 			continue
 		}
-		own := p.addTemplate(j, as, template)
+		own := p.addTemplate(j, as, template, holders)
 		// The document's record, and one for each page of its site that
 		// showed it a template and has none (a site's first page). A
 		// record marks all the template's shingles (left out of the
@@ -326,11 +330,11 @@ func (p *Pipeline) runFlagsOf(as []sketch.Anchor, n int, shared, frame []uint32)
 // their stored shingles outside the passages around
 // j's anchors (as) whose hash is in elsewhere, the template the site's
 // other pages showed.
-func (p *Pipeline) sameText(j *job, as []sketch.Anchor, f *sketch.Features, elsewhere []uint32) bool {
+func (p *Pipeline) sameText(j *job, as []sketch.Anchor, f *sketch.Features, elsewhere []uint32, holders templateHolders) bool {
 	sa, sb, _, _ := sketch.AlignSamples(j.feats, f)
 	if len(elsewhere) > 0 {
 		var drop []uint64
-		for _, r := range p.templateRanges(j, as, elsewhere) {
+		for _, r := range p.templateRanges(j, as, elsewhere, holders) {
 			for _, h := range j.seq[r.Lo:r.Hi] {
 				drop = append(drop, uint64(h))
 			}
@@ -356,29 +360,80 @@ func (p *Pipeline) threshold(m verify.Method, def float64) float64 {
 	return def
 }
 
+// templateHolders maps the stored hash of a template anchor to a page
+// that holds it: the first page that showed it as template.
+type templateHolders map[uint32]*sketch.Features
+
+// add records f as the holder of hashes that have none.
+func (h templateHolders) add(hashes []uint32, f *sketch.Features) {
+	for _, x := range hashes {
+		if _, ok := h[x]; !ok {
+			h[x] = f
+		}
+	}
+}
+
 // templateRanges returns the passages around j's anchors as whose hash is
-// in template (sorted): each anchor's position widened by a winnowing
-// window less one on both sides, sorted by Lo, not merged.
-func (p *Pipeline) templateRanges(j *job, as []sketch.Anchor, template []uint32) []verify.Range {
+// in template (sorted), sorted by Lo, not merged. A passage is the text
+// around the anchor that the page holding it as template holds too: from
+// the anchor's position outwards as long as the two pages' stored
+// per-position fingerprints agree, at most a winnowing window less one
+// either side (where winnowing may have placed no anchor). Without a
+// holder it is that whole window.
+func (p *Pipeline) templateRanges(j *job, as []sketch.Anchor, template []uint32, holders templateHolders) []verify.Range {
 	n := len(j.seq)
 	w := sketch.PassageWindow(n, p.passageWords(), p.cfg.Sketch.Shingle)
+	fp := j.feats.Passage.Fp
 	var rs []verify.Range
 	for _, a := range as {
-		if _, ok := slices.BinarySearch(template, uint32(a.Hash)); !ok || int(a.Pos) >= n {
+		h := uint32(a.Hash)
+		if _, ok := slices.BinarySearch(template, h); !ok || int(a.Pos) >= n {
 			continue
 		}
 		pos := int(a.Pos)
-		rs = append(rs, verify.Range{Lo: max(pos-(w-1), 0), Hi: min(pos+w, n)})
+		r := verify.Range{Lo: max(pos-(w-1), 0), Hi: min(pos+w, n)}
+		if f := holders[h]; f != nil && len(fp) == n {
+			if q, ok := anchorPos(f, h); ok && q < len(f.Passage.Fp) {
+				ffp := f.Passage.Fp
+				lo, hi := pos, pos+1
+				for lo > r.Lo && q-(pos-lo)-1 >= 0 && fp[lo-1] == ffp[q-(pos-lo)-1] {
+					lo--
+				}
+				for hi < r.Hi && q+(hi-pos) < len(ffp) && fp[hi] == ffp[q+(hi-pos)] {
+					hi++
+				}
+				r = verify.Range{Lo: lo, Hi: hi}
+			}
+		}
+		rs = append(rs, r)
 	}
 	slices.SortFunc(rs, func(a, b verify.Range) int { return a.Lo - b.Lo })
 	return rs
 }
 
+// anchorPos returns the position of f's first anchor whose stored hash is
+// h.
+func anchorPos(f *sketch.Features, h uint32) (int, bool) {
+	for _, a := range f.Passage.Anchors {
+		if uint32(a.Hash) == h {
+			return int(a.Pos), true
+		}
+	}
+	return 0, false
+}
+
 // addTemplate adds to j's discount the passages around its anchors as
 // (stored hashes) whose hash is in template (sorted), and returns the
-// stored shingles of those passages that its sample keeps (sorted).
-func (p *Pipeline) addTemplate(j *job, as []sketch.Anchor, template []uint32) []uint64 {
-	rs := p.templateRanges(j, as, template)
+// stored shingles around them that its sample keeps (sorted). As
+// evidence, a template passage is what the page holding it as template
+// holds too (holders): a quote next to an author box keeps its every
+// word. Out of the resemblance goes the whole winnowing window around
+// each template anchor, so that the template's scraps too short for an
+// anchor of their own (a title in a list, a date) do not make two pages
+// of different sites less alike than their articles are.
+func (p *Pipeline) addTemplate(j *job, as []sketch.Anchor, template []uint32, holders templateHolders) []uint64 {
+	rs := p.templateRanges(j, as, template, holders)
+	around := p.templateRanges(j, as, template, nil)
 	w := sketch.PassageWindow(len(j.seq), p.passageWords(), p.cfg.Sketch.Shingle)
 	if len(rs) == 0 {
 		return nil
@@ -388,6 +443,7 @@ func (p *Pipeline) addTemplate(j *job, as []sketch.Anchor, template []uint32) []
 		j.discount = &verify.Discount{}
 	}
 	d := j.discount
+	j.siteTemplate = withRanges(nil, rs)
 	merged := slices.Concat(d.Common, rs)
 	slices.SortFunc(merged, func(a, b verify.Range) int { return a.Lo - b.Lo })
 	d.Common = d.Common[:0]
@@ -397,8 +453,8 @@ func (p *Pipeline) addTemplate(j *job, as []sketch.Anchor, template []uint32) []
 	d.MinRun = w
 	// The template's shingles are left out of resemblance and
 	// containment on both sides, however much of the page it is.
-	own := keptShingles(nil, j.seq, rs, j.feats.ShingleShift)
-	d.Shingles = keptShingles(d.Shingles, j.seq, rs, j.feats.ShingleShift)
+	own := keptShingles(nil, j.seq, around, j.feats.ShingleShift)
+	d.Shingles = keptShingles(d.Shingles, j.seq, around, j.feats.ShingleShift)
 	return own
 }
 
