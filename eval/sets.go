@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"os"
@@ -22,7 +23,7 @@ const (
 // sets (SetSites, SetSitesHTML, SetSitesBoiler) are generated from the
 // Gutenberg e-texts ([GenerateSites]).
 func SetNames() []string {
-	return []string{SetPAN13, SetClough, SetGutenberg, SetLicensecheck, SetSPDX, SetSites, SetSitesHTML, SetSitesBoiler, SetChrome, SetChromeHTML, SetArticles}
+	return []string{SetPAN13, SetClough, SetGutenberg, SetLicensecheck, SetSPDX, SetSites, SetSitesHTML, SetSitesBoiler, SetChrome, SetChromeHTML, SetArticles, SetRefDocs}
 }
 
 // Short returns a short name of the set for file names: pan13, clough,
@@ -99,6 +100,7 @@ type Set struct {
 	clough       map[string]CloughAnswer // by file name
 	licenses     map[string]licenseLabel // by document id
 	gutenbergSet *Gutenberg
+	refdocs      *RefDocs
 }
 
 // OnHost gives every document of s without a url one on host
@@ -127,6 +129,15 @@ func Build(root string, names []string) (sets []*Set, missing []Missing, err err
 	}
 	var sites, chrome *Sites // generated once for their renderings
 	for _, name := range names {
+		if name == SetRefDocs {
+			r, err := GenerateRefDocs(context.Background(), "")
+			if err != nil {
+				missing = append(missing, Missing{name, fmt.Sprintf("generated from the machine's JDK: %v", err)})
+				continue
+			}
+			sets = append(sets, buildRefDocs(r))
+			continue
+		}
 		if name == SetChrome || name == SetChromeHTML || name == SetArticles {
 			if !have(SetGutenberg) {
 				missing = append(missing, Missing{name, fmt.Sprintf("%s not found: the set is generated from its e-texts (see %s)", filepath.Join(root, SetGutenberg), expects[SetGutenberg])})

@@ -17,7 +17,7 @@ import (
 // its name.
 func Generated(name string) bool {
 	_, ok := sitesVariant(name)
-	return ok || name == SetChrome || name == SetChromeHTML || name == SetArticles
+	return ok || name == SetChrome || name == SetChromeHTML || name == SetArticles || name == SetRefDocs
 }
 
 // sitesVariant returns the rendering a set name stands for.
