@@ -135,7 +135,7 @@ func (p *Pipeline) siteTemplates(jobs []*job, feats func(id string) *sketch.Feat
 				shared = append(shared, intersect(mine, ca))
 			}
 		}
-		frame, wide := p.siteWide(j, as, same, earlier)
+		frame, most, wide := p.siteWide(j, as, same, earlier)
 		template = adopted
 		// The pages that share the least with the document come first:
 		// pages that share only the template with it. On the rest, a page
@@ -162,11 +162,12 @@ func (p *Pipeline) siteTemplates(jobs []*job, feats func(id string) *sketch.Feat
 		// The document's record, and one for each page of its site that
 		// showed it a template and has none (a site's first page). A
 		// record marks all the template's shingles (left out of the
-		// resemblance with the page), but of its anchors only the wide
-		// ones, and those other records marked: what most of a site's
-		// pages show is template wherever it appears, while what sits in
-		// one site's frame may be text that another site holds in its own.
-		known := intersect(template, union(wide, adopted))
+		// resemblance with the page), but of its anchors only those at
+		// least half the site's pages hold, and those other records
+		// marked: what most of a site's pages show is template wherever it
+		// appears, while what sits in one site's frame (an author box) may
+		// be text that another site holds in its own.
+		known := intersect(template, union(most, adopted))
 		if rec, ok := recordOf(j.feats, known, own, j.feats.ShingleShift); ok {
 			recs.write(j.entry.ID, rec)
 		}
@@ -221,12 +222,12 @@ const minWideDocs = 2
 const frameShare = 4
 
 // siteWide returns the stored hashes (sorted) of j's anchors (as) that at
-// least a quarter of the pages of j's site hold, j included (frame), and
-// of those the ones that at least half of them and more than minWideDocs
-// documents hold (wide). A common key's holders are its count, else j and
+// least a quarter of the pages of j's site hold, j included (frame), of
+// those the ones that at least half of them hold (most), and of those the
+// ones that more than minWideDocs documents hold (wide). A common key's holders are its count, else j and
 // the earlier candidates that hold it (earlier: their anchor sets). same
 // are j's earlier candidates of its site.
-func (p *Pipeline) siteWide(j *job, as []sketch.Anchor, same []*sketch.Features, earlier [][]uint32) (frame, wide []uint32) {
+func (p *Pipeline) siteWide(j *job, as []sketch.Anchor, same []*sketch.Features, earlier [][]uint32) (frame, most, wide []uint32) {
 	pages := p.hostPages(j, same)
 	keys := j.entry.Anchors[:min(len(as), len(j.entry.Anchors))]
 	for i, k := range keys {
@@ -244,13 +245,17 @@ func (p *Pipeline) siteWide(j *job, as []sketch.Anchor, same []*sketch.Features,
 			continue
 		}
 		frame = append(frame, h)
-		if docs > minWideDocs && 2*docs >= pages {
-			wide = append(wide, h)
+		if 2*docs >= pages {
+			most = append(most, h)
+			if docs > minWideDocs {
+				wide = append(wide, h)
+			}
 		}
 	}
 	slices.Sort(frame)
+	slices.Sort(most)
 	slices.Sort(wide)
-	return slices.Compact(frame), slices.Compact(wide)
+	return slices.Compact(frame), slices.Compact(most), slices.Compact(wide)
 }
 
 // framed returns the anchors of shared (j's anchors as that page f of its
