@@ -165,6 +165,10 @@ func recordOf(f *sketch.Features, anchors []uint32, shingles []uint64, shift byt
 // candidates and those its documents wrote, in the order written (the
 // first write of an id wins, as in the index).
 type templateRecs struct {
+	// off: the index keeps no records, so none is read or written, not
+	// even within the batch (what the stream decides must not depend on
+	// how it is cut into batches).
+	off     bool
 	got     map[string][]byte // id → record; nil value: read, none
 	pending []string
 	written map[string][]byte
@@ -172,6 +176,9 @@ type templateRecs struct {
 
 // of returns the record of id: written by this batch, else read.
 func (t *templateRecs) of(id string) []byte {
+	if t.off {
+		return nil
+	}
 	if r, ok := t.written[id]; ok {
 		return r
 	}
@@ -180,7 +187,7 @@ func (t *templateRecs) of(id string) []byte {
 
 // write records rec for id unless id has a record.
 func (t *templateRecs) write(id string, rec []byte) {
-	if t.of(id) != nil {
+	if t.off || t.of(id) != nil {
 		return
 	}
 	if t.written == nil {
@@ -196,6 +203,7 @@ func (p *Pipeline) fetchTemplates(ctx context.Context, jobs []*job) (*templateRe
 	t := &templateRecs{got: map[string][]byte{}}
 	tr, ok := p.ix.(Templater)
 	if !ok {
+		t.off = true
 		return t, nil
 	}
 	var ids []string
