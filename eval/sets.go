@@ -114,6 +114,13 @@ func (s *Set) OnHost(host string) {
 	}
 }
 
+// WithoutURLs drops the url of every document of s.
+func (s *Set) WithoutURLs() {
+	for i := range s.Docs {
+		s.Docs[i].URL = ""
+	}
+}
+
 // Missing is a set that could not be built, and why.
 type Missing struct {
 	Name, Why string

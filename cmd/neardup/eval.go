@@ -35,8 +35,9 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	setList := fs.String("sets", "", "comma-separated sets to run, by folder or short name (default: every set present): "+strings.Join(eval.SetNames(), ", "))
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	host := fs.String("host", "", "give every document without a url one on this host (https://HOST/ID): the set as pages of one large site")
+	noURLs := fs.Bool("no-urls", false, "stream the documents without their urls, as a crawler that sends none: only the counts of common keys tell template from text")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, `Usage: neardup eval [--data DIR] [--profile P] [--out DIR] [--sets a,b] [--host H] [--KEY=VALUE ...]
+		fmt.Fprintf(stderr, `Usage: neardup eval [--data DIR] [--profile P] [--out DIR] [--sets a,b] [--host H] [--no-urls] [--KEY=VALUE ...]
        neardup eval synth [--seed N] [--out DIR] [--data DIR]
        neardup eval sites --write DIR [--data DIR] [--seed N] [--pages N]
 
@@ -99,8 +100,11 @@ are skipped with what they need; the sets (folders of --data, or generated):
 	for _, m := range missing {
 		fmt.Fprintf(stderr, "neardup eval: skipping %s: %s\n", m.Name, m.Why)
 	}
-	if *host != "" {
-		for _, s := range sets {
+	for _, s := range sets {
+		if *noURLs {
+			s.WithoutURLs()
+		}
+		if *host != "" {
 			s.OnHost(*host)
 		}
 	}
