@@ -107,6 +107,7 @@ func (p *Pipeline) siteTemplates(jobs []*job, feats func(id string) *sketch.Feat
 			sameIDs  []string
 			same     []*sketch.Features // earlier candidates of its site
 			shared   [][]uint32         // the anchors each of them shares
+			sameTpl  [][]uint64         // their own template shingles (records)
 			earlier  [][]uint32         // every earlier candidate's anchors
 			holders  = templateHolders{}
 		)
@@ -117,13 +118,15 @@ func (p *Pipeline) siteTemplates(jobs []*job, feats func(id string) *sketch.Feat
 			}
 			ca := anchorSet(f.Passage.Anchors)
 			earlier = append(earlier, ca)
+			var tpl []uint64 // the candidate's own template shingles
 			if r, ok := decodeTemplateRec(recs.of(c.ID), f); ok {
 				// Template on the candidate's site is template here; the
 				// candidate's own template stays out of the resemblance.
 				t := intersect(mine, r.templateAnchors(f))
 				adopted = union(adopted, t)
 				holders.add(t, f)
-				if ts := r.templateShingles(f); len(ts) > 0 {
+				tpl = r.templateShingles(f)
+				if ts := tpl; len(ts) > 0 {
 					if j.discount == nil {
 						j.discount = &verify.Discount{}
 					}
@@ -133,6 +136,7 @@ func (p *Pipeline) siteTemplates(jobs []*job, feats func(id string) *sketch.Feat
 			if f.Host == j.feats.Host {
 				sameIDs, same = append(sameIDs, c.ID), append(same, f)
 				shared = append(shared, intersect(mine, ca))
+				sameTpl = append(sameTpl, tpl)
 			}
 		}
 		frame, most, wide := p.siteWide(j, as, same, earlier)
@@ -148,7 +152,7 @@ func (p *Pipeline) siteTemplates(jobs []*job, feats func(id string) *sketch.Feat
 		slices.SortStableFunc(order, func(a, b int) int { return len(shared[a]) - len(shared[b]) })
 		taught := make([][]uint32, len(shared)) // the template each page showed
 		for _, i := range order {
-			if len(shared[i]) == 0 || p.sameText(j, as, same[i], template, holders) {
+			if len(shared[i]) == 0 || p.sameText(j, as, same[i], template, holders, sameTpl[i]) {
 				continue
 			}
 			taught[i] = p.framed(j, as, same[i], shared[i], frame, wide)
@@ -335,8 +339,13 @@ func (p *Pipeline) runFlagsOf(as []sketch.Anchor, n int, shared, frame []uint32)
 // their stored shingles outside the passages around
 // j's anchors (as) whose hash is in elsewhere, the template the site's
 // other pages showed.
-func (p *Pipeline) sameText(j *job, as []sketch.Anchor, f *sketch.Features, elsewhere []uint32, holders templateHolders) bool {
+func (p *Pipeline) sameText(j *job, as []sketch.Anchor, f *sketch.Features, elsewhere []uint32, holders templateHolders, theirs []uint64) bool {
 	sa, sb, _, _ := sketch.AlignSamples(j.feats, f)
+	if len(theirs) > 0 {
+		// The page's own template, as its record says (at its width).
+		drop := sketch.MaskShingles(nil, theirs, min(j.feats.ShingleShift, f.ShingleShift))
+		sa, sb = verify.Without(nil, sa, drop), verify.Without(nil, sb, drop)
+	}
 	if len(elsewhere) > 0 {
 		var drop []uint64
 		for _, r := range p.templateRanges(j, as, elsewhere, holders) {
