@@ -151,9 +151,18 @@ func (p *Pipeline) siteTemplates(jobs []*job, feats func(id string) *sketch.Feat
 		}
 		slices.SortStableFunc(order, func(a, b int) int { return len(shared[a]) - len(shared[b]) })
 		taught := make([][]uint32, len(shared)) // the template each page showed
+		drop, dropOf := p.templateDrop(j, as, template, holders), len(template)
 		for _, i := range order {
-			if len(shared[i]) == 0 || p.sameText(j, as, same[i], template, holders, sameTpl[i]) {
+			if len(shared[i]) == 0 {
 				continue
+			}
+			if p.mayBeSameText(mine, template, shared[i], same[i]) {
+				if len(template) != dropOf { // it only grows
+					drop, dropOf = p.templateDrop(j, as, template, holders), len(template)
+				}
+				if p.sameText(j, same[i], drop, sameTpl[i]) {
+					continue
+				}
 			}
 			taught[i] = p.framed(j, as, same[i], shared[i], frame, wide)
 			template = union(template, taught[i])
@@ -336,24 +345,23 @@ func (p *Pipeline) runFlagsOf(as []sketch.Anchor, n int, shared, frame []uint32)
 // one holds the other: near duplicates by the profile's resemblance, or
 // one contained in the other at its containment threshold
 // (verify.DefaultJaccard, DefaultContainment without such checks), on
-// their stored shingles outside the passages around
-// j's anchors (as) whose hash is in elsewhere, the template the site's
-// other pages showed.
-func (p *Pipeline) sameText(j *job, as []sketch.Anchor, f *sketch.Features, elsewhere []uint32, holders templateHolders, theirs []uint64) bool {
+// their stored shingles outside mine (j's template found so far: stored
+// values of its sample at j's shingle shift, sorted; templateDrop) and
+// outside theirs (f's own template, as its record says, at f's shift).
+func (p *Pipeline) sameText(j *job, f *sketch.Features, mine, theirs []uint64) bool {
 	sa, sb, _, _ := sketch.AlignSamples(j.feats, f)
-	if len(theirs) > 0 {
-		// The page's own template, as its record says (at its width).
-		drop := sketch.MaskShingles(nil, theirs, min(j.feats.ShingleShift, f.ShingleShift))
-		sa, sb = verify.Without(nil, sa, drop), verify.Without(nil, sb, drop)
-	}
-	if len(elsewhere) > 0 {
-		var drop []uint64
-		for _, r := range p.templateRanges(j, as, elsewhere, holders) {
-			for _, h := range j.seq[r.Lo:r.Hi] {
-				drop = append(drop, uint64(h))
-			}
+	narrow := min(j.feats.ShingleShift, f.ShingleShift)
+	for _, d := range []struct {
+		vals  []uint64
+		shift byte
+	}{{theirs, f.ShingleShift}, {mine, j.feats.ShingleShift}} {
+		if len(d.vals) == 0 {
+			continue
 		}
-		drop = sketch.MaskShingles(nil, drop, min(j.feats.ShingleShift, f.ShingleShift))
+		drop := d.vals
+		if d.shift != narrow {
+			drop = sketch.MaskShingles(nil, drop, narrow) // the width AlignSamples cut to
+		}
 		sa, sb = verify.Without(nil, sa, drop), verify.Without(nil, sb, drop)
 	}
 	if len(sa) == 0 || len(sb) == 0 {
@@ -361,6 +369,38 @@ func (p *Pipeline) sameText(j *job, as []sketch.Anchor, f *sketch.Features, else
 	}
 	return verify.Jaccard(sa, sb) >= p.threshold(verify.MethodJaccard, verify.DefaultJaccard) ||
 		max(verify.Containment(sa, sb), verify.Containment(sb, sa)) >= p.threshold(verify.MethodContainment, verify.DefaultContainment)
+}
+
+// mayBeSameText reports whether page f, which shares the anchors shared
+// (sorted) of j's (mine), can be the same text as j outside the template
+// found so far: it shares, outside the template, at least a quarter of
+// the anchors of the smaller of the two (one text holding the other at
+// the profile's containment shares most of the smaller one's anchors;
+// a quarter leaves a wide margin for the anchors winnowing places
+// differently at a text's edges). Otherwise sameText, which compares the
+// stored samples, need not run.
+func (p *Pipeline) mayBeSameText(mine, template, shared []uint32, f *sketch.Features) bool {
+	outside := func(hs []uint32) int {
+		n := 0
+		for _, h := range hs {
+			if _, in := slices.BinarySearch(template, h); !in {
+				n++
+			}
+		}
+		return n
+	}
+	s := outside(shared)
+	return 4*s >= min(outside(mine), outside(anchorSet(f.Passage.Anchors)))
+}
+
+// templateDrop returns the stored values of j's sample (sorted) in the
+// passages around its anchors as whose hash is in template: what sameText
+// leaves out of j.
+func (p *Pipeline) templateDrop(j *job, as []sketch.Anchor, template []uint32, holders templateHolders) []uint64 {
+	if len(template) == 0 {
+		return nil
+	}
+	return keptShingles(nil, j.seq, p.templateRanges(j, as, template, holders), j.feats.ShingleShift)
 }
 
 // threshold is the profile's first threshold of method m (def without
@@ -468,7 +508,7 @@ func (p *Pipeline) addTemplate(j *job, as []sketch.Anchor, template []uint32, ho
 	// The template's shingles are left out of resemblance and
 	// containment on both sides, however much of the page it is.
 	own := keptShingles(nil, j.seq, around, j.feats.ShingleShift)
-	d.Shingles = keptShingles(d.Shingles, j.seq, around, j.feats.ShingleShift)
+	d.Shingles = mergeSorted(d.Shingles, own)
 	return own
 }
 
@@ -506,4 +546,28 @@ func union(a, b []uint32) []uint32 {
 	out = append(append(out, a...), b...)
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// mergeSorted returns the values of a and b (each sorted and distinct),
+// sorted and distinct.
+func mergeSorted(a, b []uint64) []uint64 {
+	if len(a) == 0 {
+		return slices.Clone(b)
+	}
+	out := make([]uint64, 0, len(a)+len(b))
+	for i, k := 0, 0; i < len(a) || k < len(b); {
+		switch {
+		case k == len(b) || i < len(a) && a[i] < b[k]:
+			out = append(out, a[i])
+			i++
+		case i == len(a) || b[k] < a[i]:
+			out = append(out, b[k])
+			k++
+		default:
+			out = append(out, a[i])
+			i++
+			k++
+		}
+	}
+	return out
 }
