@@ -508,7 +508,7 @@ func (p *Pipeline) addTemplate(j *job, as []sketch.Anchor, template []uint32, ho
 	// The template's shingles are left out of resemblance and
 	// containment on both sides, however much of the page it is.
 	own := keptShingles(nil, j.seq, around, j.feats.ShingleShift)
-	d.Shingles = mergeSorted(d.Shingles, own)
+	d.Shingles = union(d.Shingles, own)
 	return own
 }
 
@@ -540,21 +540,10 @@ func intersect(a, b []uint32) []uint32 {
 	return out
 }
 
-// union returns the values in a or b (sorted, distinct).
-func union(a, b []uint32) []uint32 {
-	out := make([]uint32, 0, len(a)+len(b))
-	out = append(append(out, a...), b...)
-	slices.Sort(out)
-	return slices.Compact(out)
-}
-
-// mergeSorted returns the values of a and b (each sorted and distinct),
-// sorted and distinct.
-func mergeSorted(a, b []uint64) []uint64 {
-	if len(a) == 0 {
-		return slices.Clone(b)
-	}
-	out := make([]uint64, 0, len(a)+len(b))
+// union returns the values in a or b (each sorted and distinct), sorted
+// and distinct: a linear merge.
+func union[T uint32 | uint64](a, b []T) []T {
+	out := make([]T, 0, len(a)+len(b))
 	for i, k := 0, 0; i < len(a) || k < len(b); {
 		switch {
 		case k == len(b) || i < len(a) && a[i] < b[k]:
