@@ -126,6 +126,12 @@ func (p *Pipeline) siteTemplates(jobs []*job, feats func(id string) *sketch.Feat
 				adopted = union(adopted, t)
 				holders.add(t, f)
 				tpl = r.templateShingles(f)
+				if rs := p.recordRanges(f, r); len(rs) > 0 {
+					if j.candTemplates == nil {
+						j.candTemplates = map[string][]verify.Range{}
+					}
+					j.candTemplates[c.ID] = rs
+				}
 				if ts := tpl; len(ts) > 0 {
 					if j.discount == nil {
 						j.discount = &verify.Discount{}
@@ -460,6 +466,22 @@ func (p *Pipeline) templateRanges(j *job, as []sketch.Anchor, template []uint32,
 			}
 		}
 		rs = append(rs, r)
+	}
+	slices.SortFunc(rs, func(a, b verify.Range) int { return a.Lo - b.Lo })
+	return rs
+}
+
+// recordRanges returns the passages of page f around the anchors its
+// template record r marks: each a winnowing window less one either side,
+// sorted by Lo.
+func (p *Pipeline) recordRanges(f *sketch.Features, r templateRec) []verify.Range {
+	n := len(f.Passage.Fp)
+	w := sketch.PassageWindow(n, p.passageWords(), p.cfg.Sketch.Shingle)
+	var rs []verify.Range
+	for i, on := range r.anchors {
+		if pos := int(f.Passage.Anchors[i].Pos); on && pos < n {
+			rs = append(rs, verify.Range{Lo: max(pos-(w-1), 0), Hi: min(pos+w, n)})
+		}
 	}
 	slices.SortFunc(rs, func(a, b verify.Range) int { return a.Lo - b.Lo })
 	return rs

@@ -175,3 +175,37 @@ func TestTemplateRecords(t *testing.T) {
 
 // noTemplates is a store without template records.
 type noTemplates struct{ index.Store }
+
+// A match's share and match_share are shares of the main text: the site
+// templates of both sides count on neither side. An article syndicated to
+// another site, each page in 120 words of its site's template around 150
+// of the article, is almost all of both pages' main text; a quoted
+// paragraph is a small share of the quoting page's.
+func TestMainTextShares(t *testing.T) {
+	words, join := wordSource(39)
+	headA, footA, headB, footB := words(60), words(60), words(60), words(60)
+	a1, a2, b1, b3 := words(150), words(150), words(150), words(150)
+	pages := []sitePage{
+		{"a1", "https://a.example/1", join(headA, a1, footA)},
+		{"a2", "https://a.example/2", join(headA, a2, footA)},
+		{"b1", "https://b.example/1", join(headB, b1, footB)},
+		{"b2", "https://b.example/2", join(headB, a1, footB)},
+		{"b3", "https://b.example/3", join(headB, b3[:75], a2[40:100], b3[75:], footB)},
+	}
+	var items []Item
+	for _, p := range pages {
+		items = append(items, Item{Doc: Document{ID: p.id, URL: p.url, Text: p.text}})
+	}
+	got := map[string]Match{}
+	for _, o := range run(t, testConfig(t, "web"), func(pl *Pipeline) index.Store { return memoryIndex(t, pl) }, items) {
+		if o.Event != nil && len(o.Event.Matches) > 0 {
+			got[o.Event.ID] = o.Event.Matches[0]
+		}
+	}
+	if m := got["b2"]; m.ID != "a1" || m.Kind != "near" || m.Share < 0.9 || m.MatchShare < 0.9 {
+		t.Errorf("b2: %+v, want near a1 with share and match_share ≥ 0.9", m)
+	}
+	if m := got["b3"]; m.ID != "a2" || m.Kind != "partial" || m.Share > 0.4 || m.Share < 0.2 {
+		t.Errorf("b3: %+v, want partial a2 with a share of 0.2–0.4 (60 of 210 words)", m)
+	}
+}
