@@ -53,6 +53,8 @@ type RefDocs struct {
 	// JDK is the JDK whose javadoc and sources made it; Dir the cache
 	// folder holding the pages.
 	JDK, Dir string
+	// javadocVersion is what its javadoc --version printed.
+	javadocVersion []byte
 	// Pages are the pages in crawl order: version by version, each in
 	// path order.
 	Pages []RefPage
@@ -124,7 +126,7 @@ func GenerateRefDocs(ctx context.Context, cache string) (*RefDocs, error) {
 			return nil, err
 		}
 	}
-	r := &RefDocs{JDK: jdk, Dir: dir}
+	r := &RefDocs{JDK: jdk, Dir: dir, javadocVersion: ver}
 	for v := range refDocsVariants {
 		root := filepath.Join(dir, fmt.Sprintf("v%d", v+1))
 		var paths []string
