@@ -1,6 +1,6 @@
 # neardup build and test entry points. `make test` is the README's test
 # command and what CI runs (.ci/run); it installs what the tests need:
-# redis-server, podman and chromium with apt-get when missing (deps), promtool taken
+# redis-server, podman, chromium and kcat with apt-get when missing (deps), promtool taken
 # out of Debian's prometheus package into bin/tools (promtool). The docs
 # tests (cmd/neardup/docs_test.go: the docs' command lines against the real
 # flags, runnable blocks run, figures from docs/performance.md) run in unit.
@@ -14,10 +14,10 @@ build:
 	$(GO) build -o bin/neardup ./cmd/neardup
 
 # Install the servers the integration tests start (redis-server for the
-# index and pipeline tests), podman (deploy/'s image build test) and
-# chromium (the compare --html page is checked in a headless browser:
-# explain/ and cmd/neardup). Needs root or sudo when missing; skipped when
-# present.
+# index and pipeline tests, with redis-cli), podman (deploy/'s image build
+# test), chromium (the compare --html page is checked in a headless
+# browser: explain/ and cmd/neardup) and kcat (the docs' Kafka recipes are
+# run as printed). Needs root or sudo when missing; skipped when present.
 deps:
 	@if ! command -v redis-server >/dev/null 2>&1; then \
 		echo "installing redis-server (needed by the index tests)"; \
@@ -37,6 +37,12 @@ deps:
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; \
 	fi
 	@chromium --version 2>/dev/null | tail -1
+	@if ! command -v kcat >/dev/null 2>&1; then \
+		echo "installing kcat (the docs' Kafka recipes are run by cmd/neardup's tests)"; \
+		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq kcat >/dev/null; \
+	fi
+	@kcat -V 2>/dev/null | head -1
 
 vet:
 	$(GO) vet ./...
@@ -55,7 +61,9 @@ unit:
 # The race detector on the packages with concurrency of their own, and on
 # the command (scan runs the whole pipeline, interrupts included). -short
 # shrinks the tests whose size adds nothing under the race detector (more
-# of the same serial work); make unit runs them at full size.
+# of the same serial work) and skips those of the command line's contract
+# (messages, exit codes, the docs' outputs: contractTest in cmd/neardup);
+# make unit runs them all at full size.
 race:
 	$(GO) test -count=1 -race -short -parallel $(TESTPARALLEL) ./verify/ ./pipeline/ ./consumer/ ./sink/ ./index/ ./service/ ./cmd/neardup/
 
@@ -95,12 +103,13 @@ promtool:
 test: deps vet unit race deploy-test
 
 # The image without a registry: deploy/Containerfile.prebuilt (FROM scratch)
-# around a static binary built here. VERSION=... to stamp another version.
-VERSION ?= dev
+# around a static binary built here, stamped with git describe's version
+# (VERSION=... to stamp another; empty: the build information Go records).
+VERSION ?= $(shell git describe --always --dirty 2>/dev/null)
 image:
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-X main.version=$(VERSION)" -o bin/image/neardup ./cmd/neardup
+	CGO_ENABLED=0 $(GO) build -trimpath $(if $(VERSION),-ldflags "-X main.version=$(VERSION)") -o bin/image/neardup ./cmd/neardup
 	cp /etc/ssl/certs/ca-certificates.crt deploy/image/passwd deploy/image/group bin/image/
-	podman build -f deploy/Containerfile.prebuilt -t localhost/neardup:$(VERSION) bin/image
+	podman build -f deploy/Containerfile.prebuilt -t localhost/neardup:$(or $(VERSION),devel) bin/image
 
 # Long runs, not part of CI: see README "Performance" and docs/performance.md
 # (the Redis ceiling and 1M-document memory runs are in index/BENCHMARKS.md).
@@ -131,8 +140,8 @@ bytes:
 # The accuracy report on the labelled sets in ../shared/data and the
 # synthetic sweep, written to docs/eval (README "Evaluation on labelled data").
 eval:
-	$(GO) run ./cmd/neardup eval
-	$(GO) run ./cmd/neardup eval synth
+	$(GO) run ./cmd/neardup eval --out docs/eval
+	$(GO) run ./cmd/neardup eval synth --out docs/eval
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzTokenize -fuzztime 60s ./sketch/

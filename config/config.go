@@ -20,7 +20,7 @@ type Config struct {
 	Verify   Verify   `yaml:"verify" doc:"candidate verification; thresholds are the profile's unless set"`
 	Pipeline Pipeline `yaml:"pipeline" doc:"what is emitted"`
 	Kafka    Kafka    `yaml:"kafka" doc:"the Kafka service (neardup serve): where documents come from and events go"`
-	HTTP     HTTP     `yaml:"http" doc:"the metrics and health endpoints of neardup serve"`
+	HTTP     HTTP     `yaml:"http" doc:"the metrics, health and admin endpoints of neardup serve"`
 	Log      Log      `yaml:"log" doc:"logging of neardup serve"`
 }
 
@@ -68,6 +68,7 @@ type Index struct {
 	Batch          int           `yaml:"batch" doc:"documents per index round trip"`
 	Timeout        time.Duration `yaml:"timeout" doc:"per-call timeout of index operations"`
 	Retry          time.Duration `yaml:"retry" doc:"how long a failing index call is retried before the run gives up (nothing is reported while retrying, never 'unique' because the index was down); 0 is the command's default: 30s for scan, forever for serve (which reports not ready meanwhile)"`
+	AllowEviction  bool          `yaml:"allow_eviction" doc:"serve: stay ready when a Redis server holding the index (every master of a cluster, checked at start and every 30s) has a maxmemory-policy other than noeviction, which lets a full Redis evict index keys and silently forget documents; false (the default): such a member reports not ready (neardup_index_evicting_servers, alert NeardupIndexEvicting) until the policy is noeviction"`
 	AcceptEmpty    bool          `yaml:"accept_empty" doc:"serve: accept an index whose stored documents are gone (Redis restarted without its data) and go on deciding against the empty index; false (the default) stops deciding and reports not ready until the data is restored or the loss is accepted (POST /admin/accept-empty-index, docs/operations.md)"`
 	TLSCA          string        `yaml:"tls_ca" doc:"PEM file of the CA that signs the Redis server certificate (rediss://)"`
 	TLSCert        string        `yaml:"tls_cert" doc:"PEM client certificate for mutual TLS"`
@@ -90,7 +91,7 @@ type Verify struct {
 type Pipeline struct {
 	Emit          string `yaml:"emit" doc:"duplicates (one event per duplicate) or all (also one event per unique document)"`
 	MaxMatches    int    `yaml:"max_matches" doc:"verified matches listed in an event, best first"`
-	MaxEventBytes int    `yaml:"max_event_bytes" doc:"largest event, encoded; a larger one (a huge meta object) becomes a dead letter event_too_large"`
+	MaxEventBytes int    `yaml:"max_event_bytes" doc:"largest event, encoded, at most 1GiB less 1MiB; serve lowers it to what the output topic takes (its max.message.bytes, read at start, less the key and framing). A larger event is shortened: passages, lower matches and sentence matches are left out (abridged: docs/event.schema.json) until it fits; one that does not fit even then (a huge meta object) becomes a dead letter event_too_large"`
 	Granularity   string `yaml:"granularity" doc:"document, or sentence: also match each sentence against the sentences of earlier documents (edit similarity, edit class) and list them in the event's sentences"`
 	// Sentence mode bounds.
 	SentenceMinChars   int `yaml:"sentence_min_chars" doc:"sentence mode: shortest sentence matched, in characters"`
@@ -98,6 +99,11 @@ type Pipeline struct {
 	MaxSentences       int `yaml:"max_sentences" doc:"sentence mode: sentences matched per document (the rest are counted in the event's sentences_skipped)"`
 	MaxSentenceMatches int `yaml:"max_sentence_matches" doc:"sentence mode: matches listed per sentence, most similar first (the rest are counted in the event's sentence_matches_dropped)"`
 }
+
+// MaxEventBytesLimit bounds pipeline.max_event_bytes: the largest record
+// a Kafka client (franz-go) produces is 1 GiB, and an event's record
+// carries its key (the id) and framing too.
+const MaxEventBytesLimit = 1<<30 - 1<<20
 
 // Default returns the built-in configuration for the web profile.
 func Default() Config {
@@ -117,7 +123,7 @@ func Default() Config {
 		Pipeline: Pipeline{Emit: "duplicates", MaxMatches: 25, MaxEventBytes: 1 << 20, Granularity: "document",
 			SentenceMinChars: 40, SentenceMaxChars: 1000, MaxSentences: 256, MaxSentenceMatches: 5},
 		Kafka: defaultKafka(),
-		HTTP:  HTTP{Addr: ":8080"},
+		HTTP:  HTTP{Addr: ":8080", AdminAddr: "127.0.0.1:8081"},
 		Log:   Log{Format: "json", Level: "info"},
 	}
 	return c
@@ -263,8 +269,8 @@ func (c *Config) Validate() error {
 		return bad("pipeline.emit", p.Emit, "duplicates or all")
 	case p.MaxMatches < 1 || p.MaxMatches > 100:
 		return bad("pipeline.max_matches", p.MaxMatches, "1..100")
-	case p.MaxEventBytes < 4096:
-		return bad("pipeline.max_event_bytes", p.MaxEventBytes, ">= 4096")
+	case p.MaxEventBytes < 4096 || p.MaxEventBytes > MaxEventBytesLimit:
+		return bad("pipeline.max_event_bytes", p.MaxEventBytes, "4096..1GiB-1MiB (a Kafka client produces records of at most 1 GiB, key and framing included)")
 	case p.Granularity != "document" && p.Granularity != "sentence":
 		return bad("pipeline.granularity", p.Granularity, "document or sentence")
 	}

@@ -66,7 +66,10 @@ func TestErrorsNameTheKey(t *testing.T) {
 		env        []string
 		want       string
 	}{
-		{"unknown key", "sketch:\n  kay: 3\n", nil, `unknown key "sketch.kay"`},
+		{"unknown key", "sketch:\n  kay: 3\n", nil, `line 2: unknown key "sketch.kay"`},
+		// A file key gets the "did you mean" an environment variable gets.
+		{"unknown key near one", "sketch:\n  k: 64\n  shingel: 3\n", nil, `line 3: unknown key "sketch.shingel"; did you mean sketch.shingle?`},
+		{"unknown section key", "verfy:\n  jaccard: 0.6\n", nil, `unknown key "verfy.jaccard"; did you mean verify.jaccard?`},
 		{"bad type", "sketch:\n  k: many\n", nil, "sketch.k"},
 		{"bad enum", "sketch:\n  method: fast\n", nil, "sketch.method = fast: want oph or classic"},
 		{"bad profile", "profile: news\n", nil, `profile "news"`},
@@ -79,6 +82,11 @@ func TestErrorsNameTheKey(t *testing.T) {
 		{"yaml scanner error line", "sketch:\n  k: 3\n  seed: a: b\n", nil, "yaml: line 3: mapping values are not allowed"},
 		{"unknown env key", "", []string{"NEARDUP_SKETCH_KK=12"}, "$NEARDUP_SKETCH_KK: no configuration key \"sketch.kk\"; did you mean sketch.k ($NEARDUP_SKETCH_K)?"},
 		{"unknown env section", "", []string{"NEARDUP_FOO=1"}, "unknown environment variable $NEARDUP_FOO"},
+		// Issue 38: an event limit no Kafka client can produce.
+		{"max_event_bytes 1GiB", "", []string{"NEARDUP_PIPELINE_MAX_EVENT_BYTES=1GiB"}, "pipeline.max_event_bytes = 1073741824: want 4096..1GiB-1MiB"},
+		// Issue 38: the admin endpoint off loopback without a token.
+		{"admin_addr without token", "", []string{"NEARDUP_HTTP_ADMIN_ADDR=:8081"}, "http.admin_addr = :8081: want a loopback address"},
+		{"admin_addr same as addr", "", []string{"NEARDUP_HTTP_ADMIN_ADDR=:8080", "NEARDUP_HTTP_ADMIN_TOKEN=t"}, "http.admin_addr = :8080: want an address other than http.addr"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -153,5 +161,32 @@ func TestSizes(t *testing.T) {
 	var c Config
 	if err := c.Set("sketch.max_bytes", "4MiB"); err != nil || c.Sketch.MaxBytes != 4<<20 {
 		t.Errorf("4MiB → %d, %v", c.Sketch.MaxBytes, err)
+	}
+}
+
+// Display shows the value a run uses: a zero threshold as the profile's,
+// a set one as set, a score the profile does not check as 0, zero bands
+// and rows as the ones chosen, a zero generation as half the retention.
+func TestDisplayEffective(t *testing.T) {
+	for _, tt := range []struct {
+		env  []string
+		want map[string]string
+	}{
+		{nil, map[string]string{"verify.jaccard": "0.5", "verify.its": "0", "sketch.bands": "30", "sketch.rows": "4", "index.generation": "360h0m0s"}},
+		{[]string{"NEARDUP_VERIFY_JACCARD=0.7", "NEARDUP_SKETCH_BANDS=16", "NEARDUP_SKETCH_ROWS=8"}, map[string]string{"verify.jaccard": "0.7", "sketch.bands": "16", "sketch.rows": "8"}},
+		{[]string{"NEARDUP_PROFILE=books"}, map[string]string{"verify.jaccard": "0.6", "verify.its": "0.72", "verify.containment": "0", "verify.passage_shared": "0"}},
+		{[]string{"NEARDUP_PROFILE=sentence"}, map[string]string{"verify.edit": "0.75", "verify.jaccard": "0"}},
+		{[]string{"NEARDUP_INDEX_RETENTION=0"}, map[string]string{"index.generation": "24h0m0s"}},
+	} {
+		c, err := Load("", tt.env, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		shown := c.Redacted()
+		for k, v := range tt.want {
+			if got, _ := c.Display(k); got != v || shown[k] != v {
+				t.Errorf("%v: %s shows as %q (Redacted %q), want %q", tt.env, k, got, shown[k], v)
+			}
+		}
 	}
 }

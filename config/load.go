@@ -14,6 +14,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/neardup/neardup/internal/suggest"
 	"github.com/neardup/neardup/verify"
 )
 
@@ -68,7 +69,17 @@ func (c *Config) Set(key, value string) error {
 		}
 		return nil
 	}
-	return fmt.Errorf("%w: unknown key %q", ErrInvalid, key)
+	return fmt.Errorf("%w: %s", ErrInvalid, unknownKey(key))
+}
+
+// unknownKey says that key is no configuration key, and which one it
+// most likely meant.
+func unknownKey(key string) string {
+	hint := ""
+	if best := suggest.Closest(key, Keys()); best != "" {
+		hint = fmt.Sprintf("; did you mean %s?", best)
+	}
+	return fmt.Sprintf("unknown key %q%s ('neardup config example' lists every key)", key, hint)
 }
 
 // Get returns one key's value in string form.
@@ -169,23 +180,55 @@ type overrideFlag struct {
 func (f overrideFlag) String() string     { return "" }
 func (f overrideFlag) Set(s string) error { f.o.Add(f.key, s); return nil }
 
+// Sections a command that runs the pipeline over files reads (scan,
+// check, delete, compare, eval): RegisterFlags with these leaves out the
+// service's keys (kafka.*, http.*, log.*), which such a command never
+// uses; they are still accepted from the file and the environment.
+var PipelineSections = []string{"profile", "sketch", "index", "verify", "pipeline"}
+
 // RegisterFlags adds one flag per key (--sketch.k=…, --index.url=…) and a
 // --config flag for the file to fs; the returned Overrides and file path
-// are what Load takes.
-func RegisterFlags(fs *flag.FlagSet) (*Overrides, *string) {
+// are what Load takes. With sections, only the keys of those sections
+// ("sketch", "index", …; "profile" for the profile key) get a flag. The
+// flags' usage is the key's doc; DescribeDefaults adds the defaults, when
+// help is printed (they take some milliseconds to work out).
+func RegisterFlags(fs *flag.FlagSet, sections ...string) (*Overrides, *string) {
 	o := &Overrides{}
 	path := fs.String("config", "", "YAML configuration file (see 'neardup config example')")
 	c := Default()
 	for _, f := range fields(&c) {
-		if f.v.IsValid() {
-			def := format(f.v)
-			if f.secret {
-				def = ""
-			}
-			fs.Var(overrideFlag{o, f.key}, f.key, f.doc+" (default "+def+")")
+		if !f.v.IsValid() {
+			continue
 		}
+		section, _, _ := strings.Cut(f.key, ".")
+		if len(sections) > 0 && !slices.Contains(sections, section) {
+			continue
+		}
+		fs.Var(overrideFlag{o, f.key}, f.key, f.doc)
 	}
 	return o, path
+}
+
+// DescribeDefaults appends to the usage of each key's flag in fs its
+// default as a run uses it, in each profile where they differ
+// ("(default web 0.5, books 0.6, sentence 0)" for verify.jaccard): what
+// config check prints for that profile. Call it before printing help.
+func DescribeDefaults(fs *flag.FlagSet) {
+	var values map[string]map[string]string
+	for _, key := range Keys() {
+		f := fs.Lookup(key)
+		if f == nil || strings.HasSuffix(f.Usage, ")") && strings.Contains(f.Usage, " (default ") {
+			continue
+		}
+		if values == nil {
+			values = profileValues()
+		}
+		def := profileDefault(key, values)
+		if def == "" {
+			def = `""`
+		}
+		f.Usage += " (default " + def + ")"
+	}
 }
 
 // EnvName returns the environment variable that overrides key.
@@ -250,39 +293,14 @@ func envKey(name string) string {
 	return s
 }
 
-// closest returns ", did you mean K (NEARDUP_K)?" for the key nearest to
-// key by edit distance, when one is within two edits.
+// closest returns "; did you mean K ($NEARDUP_K)?" for the key nearest
+// to key (suggest.Closest), or "".
 func closest(key string) string {
-	best, bestD := "", 3
-	for _, k := range Keys() {
-		if d := editDistance(key, k); d < bestD {
-			best, bestD = k, d
-		}
-	}
+	best := suggest.Closest(key, Keys())
 	if best == "" {
 		return ""
 	}
 	return fmt.Sprintf("; did you mean %s ($%s)?", best, EnvName(best))
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			sub := prev[j-1]
-			if a[i-1] != b[j-1] {
-				sub++
-			}
-			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // yamlParserProblems are the messages of go.yaml.in/yaml/v3's parser (not
@@ -402,6 +420,9 @@ func applyFile(c *Config, file []byte, only map[string]bool) error {
 			if only != nil && !only[key] {
 				continue
 			}
+			if _, known := c.Get(key); !known {
+				return fmt.Errorf("%w: line %d: %s", ErrInvalid, k.Line, unknownKey(key))
+			}
 			if err := c.Set(key, v.Value); err != nil {
 				return fmt.Errorf("%w (line %d)", err, v.Line)
 			}
@@ -412,16 +433,19 @@ func applyFile(c *Config, file []byte, only map[string]bool) error {
 }
 
 // Example writes a fully commented configuration file with the defaults of
-// profile.
+// profile: every value as the run uses it (c.derived), so a zero threshold
+// shows as the profile's; a zero that derives a value from other keys
+// (bands, rows, generation) is kept, with the value it stands for.
 func Example(w io.Writer, profile string) error {
 	c := Default()
 	if err := applyProfile(&c, profile); err != nil {
 		return err
 	}
-	effective, err := profileThresholds(&c)
+	th, err := profileThresholds(&c)
 	if err != nil {
 		return err
 	}
+	derived := c.derived()
 	fmt.Fprintf(w, "# neardup configuration (defaults of the %s profile).\n", profile)
 	fmt.Fprintln(w, "# Every key can also be set with an environment variable (sketch.k → NEARDUP_SKETCH_K)")
 	fmt.Fprintln(w, "# or a flag (--sketch.k=128). Precedence: defaults < profile < this file < environment < flags.")
@@ -434,21 +458,20 @@ func Example(w io.Writer, profile string) error {
 			fmt.Fprintf(w, "%s%s:\n", indent, name)
 			continue
 		}
-		val := format(f.v)
+		val := display(f, derived)
 		if f.secret {
 			val = ""
 		}
-		if v, ok := effective[f.key]; ok && f.v.IsZero() {
-			// A zero threshold means the profile's own: print that value,
-			// or say that this profile does not check the score.
-			switch {
-			case v == "" && f.key == "verify.passage_shared":
-				fmt.Fprintf(w, "%s# (0: the passage lane is off in the %s profile, sketch.passage_words 0 or character shingles)\n", indent, profile)
-			case v == "":
-				fmt.Fprintf(w, "%s# (0: the %s profile does not check this score; a value adds the check)\n", indent, profile)
-			default:
-				val = v
-			}
+		_, threshold := th[f.key]
+		switch d, ok := derived[f.key]; {
+		case threshold && !ok && f.key == "verify.passage_shared":
+			fmt.Fprintf(w, "%s# (0: the passage lane is off in the %s profile, sketch.passage_words 0 or character shingles)\n", indent, profile)
+		case threshold && !ok:
+			fmt.Fprintf(w, "%s# (0: the %s profile does not check this score; a value adds the check)\n", indent, profile)
+		case ok && !threshold:
+			// Derived from other keys: a file that keeps 0 follows them.
+			val = format(f.v)
+			fmt.Fprintf(w, "%s# (0 here stands for %s)\n", indent, d)
 		}
 		if f.v.Kind() == reflect.String {
 			val = strconv.Quote(val)

@@ -2,10 +2,12 @@ package config
 
 import (
 	"fmt"
-	"net/url"
+	"net"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/neardup/neardup/index"
 )
 
 // Kafka configures the Kafka service (neardup serve): the consumer group
@@ -15,17 +17,17 @@ type Kafka struct {
 	InputTopic      string `yaml:"input_topic" doc:"topic of incoming documents: JSON values of the input contract, or text/plain values (content-type header) keyed by id (required by serve)"`
 	OutputTopic     string `yaml:"output_topic" doc:"topic the verdict events go to (key: the document id; value: the event JSON that scan prints)"`
 	DeadLetterTopic string `yaml:"dead_letter_topic" doc:"topic of rejected records: original key and value, headers neardup.reason, neardup.error, neardup.source.topic/partition/offset"`
-	UniqueTopic     string `yaml:"unique_topic" doc:"if set, every unique document's original record is passed through to this topic (what an indexer reads next), and the tombstone of every document deleted; empty: off"`
+	UniqueTopic     string `yaml:"unique_topic" doc:"if set, every unique document's original record is passed through to this topic (what an indexer reads next), and every tombstone read, found or not (at least once, so a compacted topic drops the document); empty: off"`
 	Group           string `yaml:"group" doc:"consumer group; instances with the same group share the input partitions"`
 	ClientID        string `yaml:"client_id" doc:"client id sent to the brokers (logs, quotas)"`
 	StartOffset     string `yaml:"start_offset" doc:"where a group without committed offsets starts: earliest or latest"`
-	CreateTopics    bool   `yaml:"create_topics" doc:"create missing output, dead-letter and unique topics at start (broker defaults for partitions and replication); off: a missing topic is a start-up error"`
+	CreateTopics    bool   `yaml:"create_topics" doc:"create missing output, dead-letter and unique topics at start (broker defaults for partitions and replication); off: serve waits for a missing topic as for an unreachable cluster (not ready, /readyz naming it, retried 1s doubling to 30s) until it is created"`
 	// In-flight bounds: records read but not yet decided and acknowledged.
 	MaxInflightRecords int           `yaml:"max_inflight_records" doc:"records read from Kafka but not yet decided and acknowledged, at most"`
-	MaxInflightBytes   int           `yaml:"max_inflight_bytes" doc:"working memory of the records in flight, at most: each record is charged its measured working memory, 52 × its key and value bytes up to 4 MiB and 4 × the rest (decoded text, extraction, tokens, shingles and sketch: docs/operations.md, \"Memory budget\"), and one charged more than this is still taken alone; also bounds fetch buffers (a quarter of it per fetch)"`
+	MaxInflightBytes   int           `yaml:"max_inflight_bytes" doc:"working memory of the records in flight, at most: each record is charged its measured working memory, 52 × its key and value bytes up to 4 MiB and 4 × the rest (decoded text, extraction, tokens, shingles and sketch: docs/operations.md, \"Memory budget\"), and one charged more than this is still taken alone; also bounds the records fetched and not yet taken: fetch responses of at most a hundredth of it (at least 16 KiB), so that even the smallest records decode to at most a quarter of it per broker (docs/operations.md, \"Memory budget\")"`
 	MaxRecordBytes     int           `yaml:"max_record_bytes" doc:"a record batch over the fetch limit (larger than max(max_inflight_bytes/2, sketch.max_bytes + 1 MiB)) is read alone, up to this size, and dead-lettered whole; a larger one is dead-lettered unread (source headers and size only) and its partition goes on. At most 1GiB; the memory it takes comes on top of max_inflight_bytes"`
 	CommitInterval     time.Duration `yaml:"commit_interval" doc:"how often offsets of decided, acknowledged records are committed (also on rebalance and shutdown)"`
-	ProduceTimeout     time.Duration `yaml:"produce_timeout" doc:"how long a produce is retried before it fails the service (its record's offset is never committed)"`
+	ProduceTimeout     time.Duration `yaml:"produce_timeout" doc:"how long a produced record may wait for the brokers' acknowledgement before the member reports production stalled (/readyz 503, neardup_produce_stalled 1, alert NeardupProductionStalled); it keeps retrying and waiting, committing nothing behind the record, and goes on when the brokers acknowledge (a restart would not unstick them). A record the brokers refuse for good (authorization, an invalid record) stops the service without committing it"`
 	ShutdownTimeout    time.Duration `yaml:"shutdown_timeout" doc:"on SIGTERM/SIGINT, and when partitions are revoked: how long in-flight records may take to be decided, produced and committed before they are abandoned (re-read by the next owner)"`
 	// Group membership: how fast a dead member's partitions move on.
 	SessionTimeout    time.Duration `yaml:"session_timeout" doc:"a member that sends no heartbeat for this long is declared dead and its partitions are reassigned (the brokers' group.min/max.session.timeout.ms bound it)"`
@@ -51,9 +53,11 @@ type KafkaSASL struct {
 	Password  string `yaml:"password" secret:"true" doc:"SASL password (secret: never printed; prefer NEARDUP_KAFKA_SASL_PASSWORD)"`
 }
 
-// HTTP configures the metrics and health endpoints.
+// HTTP configures the metrics, health and admin endpoints.
 type HTTP struct {
-	Addr string `yaml:"addr" doc:"listen address of /metrics, /healthz and /readyz; empty: no endpoint"`
+	Addr       string `yaml:"addr" doc:"listen address of /metrics, /healthz and /readyz (read-only; unauthenticated, so reachable by whoever reaches the address: ':8080' is every interface, for Prometheus and the kubelet's probes); empty: no endpoint"`
+	AdminAddr  string `yaml:"admin_addr" doc:"listen address of the admin endpoint (POST /admin/accept-empty-index), which changes what is decided: loopback by default (kubectl port-forward reaches it); empty: off. Never the same as addr. Requests from browsers (an Origin or Sec-Fetch-Site header) are refused"`
+	AdminToken string `yaml:"admin_token" secret:"true" doc:"if set, the admin endpoint requires 'Authorization: Bearer <token>' (secret: never printed; set NEARDUP_HTTP_ADMIN_TOKEN from a Kubernetes Secret); needed when admin_addr is not loopback"`
 }
 
 // Log configures the service's structured logs (log/slog, on standard
@@ -106,6 +110,10 @@ func (c *Config) validateService(bad func(key string, v any, want string) error)
 		return bad("kafka.sasl.user", `""`, "a user name when kafka.sasl.mechanism is set")
 	case (k.TLS.Cert == "") != (k.TLS.Key == ""):
 		return bad("kafka.tls.cert/kafka.tls.key", fmt.Sprintf("%q/%q", k.TLS.Cert, k.TLS.Key), "both set or both empty")
+	case c.HTTP.AdminAddr != "" && c.HTTP.AdminAddr == c.HTTP.Addr && !strings.HasSuffix(c.HTTP.AdminAddr, ":0"):
+		return bad("http.admin_addr", c.HTTP.AdminAddr, "an address other than http.addr (the admin endpoint has a listener of its own), or empty (off)")
+	case c.HTTP.AdminAddr != "" && c.HTTP.AdminToken == "" && !loopback(c.HTTP.AdminAddr):
+		return bad("http.admin_addr", c.HTTP.AdminAddr, "a loopback address (127.0.0.1:PORT, [::1]:PORT, localhost:PORT), or set http.admin_token: the admin endpoint decides whether a lost index is accepted")
 	case c.Log.Format != "json" && c.Log.Format != "text":
 		return bad("log.format", c.Log.Format, "json or text")
 	case !slices.Contains([]string{"debug", "info", "warn", "error"}, c.Log.Level):
@@ -159,33 +167,53 @@ func (k Kafka) BrokerList() []string {
 	return out
 }
 
-// Display returns a key's value for printing: secrets are replaced by
-// "[redacted]" when set, and a password inside a URL is masked.
+// Display returns a key's value for printing, as the run uses it: a zero
+// that stands for a derived value (a profile's threshold, the chosen LSH
+// bands and rows, the generation) shows that value; secrets are replaced
+// by "[redacted]" when set, and a value that is or may hold a URL (it has
+// "://" or '@') goes through index.RedactURL, the program's one URL
+// redactor, whether or not it parses.
 func (c *Config) Display(key string) (string, bool) {
 	for _, f := range fields(c) {
 		if f.key != key || !f.v.IsValid() {
 			continue
 		}
-		v := format(f.v)
-		switch {
-		case f.secret && v != "":
-			return "[redacted]", true
-		case strings.Contains(v, "://"):
-			if u, err := url.Parse(v); err == nil && u.User != nil {
-				return u.Redacted(), true
-			}
-		}
-		return v, true
+		return redactURL(display(f, c.derived())), true
 	}
 	return "", false
 }
 
-// Redacted returns the configuration as key → printable value, secrets
-// masked (see [Config.Display]), for logs.
+// redactURL masks the password of a value that is or may hold a URL.
+func redactURL(v string) string {
+	if strings.Contains(v, "://") || strings.Contains(v, "@") {
+		return index.RedactURL(v)
+	}
+	return v
+}
+
+// Redacted returns the configuration as key → printable value (see
+// [Config.Display]), for logs and config check.
 func (c *Config) Redacted() map[string]string {
+	derived := c.derived()
 	out := map[string]string{}
-	for _, k := range Keys() {
-		out[k], _ = c.Display(k)
+	for _, f := range fields(c) {
+		if f.v.IsValid() {
+			out[f.key] = redactURL(display(f, derived))
+		}
 	}
 	return out
+}
+
+// loopback reports whether a listen address binds only the loopback
+// interface.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

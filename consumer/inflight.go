@@ -87,3 +87,28 @@ func (f *inflight) load() (recs, bytes int64) {
 	defer f.mu.Unlock()
 	return f.recs, f.bytes
 }
+
+// FetchedRecordBytes is the memory of a record fetched by the Kafka client
+// beside its key and value bytes: its kgo.Record (160 bytes on 64-bit
+// platforms, unsafe.Sizeof) and the pointer to it in its fetch.
+const FetchedRecordBytes = 168
+
+// minRecordWire is the smallest record in a record batch (v2): length,
+// attributes, timestamp and offset deltas, key and value lengths and
+// header count, one byte each at least, the offset delta up to three.
+const minRecordWire = 7
+
+// FetchMaxBytes is the most record bytes a fetch response may carry
+// (franz-go's FetchMaxBytes and FetchMaxPartitionBytes) for an in-flight
+// byte budget: fetched records wait in the client until the member takes
+// them, one buffered response per broker, outside the in-flight bounds,
+// and a response of n bytes decodes to up to n/minRecordWire records of
+// FetchedRecordBytes each beside their bytes. So a response of
+// budget/(4·(FetchedRecordBytes/minRecordWire + 1)) (budget/100; at least
+// 16 KiB) keeps what one broker's fetch holds within a quarter of the
+// budget, however small the records. A broker returns the first batch of
+// a fetch whole whatever the limit (oversize.go).
+func FetchMaxBytes(budget int) int32 {
+	per := 4 * (FetchedRecordBytes/minRecordWire + 1)
+	return int32(min(max(budget/per, 16<<10), 1<<30))
+}

@@ -130,11 +130,7 @@ func NewKafka(cfg KafkaConfig) (*Kafka, error) {
 	if cfg.FromEnd {
 		start = kgo.NewOffset().AtEnd()
 	}
-	// Fetch buffers count against the in-flight byte budget: a quarter
-	// per fetch response and partition, at least one record over the
-	// document limit.
-	fetchMax := int32(min(max(cfg.MaxInflightBytes/4, 1<<20), 1<<30))
-	k.readLimit = max(2*fetchMax, int32(min(cfg.MaxBytes+1<<20, 1<<30)))
+	k.readLimit = int32(max(min(max(cfg.MaxInflightBytes/2, 2<<20), 1<<30), min(cfg.MaxBytes+1<<20, 1<<30)))
 	if cfg.MaxRecordBytes <= 0 {
 		cfg.MaxRecordBytes = 64 << 20
 	}
@@ -151,8 +147,8 @@ func NewKafka(cfg KafkaConfig) (*Kafka, error) {
 		kgo.Balancers(kgo.CooperativeStickyBalancer()),
 		kgo.DisableAutoCommit(),
 		kgo.ConsumeResetOffset(start),
-		kgo.FetchMaxBytes(fetchMax),
-		kgo.FetchMaxPartitionBytes(fetchMax),
+		kgo.FetchMaxBytes(FetchMaxBytes(cfg.MaxInflightBytes)),
+		kgo.FetchMaxPartitionBytes(FetchMaxBytes(cfg.MaxInflightBytes)),
 		kgo.BrokerMaxReadBytes(k.readLimit),
 		kgo.OnPartitionsAssigned(k.assigned),
 		kgo.OnPartitionsRevoked(k.revoked),

@@ -24,6 +24,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -49,6 +50,7 @@ type kit struct {
 	deployment  appsv1.Deployment
 	pdb         policyv1.PodDisruptionBudget
 	service     corev1.Service
+	netpol      networkingv1.NetworkPolicy
 	podMonitor  monitoringv1.PodMonitor
 	rule        monitoringv1.PrometheusRule
 	scaled      map[string]any // keda.sh ScaledObject, schema-validated
@@ -92,6 +94,8 @@ func render(t *testing.T, dir string) kit {
 			strict(t, id, y, &k.pdb)
 		case "v1/Service":
 			strict(t, id, y, &k.service)
+		case "networking.k8s.io/v1/NetworkPolicy":
+			strict(t, id, y, &k.netpol)
 		case "monitoring.coreos.com/v1/PodMonitor":
 			strict(t, id, y, &k.podMonitor)
 		case "monitoring.coreos.com/v1/PrometheusRule":
@@ -280,7 +284,7 @@ func kafkaScalerParams(t *testing.T) map[string]kedaParam {
 // neardup's configuration keys and with its measured footprint.
 func TestKubernetesKit(t *testing.T) {
 	k := render(t, "kubernetes")
-	if want := []string{"ConfigMap", "Deployment", "PodDisruptionBudget", "PodMonitor", "PrometheusRule", "ScaledObject", "Service"}; !slices.Equal(k.kinds, want) {
+	if want := []string{"ConfigMap", "Deployment", "NetworkPolicy", "PodDisruptionBudget", "PodMonitor", "PrometheusRule", "ScaledObject", "Service"}; !slices.Equal(k.kinds, want) {
 		t.Errorf("kinds %v, want %v", k.kinds, want)
 	}
 	checkKit(t, k)
@@ -438,6 +442,7 @@ func checkKit(t *testing.T, k kit) {
 	if len(k.service.Spec.Ports) != 1 || k.service.Spec.Ports[0].TargetPort.String() != httpPort.Name {
 		t.Errorf("Service ports %v do not target %s", k.service.Spec.Ports, httpPort.Name)
 	}
+	checkNetworkPolicy(t, k, effective, httpPort.Name)
 	if eps := k.podMonitor.Spec.PodMetricsEndpoints; len(eps) != 1 || eps[0].Port == nil || *eps[0].Port != httpPort.Name || eps[0].Path != "/metrics" {
 		t.Errorf("PodMonitor endpoints do not scrape /metrics on port %s: %s", httpPort.Name, mustJSON(eps))
 	}
@@ -605,4 +610,38 @@ func parseGoMemLimit(v string) (int64, error) {
 		return 0, fmt.Errorf("GOMEMLIMIT %q: want a positive number of bytes with an optional B, KiB, MiB, GiB or TiB suffix", v)
 	}
 	return n * mult, nil
+}
+
+// checkNetworkPolicy: the NetworkPolicy selects the Deployment's pods and
+// admits ingress on the metrics port only; the admin endpoint listens on
+// loopback (http.admin_addr), where no policy is needed, or not at all.
+func checkNetworkPolicy(t *testing.T, k kit, effective map[string]string, httpPort string) {
+	t.Helper()
+	np := k.netpol.Spec
+	sel, err := metav1.LabelSelectorAsSelector(&np.PodSelector)
+	if err != nil || !sel.Matches(labels.Set(k.deployment.Spec.Template.Labels)) {
+		t.Errorf("NetworkPolicy selector %v does not select the Deployment's pods (%v)", np.PodSelector, err)
+	}
+	if !slices.Equal(np.PolicyTypes, []networkingv1.PolicyType{networkingv1.PolicyTypeIngress}) {
+		t.Errorf("NetworkPolicy types %v, want [Ingress]", np.PolicyTypes)
+	}
+	for _, rule := range np.Ingress {
+		if len(rule.From) == 0 {
+			t.Errorf("NetworkPolicy rule %v admits every source", rule)
+		}
+		if len(rule.Ports) == 0 {
+			t.Errorf("NetworkPolicy rule %v admits every port", rule)
+		}
+		for _, p := range rule.Ports {
+			if p.Port == nil || p.Port.String() != httpPort {
+				t.Errorf("NetworkPolicy admits port %v, want only %s", p.Port, httpPort)
+			}
+		}
+	}
+	if a := effective["http.admin_addr"]; a != "" {
+		host, _, err := net.SplitHostPort(a)
+		if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
+			t.Errorf("http.admin_addr %q is not a loopback address", a)
+		}
+	}
 }

@@ -107,7 +107,7 @@ func liveMetrics(t *testing.T) exported {
 			env = append(env, k+"="+v)
 		}
 	}
-	env = append(env, "NEARDUP_KAFKA_BROKERS="+cl.Brokers, "NEARDUP_HTTP_ADDR=127.0.0.1:0",
+	env = append(env, "NEARDUP_KAFKA_BROKERS="+cl.Brokers, "NEARDUP_HTTP_ADDR=127.0.0.1:0", "NEARDUP_HTTP_ADMIN_ADDR=127.0.0.1:0",
 		"NEARDUP_INDEX_URL=redis://"+redis.Addr+"/0", "NEARDUP_INDEX_TIMEOUT=1s",
 		"NEARDUP_PIPELINE_EMIT=all") // an event per document, to wait for
 	cmd := exec.Command(neardupBin, "serve")

@@ -354,7 +354,7 @@ func (r *SynthResult) writeMarkdown(w *strings.Builder, command string) {
 	c := r.Config
 	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
 	p("# Synthetic sweep: where each method breaks\n\n")
-	p("Computed by\n\n    %s\n\n(seeded: the same command gives the same figures; it took %v). ", command, r.Elapsed.Round(time.Second))
+	p("Computed by\n\n    %s\n\n(seeded: the same command gives the same figures). ", command)
 	p("After DUPNIQ's synthetic experiments (Yalniz, Can, Manmatha, CIKM 2011, section 5): a clean reference of %d words; ", c.Words)
 	p("a copy of it with a share replaced by a span of another text of the same length, so that the copy keeps the reference's length; ")
 	p("then character noise on the copy, each letter substituted, deleted or doubled with the given probability, like OCR errors. ")

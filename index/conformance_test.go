@@ -39,7 +39,12 @@ type backend struct {
 
 func features(t testing.TB, s Store, ids []string) [][]byte {
 	t.Helper()
-	f, err := s.Features(context.Background(), ids)
+	return featuresOf(t, s, seqsOf(t, s, ids...))
+}
+
+func featuresOf(t testing.TB, s Store, seqs []uint64) [][]byte {
+	t.Helper()
+	f, err := s.Features(context.Background(), seqs)
 	if err != nil {
 		t.Fatalf("Features: %v", err)
 	}
@@ -129,30 +134,43 @@ func checkLookupFeatures(t *testing.T, s Store, res []Result, filled bool) {
 		what string
 		f    []byte
 	}
-	var q []string
-	var gots []got
+	var q []uint64
+	var gots, verdicts []got
 	for i, r := range res {
 		for _, c := range r.Candidates {
-			q = append(q, c.ID)
+			q = append(q, c.Seq)
 			gots = append(gots, got{fmt.Sprintf("result %d: candidate %s", i, c.ID), c.Features})
+			verdicts = append(verdicts, got{fmt.Sprintf("result %d: candidate %s", i, c.ID), c.Verdict})
 		}
 		if r.IMatch != "" {
-			q = append(q, r.IMatch)
+			q = append(q, r.IMatchSeq)
 			gots = append(gots, got{fmt.Sprintf("result %d: I-Match %s", i, r.IMatch), r.IMatchFeatures})
-		} else if r.IMatchFeatures != nil {
-			t.Errorf("result %d: I-Match features %q without an I-Match document", i, r.IMatchFeatures)
+			verdicts = append(verdicts, got{fmt.Sprintf("result %d: I-Match %s", i, r.IMatch), r.IMatchVerdict})
+		} else if r.IMatchFeatures != nil || r.IMatchVerdict != nil {
+			t.Errorf("result %d: I-Match features %q, verdict %q without an I-Match document", i, r.IMatchFeatures, r.IMatchVerdict)
 		}
 	}
 	if len(q) == 0 {
 		return
 	}
-	want := features(t, s, q)
+	want := featuresOf(t, s, q)
+	wantV, err := s.Verdicts(context.Background(), q)
+	if err != nil {
+		t.Fatalf("Verdicts: %v", err)
+	}
 	for i, g := range gots {
 		switch {
 		case g.f == nil && filled:
 			t.Errorf("%s: no features, want %q", g.what, want[i])
 		case g.f != nil && (want[i] == nil || !bytes.Equal(g.f, want[i])):
 			t.Errorf("%s: features %q, Features returns %q", g.what, g.f, want[i])
+		}
+		// A verdict read with the features is what Verdicts returns (the
+		// features were read, so the document was stored then).
+		if v := verdicts[i]; v.f != nil && (wantV[i] == nil || !bytes.Equal(v.f, wantV[i])) {
+			t.Errorf("%s: verdict %q, Verdicts returns %q", v.what, v.f, wantV[i])
+		} else if v.f == nil && g.f != nil {
+			t.Errorf("%s: features read without the verdict", v.what)
 		}
 	}
 }
@@ -274,9 +292,10 @@ func runConformance(t *testing.T, b backend) {
 				t.Errorf("%s: %+v, want a copy of a and nothing else", id, r[i])
 			}
 		}
-		// No lookup returns a copy, so it keeps no features (nor a keys
-		// record): on a single node and in memory. In cluster mode its
-		// records are written before the content lane is read.
+		// No lookup returns a copy, so it keeps no features (its keys
+		// record holds its content digest alone): on a single node and in
+		// memory. In cluster mode its records are written before the
+		// content lane is read.
 		for i, f := range features(t, s, []string{"a", "b", "c"}) {
 			want := ""
 			if i == 0 || b.cluster {
@@ -302,21 +321,34 @@ func runConformance(t *testing.T, b backend) {
 		if st, ok := s.(interface{ Stats() Stats }); ok && st.Stats().Copies != 4 {
 			t.Errorf("stats %+v, want 4 copies", st.Stats())
 		}
-		if b.cluster {
-			return // a dead representative is not replaced in cluster mode
-		}
-		// The representative gone, the next document with that content
+		// The representative gone, its newest stored copy takes its place
+		// (issue 38: a later copy of a text still stored is found), then
+		// the next, and with none left the next document with that content
 		// takes its place and is looked up in full.
 		if err := s.Delete(ctx, "a"); err != nil {
 			t.Fatal(err)
 		}
-		re := insert(t, s, mk("e", map[int]uint64{0: a.Bands[0]}))[0]
-		if re.Copy != "" {
-			t.Errorf("e after a was deleted: copy %q", re.Copy)
+		if r := insert(t, s, mk("e", map[int]uint64{0: a.Bands[0]}))[0]; r.Copy != "c2" {
+			t.Errorf("e after a was deleted: copy %q, want c2 (the newest copy stored)", r.Copy)
 		}
-		wantCands(t, "e", re, "d/lsh")
-		if r := insert(t, s, mk("f", nil))[0]; r.Copy != "e" {
-			t.Errorf("f: copy %q, want e", r.Copy)
+		for _, step := range []struct{ del, want string }{{"c2", "e"}, {"e", "fc2"}} {
+			if err := s.Delete(ctx, step.del); err != nil {
+				t.Fatal(err)
+			}
+			if r := insert(t, s, mk("f"+step.del, nil))[0]; r.Copy != step.want {
+				t.Errorf("after %s was deleted: copy %q, want %s", step.del, r.Copy, step.want)
+			}
+		}
+		if err := s.Delete(ctx, "b", "fc2", "fe"); err != nil {
+			t.Fatal(err)
+		}
+		rg := insert(t, s, mk("g", map[int]uint64{0: a.Bands[0]}))[0]
+		if rg.Copy != "" {
+			t.Errorf("g with every copy deleted: copy %q", rg.Copy)
+		}
+		wantCands(t, "g", rg, "d/lsh")
+		if r := insert(t, s, mk("h", nil))[0]; r.Copy != "g" {
+			t.Errorf("h: copy %q, want g", r.Copy)
 		}
 	})
 
@@ -386,17 +418,17 @@ func runConformance(t *testing.T, b backend) {
 		if !b.cluster {
 			wantCands(t, "replay of a", r) // b came later
 		}
-		if v, err := s.Verdicts(ctx, []string{"a", "nope"}); err != nil || v[0] != nil || v[1] != nil {
-			t.Errorf("Verdicts before recording = %q, %v, want nil, nil", v, err)
+		if v, err := s.Verdicts(ctx, seqsOf(t, s, "a", "nope")); err != nil || v[0] == nil || len(v[0]) != 0 || v[1] != nil {
+			t.Errorf("Verdicts before recording = %q, %v, want empty (stored, none yet) and nil (not stored)", v, err)
 		}
-		if err := s.RecordVerdict(ctx, "a", []byte("v1")); err != nil {
+		if err := recordVerdict(ctx, s, "a", []byte("v1")); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.RecordVerdict(ctx, "a", []byte("v2")); err != nil {
+		if err := recordVerdict(ctx, s, "a", []byte("v2")); err != nil {
 			t.Fatal(err)
 		}
-		if v, err := s.Verdicts(ctx, []string{"nope", "a", "b"}); err != nil || v[0] != nil || string(v[1]) != "v1" || v[2] != nil {
-			t.Errorf("Verdicts = %q, %v, want [nil v1 nil]", v, err)
+		if v, err := s.Verdicts(ctx, seqsOf(t, s, "nope", "a", "b")); err != nil || v[0] != nil || string(v[1]) != "v1" || v[2] == nil || len(v[2]) != 0 {
+			t.Errorf("Verdicts = %q, %v, want [nil v1 \"\"]", v, err)
 		}
 		r = insert(t, s, a)[0]
 		if !r.Replay || string(r.Verdict) != "v1" || len(r.Candidates) != 0 {
@@ -424,11 +456,11 @@ func runConformance(t *testing.T, b backend) {
 
 	t.Run("verdict", func(t *testing.T) {
 		s := open(t, storeOpts{})
-		if err := s.RecordVerdict(ctx, "nope", []byte("x")); !errors.Is(err, ErrNotFound) {
+		if err := recordVerdict(ctx, s, "nope", []byte("x")); !errors.Is(err, ErrNotFound) {
 			t.Errorf("RecordVerdict(unknown) = %v, want ErrNotFound", err)
 		}
 		insert(t, s, entry(p, "a", nil))
-		if err := s.RecordVerdict(ctx, "a", nil); err != nil {
+		if err := recordVerdict(ctx, s, "a", nil); err != nil {
 			t.Fatal(err)
 		}
 		r := insert(t, s, entry(p, "a", nil))[0]
@@ -449,7 +481,7 @@ func runConformance(t *testing.T, b backend) {
 		for i := 2; i < 40; i++ {
 			ids, vs = append(ids, fmt.Sprintf("v%d", i)), append(vs, []byte(fmt.Sprint(i)))
 		}
-		stored, err := s.RecordVerdicts(ctx, ids, vs)
+		stored, err := s.RecordVerdicts(ctx, seqsOf(t, s, ids...), vs)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -458,14 +490,14 @@ func runConformance(t *testing.T, b backend) {
 				t.Errorf("stored[%d] (%s) = %v", i, ids[i], ok)
 			}
 		}
-		got, err := s.Verdicts(ctx, []string{"v0", "v1", "v2", "v39", "nope"})
+		got, err := s.Verdicts(ctx, seqsOf(t, s, "v0", "v1", "v2", "v39", "nope"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if string(got[0]) != "first" || got[1] == nil || len(got[1]) != 0 || string(got[2]) != "2" || string(got[3]) != "39" || got[4] != nil {
 			t.Errorf("Verdicts = %q, want [first \"\" 2 39 nil] (the first of two writes wins)", got)
 		}
-		if _, err := s.RecordVerdicts(ctx, []string{"v0"}, nil); !errors.Is(err, ErrInvalid) {
+		if _, err := s.RecordVerdicts(ctx, seqsOf(t, s, "v0"), nil); !errors.Is(err, ErrInvalid) {
 			t.Errorf("RecordVerdicts with 1 id and 0 verdicts = %v, want ErrInvalid", err)
 		}
 	})
@@ -577,7 +609,7 @@ func runConformance(t *testing.T, b backend) {
 		if f := features(t, s, []string{"a"}); f[0] != nil {
 			t.Errorf("Features(deleted) = %q", f[0])
 		}
-		if err := s.RecordVerdict(ctx, "a", []byte("x")); !errors.Is(err, ErrNotFound) {
+		if err := recordVerdict(ctx, s, "a", []byte("x")); !errors.Is(err, ErrNotFound) {
 			t.Errorf("RecordVerdict(deleted) = %v", err)
 		}
 		r := insert(t, s, a)[0]
@@ -594,6 +626,7 @@ func runConformance(t *testing.T, b backend) {
 
 	t.Run("sources", func(t *testing.T) { runSources(t, b, open) })     // sources_test.go
 	t.Run("templates", func(t *testing.T) { runTemplates(t, b, open) }) // templates_test.go
+	t.Run("truth", func(t *testing.T) { runTruth(t, b, open) })         // truth_test.go
 
 	t.Run("common-key", func(t *testing.T) {
 		// A band bucket becomes common when maxBucket documents hold it:
@@ -770,8 +803,14 @@ func runConformance(t *testing.T, b backend) {
 			wantCands(t, "q", r, "a/lsh")
 			wantHits(t, "q", r, 2)
 		}
-		if rs[2].Copy != "a" || rs[2].Replay {
-			t.Errorf("a looked up again: %+v, want its own copy, not a replay", rs[2])
+		if !rs[2].Replay || rs[2].Seq != seqsOf(t, s, "a")[0] || rs[2].Verdict != nil || !rs[2].Recalled || rs[2].Copy != "" {
+			t.Errorf("a looked up again: %+v, want its replay: its Seq, no verdict, its own lookup recalled", rs[2])
+		}
+		if err := recordVerdict(ctx, s, "a", []byte("va")); err != nil {
+			t.Fatal(err)
+		}
+		if rs, err := s.Lookup(ctx, []Entry{a}); err != nil || !rs[0].Replay || string(rs[0].Verdict) != "va" {
+			t.Errorf("a looked up after its verdict: %+v, %v; want its replay with verdict va", rs, err)
 		}
 		if f := features(t, s, []string{"q"}); f[0] != nil {
 			t.Errorf("Features(q) after Lookup = %q, want none", f[0])
@@ -842,7 +881,7 @@ func runConformance(t *testing.T, b backend) {
 		if !b.cluster && rc.Seq != rb.Seq+1 {
 			t.Errorf("c has seq %d, want %d: a replay took a seq", rc.Seq, rb.Seq+1)
 		}
-		if err := s.RecordVerdict(ctx, "b", []byte("v")); err != nil {
+		if err := recordVerdict(ctx, s, "b", []byte("v")); err != nil {
 			t.Fatal(err)
 		}
 		if r := insert(t, s, bb)[0]; string(r.Verdict) != "v" || len(r.Candidates) != 0 {
@@ -927,7 +966,7 @@ func runConformance(t *testing.T, b backend) {
 		if _, err := s.LookupInsert(ctx, []Entry{entry(p, "a", nil)}); !errors.Is(err, ErrClosed) {
 			t.Errorf("after Close: %v, want ErrClosed", err)
 		}
-		if _, err := s.Features(ctx, []string{"a"}); !errors.Is(err, ErrClosed) {
+		if _, err := s.Features(ctx, []uint64{1}); !errors.Is(err, ErrClosed) {
 			t.Errorf("after Close: %v, want ErrClosed", err)
 		}
 	})

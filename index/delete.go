@@ -47,6 +47,19 @@ func encodeKeys(e *Entry) []byte {
 	return b
 }
 
+// laneOnly flags a keys record (version 1 and 4) that holds no band keys
+// and no anchors, only digests: an exact copy's, which enters no bucket
+// and needs its content digest for the lane (laneRep).
+const laneOnly = 8
+
+// encodeLaneKeys returns the memory store's keys record of an exact copy:
+// its content digest alone.
+func encodeLaneKeys(e *Entry) []byte {
+	b := appendDigests([]byte{keysVersion, 0}, &Entry{Content: e.Content, HasContent: e.HasContent})
+	b[1] |= laneOnly
+	return binary.AppendUvarint(b, 0)
+}
+
 // decodeKeys is encodeKeys's inverse: an Entry with id and the keys
 // (Features empty).
 func decodeKeys(id string, bands int, b []byte) (Entry, error) {
@@ -59,6 +72,9 @@ func decodeKeys(id string, bands int, b []byte) (Entry, error) {
 	}
 	flags := b[1]
 	b = b[2:]
+	if flags&laneOnly != 0 {
+		bands = 0
+	}
 	if len(b) < 8*bands {
 		return bad("short band keys")
 	}
@@ -431,11 +447,15 @@ func (r *Redis) decodeBitKeys(id string, b []byte, w, aw int, what string, group
 		return keyOps{}, fmt.Sprintf("%s of %d bits, want %d", what, got, w)
 	}
 	b = b[3:]
-	nb := (w*r.p.Bands + 7) / 8
+	nb, bands := (w*r.p.Bands+7)/8, r.p.Bands
+	if flags&laneOnly != 0 {
+		// An exact copy's record: its content digest alone.
+		nb, bands = 0, 0
+	}
 	if len(b) < nb {
 		return keyOps{}, "short band " + what
 	}
-	k := keyOps{e: Entry{ID: id}, bands: make([]uint64, r.p.Bands), groups: groups}
+	k := keyOps{e: Entry{ID: id}, bands: make([]uint64, bands), groups: groups}
 	br := bitReader{b: b[:nb]}
 	for i := range k.bands {
 		k.bands[i] = br.read(w)
@@ -516,6 +536,9 @@ func KeysRecordSizes(b []byte, bands int) (header, bandKeys, digests, anchors in
 		bandKeys = (int(b[2])*bands + 7) / 8
 	default:
 		return bad("unknown version")
+	}
+	if b[1]&laneOnly != 0 {
+		bandKeys = 0
 	}
 	if len(b)-header < bandKeys {
 		return bad("short band keys")

@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"slices"
+
+	"github.com/neardup/neardup/sketch"
 )
 
 // Delete implements [Store].
@@ -42,11 +44,22 @@ func (m *Memory) Remove(ctx context.Context, ids []string) ([]bool, error) {
 			l := m.docs.lock(h)
 			l.Lock()
 			d := m.docs.get(h)
-			keys := d.keys
+			keys, origin := d.keys, d.origin
 			d.dead.Store(true)
-			d.features, d.verdict, d.hasVerdict, d.keys, d.source, d.template = nil, nil, false, nil, nil, nil
+			d.features, d.verdict, d.hasVerdict, d.keys, d.source, d.template, d.recall = nil, nil, false, nil, nil, nil, nil
 			l.Unlock()
 			removed[i] = removed[i] || alive
+			if alive && origin != "" {
+				// The id keeps its removed document's origin: a record read
+				// again from before it is not stored again.
+				m.locks[s].Lock()
+				gs := &m.gens[len(m.gens)-1].stripes[s]
+				if gs.gone == nil {
+					gs.gone = map[string]string{}
+				}
+				gs.gone[id] = origin
+				m.locks[s].Unlock()
+			}
 			if keys == nil {
 				continue
 			}
@@ -54,7 +67,7 @@ func (m *Memory) Remove(ctx context.Context, ids []string) ([]bool, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%w: memory: %w", ErrInvalid, err)
 			}
-			m.unlink(h, &e)
+			m.unlink(h, &e, now)
 		}
 	}
 	return removed, nil
@@ -62,7 +75,7 @@ func (m *Memory) Remove(ctx context.Context, ids []string) ([]bool, error) {
 
 // unlink removes handle h from every bucket and lane entry of e, in every
 // generation. genMu is held for reading.
-func (m *Memory) unlink(h uint32, e *Entry) {
+func (m *Memory) unlink(h uint32, e *Entry, now int64) {
 	sim, anchors := keysOf(e, m.simK)
 	type op struct {
 		key uint64
@@ -98,9 +111,34 @@ func (m *Memory) unlink(h uint32, e *Entry) {
 		s := contentStripe(&e.Content)
 		m.locks[s].Lock()
 		for _, g := range m.gens {
-			deleteOwned(g.stripes[s].copies, e.Content, h)
+			m.unlinkContent(&g.stripes[s], e.Content, h, now)
 		}
 		m.locks[s].Unlock()
+	}
+}
+
+// unlinkContent takes document h out of content lane entry c of a stripe
+// (Redis: laneRep): out of the recent copies, with the copies gone; when h
+// is the representative, the newest copy left takes its place. The stripe
+// is locked.
+func (m *Memory) unlinkContent(gs *memGenStripe, c sketch.ContentDigest, h uint32, now int64) {
+	var keep []memRef
+	for _, r := range gs.recent[c] {
+		if r.h != h && m.alive(r.h, now) && m.docs.get(r.h).seq == r.seq {
+			keep = append(keep, r)
+		}
+	}
+	if rep, ok := gs.copies[c]; ok && rep == h {
+		if n := len(keep); n > 0 {
+			gs.copies[c], keep = keep[n-1].h, keep[:n-1]
+		} else {
+			delete(gs.copies, c)
+		}
+	}
+	if len(keep) == 0 {
+		delete(gs.recent, c)
+	} else {
+		gs.recent[c] = keep
 	}
 }
 
@@ -143,25 +181,19 @@ func removeMember(gs *memGenStripe, f uint32, sim bool, h uint32) {
 }
 
 // ReviseVerdicts implements [Store].
-func (m *Memory) ReviseVerdicts(ctx context.Context, ids []string, old, verdicts [][]byte) ([]bool, error) {
-	if len(ids) != len(verdicts) || len(ids) != len(old) {
-		return nil, fmt.Errorf("%w: %d ids, %d old, %d verdicts", ErrInvalid, len(ids), len(old), len(verdicts))
+func (m *Memory) ReviseVerdicts(ctx context.Context, seqs []uint64, old, verdicts [][]byte) ([]bool, error) {
+	if len(seqs) != len(verdicts) || len(seqs) != len(old) {
+		return nil, fmt.Errorf("%w: %d seqs, %d old, %d verdicts", ErrInvalid, len(seqs), len(old), len(verdicts))
 	}
-	now := m.clock().UnixNano()
-	if err := m.begin(ctx, now); err != nil {
-		return nil, err
-	}
-	defer m.genMu.RUnlock()
-	revised := make([]bool, len(ids))
-	for i, id := range ids {
-		m.withDoc(id, now, func(d *memDoc) {
-			if (old[i] == nil && !d.hasVerdict) || (old[i] != nil && d.hasVerdict && bytes.Equal(d.verdict, old[i])) {
-				d.verdict, d.hasVerdict = append([]byte{}, verdicts[i]...), true
-				revised[i] = true
-			}
-		})
-	}
-	return revised, nil
+	revised := make([]bool, len(seqs))
+	_, err := m.eachDoc(ctx, seqs, func(i int, d *memDoc) {
+		if (old[i] == nil && !d.hasVerdict) || (old[i] != nil && d.hasVerdict && bytes.Equal(d.verdict, old[i])) {
+			d.verdict, d.hasVerdict = append([]byte{}, verdicts[i]...), true
+			d.recall = nil
+			revised[i] = true
+		}
+	})
+	return revised, err
 }
 
 // footprint counts the entries the store holds, for tests: ids, bucket

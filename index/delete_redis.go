@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 )
 
 // luaDelKeys reads what a delete needs: ARGV[7…] = (id idg)×n. Reply per
@@ -71,6 +72,30 @@ local out, later = {}, {}
 local find = string.find
 local function lane(k, f, s)
   if tonumber(redis.call('HGET', k, f)) == s then redis.call('HDEL', k, f) end
+end
+-- laneRep takes seq s out of content lane entry f of hash k: the recent
+-- copies (field f+, copyOp) drop it and the copies gone; when s is the
+-- representative, the newest copy left takes its place, so later copies
+-- of a text still stored find it. In cluster mode (S > 1) the copies'
+-- records live in other shards: the list keeps them (a copy removed
+-- leaves the list itself, by its own keys record), and a copy that
+-- expired meanwhile is a representative readers find dead.
+local function laneRep(k, f, s)
+  local v = redis.call('HMGET', k, f, f .. '+')
+  local list, keep = v[2] or '', {}
+  for p = 1, #list - 5, 6 do
+    local c = struct.unpack('>I6', list, p)
+    if c ~= s and (S > 1 or resolve(c)) then keep[#keep + 1] = sub(list, p, p + 5) end
+  end
+  if tonumber(v[1]) == s then
+    local nx = table.remove(keep)
+    if nx then redis.call('HSET', k, f, itos(struct.unpack('>I6', nx)))
+    else redis.call('HDEL', k, f) end
+  end
+  local nl = table.concat(keep)
+  if nl ~= list then
+    if #nl == 0 then redis.call('HDEL', k, f .. '+') else redis.call('HSET', k, f .. '+', nl) end
+  end
 end
 -- drop removes member me from field f, of value val, of the band or
 -- passage group k, where find found it at q: the 6-byte entries equal to
@@ -181,7 +206,7 @@ while a <= #ARGV do
       end
       if #ct > 0 then
         local g, f = struct.unpack('>I4', ct, 13), sub(ct, 1, 12)
-        for _, h in ipairs(DESC) do lane(ckey(h, g), f, s) end
+        for _, h in ipairs(DESC) do laneRep(ckey(h, g), f, s) end
       end
       local r = '-'
       if #id > 0 and deferred then
@@ -190,7 +215,12 @@ while a <= #ARGV do
         r = '0'
         if resolve(s) == id then r = '1' end
         for _, h in ipairs(DESC) do lane(ikey(h, ig), id, s) end
-        for _, kind in ipairs({'m', 'f', 'v', 'k', 's', 't'}) do
+        -- The id keeps the removed document's origin as its mark: a
+        -- record read again from before it is not stored again.
+        local ok, of = rkey('o', s)
+        local origin = r == '1' and redis.call('HGET', ok, of)
+        if origin then redis.call('HSET', ikey(GEN, ig), id, '-' .. origin) end
+        for _, kind in ipairs(RECORDS) do
           local k, f = rkey(kind, s)
           redis.call('HDEL', k, f)
         end
@@ -204,19 +234,22 @@ end
 return table.concat(out) .. table.concat(later)
 `
 
-// luaRevise replaces verdicts, compare-and-set: ARGV[7…] = (id idg has
-// old new)×n; has is "1" when old is the verdict expected, "0" when none
-// is expected. Reply: per id one byte, '1' when replaced.
+// luaRevise replaces verdicts, compare-and-set: ARGV[7…] = (seq has old
+// new)×n; has is "1" when old is the verdict expected, "0" when none is
+// expected. A replaced verdict drops the document's lookup record, as a
+// recorded one does. Reply: per seq one byte, '1' when replaced.
 const luaRevise = luaPrelude + `
 local out = {}
-for a = 7, #ARGV, 5 do
-  local s = idSeq(ARGV[a], ARGV[a + 1])
+for a = 7, #ARGV, 4 do
+  local s = tonumber(ARGV[a])
   local r = '0'
-  if s then
+  if liveSeq(s) then
     local k, f = rkey('v', s)
     local cur = redis.call('HGET', k, f)
-    if (ARGV[a + 2] == '0' and not cur) or (ARGV[a + 2] == '1' and cur == ARGV[a + 3]) then
-      redis.call('HSET', k, f, ARGV[a + 4])
+    if (ARGV[a + 1] == '0' and not cur) or (ARGV[a + 1] == '1' and cur == ARGV[a + 2]) then
+      redis.call('HSET', k, f, ARGV[a + 3])
+      local lk, lf = rkey('l', s)
+      redis.call('HDEL', lk, lf)
       if R > 0 then
         local exp = redis.call('EXPIRETIME', (rkey('m', s)))
         if exp > 0 then redis.call('EXPIREAT', k, exp, 'GT') end
@@ -276,6 +309,9 @@ const (
 // forward (RefreshOnMatch) names a deleted document and is dropped
 // lazily, as members of expired documents are.
 func (r *Redis) Remove(ctx context.Context, ids []string) ([]bool, error) {
+	if err := r.writable("remove"); err != nil {
+		return nil, err
+	}
 	return r.remove(ctx, ids, unlinkScanMax, unlinkWork)
 }
 
@@ -597,25 +633,28 @@ func (r *Redis) unlinkScans(ctx context.Context, scans [][]unlinkScan) error {
 	}
 }
 
-// ReviseVerdicts implements [Store]: one script call per shard of the ids
-// (one on a single node), in one round trip.
-func (r *Redis) ReviseVerdicts(ctx context.Context, ids []string, old, verdicts [][]byte) ([]bool, error) {
+// ReviseVerdicts implements [Store]: one script call per record shard of
+// the documents (one on a single node), in one round trip.
+func (r *Redis) ReviseVerdicts(ctx context.Context, seqs []uint64, old, verdicts [][]byte) ([]bool, error) {
 	if err := r.check(ctx); err != nil {
 		return nil, err
 	}
-	if len(ids) != len(verdicts) || len(ids) != len(old) {
-		return nil, fmt.Errorf("%w: %d ids, %d old, %d verdicts", ErrInvalid, len(ids), len(old), len(verdicts))
+	if err := r.writable("revise verdicts"); err != nil {
+		return nil, err
 	}
-	revised := make([]bool, len(ids))
-	if len(ids) == 0 {
+	if len(seqs) != len(verdicts) || len(seqs) != len(old) {
+		return nil, fmt.Errorf("%w: %d seqs, %d old, %d verdicts", ErrInvalid, len(seqs), len(old), len(verdicts))
+	}
+	revised := make([]bool, len(seqs))
+	if len(seqs) == 0 {
 		return revised, nil
 	}
-	calls, idx := r.byIDShard(ids, r.scripts.revise, func(args []any, i int) []any {
+	calls, idx := r.bySeqShard(seqs, r.scripts.revise, func(args []any, i int) []any {
 		has := "1"
 		if old[i] == nil {
 			has = "0"
 		}
-		return append(args, ids[i], r.idGroup(ids[i]), has, old[i], verdicts[i])
+		return append(args, strconv.FormatUint(seqs[i], 10), has, old[i], verdicts[i])
 	})
 	if err := r.run(ctx, calls); err != nil {
 		return nil, r.wrap(ctx, "revise verdicts", err)

@@ -102,7 +102,7 @@ func runRemove(t *testing.T, b backend, open func(*testing.T, storeOpts) Store) 
 		shared, anchor := key("shared", 0), key("anchor", 0)
 		y := full(entry(p, "y", map[int]uint64{1: shared}), 0x0123456789abcdef, anchor, key("y", 7))
 		insert(t, s, y, full(entry(p, "z", nil), 0xfedcba9876543210, key("z", 7)))
-		if err := s.RecordVerdict(ctx, "y", []byte("vy")); err != nil {
+		if err := recordVerdict(ctx, s, "y", []byte("vy")); err != nil {
 			t.Fatal(err)
 		}
 		k0, f0 := footprint(t, s)
@@ -111,7 +111,7 @@ func runRemove(t *testing.T, b backend, open func(*testing.T, storeOpts) Store) 
 		x := full(entry(p, "x", map[int]uint64{1: shared}), 0x0123456789abcdee, anchor, key("x", 7), key("x", 8))
 		rx := insert(t, s, x)[0]
 		wantCands(t, "x", rx, "y/lsh")
-		if err := s.RecordVerdict(ctx, "x", []byte("vx")); err != nil {
+		if err := recordVerdict(ctx, s, "x", []byte("vx")); err != nil {
 			t.Fatal(err)
 		}
 		k1, f1 := footprint(t, s)
@@ -135,7 +135,7 @@ func runRemove(t *testing.T, b backend, open func(*testing.T, storeOpts) Store) 
 		if k, f := footprint(t, s); k != k0 || f != f0 {
 			t.Errorf("after a second Remove(x): %d keys %d fields, want %d and %d", k, f, k0, f0)
 		}
-		if v, err := s.Verdicts(ctx, []string{"x", "y"}); err != nil || v[0] != nil || string(v[1]) != "vy" {
+		if v, err := s.Verdicts(ctx, seqsOf(t, s, "x", "y")); err != nil || v[0] != nil || string(v[1]) != "vy" {
 			t.Errorf("Verdicts(x, y) = %q, %v; want nil and vy", v, err)
 		}
 		// x re-sent is new: its copy finds y only, no lane names x.
@@ -209,10 +209,10 @@ func runRemove(t *testing.T, b backend, open func(*testing.T, storeOpts) Store) 
 	t.Run("revise", func(t *testing.T) {
 		s := open(t, storeOpts{})
 		insert(t, s, entry(p, "a", nil), entry(p, "b", nil))
-		if err := s.RecordVerdict(ctx, "a", []byte("unique")); err != nil {
+		if err := recordVerdict(ctx, s, "a", []byte("unique")); err != nil {
 			t.Fatal(err)
 		}
-		got, err := s.ReviseVerdicts(ctx, []string{"a", "a", "b", "unknown"},
+		got, err := s.ReviseVerdicts(ctx, seqsOf(t, s, "a", "a", "b", "unknown"),
 			[][]byte{[]byte("other"), []byte("unique"), nil, nil},
 			[][]byte{[]byte("x"), []byte("dup"), []byte("dupb"), []byte("y")})
 		if err != nil {
@@ -221,12 +221,12 @@ func runRemove(t *testing.T, b backend, open func(*testing.T, storeOpts) Store) 
 		if !slices.Equal(got, []bool{false, true, true, false}) {
 			t.Errorf("ReviseVerdicts = %v, want [false true true false]", got)
 		}
-		v, err := s.Verdicts(ctx, []string{"a", "b"})
+		v, err := s.Verdicts(ctx, seqsOf(t, s, "a", "b"))
 		if err != nil || string(v[0]) != "dup" || string(v[1]) != "dupb" {
 			t.Errorf("Verdicts = %q, %v; want dup, dupb", v, err)
 		}
 		// The first verdict recorded stays first-wins for RecordVerdict.
-		if err := s.RecordVerdict(ctx, "b", []byte("late")); err != nil {
+		if err := recordVerdict(ctx, s, "b", []byte("late")); err != nil {
 			t.Fatal(err)
 		}
 		if r := insert(t, s, entry(p, "b", nil))[0]; !r.Replay || string(r.Verdict) != "dupb" {
@@ -265,7 +265,7 @@ func BenchmarkKeysRecordBytes(b *testing.B) {
 			c := redis.NewClient(&redis.Options{Addr: addr})
 			defer c.Close()
 			ctx := context.Background()
-			keys, err := c.Keys(ctx, ns+":v5:{0}k*").Result()
+			keys, err := c.Keys(ctx, ns+":v6:{0}k*").Result()
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -121,10 +121,13 @@
 //	P e<gen>:<group>         content lane: content digest[0:12] → Seq of the
 //	                         generation's representative (group: digest[12:16])
 //	P m<n>, P f<n>, P v<n>,  per-document records of local Seqs 64n…64n+63,
-//	P k<n>, P s<n>           field Seq mod 64: m external id, f the feature
-//	                         bytes exactly as given, v the verdict bytes,
+//	P k<n>, P s<n>, P l<n>,  field Seq mod 64: m external id, f the feature
+//	P t<n>                   bytes exactly as given, v the verdict bytes,
 //	                         k the keys record (what Remove needs; delete.go),
-//	                         s the source record (sources.go), when set
+//	                         s the source record (sources.go), when set, l the
+//	                         lookup record until the verdict is recorded
+//	                         (recall.go), t the template record
+//	                         (templates.go), when set
 //	P z<token>               a LookupInsert round trip's stop key (single node):
 //	                         set by a call that ended on its time budget, so
 //	                         the later calls of the round do nothing; the
@@ -220,6 +223,14 @@
 // Documents that found a removed document keep what they were told: the
 // index does not revisit other documents' verdicts.
 //
+// A removed document's id keeps its origin (Entry.Origin; Redis: the id
+// hash field holds '-' and the origin instead of a Seq): an entry of the
+// id read from the same partition at or before that offset is a record
+// read again after a crash, and is not stored again (Result.Gone). When
+// the removed document represents its content in the content lane, the
+// newest of its recent exact copies (the lane keeps four, field f+) takes
+// its place: later exact copies of the text still find it.
+//
 // # Common keys
 //
 // A band or passage-table key (LSH bands, passage anchors, sentence keys)
@@ -261,32 +272,63 @@
 // candidates returned in the buckets the entry shares with them (in
 // cluster mode, of every member found there).
 //
+// # Records by sequence number
+//
+// After its insertion a document is named by its Seq: its features,
+// verdict, source, template and lookup records are read and written by Seq
+// ([Store.Features], [Store.Verdicts], [Store.RecordVerdicts], …), and a
+// record for a Seq that is no longer stored (removed, expired; in Redis:
+// its meta record gone, or its id mapping to another Seq or to none in
+// the live generations) is refused. Seqs are never reused, so a verdict
+// computed for a document that was deleted meanwhile, and perhaps sent
+// again under its id, lands nowhere instead of on the new document.
+//
 // # Replays
 //
 // Inserting an external id that is stored stores nothing new: the Result
 // has Replay set, the stored Seq and the verdict recorded with
-// [Store.RecordVerdict]. When no verdict was recorded (the first attempt
+// [Store.RecordVerdicts]. When no verdict was recorded (the first attempt
 // failed before recording it, or it is still in flight: the same id twice
-// in one batch), the lookups are repeated, limited to documents with a
-// lower Seq, so the caller can compute the verdict again or wait for the
-// first one. In cluster mode a replay also completes the bucket inserts
-// that a failed first attempt may have left undone.
+// in one batch), the result is the lookup the first attempt got, kept in
+// the document's lookup record (Result.Recalled, recall.go), so the caller
+// computes the verdict the first attempt would have; a document stored
+// without one (a cluster-mode first attempt that stopped before its
+// lookups were resolved) has its lookups repeated, limited to documents
+// with a lower Seq or that did not see it. In cluster mode such a replay
+// also completes the content lane and bucket inserts that a failed first
+// attempt may have left undone, so that later documents find what one
+// uninterrupted run would have stored; a later document met in a bucket
+// after the replay's own entry (members are kept in the order they were
+// added) saw it and is not listed (TestClusterReplayAfterHalfInsert).
+//
+// # Read-only stores
+//
+// RedisConfig.ReadOnly opens a namespace for looking only (neardup
+// check): the scripts are declared no-writes (a write would fail on the
+// server) and sent with EVALSHA_RO, a namespace that does not exist is
+// [ErrIndexLost] and is not created, no older layout is superseded, no
+// expiry swept and no clock field written; a generation no writer has
+// started is read as the empty generation it is. Lookup answers a stored
+// id as its replay, so a read-only store answers what a member would.
 //
 // # Exact copies
 //
 // Each generation's content lane maps a content digest to its
 // representative: the first document with that content to arrive in the
-// generation (with RefreshOnMatch, an older one carried forward). A
+// generation (with RefreshOnMatch, an older one carried forward), and
+// keeps its four most recent exact copies, one of which takes its place
+// when it is removed. A
 // document whose digest names a live earlier representative in the
 // current generation is an exact copy: Result.Copy is set and the lookup
-// stops, so a stream of identical documents costs one hash read each and
-// fills no bucket. No lookup can return such a copy (it is in no bucket
-// or lane), so on a single node and in memory it keeps neither features
-// nor a keys record, only its id, its verdict and its id record; in
-// cluster mode its records are written before the lane is read. On a single node the lane is read in the same script
-// call as everything else. In cluster mode it takes one more round trip
-// before the buckets (two when it names documents, which are resolved),
-// and a deleted representative is not replaced.
+// stops, so a stream of identical documents costs one hash read and one
+// write (the lane's recent copies) each and fills no bucket. No lookup
+// can return such a copy (it is in no bucket), so on a single node and in
+// memory it keeps no features, and a keys record of its content digest
+// alone (for a delete to find its lane entry); in cluster mode its
+// records are written before the lane is read. On a single node the lane
+// is read in the same script call as everything else. In cluster mode it
+// takes one more round trip before the buckets (two when it names
+// documents, which are resolved).
 //
 // # Ranking and bounded work
 //
@@ -305,6 +347,12 @@
 // Connection failures, timeouts (including the caller's deadline) and
 // Redis's transient replies surface as [ErrUnavailable]; a call that fails
 // returns no results, so nothing is ever reported as unique because Redis
-// was down. Retrying the same batch is safe. A namespace created with other
+// was down. Retrying the same batch is safe. On Redis Cluster the
+// transient replies include the redirects go-redis did not finish within
+// its MaxRedirects (MOVED, ASK) besides TRYAGAIN and CLUSTERDOWN; every
+// call (go-redis's retries and redirects included) ends within the
+// configured timeout, and every unavailable call asks the client to
+// reload its slot map, so calls follow a failover as soon as a replica is
+// promoted, whether or not the old master still holds connections open. A namespace created with other
 // parameters yields [ErrParamsMismatch] at NewRedis and on every later call.
 package index

@@ -3,6 +3,7 @@ package index
 import (
 	"cmp"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
@@ -18,8 +19,10 @@ import (
 // table, version 4 binary bucket fields and hex bucket group names (so the
 // scripts convert no number per bucket), version 5 group bits per
 // generation, decided on the server (bucket group names in binary
-// digits, ids and lanes grouped by their top bits).
-const SchemaVersion = 5
+// digits, ids and lanes grouped by their top bits), version 6 records
+// read and written by sequence number, source records that name their
+// finder and lookup records (recall.go).
+const SchemaVersion = 6
 
 // Sentinel errors. Callers branch on them with [errors.Is].
 var (
@@ -35,8 +38,10 @@ var (
 	ErrParamsMismatch = errors.New("index: parameters do not match the namespace")
 	// ErrInvalid marks a bad configuration or entry.
 	ErrInvalid = errors.New("index: invalid")
-	// ErrNotFound is returned by RecordVerdict for an id that is not
-	// stored (never inserted, deleted or expired).
+	// ErrNotFound means a document is not stored (never inserted,
+	// deleted or expired). The record calls report it per document
+	// (stored[i] false) instead of failing; callers that need an error
+	// wrap it.
 	ErrNotFound = errors.New("index: not found")
 	// ErrClosed is returned by every method after Close.
 	ErrClosed = errors.New("index: closed")
@@ -143,6 +148,37 @@ type Entry struct {
 	// Features are opaque bytes stored with the document and returned by
 	// Features. The index neither reads nor changes them.
 	Features []byte
+	// Origin is where the document was read, when that is a position in
+	// an ordered log (Origin: a Kafka topic, partition and offset); ""
+	// for none. It is kept with the document; when the document is
+	// removed, its id keeps the origin as a mark, and a later entry of
+	// that id read from the same partition at or before that offset is a
+	// record read again after the delete (a member crashed before
+	// committing it): it is not stored (Result.Gone). Deletes thus
+	// survive a crash whatever the records are keyed by.
+	Origin string
+}
+
+// Origin returns the Entry.Origin of a record at offset of partition of
+// topic: 16 bytes, the FNV-1a 32 of the topic's name, the partition and
+// the offset, big-endian, so that origins of one partition compare as
+// their offsets do.
+func Origin(topic string, partition int32, offset int64) string {
+	b := make([]byte, 0, originBytes)
+	b = binary.BigEndian.AppendUint32(b, fnv32(topic))
+	b = binary.BigEndian.AppendUint32(b, uint32(partition))
+	b = binary.BigEndian.AppendUint64(b, uint64(offset))
+	return string(b)
+}
+
+// originBytes is the length of an Origin.
+const originBytes = 16
+
+// goneAfter reports whether an entry from origin o re-reads a record
+// whose document was removed after it was stored from origin removed:
+// the same topic and partition, at or before its offset.
+func goneAfter(o, removed string) bool {
+	return len(o) == originBytes && len(removed) == originBytes && o[:8] == removed[:8] && o[8:] <= removed[8:]
 }
 
 func (e *Entry) validate(p Params) error {
@@ -155,6 +191,8 @@ func (e *Entry) validate(p Params) error {
 		return fmt.Errorf("%w: entry %q: %d band keys, want %d", ErrInvalid, e.ID, len(e.Bands), p.Bands)
 	case len(e.Anchors) > MaxAnchors:
 		return fmt.Errorf("%w: entry %q: %d anchors, want ≤ %d", ErrInvalid, e.ID, len(e.Anchors), MaxAnchors)
+	case e.Origin != "" && len(e.Origin) != originBytes:
+		return fmt.Errorf("%w: entry %q: origin of %d bytes is not one of index.Origin", ErrInvalid, e.ID, len(e.Origin))
 	}
 	return nil
 }
@@ -197,6 +235,11 @@ type Candidate struct {
 	// candidate has none. nil means it was not read: fetch it with
 	// [Store.Sources]. Shared like Features: it must not be modified.
 	Source []byte
+	// Verdict is the candidate's recorded verdict, read with its
+	// features: empty, not nil, when none is recorded yet; nil when it
+	// was not read (fetch it with [Store.Verdicts]). Shared like
+	// Features: it must not be modified.
+	Verdict []byte
 }
 
 // Result is what LookupInsert reports for one entry.
@@ -206,13 +249,26 @@ type Result struct {
 	// the order documents were admitted, with gaps in cluster mode.
 	Seq uint64
 	// Replay reports that ID was already stored: nothing new was stored,
-	// Seq is the stored document's, and Verdict holds what RecordVerdict
+	// Seq is the stored document's, and Verdict holds what RecordVerdicts
 	// recorded (nil when nothing was recorded yet, e.g. the first attempt
-	// crashed before recording). When Verdict is nil the lookups are
-	// repeated so the caller can compute the verdict again; when it is set
-	// Candidates and Exact are empty.
+	// crashed before recording). When Verdict is nil the result is the
+	// first attempt's (Recalled), or, for a document stored without a
+	// lookup record, the lookups repeated among lower Seqs, so the caller
+	// can compute the verdict again; when it is set Candidates and Copy
+	// are empty.
 	Replay  bool
 	Verdict []byte
+	// Gone reports an entry that re-reads the record of a document
+	// removed since (Entry.Origin): nothing was stored and nothing looked
+	// up; Seq is 0.
+	Gone bool
+	// Recalled reports a replay without a verdict answered from the
+	// lookup its first attempt recorded (the lookup record, written with
+	// the document): the candidates, lane hits, common keys and counts
+	// that attempt was given, not what the index holds now, so that a
+	// verdict computed again after a crash is the one the first attempt
+	// would have recorded. Candidates removed since are left out.
+	Recalled bool
 	// Copy is the external id of the first stored document with the same
 	// content digest ("" when there is none), and CopySeq its Seq. When a
 	// live earlier copy is the current generation's representative of
@@ -238,6 +294,9 @@ type Result struct {
 	// IMatchSource is the IMatch document's source record, read as
 	// Candidate.Source is (nil: not read).
 	IMatchSource []byte
+	// IMatchVerdict is the IMatch document's recorded verdict, read as
+	// Candidate.Verdict is (nil: not read).
+	IMatchVerdict []byte
 	// Candidates are distinct stored documents sharing a bucket with the
 	// entry, excluding the entry itself, ranked: most Hits first, then the
 	// most recent (highest Seq). At most MaxCandidates are returned; the
@@ -274,6 +333,14 @@ type Result struct {
 }
 
 // Store is the band store. Implementations are safe for concurrent use.
+//
+// A document is named by its Seq everywhere after LookupInsert: its
+// features, verdict, source and lookup records are read and written by
+// Seq, never by external id. A Seq names one stored document for good
+// (Seqs are never reused), so a record written for a document that has
+// since been removed (and perhaps stored again under its id, with a new
+// Seq) is not written at all: an id deleted and sent again is a new
+// document in every record.
 type Store interface {
 	// LookupInsert looks up each entry's buckets and inserts the entry,
 	// atomically per entry: of two near-duplicates processed concurrently,
@@ -284,65 +351,80 @@ type Store interface {
 	// batch may be retried as is (see Result.Replay).
 	//
 	// The memory store and a single Redis node return the candidates'
-	// stored features with them (Candidate.Features,
-	// Result.IMatchFeatures), those of an earlier entry of the same batch
-	// included; Redis Cluster leaves them nil.
+	// stored features and verdicts with them (Candidate.Features,
+	// Candidate.Verdict, Result.IMatchFeatures, Result.IMatchVerdict),
+	// those of an earlier entry of the same batch included; Redis Cluster
+	// leaves them nil.
 	LookupInsert(ctx context.Context, docs []Entry) ([]Result, error)
 	// Lookup looks each entry up as LookupInsert would, against what is
-	// stored, and stores nothing: no id, bucket member, digest, verdict
-	// or refresh (a common key's count does not move). Each entry stands
-	// after every stored document (an id already stored is looked up as
-	// a new document): Seq is above every stored document's, and Replay
-	// is false. Entries of one call do not see each other.
+	// stored, and stores nothing: no id, bucket member, digest, verdict,
+	// record or refresh (a common key's count does not move). An entry
+	// whose id is stored is answered as LookupInsert answers a replay:
+	// Replay set, the stored Seq and the recorded verdict (or the lookup
+	// recorded with it, Result.Recalled). Any other entry stands after
+	// every stored document: Seq is above every stored document's.
+	// Entries of one call do not see each other.
 	Lookup(ctx context.Context, docs []Entry) ([]Result, error)
-	// Features returns the stored features of each id, nil for unknown,
-	// deleted or expired ids. The returned slices must not be modified.
-	// Callers need it only for the candidates LookupInsert returned
-	// without features (Candidate.Features nil).
-	Features(ctx context.Context, ids []string) ([][]byte, error)
-	// Verdicts returns the verdict recorded for each id, nil for ids that
-	// are unknown, deleted, expired or have no verdict yet. The returned
-	// slices must not be modified.
-	Verdicts(ctx context.Context, ids []string) ([][]byte, error)
-	// RecordVerdict stores an opaque verdict for id, returned to replays.
-	// The first write wins; later writes are ignored without error. It
-	// returns ErrNotFound when id is not stored.
-	RecordVerdict(ctx context.Context, id string, verdict []byte) error
-	// RecordVerdicts records verdicts[i] for ids[i] as RecordVerdict does
-	// each, in order, in one round trip on a single node; stored[i] is
-	// false when ids[i] is not stored (nothing was recorded for it).
-	RecordVerdicts(ctx context.Context, ids []string, verdicts [][]byte) (stored []bool, err error)
-	// ReviseVerdicts replaces the verdict recorded for ids[i] with
+	// Features returns the stored features of each document, nil for
+	// Seqs that are not stored (never, removed or expired). The returned
+	// slices must not be modified. Callers need it only for the
+	// candidates LookupInsert returned without features
+	// (Candidate.Features nil).
+	Features(ctx context.Context, seqs []uint64) ([][]byte, error)
+	// Verdicts returns the verdict recorded for each document: nil for
+	// Seqs that are not stored, empty (not nil) for stored documents with
+	// no verdict yet. The returned slices must not be modified.
+	Verdicts(ctx context.Context, seqs []uint64) ([][]byte, error)
+	// RecordVerdicts records verdicts[i], opaque bytes returned to
+	// replays, for document seqs[i], in one round trip on a single node.
+	// The first write wins; later writes are ignored. stored[i] is false
+	// when seqs[i] is not stored (nothing was recorded for it). Recording
+	// a verdict drops the document's lookup record (Result.Recalled).
+	RecordVerdicts(ctx context.Context, seqs []uint64, verdicts [][]byte) (stored []bool, err error)
+	// ReviseVerdicts replaces the verdict recorded for seqs[i] with
 	// verdicts[i] when what is recorded equals old[i] (nil old: no
 	// verdict is recorded yet), a compare-and-set: revised[i] reports
 	// that it was replaced. A correction (Redis Cluster: an earlier
 	// document that found a later one it should have been found by)
 	// records the later document's corrected verdict this way, so that a
 	// replay of it returns the correction.
-	ReviseVerdicts(ctx context.Context, ids []string, old, verdicts [][]byte) (revised []bool, err error)
-	// Sources returns the source record of each id (RecordSources), nil
-	// for ids that are unknown, deleted, expired or have none. Callers
-	// need it only for candidates returned without it (Candidate.Source
-	// nil). The returned slices must not be modified.
-	Sources(ctx context.Context, ids []string) ([][]byte, error)
-	// RecordSources records copied[i] as the source record of ids[i] (a
-	// document found copied whole: its copied text's anchor hashes,
-	// AppendSource), in one round trip on a single node. The first
-	// write wins, as for verdicts, so a replayed batch changes nothing;
-	// stored[i] is false when ids[i] is not stored. The record goes with
-	// the document (Remove, expiry).
-	RecordSources(ctx context.Context, ids []string, copied [][]byte) (stored []bool, err error)
+	ReviseVerdicts(ctx context.Context, seqs []uint64, old, verdicts [][]byte) (revised []bool, err error)
+	// Sources returns the source record of each document (RecordSources):
+	// nil for Seqs that are not stored, empty (not nil) for documents
+	// without one. Callers need it only for candidates returned without
+	// it (Candidate.Source nil). The returned slices must not be
+	// modified.
+	Sources(ctx context.Context, seqs []uint64) ([][]byte, error)
+	// RecordSources records copied[i] as the source record of document
+	// seqs[i] (a document found copied whole: AppendSource, the finder's
+	// Seq and the copied text's anchor hashes), in one round trip on a
+	// single node. Of two records of one document the one with the lower
+	// finder Seq wins, whatever the order they are written in, so a
+	// replayed batch changes nothing and a document's source is the one
+	// its first finder found; stored[i] is false when seqs[i] is not
+	// stored. The record goes with the document (Remove, expiry).
+	RecordSources(ctx context.Context, seqs []uint64, copied [][]byte) (stored []bool, err error)
+	// Templates returns the template record of each document
+	// (RecordTemplates), as Sources does source records.
+	Templates(ctx context.Context, seqs []uint64) ([][]byte, error)
+	// RecordTemplates records recs[i] as the template record of document
+	// seqs[i] (AppendTemplate: the Seq of the document that found the
+	// template, then the caller's encoding of which of its stored anchors
+	// and shingles are its site's template), as RecordSources records
+	// source records: the lower finder's record wins whatever the order
+	// of the writes, and the record goes with the document.
+	RecordTemplates(ctx context.Context, seqs []uint64, recs [][]byte) (stored []bool, err error)
 	// Delete removes documents: they are no longer candidates, their
 	// features are gone and their ids can be inserted again. Unknown ids
 	// are ignored. It is Remove without the report.
 	Delete(ctx context.Context, ids ...string) error
 	// Remove deletes documents and every key they hold: their id, records
-	// (features, verdict, keys, source), their members in every band, SimHash and
-	// passage bucket, and the I-Match and content lane entries that name
-	// them, in every live generation (see "Deletion" in the package
-	// documentation). removed[i] reports that ids[i] was stored; an
-	// unknown id (never stored, expired, or removed already) is not an
-	// error, so a remove read twice is harmless.
+	// (features, verdict, keys, source, template, lookup), their members in every
+	// band, SimHash and passage bucket, and the I-Match and content lane
+	// entries that name them, in every live generation (see "Deletion" in
+	// the package documentation). removed[i] reports that ids[i] was
+	// stored; an unknown id (never stored, expired, or removed already)
+	// is not an error, so a remove read twice is harmless.
 	Remove(ctx context.Context, ids []string) (removed []bool, err error)
 	// Close releases the store. Methods return ErrClosed afterwards.
 	Close() error
@@ -368,18 +450,6 @@ func validateEntries(p Params, docs []Entry) error {
 		if err := docs[i].validate(p); err != nil {
 			return err
 		}
-	}
-	return nil
-}
-
-// recordOne is RecordVerdict on top of RecordVerdicts.
-func recordOne(ctx context.Context, s Store, id string, verdict []byte) error {
-	stored, err := s.RecordVerdicts(ctx, []string{id}, [][]byte{verdict})
-	if err != nil {
-		return err
-	}
-	if !stored[0] {
-		return fmt.Errorf("index: record verdict %q: %w", id, ErrNotFound)
 	}
 	return nil
 }

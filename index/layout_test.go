@@ -361,33 +361,33 @@ func TestGenerationLayoutSweep(t *testing.T) {
 	})
 }
 
-// TestSupersedeV4 checks that opening a namespace marks the clock of its
-// layout version 4, where one exists, so that members of older builds
-// (which compare field f with their fingerprint on every call) stop with
-// a parameters mismatch, and keeps the old fingerprint in field f4; a
-// namespace without one gets none.
-func TestSupersedeV4(t *testing.T) {
+// TestSupersedePrevious checks that opening a namespace marks the clock
+// of its previous layout version (5), where one exists, so that members
+// of older builds (which compare field f with their fingerprint on every
+// call) stop with a parameters mismatch, and keeps the old fingerprint in
+// field f5; a namespace without one gets none.
+func TestSupersedePrevious(t *testing.T) {
 	addr := redistest.StartServer(t)
 	c := redis.NewClient(&redis.Options{Addr: addr})
 	defer c.Close()
 	ctx := context.Background()
-	const oldFP = "fnv1a64 k=12 layout=v4 groups=16384"
-	if err := c.HSet(ctx, "up:v4:{0}c", "f", oldFP, "g", 7).Err(); err != nil {
+	const oldFP = "fnv1a64 k=12 layout=v5 gen=0 shards=1"
+	if err := c.HSet(ctx, "up:v5:{0}c", "f", oldFP, "g", 7).Err(); err != nil {
 		t.Fatal(err)
 	}
 	for range 2 { // a second member leaves it as the first did
 		openRedis(t, RedisConfig{Addrs: []string{addr}, Namespace: "up"})
-		got, err := c.HMGet(ctx, "up:v4:{0}c", "f", "f4", "g").Result()
+		got, err := c.HMGet(ctx, "up:v5:{0}c", "f", "f5", "g").Result()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !slices.Equal(got, []any{supersededV4, oldFP, "7"}) {
-			t.Errorf("v4 clock after open: %q, want the mark, the old fingerprint and the rest kept", got)
+		if !slices.Equal(got, []any{supersededPrev, oldFP, "7"}) {
+			t.Errorf("v5 clock after open: %q, want the mark, the old fingerprint and the rest kept", got)
 		}
 	}
 	openRedis(t, RedisConfig{Addrs: []string{addr}, Namespace: "new"})
-	if n := c.Exists(ctx, "new:v4:{0}c").Val(); n != 0 {
-		t.Errorf("a v4 clock was created for a namespace that had none")
+	if n := c.Exists(ctx, "new:v5:{0}c").Val(); n != 0 {
+		t.Errorf("a v5 clock was created for a namespace that had none")
 	}
 }
 

@@ -114,6 +114,7 @@ type Memory struct {
 	gens  []*memGen    // oldest first; the last is current
 
 	docs    memDocs
+	bySeq   seqIndex
 	scratch sync.Pool
 }
 
@@ -145,12 +146,30 @@ type memGen struct {
 }
 
 type memGenStripe struct {
-	one    flatMap // LSH bucket of one member, or bigTag|0 → big
-	big    bigMap
-	ids    map[string]uint32
+	one flatMap // LSH bucket of one member, or bigTag|0 → big
+	big bigMap
+	ids map[string]uint32
+	// gone maps the ids removed in this generation to their removed
+	// document's origin (Entry.Origin; Redis: a '-' value in the id hash).
+	gone   map[string]string
 	imatch map[sketch.Digest]uint32
 	copies map[sketch.ContentDigest]uint32
+	// recent are each content's recent exact copies (at most
+	// laneCopies), one of which takes the representative's place when it
+	// is removed (Redis: the lane's f+ field).
+	recent map[sketch.ContentDigest][]memRef
 }
+
+// memRef names a document by handle and Seq (a handle is reused once
+// its generation is evicted; the Seq tells).
+type memRef struct {
+	h   uint32
+	seq uint64
+}
+
+// laneCopies is how many recent exact copies a content lane entry keeps
+// (Redis: COPIES).
+const laneCopies = 4
 
 // memBucket is a bucket with more than one member, or a SimHash bucket
 // (whose members carry their fingerprints).
@@ -179,13 +198,18 @@ type memDoc struct {
 	keys       []byte // the keys record (delete.go), for Remove
 	source     []byte // the source record (sources.go); nil: none
 	template   []byte // the template record (templates.go); nil: none
-	dead       atomic.Bool
-	gen        atomic.Pointer[memGen] // the generation holding its records
+	origin     string // Entry.Origin
+	// recall is the lookup the document's insertion was given (the
+	// Redis 'l' record), until its verdict is recorded: a replay without
+	// a verdict is answered from it (Result.Recalled).
+	recall *memRecall
+	dead   atomic.Bool
+	gen    atomic.Pointer[memGen] // the generation holding its records
 }
 
 // reset empties a record for reuse. The document lock is held.
 func (d *memDoc) reset() {
-	d.id, d.seq, d.features, d.verdict, d.hasVerdict, d.keys, d.source, d.template = "", 0, nil, nil, false, nil, nil, nil
+	d.id, d.seq, d.features, d.verdict, d.hasVerdict, d.keys, d.source, d.template, d.recall, d.origin = "", 0, nil, nil, false, nil, nil, nil, nil, ""
 	d.dead.Store(false)
 	d.gen.Store(nil)
 }
@@ -362,6 +386,7 @@ func (m *Memory) evict(g *memGen) {
 		l.Lock()
 		d := m.docs.get(h)
 		if d.gen.Load() == g {
+			m.bySeq.del(d.seq, h)
 			d.reset()
 			free = append(free, h)
 		}
@@ -459,6 +484,11 @@ type entryState struct {
 	commonHK map[int]int     // hit keys counted common → the most documents holding them
 	refresh  []uint32        // documents whose ids to copy into the current generation
 	live     map[uint32]bool // candidates returned (Redis: LIVEC)
+	recall   bool            // a new document: keep its lookup (memRecall)
+	recalled *memRecall      // a replay answered from its first attempt's lookup
+	candH    []uint32        // the handles of res.Candidates
+	imatch   uint32          // the I-Match lane's hit, bigTag: none
+	copy     uint32          // the content lane's hit, bigTag: none
 }
 
 // LookupInsert implements [Store].
@@ -526,7 +556,7 @@ func (m *Memory) lookupInsert(e *Entry, now int64, sc *memScratch, r *Result, ch
 	}
 	locked := m.lockSet(sc.stripes)
 	clear(sc.common)
-	st := entryState{now: now, res: r, sc: sc, qfp: e.SimHash, check: check, hotIdx: sc.hotIdx[:0], commonHK: sc.common}
+	st := entryState{now: now, res: r, sc: sc, qfp: e.SimHash, check: check, hotIdx: sc.hotIdx[:0], commonHK: sc.common, imatch: bigTag, copy: bigTag}
 	err := m.lookupInsertLocked(e, &st)
 	sc.hotIdx, sc.common = st.hotIdx, st.commonHK
 	m.unlockSet(locked)
@@ -538,13 +568,20 @@ func (m *Memory) lookupInsert(e *Entry, now int64, sc *memScratch, r *Result, ch
 	for _, h := range st.refresh {
 		m.refreshID(h)
 	}
-	docs := sc.hotDocs[:0]
-	for _, i := range st.hotIdx {
-		docs = append(docs, st.commonHK[m.passage+i])
+	if rc := st.recalled; rc != nil {
+		r.CommonAnchors, r.CommonAnchorDocs = hotAnchorsOf(sc.sorted, rc.hotIdx, rc.hotDocs)
+	} else {
+		docs := sc.hotDocs[:0]
+		for _, i := range st.hotIdx {
+			docs = append(docs, st.commonHK[m.passage+i])
+		}
+		sc.hotDocs = docs
+		r.CommonAnchors, r.CommonAnchorDocs = hotAnchorsOf(sc.sorted, st.hotIdx, docs)
+		r.Common = st.hot
+		if st.recall {
+			m.keepRecall(r, &st)
+		}
 	}
-	sc.hotDocs = docs
-	r.CommonAnchors, r.CommonAnchorDocs = hotAnchorsOf(sc.sorted, st.hotIdx, docs)
-	r.Common = st.hot
 	if check {
 		return nil
 	}
@@ -598,11 +635,10 @@ func (m *Memory) lookupInsertLocked(e *Entry, st *entryState) error {
 	r, sc := st.res, st.sc
 	cur := m.gens[len(m.gens)-1]
 	older := m.readableOlder(st.now)
-	if st.check {
-		// Looked up after every stored document; nothing is stored.
-		st.self, st.selfSeq, st.lookOnly = bigTag, m.seq.Load()+1, true
-		r.Seq = st.selfSeq
-	} else if h, ok := m.findID(e.ID, st.now); ok {
+	if h, ok := m.findID(e.ID, st.now); ok && m.alive(h, st.now) {
+		// A replay (Lookup: a stored id), answered with the recorded
+		// verdict, else the lookup the first attempt recorded, else the
+		// lookups again among lower Seqs; nothing is stored.
 		st.self, st.lookOnly = h, true
 		l := m.docs.lock(h)
 		l.Lock()
@@ -611,10 +647,23 @@ func (m *Memory) lookupInsertLocked(e *Entry, st *entryState) error {
 		if d.hasVerdict {
 			r.Verdict = d.verdict
 		}
+		rc := d.recall
 		l.Unlock()
 		if r.Verdict != nil {
 			return nil
 		}
+		if rc != nil {
+			m.recalled(rc, st)
+			return nil
+		}
+	} else if st.check {
+		// Looked up after every stored document; nothing is stored.
+		st.self, st.selfSeq, st.lookOnly = bigTag, m.seq.Load()+1, true
+		r.Seq = st.selfSeq
+	} else if mark, ok := m.goneMark(e.ID, st.now); ok && goneAfter(e.Origin, mark) {
+		// A record read again after its document was removed.
+		r.Gone = true
+		return nil
 	} else {
 		h, err := m.docs.alloc()
 		if err != nil {
@@ -627,13 +676,15 @@ func (m *Memory) lookupInsertLocked(e *Entry, st *entryState) error {
 		l := m.docs.lock(h)
 		l.Lock()
 		d.reset()
-		d.id, d.seq, d.keys = e.ID, seq, encodeKeys(e)
+		d.id, d.seq, d.keys, d.origin = e.ID, seq, encodeKeys(e), e.Origin
 		if len(e.Features) > 0 {
 			d.features = slices.Clone(e.Features)
 		}
 		d.gen.Store(cur)
 		l.Unlock()
+		m.bySeq.put(seq, h)
 		st.self, st.selfSeq, r.Seq = h, seq, seq
+		st.recall = true
 		cur.count.Add(1)
 		cur.hmu.Lock()
 		cur.handles = append(cur.handles, h)
@@ -651,19 +702,22 @@ func (m *Memory) lookupInsertLocked(e *Entry, st *entryState) error {
 	if e.HasContent {
 		var skip bool
 		copyH, copyOld, skip = m.contentOp(&e.Content, cur, older, st)
+		st.copy = copyH
 		if copyH != bigTag {
 			d := m.docs.get(copyH)
 			r.Copy, r.CopySeq = d.id, d.seq
 		}
 		if skip {
 			if !st.lookOnly {
-				// An exact copy enters no bucket or lane, so no lookup
-				// returns it: it keeps neither features nor a keys record
-				// (the Redis script's rule).
+				// An exact copy enters no bucket, so no lookup returns it
+				// while its representative is stored (the content lane
+				// keeps it only as a stand-in for when the representative
+				// is deleted): it keeps no features, and a keys record of
+				// its content lane only (the Redis script's rule).
 				l := m.docs.lock(st.self)
 				l.Lock()
 				d := m.docs.get(st.self)
-				d.features, d.keys = nil, nil
+				d.features, d.keys = nil, encodeLaneKeys(e)
 				l.Unlock()
 			}
 			if copyOld && m.refresh && !st.check {
@@ -711,8 +765,11 @@ func (m *Memory) lookupInsertLocked(e *Entry, st *entryState) error {
 			continue
 		}
 		cand := Candidate{ID: m.docs.get(c.h).id, Seq: c.seq, Via: via(c.via), Hits: c.hits}
-		cand.Features, cand.Source = m.stored(c.h) // sources.go
+		cand.Features, cand.Source, cand.Verdict = m.stored(c.h) // sources.go
 		sc.out = append(sc.out, cand)
+		if st.recall {
+			st.candH = append(st.candH, c.h)
+		}
 		if c.oldGen {
 			m.refreshRecords(c.h, cur, st)
 			if st.live == nil {
@@ -732,7 +789,7 @@ func (m *Memory) lookupInsertLocked(e *Entry, st *entryState) error {
 	if imH != bigTag {
 		d := m.docs.get(imH)
 		r.IMatch, r.IMatchSeq = d.id, d.seq
-		r.IMatchFeatures, r.IMatchSource = m.stored(imH) // sources.go
+		r.IMatchFeatures, r.IMatchSource, r.IMatchVerdict = m.stored(imH) // sources.go
 		if imOld && m.refresh && !st.check {
 			m.refreshRecords(imH, cur, st)
 		}
@@ -740,6 +797,7 @@ func (m *Memory) lookupInsertLocked(e *Entry, st *entryState) error {
 	if copyH != bigTag && copyOld && m.refresh && !st.check {
 		m.refreshRecords(copyH, cur, st)
 	}
+	st.imatch = imH
 	return nil
 }
 
@@ -787,6 +845,20 @@ func (m *Memory) findID(id string, now int64) (uint32, bool) {
 	return 0, false
 }
 
+// goneMark returns the origin of the document last removed under id, in
+// a readable generation, newest first. The id's stripe is locked.
+func (m *Memory) goneMark(id string, now int64) (string, bool) {
+	s := idStripe(id)
+	for i := len(m.gens) - 1; i >= 0; i-- {
+		if g := m.gens[i]; m.readable(g, now) {
+			if o, ok := g.stripes[s].gone[id]; ok {
+				return o, true
+			}
+		}
+	}
+	return "", false
+}
+
 // lowerLive reports whether a lane hit h is usable by the entry: not the
 // entry itself, earlier, and alive.
 func (m *Memory) lowerLive(h uint32, st *entryState) bool {
@@ -810,6 +882,15 @@ func (m *Memory) contentOp(c *sketch.ContentDigest, cur *memGen, older []*memGen
 	if h, ok := gs.copies[*c]; ok && m.lowerLive(h, st) {
 		if found == bigTag {
 			found = h
+		}
+		if !st.lookOnly {
+			// One of the recent copies a delete of the representative
+			// makes the representative (unlinkContent).
+			if gs.recent == nil {
+				gs.recent = map[sketch.ContentDigest][]memRef{}
+			}
+			l := append(gs.recent[*c], memRef{st.self, st.selfSeq})
+			gs.recent[*c] = l[max(len(l)-laneCopies, 0):]
 		}
 		return found, old, true
 	}
@@ -1257,8 +1338,8 @@ func (m *Memory) refreshID(h uint32) {
 }
 
 // Features implements [Store].
-func (m *Memory) Features(ctx context.Context, ids []string) ([][]byte, error) {
-	return m.records(ctx, ids, storedFeatures)
+func (m *Memory) Features(ctx context.Context, seqs []uint64) ([][]byte, error) {
+	return m.records(ctx, seqs, storedFeatures)
 }
 
 // storedFeatures returns d's features as Features does: the stored slice
@@ -1271,82 +1352,116 @@ func storedFeatures(d *memDoc) []byte {
 	return d.features
 }
 
-// Verdicts implements [Store].
-func (m *Memory) Verdicts(ctx context.Context, ids []string) ([][]byte, error) {
-	return m.records(ctx, ids, func(d *memDoc) []byte {
-		if !d.hasVerdict {
-			return nil
-		}
-		return d.verdict
-	})
+// storedVerdict returns d's verdict as Verdicts does: empty, not nil,
+// when none is recorded. The document lock is held.
+func storedVerdict(d *memDoc) []byte {
+	if !d.hasVerdict {
+		return []byte{}
+	}
+	return d.verdict
 }
 
-// records returns pick(d) for each live id (nil for unknown or expired
-// ids), holding the document's lock while picking.
-func (m *Memory) records(ctx context.Context, ids []string, pick func(*memDoc) []byte) ([][]byte, error) {
+// Verdicts implements [Store].
+func (m *Memory) Verdicts(ctx context.Context, seqs []uint64) ([][]byte, error) {
+	return m.records(ctx, seqs, storedVerdict)
+}
+
+// records returns pick(d) for each live document (nil for Seqs not
+// stored), holding the document's lock while picking.
+func (m *Memory) records(ctx context.Context, seqs []uint64, pick func(*memDoc) []byte) ([][]byte, error) {
 	now := m.clock().UnixNano()
 	if err := m.begin(ctx, now); err != nil {
 		return nil, err
 	}
 	defer m.genMu.RUnlock()
-	out := make([][]byte, len(ids))
-	for i, id := range ids {
-		m.withDoc(id, now, func(d *memDoc) { out[i] = pick(d) })
+	out := make([][]byte, len(seqs))
+	for i, seq := range seqs {
+		m.withSeq(seq, now, func(d *memDoc) { out[i] = pick(d) })
 	}
 	return out, nil
 }
 
-// withDoc calls f with the live document stored under id, if any, under
-// the document's lock (Redis: the id looked up newest generation first,
-// then its meta record). genMu is held for reading.
-func (m *Memory) withDoc(id string, now int64, f func(*memDoc)) bool {
-	s := idStripe(id)
-	m.locks[s].Lock()
-	h, ok := uint32(0), false
-	for i := len(m.gens) - 1; i >= 0 && !ok; i-- {
-		if g := m.gens[i]; m.readable(g, now) {
-			h, ok = g.stripes[s].ids[id]
-		}
-	}
-	m.locks[s].Unlock()
+// withSeq calls f with the live document of Seq seq, if any, under the
+// document's lock (Redis: the document's meta record). genMu is held for
+// reading, so no handle is evicted meanwhile.
+func (m *Memory) withSeq(seq uint64, now int64, f func(*memDoc)) bool {
+	h, ok := m.bySeq.get(seq)
 	if !ok || !m.alive(h, now) {
 		return false
 	}
 	l := m.docs.lock(h)
 	l.Lock()
 	defer l.Unlock()
-	f(m.docs.get(h))
+	d := m.docs.get(h)
+	if d.seq != seq || d.dead.Load() {
+		return false // removed meanwhile
+	}
+	f(d)
 	return true
 }
 
-// RecordVerdict implements [Store].
-func (m *Memory) RecordVerdict(ctx context.Context, id string, verdict []byte) error {
-	return recordOne(ctx, m, id, verdict)
-}
-
 // RecordVerdicts implements [Store].
-func (m *Memory) RecordVerdicts(ctx context.Context, ids []string, verdicts [][]byte) ([]bool, error) {
-	if len(ids) != len(verdicts) {
-		return nil, fmt.Errorf("%w: %d ids, %d verdicts", ErrInvalid, len(ids), len(verdicts))
+func (m *Memory) RecordVerdicts(ctx context.Context, seqs []uint64, verdicts [][]byte) ([]bool, error) {
+	if len(seqs) != len(verdicts) {
+		return nil, fmt.Errorf("%w: %d seqs, %d verdicts", ErrInvalid, len(seqs), len(verdicts))
 	}
-	return m.eachDoc(ctx, ids, func(i int, d *memDoc) {
+	return m.eachDoc(ctx, seqs, func(i int, d *memDoc) {
 		if !d.hasVerdict {
 			d.verdict, d.hasVerdict = append([]byte{}, verdicts[i]...), true
 		}
+		d.recall = nil
 	})
 }
 
-// eachDoc calls f, under the document's lock, for each ids[i] that is
+// eachDoc calls f, under the document's lock, for each seqs[i] that is
 // stored and live; stored[i] reports that it was.
-func (m *Memory) eachDoc(ctx context.Context, ids []string, f func(i int, d *memDoc)) (stored []bool, err error) {
+func (m *Memory) eachDoc(ctx context.Context, seqs []uint64, f func(i int, d *memDoc)) (stored []bool, err error) {
 	now := m.clock().UnixNano()
 	if err := m.begin(ctx, now); err != nil {
 		return nil, err
 	}
 	defer m.genMu.RUnlock()
-	stored = make([]bool, len(ids))
-	for i, id := range ids {
-		stored[i] = m.withDoc(id, now, func(d *memDoc) { f(i, d) })
+	stored = make([]bool, len(seqs))
+	for i, seq := range seqs {
+		stored[i] = m.withSeq(seq, now, func(d *memDoc) { f(i, d) })
 	}
 	return stored, nil
+}
+
+// seqIndex maps the Seq of every document whose handle is held to the
+// handle, in 64 locked shards (Redis: a Seq names its record hash).
+type seqIndex struct {
+	shards [64]struct {
+		sync.Mutex
+		m map[uint64]uint32
+		_ [40]byte // keep neighbouring shards off one cache line
+	}
+}
+
+func (x *seqIndex) get(seq uint64) (uint32, bool) {
+	s := &x.shards[seq%64]
+	s.Lock()
+	h, ok := s.m[seq]
+	s.Unlock()
+	return h, ok
+}
+
+func (x *seqIndex) put(seq uint64, h uint32) {
+	s := &x.shards[seq%64]
+	s.Lock()
+	if s.m == nil {
+		s.m = map[uint64]uint32{}
+	}
+	s.m[seq] = h
+	s.Unlock()
+}
+
+// del forgets seq when it still names handle h.
+func (x *seqIndex) del(seq uint64, h uint32) {
+	s := &x.shards[seq%64]
+	s.Lock()
+	if v, ok := s.m[seq]; ok && v == h {
+		delete(s.m, seq)
+	}
+	s.Unlock()
 }

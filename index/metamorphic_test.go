@@ -117,15 +117,15 @@ func metamorphic(t *testing.T, rng *rand.Rand, p Params, a, b Store, steps int, 
 		case op == 7:
 			ops[2]++
 			x, v := id(), []byte(fmt.Sprint("v", step))
-			errA, errB := a.RecordVerdict(ctx, x, v), b.RecordVerdict(ctx, x, v)
+			errA, errB := recordVerdict(ctx, a, x, v), recordVerdict(ctx, b, x, v)
 			if errors.Is(errA, ErrNotFound) != errors.Is(errB, ErrNotFound) || (errA == nil) != (errB == nil) {
 				t.Fatalf("step %d: RecordVerdict(%s) = %v / %v", step, x, errA, errB)
 			}
 		default:
 			ops[3]++
 			q := []string{id(), id(), id()}
-			fa, errA := a.Features(ctx, q)
-			fb, errB := b.Features(ctx, q)
+			fa, errA := a.Features(ctx, seqsOf(t, a, q...))
+			fb, errB := b.Features(ctx, seqsOf(t, b, q...))
 			if errA != nil || errB != nil {
 				t.Fatal(errA, errB)
 			}

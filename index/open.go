@@ -36,6 +36,9 @@ type Options struct {
 	// RequireExisting: a Redis namespace that does not exist is
 	// ErrIndexLost (RedisConfig.RequireExisting).
 	RequireExisting bool
+	// ReadOnly opens a Redis namespace read-only (RedisConfig.ReadOnly).
+	// The memory store ignores it.
+	ReadOnly bool
 	// Clock is the Redis store's clock (RedisConfig.Clock; default
 	// time.Now), for benchmarks that run several generations.
 	Clock func() time.Time
@@ -80,7 +83,7 @@ func parseURL(rawURL string, o Options) (cfg RedisConfig, memory bool, err error
 	cfg = RedisConfig{
 		Params: o.Params, Namespace: o.Namespace, Retention: o.Retention, Generation: o.Generation,
 		RefreshOnMatch: o.RefreshOnMatch, MaxBucket: o.MaxBucket, MaxCandidates: o.MaxCandidates,
-		Capacity: o.Capacity, Batch: o.Batch, RequireExisting: o.RequireExisting, Clock: o.Clock,
+		Capacity: o.Capacity, Batch: o.Batch, RequireExisting: o.RequireExisting, ReadOnly: o.ReadOnly, Clock: o.Clock,
 		DialTimeout: o.Timeout, ReadTimeout: o.Timeout, WriteTimeout: o.Timeout,
 	}
 	if rawURL == "memory" || rawURL == "memory://" {
@@ -187,25 +190,57 @@ func parseURL(rawURL string, o Options) (cfg RedisConfig, memory bool, err error
 // redactURL hides the password of a URL in error messages.
 func redactURL(s string) string { return RedactURL(s) }
 
-// RedactURL returns s, an index URL, with its user information masked,
-// whether or not s parses: everything between the scheme's "//" (or the
-// start of s) and the last '@' before the query becomes "xxxxx". It masks
-// the user and password of redis://user:pass@host, the password of the
-// password-only form redis://PASSWORD@host, and passwords holding '@',
-// '/' or ':' that were not percent-encoded (which make the URL
-// unparsable). Strings without an '@' are returned unchanged.
+// RedactURL returns s, an index URL (or any string that may hold one),
+// with everything that may be a secret masked as "xxxxx", whether or not
+// s parses. It is the one redactor of the program: configuration checks,
+// logs, errors and the demo print URLs only through it.
+//
+//   - The user information: everything between the scheme's "//" (or the
+//     start of s) and the last '@' of s. This masks redis://user:pass@host,
+//     the password-only form redis://PASSWORD@host, and passwords holding
+//     '@', '/', ':', '?', '#', spaces or bad percent escapes (which make
+//     the URL unparsable).
+//   - The value of every query parameter but those Open knows and that
+//     hold no secret (namespace, retention, …): a ?password=… or any
+//     unknown parameter is masked.
+//   - A fragment ("#…"), which Open never reads.
+//
+// Strings without '@', '?' or '#' are returned unchanged.
 func RedactURL(s string) string {
+	const mask = "xxxxx"
 	start := 0
 	if i := strings.Index(s, "://"); i >= 0 {
 		start = i + 3
 	}
-	rest := s[start:]
-	if q := strings.IndexByte(rest, '?'); q >= 0 {
-		rest = rest[:q]
+	if at := strings.LastIndexByte(s[start:], '@'); at >= 0 {
+		s = s[:start] + mask + s[start+at:]
 	}
-	at := strings.LastIndexByte(rest, '@')
-	if at < 0 {
-		return s
+	frag := ""
+	if h := strings.IndexByte(s[start:], '#'); h >= 0 {
+		s, frag = s[:start+h], "#"+mask
 	}
-	return s[:start] + "xxxxx" + s[start+at:]
+	q := strings.IndexByte(s[start:], '?')
+	if q < 0 {
+		return s + frag
+	}
+	base, params := s[:start+q], strings.Split(s[start+q+1:], "&")
+	for i, p := range params {
+		k, _, hasValue := strings.Cut(p, "=")
+		name, err := url.QueryUnescape(k)
+		if err != nil || !plainParams[strings.ToLower(name)] {
+			if hasValue {
+				params[i] = k + "=" + mask
+			} else {
+				params[i] = mask
+			}
+		}
+	}
+	return base + "?" + strings.Join(params, "&") + frag
+}
+
+// plainParams are the query parameters of an index URL (parseURL) that
+// hold no secret.
+var plainParams = map[string]bool{
+	"namespace": true, "retention": true, "generation": true, "refresh": true, "max_bucket": true,
+	"max_candidates": true, "capacity": true, "batch": true, "shards": true, "timeout": true,
 }

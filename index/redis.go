@@ -91,6 +91,15 @@ type RedisConfig struct {
 	// written to it before (a service whose consumer group has committed
 	// offsets), a missing namespace means the server lost its data.
 	RequireExisting bool
+	// ReadOnly opens the namespace to read it and nothing else: every
+	// script is declared no-writes (a write would fail on the server)
+	// and sent with EVALSHA_RO; the namespace must exist (as with
+	// RequireExisting: a missing one is ErrIndexLost), no parameters are
+	// stored, no older layout is superseded, no expiry swept, no clock
+	// field written; a generation that no writer has started yet is read
+	// as empty. LookupInsert, the Record and Revise calls and Remove fail
+	// with ErrInvalid. For commands that only look (neardup check).
+	ReadOnly bool
 	// MaxClockAhead bounds how far the caller's clock may run ahead of
 	// the server's (default DefaultMaxClockAhead; negative: unbounded,
 	// for tests that drive the clock). A call from further ahead fails
@@ -162,37 +171,59 @@ type Redis struct {
 	// callBudget overrides the package's callBudget (tests; negative:
 	// none).
 	callBudget time.Duration
+	// ro: opened read-only (RedisConfig.ReadOnly).
+	ro bool
+	// stopAfter, when set (tests), is called after each phase of a
+	// cluster LookupInsert (2 registration, 3 content lane, 4 buckets and
+	// resolution); an error ends the call there, as a member killed
+	// between two round trips does.
+	stopAfter func(phase int) error
 }
 
 type redisScripts struct {
 	lookupInsert, register, copies, buckets, resolve, features, verdicts, verdict, maintain *redis.Script
+	ids, keepLookups                                                                        *redis.Script // recall.go
 	delKeys, unlink, revise                                                                 *redis.Script // delete_redis.go
 	sources, recSources                                                                     *redis.Script // sources_redis.go
 	templates, recTemplates                                                                 *redis.Script // templates_redis.go
 	supersede                                                                               *redis.Script
 }
 
-func newRedisScripts(consts string) redisScripts {
-	src := func(body string) *redis.Script { return redis.NewScript(consts + body) }
-	return redisScripts{
+// newRedisScripts compiles the scripts with the store's constants. A
+// read-only store's scripts are declared no-writes (Redis 7 script
+// flags): the server fails any write they attempt, and they run on a
+// read-only replica as well. Only the scripts a read-only store calls are
+// compiled for it.
+func newRedisScripts(consts string, ro bool) redisScripts {
+	head := ""
+	if ro {
+		head = "#!lua flags=no-writes\n"
+	}
+	src := func(body string) *redis.Script { return redis.NewScript(head + consts + body) }
+	s := redisScripts{
 		lookupInsert: src(luaLookupInsert),
-		register:     src(luaRegister),
 		copies:       src(luaCopies),
 		buckets:      src(luaBuckets),
 		resolve:      src(luaResolve),
 		features:     src(luaFeatures),
 		verdicts:     src(luaVerdicts),
-		verdict:      src(luaVerdict),
-		delKeys:      src(luaDelKeys),
-		unlink:       src(luaUnlink),
-		revise:       src(luaRevise),
 		maintain:     src(luaMaintain),
 		sources:      src(luaSources),
-		recSources:   src(luaRecordSources),
+		ids:          src(luaIDs),
 		templates:    src(luaTemplates),
-		recTemplates: src(luaRecordTemplates),
-		supersede:    redis.NewScript(luaSupersede),
 	}
+	if !ro {
+		s.register = src(luaRegister)
+		s.verdict = src(luaVerdict)
+		s.keepLookups = src(luaKeepLookups)
+		s.delKeys = src(luaDelKeys)
+		s.unlink = src(luaUnlink)
+		s.revise = src(luaRevise)
+		s.recSources = src(luaRecordSources)
+		s.recTemplates = src(luaRecordTemplates)
+		s.supersede = redis.NewScript(luaSupersede)
+	}
+	return s
 }
 
 // scriptConstants compiles the store's settings into the scripts.
@@ -201,8 +232,8 @@ func (r *Redis) scriptConstants() string {
 	if r.refresh {
 		refresh = 1
 	}
-	return fmt.Sprintf("local FP, SPLITA = %s, %s\nlocal L, R, NLIVE, IB, MINB, GB, B, PT, MAXB, MAXS, SIMK, S, REFRESH, MAXC, PSPLIT, AHEAD = %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d\n",
-		luaQuote(r.fp), luaQuote(splitAlphabet), r.genSec, r.retSec, r.nlive, r.ibits, minGroupBits, maxGroupBits, r.p.Bands, r.p.passageTable(), r.maxb, r.maxs, r.p.SimHashK, r.shards, refresh, r.maxc,
+	return fmt.Sprintf("local FP, SPLITA, RO = %s, %s, %v\nlocal L, R, NLIVE, IB, MINB, GB, B, PT, MAXB, MAXS, SIMK, S, REFRESH, MAXC, PSPLIT, AHEAD = %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d\n",
+		luaQuote(r.fp), luaQuote(splitAlphabet), r.ro, r.genSec, r.retSec, r.nlive, r.ibits, minGroupBits, maxGroupBits, r.p.Bands, r.p.passageTable(), r.maxb, r.maxs, r.p.SimHashK, r.shards, refresh, r.maxc,
 		1<<passageSplitBits, r.ahead)
 }
 
@@ -219,8 +250,16 @@ func luaQuote(s string) string {
 	return string(append(b, '"'))
 }
 
+// all returns the scripts the store calls (a read-only store's fewer).
 func (s redisScripts) all() []*redis.Script {
-	return []*redis.Script{s.lookupInsert, s.register, s.copies, s.buckets, s.resolve, s.features, s.verdicts, s.verdict, s.maintain, s.delKeys, s.unlink, s.revise, s.sources, s.recSources, s.templates, s.recTemplates}
+	var out []*redis.Script
+	for _, x := range []*redis.Script{s.lookupInsert, s.register, s.copies, s.buckets, s.resolve, s.features, s.verdicts, s.verdict, s.maintain,
+		s.ids, s.keepLookups, s.delKeys, s.unlink, s.revise, s.sources, s.recSources, s.templates, s.recTemplates} {
+		if x != nil {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // NewRedis connects, loads the scripts, checks (or, for a new namespace,
@@ -274,6 +313,7 @@ func newRedis(cfg RedisConfig) (*Redis, error) {
 		batch:   cmp.Or(cfg.Batch, DefaultBatch),
 		now:     cfg.Clock,
 		nlive:   1,
+		ro:      cfg.ReadOnly,
 	}
 	if r.now == nil {
 		r.now = time.Now
@@ -313,20 +353,24 @@ func newRedis(cfg RedisConfig) (*Redis, error) {
 	r.shardOf = make(map[string]int, r.shards)
 	for i, c := range r.clock {
 		r.shardOf[c] = i
-		r.seen[i].Store(cfg.RequireExisting)
+		r.seen[i].Store(cfg.RequireExisting || cfg.ReadOnly)
 	}
 	// Capacity is not part of the fingerprint: it is the first
 	// generation's guess, and the generations' group bits are stored.
 	r.fp = fmt.Sprintf("%s layout=v%d gen=%d shards=%d", r.p, SchemaVersion, r.genSec, r.shards)
-	r.scripts = newRedisScripts(r.scriptConstants())
+	r.scripts = newRedisScripts(r.scriptConstants(), r.ro)
 	r.co.max = 16 * r.batch
 
 	if cfg.Cluster {
-		r.c = redis.NewClusterClient(&redis.ClusterOptions{
+		cc := redis.NewClusterClient(&redis.ClusterOptions{
 			Addrs: cfg.Addrs, Username: cfg.Username, Password: cfg.Password, TLSConfig: cfg.TLS,
 			DialTimeout: cfg.DialTimeout, ReadTimeout: cfg.ReadTimeout, WriteTimeout: cfg.WriteTimeout,
 			PoolSize: cfg.PoolSize, ContextTimeoutEnabled: true, MaxRetries: -1,
 		})
+		if d := max(cfg.ReadTimeout, cfg.WriteTimeout, cfg.DialTimeout); d > 0 {
+			cc.AddHook(callDeadline(d))
+		}
+		r.c = cc
 	} else {
 		r.c = redis.NewClient(&redis.Options{
 			Addr: cfg.Addrs[0], Username: cfg.Username, Password: cfg.Password, TLSConfig: cfg.TLS, DB: cfg.DB,
@@ -338,45 +382,56 @@ func newRedis(cfg RedisConfig) (*Redis, error) {
 }
 
 func (r *Redis) open(ctx context.Context) error {
+	// Opening loads the cluster's slot map and the scripts on every
+	// master over new connections: go-redis's own retries are kept, as
+	// they were, bounded by the per-read timeouts and ctx.
+	ctx = context.WithValue(ctx, untimed{}, true)
 	for _, s := range r.scripts.all() {
 		if err := s.Load(ctx, r.c).Err(); err != nil {
 			return r.wrap(ctx, "open: load scripts", err)
 		}
 	}
+	if r.ro {
+		// Checks that every shard's namespace exists with these
+		// parameters (the prelude's checks), writing nothing.
+		return r.Maintain(ctx)
+	}
 	if err := r.supersede(ctx); err != nil {
-		return r.wrap(ctx, "open: supersede layout v4", err)
+		return r.wrap(ctx, fmt.Sprintf("open: supersede layout v%d", SchemaVersion-1), err)
 	}
 	return r.Maintain(ctx)
 }
 
-// luaSupersede marks a namespace's clock of layout version 4 (KEYS[1]) as
-// superseded (ARGV[1]), keeping its fingerprint in field f4: members of
-// older builds compare field f with their fingerprint on every call, so
-// from then on they fail with a parameters mismatch instead of deciding
-// against an index the new members no longer read (layout version 5 keeps
-// its keys under another prefix).
+// luaSupersede marks a namespace's clock of the previous layout version
+// (KEYS[1]) as superseded (ARGV[1]), keeping its fingerprint in field
+// f<version> (ARGV[2]): members of older builds compare field f with
+// their fingerprint on every call, so from then on they fail with a
+// parameters mismatch instead of deciding against an index the new
+// members no longer read (each layout version keeps its keys under a
+// prefix of its own).
 const luaSupersede = `
 local f = redis.call('HGET', KEYS[1], 'f')
 if f and string.sub(f, 1, 10) ~= 'superseded' then
-  redis.call('HSET', KEYS[1], 'f', ARGV[1], 'f4', f)
+  redis.call('HSET', KEYS[1], 'f', ARGV[1], 'f' .. ARGV[2], f)
 end
 return 0
 `
 
-// supersededV4 is what the clock of a namespace's layout version 4 holds
-// once a member of this build opened the namespace.
-const supersededV4 = "superseded by layout v5 (group bits per generation): this namespace's index is now kept under <namespace>:v5:, " +
-	"stop the members of older builds; to run them again, set this field back to field f4"
+// supersededPrev is what the clock of a namespace's previous layout
+// version holds once a member of this build opened the namespace.
+var supersededPrev = fmt.Sprintf("superseded by layout v%d (records by sequence number, lookup records): this namespace's index is now kept under <namespace>:v%d:, "+
+	"stop the members of older builds; to run them again, set this field back to field f%d", SchemaVersion, SchemaVersion, SchemaVersion-1)
 
-// supersede marks the namespace's layout version 4, where it exists, as
-// superseded (luaSupersede), one call per shard in one round trip. A
-// rolling upgrade thus never has old and new members deciding against
-// different indexes: the old ones stop with ErrParamsMismatch as soon as
-// a new one starts.
+// supersede marks the namespace's previous layout version, where it
+// exists, as superseded (luaSupersede), one call per shard in one round
+// trip. A rolling upgrade thus never has old and new members deciding
+// against different indexes: the old ones stop with ErrParamsMismatch as
+// soon as a new one starts.
 func (r *Redis) supersede(ctx context.Context) error {
 	calls := make([]*call, r.shards)
+	prev := strconv.Itoa(SchemaVersion - 1)
 	for s, tag := range shardTags(r.shards) {
-		calls[s] = &call{s: r.scripts.supersede, keys: []string{r.ns + ":v4:{" + tag + "}c"}, args: []any{supersededV4}}
+		calls[s] = &call{s: r.scripts.supersede, keys: []string{r.ns + ":v" + prev + ":{" + tag + "}c"}, args: []any{supersededPrev, prev}}
 	}
 	if err := r.run(ctx, calls); err != nil {
 		// A user whose ACL grants only this layout's keys cannot reach
@@ -395,6 +450,8 @@ func (r *Redis) supersede(ctx context.Context) error {
 // expiries to closed generations. LookupInsert does the latter a little at
 // a time; call Maintain periodically (e.g. hourly) when writes may stop
 // for longer than a generation, so idle namespaces still expire.
+//
+// On a read-only store it only checks the namespace (it sweeps nothing).
 func (r *Redis) Maintain(ctx context.Context) error {
 	if r.closed.Load() {
 		return ErrClosed
@@ -589,17 +646,21 @@ type call struct {
 // with EVALSHA, and again with EVAL those the server did not know.
 func (r *Redis) run(ctx context.Context, calls []*call) error {
 	defer r.markSeen(calls)
+	evalSha, eval := redis.Cmdable.EvalSha, (*redis.Script).Eval
+	if r.ro {
+		evalSha, eval = redis.Cmdable.EvalShaRO, (*redis.Script).EvalRO
+	}
 	if len(calls) == 1 {
 		c := calls[0]
-		c.cmd = r.c.EvalSha(ctx, c.s.Hash(), c.keys, c.args...)
+		c.cmd = evalSha(r.c, ctx, c.s.Hash(), c.keys, c.args...)
 		if redis.HasErrorPrefix(c.cmd.Err(), "NOSCRIPT") {
-			c.cmd = c.s.Eval(ctx, r.c, c.keys, c.args...)
+			c.cmd = eval(c.s, ctx, r.c, c.keys, c.args...)
 		}
 		return c.cmd.Err()
 	}
 	pipe := r.c.Pipeline()
 	for _, c := range calls {
-		c.cmd = pipe.EvalSha(ctx, c.s.Hash(), c.keys, c.args...)
+		c.cmd = evalSha(pipe, ctx, c.s.Hash(), c.keys, c.args...)
 	}
 	_, _ = pipe.Exec(ctx)
 	var retry []*call
@@ -611,7 +672,7 @@ func (r *Redis) run(ctx context.Context, calls []*call) error {
 	if len(retry) > 0 {
 		pipe := r.c.Pipeline()
 		for _, c := range retry {
-			c.cmd = c.s.Eval(ctx, pipe, c.keys, c.args...)
+			c.cmd = eval(c.s, ctx, pipe, c.keys, c.args...)
 		}
 		_, _ = pipe.Exec(ctx)
 	}
@@ -623,9 +684,13 @@ func (r *Redis) run(ctx context.Context, calls []*call) error {
 	return nil
 }
 
-// retryable reports whether a server error means "try again later".
+// retryable reports whether a server error means "try again later". On
+// Redis Cluster that includes the redirects (MOVED, ASK) go-redis did not
+// get to the end of within its MaxRedirects: the slot map is changing
+// (a failover, a resharding) and the next attempt, after the map is
+// reloaded, goes to the right node.
 func retryable(err error) bool {
-	for _, p := range [...]string{"LOADING", "CLUSTERDOWN", "TRYAGAIN", "MASTERDOWN", "READONLY", "BUSY", "OOM", "NOREPLICAS"} {
+	for _, p := range [...]string{"LOADING", "CLUSTERDOWN", "TRYAGAIN", "MASTERDOWN", "READONLY", "BUSY", "OOM", "NOREPLICAS", "MOVED", "ASK"} {
 		if redis.HasErrorPrefix(err, p) {
 			return true
 		}
@@ -667,7 +732,58 @@ func (r *Redis) wrap(ctx context.Context, op string, err error) error {
 	if errors.As(err, &rerr) && !retryable(err) {
 		return fmt.Errorf("index: %s: %w", op, err)
 	}
+	r.reloadSlots()
 	return fmt.Errorf("index: %s: %w: %w", op, ErrUnavailable, err)
+}
+
+// reloadSlots asks a cluster client to reload its slot map in the
+// background (go-redis's ReloadState: one CLUSTER SLOTS, at most one at
+// a time): go-redis reloads it by itself only on a redirect it reads
+// (MOVED, READONLY) or once a minute, and a master that stopped
+// answering sends no redirect, so without this every call would go on
+// waiting on the frozen master for up to a minute after its replica was
+// promoted. Every unavailable call asks again, so a reload that read the
+// map just before the promotion is followed by one after it.
+func (r *Redis) reloadSlots() {
+	if cc, ok := r.c.(*redis.ClusterClient); ok {
+		cc.ReloadState(context.Background())
+	}
+}
+
+// callDeadline bounds every command and pipeline of a cluster client,
+// with go-redis's own retries and redirects inside it, to d (the
+// configured timeout, index.timeout): a master that stops answering
+// holds its connections open, and each of go-redis's attempts would wait
+// a whole read timeout on it. Calls whose context is marked untimed (the
+// store's opening) are not bounded.
+type callDeadline time.Duration
+
+// untimed marks a context whose calls callDeadline leaves alone.
+type untimed struct{}
+
+func (d callDeadline) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	if ctx.Value(untimed{}) != nil {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, time.Duration(d))
+}
+
+func (d callDeadline) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (d callDeadline) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		ctx, cancel := d.bound(ctx)
+		defer cancel()
+		return next(ctx, cmd)
+	}
+}
+
+func (d callDeadline) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		ctx, cancel := d.bound(ctx)
+		defer cancel()
+		return next(ctx, cmds)
+	}
 }
 
 func (r *Redis) check(ctx context.Context) error {
@@ -685,6 +801,9 @@ func (r *Redis) check(ctx context.Context) error {
 // nil.
 func (r *Redis) LookupInsert(ctx context.Context, docs []Entry) ([]Result, error) {
 	if err := r.checkEntries(ctx, docs); err != nil || len(docs) == 0 {
+		return nil, err
+	}
+	if err := r.writable("lookup-insert"); err != nil {
 		return nil, err
 	}
 	var out []Result
@@ -718,6 +837,18 @@ func (r *Redis) Lookup(ctx context.Context, docs []Entry) ([]Result, error) {
 		return nil, r.wrap(ctx, "lookup", err)
 	}
 	return out, nil
+}
+
+// errReadOnly is wrapped by the errors of writing calls on a read-only
+// store.
+var errReadOnly = errors.New("the store is read-only")
+
+// writable fails a writing call on a read-only store.
+func (r *Redis) writable(op string) error {
+	if r.ro {
+		return fmt.Errorf("%w: index: %s: %w", ErrInvalid, op, errReadOnly)
+	}
+	return nil
 }
 
 // checkEntries fails a call on a closed store, a cancelled context or an
@@ -875,7 +1006,7 @@ func (r *Redis) lookupRound(ctx context.Context, docs []Entry, out []Result, che
 			if !check {
 				keys = r.encodeKeys(e)
 			}
-			args = append(args, e.ID, r.idGroup(e.ID), flags, e.Features, keys, buf[start:len(buf):len(buf)])
+			args = append(args, e.ID, r.idGroup(e.ID), flags, e.Features, keys, e.Origin, buf[start:len(buf):len(buf)])
 			if e.HasSimHash {
 				args = append(args, binary.BigEndian.AppendUint64(nil, e.SimHash))
 			}
@@ -922,11 +1053,14 @@ func (r *Redis) lookupRound(ctx context.Context, docs []Entry, out []Result, che
 		stopped = k < end(ci)-lo && !check
 		for i := range k {
 			res := &out[lo+i]
-			res.Replay = d.u8() == 1
+			st := d.u8()
+			res.Replay, res.Recalled, res.Gone = st == 1 || st == 2, st == 2, st == 3
 			res.Seq = d.u48()
 			res.Truncated = int(d.u32())
 			res.Common = int(d.u16())
-			r.stats.hot.Add(uint64(res.Common))
+			if !res.Recalled { // a recalled replay looked nothing up
+				r.stats.hot.Add(uint64(res.Common))
+			}
 			res.Verdict = d.bytes()
 			res.CopySeq = d.u48()
 			res.Copy = d.str()
@@ -958,17 +1092,17 @@ func (r *Redis) lookupRound(ctx context.Context, docs []Entry, out []Result, che
 	return left, nil
 }
 
-// readFeatures fills in the features of the candidates and I-Match
-// documents of a single node's results, and their source records for the
-// results with common anchors (the only ones whose sources the caller
-// reads): one HMGET per record hash that holds some, all in one round
-// trip, each document's records read once however many results name it.
-// Features are written with their document and never change, so reading
-// them after the script call returns what the call would have read,
-// unless the document was removed in between (its features are then nil,
-// as in cluster mode, and [Store.Features] tells). A document stored
-// without features has an empty record. A source record is written once:
-// read after the call, it may be one recorded meanwhile.
+// readFeatures fills in the features and verdicts of the candidates and
+// I-Match documents of a single node's results, and their source records
+// for the results with common anchors (the only ones whose sources the
+// caller reads): one HMGET per record hash and kind that holds some, all
+// in one round trip, each document's records read once however many
+// results name it. Features are written with their document and never
+// change, so reading them after the script call returns what the call
+// would have read, unless the document was removed in between (its
+// records are then nil, as in cluster mode, and [Store.Features] tells).
+// A document stored without features has an empty record. A source
+// record or a verdict read after the call may be one recorded meanwhile.
 func (r *Redis) readFeatures(ctx context.Context, out []Result) error {
 	type read struct {
 		kind   string
@@ -977,13 +1111,10 @@ func (r *Redis) readFeatures(ctx context.Context, out []Result) error {
 		got    map[uint64][]byte   // seq → value
 	}
 	feats := &read{kind: "f", fields: map[uint64][]string{}}
+	verdicts := &read{kind: "v", fields: map[uint64][]string{}}
 	srcs := &read{kind: "s", fields: map[uint64][]string{}}
-	asked := map[uint64]uint8{} // seq → 1 features asked, 2 source asked
-	ask := func(rd *read, bit uint8, seq uint64) {
-		if seq == 0 || asked[seq]&bit != 0 {
-			return
-		}
-		asked[seq] |= bit
+	asked := map[uint64]uint8{} // seq → 1 features and verdict asked, 2 source asked
+	ask := func(rd *read, seq uint64) {
 		h := seq / metaGroup // one shard: local seq = seq
 		if _, ok := rd.fields[h]; !ok {
 			rd.hashes = append(rd.hashes, h)
@@ -991,9 +1122,17 @@ func (r *Redis) readFeatures(ctx context.Context, out []Result) error {
 		rd.fields[h] = append(rd.fields[h], strconv.FormatUint(seq%metaGroup, 10))
 	}
 	need := func(seq uint64, src bool) {
-		ask(feats, 1, seq)
-		if src {
-			ask(srcs, 2, seq)
+		if seq == 0 {
+			return
+		}
+		if asked[seq]&1 == 0 {
+			ask(feats, seq)
+			ask(verdicts, seq)
+			asked[seq] |= 1
+		}
+		if src && asked[seq]&2 == 0 {
+			ask(srcs, seq)
+			asked[seq] |= 2
 		}
 	}
 	for i := range out {
@@ -1008,9 +1147,10 @@ func (r *Redis) readFeatures(ctx context.Context, out []Result) error {
 	if len(feats.hashes) == 0 {
 		return nil
 	}
+	kinds := []*read{feats, verdicts, srcs}
 	pipe := r.c.Pipeline()
 	cmds := map[*read][]*redis.SliceCmd{}
-	for _, rd := range []*read{feats, srcs} {
+	for _, rd := range kinds {
 		for _, h := range rd.hashes {
 			cmds[rd] = append(cmds[rd], pipe.HMGet(ctx, r.prefix[0]+rd.kind+strconv.FormatUint(h, 10), rd.fields[h]...))
 		}
@@ -1018,7 +1158,7 @@ func (r *Redis) readFeatures(ctx context.Context, out []Result) error {
 	if _, err := pipe.Exec(ctx); err != nil {
 		return err
 	}
-	for _, rd := range []*read{feats, srcs} {
+	for _, rd := range kinds {
 		rd.got = map[uint64][]byte{}
 		for i, h := range rd.hashes {
 			vals := cmds[rd][i].Val()
@@ -1029,11 +1169,19 @@ func (r *Redis) readFeatures(ctx context.Context, out []Result) error {
 				f, _ := strconv.ParseUint(rd.fields[h][k], 10, 64)
 				if s, ok := v.(string); ok {
 					rd.got[h*metaGroup+f] = []byte(s)
-				} else if rd == srcs {
-					rd.got[h*metaGroup+f] = []byte{} // read: no source
+				} else if rd != feats {
+					rd.got[h*metaGroup+f] = []byte{} // read: none
 				}
 			}
 		}
+	}
+	// A document whose features are gone was removed: its other records
+	// are not reported either.
+	stored := func(rd *read, seq uint64, f []byte) []byte {
+		if f == nil {
+			return nil
+		}
+		return rd.got[seq]
 	}
 	for i := range out {
 		res := &out[i]
@@ -1041,14 +1189,16 @@ func (r *Redis) readFeatures(ctx context.Context, out []Result) error {
 		for j := range res.Candidates {
 			c := &res.Candidates[j]
 			c.Features = feats.got[c.Seq]
-			if src && c.Features != nil {
-				c.Source = srcs.got[c.Seq]
+			c.Verdict = stored(verdicts, c.Seq, c.Features)
+			if src {
+				c.Source = stored(srcs, c.Seq, c.Features)
 			}
 		}
 		if res.IMatch != "" {
 			res.IMatchFeatures = feats.got[res.IMatchSeq]
-			if src && res.IMatchFeatures != nil {
-				res.IMatchSource = srcs.got[res.IMatchSeq]
+			res.IMatchVerdict = stored(verdicts, res.IMatchSeq, res.IMatchFeatures)
+			if src {
+				res.IMatchSource = stored(srcs, res.IMatchSeq, res.IMatchFeatures)
 			}
 		}
 	}
@@ -1165,23 +1315,24 @@ func (d *decoder) bytes() []byte {
 }
 
 // Features implements [Store].
-func (r *Redis) Features(ctx context.Context, ids []string) ([][]byte, error) {
-	return r.records(ctx, "features", r.scripts.features, ids)
+func (r *Redis) Features(ctx context.Context, seqs []uint64) ([][]byte, error) {
+	return r.records(ctx, "features", r.scripts.features, seqs)
 }
 
 // Verdicts implements [Store].
-func (r *Redis) Verdicts(ctx context.Context, ids []string) ([][]byte, error) {
-	return r.records(ctx, "verdicts", r.scripts.verdicts, ids)
+func (r *Redis) Verdicts(ctx context.Context, seqs []uint64) ([][]byte, error) {
+	return r.records(ctx, "verdicts", r.scripts.verdicts, seqs)
 }
 
-// records runs a per-id record script (features or verdicts) over ids.
-func (r *Redis) records(ctx context.Context, what string, s *redis.Script, ids []string) ([][]byte, error) {
+// records runs a per-document record script (luaSeqRecords) over seqs:
+// nil for a document that is not stored, else its record ("" for none).
+func (r *Redis) records(ctx context.Context, what string, s *redis.Script, seqs []uint64) ([][]byte, error) {
 	if err := r.check(ctx); err != nil {
 		return nil, err
 	}
-	out := make([][]byte, len(ids))
-	calls, idx := r.byIDShard(ids, s, func(args []any, i int) []any {
-		return append(args, ids[i], r.idGroup(ids[i]))
+	out := make([][]byte, len(seqs))
+	calls, idx := r.bySeqShard(seqs, s, func(args []any, i int) []any {
+		return append(args, strconv.FormatUint(seqs[i], 10))
 	})
 	if err := r.run(ctx, calls); err != nil {
 		return nil, r.wrap(ctx, what, err)
@@ -1192,7 +1343,7 @@ func (r *Redis) records(ctx context.Context, what string, s *redis.Script, ids [
 			return nil, r.wrap(ctx, what, err)
 		}
 		if len(reply) != len(idx[ci]) {
-			return nil, fmt.Errorf("index: %s: malformed script reply (%d values for %d ids)", what, len(reply), len(idx[ci]))
+			return nil, fmt.Errorf("index: %s: malformed script reply (%d values for %d seqs)", what, len(reply), len(idx[ci]))
 		}
 		for k, i := range idx[ci] {
 			switch v := reply[k].(type) {
@@ -1207,32 +1358,33 @@ func (r *Redis) records(ctx context.Context, what string, s *redis.Script, ids [
 	return out, nil
 }
 
+// bySeqShard builds calls of script s grouping seqs by their record shard
+// (seq mod S; the one shard of a single node), at most 4·Batch seqs per
+// call; idx[c] lists the positions in seqs of call c's seqs. A Seq of 0,
+// or beyond what any store assigns, names no document: it goes to shard 0,
+// where it is found not stored.
+func (r *Redis) bySeqShard(seqs []uint64, s *redis.Script, add func(args []any, i int) []any) ([]*call, [][]int) {
+	byShard := make([][]int, r.shards)
+	for i, seq := range seqs {
+		sh := int(seq % uint64(r.shards))
+		byShard[sh] = append(byShard[sh], i)
+	}
+	return shardCallsOf(r, s, sweepBudget, byShard, 4*r.batch, add)
+}
+
 // byIDShard builds calls of script s grouping ids by the shard of their id
 // group, at most Batch ids per call; idx[c] lists the positions in ids of
 // call c's ids.
 func (r *Redis) byIDShard(ids []string, s *redis.Script, add func(args []any, i int) []any) ([]*call, [][]int) {
-	byShard := map[int][]int{}
+	byShard := make([][]int, r.shards)
 	for i, id := range ids {
 		sh := r.shardOfGroup(r.idGroup(id))
 		byShard[sh] = append(byShard[sh], i)
 	}
-	var calls []*call
-	var idx [][]int
-	for sh := range r.shards {
-		pos := byShard[sh]
-		for lo := 0; lo < len(pos); lo += r.batch {
-			part := pos[lo:min(lo+r.batch, len(pos))]
-			args := r.header(sh, sweepBudget)
-			if add != nil {
-				for _, i := range part {
-					args = add(args, i)
-				}
-			}
-			calls = append(calls, &call{s: s, keys: []string{r.clock[sh]}, args: args})
-			idx = append(idx, part)
-		}
+	if add == nil {
+		add = func(args []any, _ int) []any { return args }
 	}
-	return calls, idx
+	return shardCallsOf(r, s, sweepBudget, byShard, r.batch, add)
 }
 
 // shardCalls cuts the parts of each shard (perShard[sh]) into calls of script
@@ -1240,9 +1392,14 @@ func (r *Redis) byIDShard(ids []string, s *redis.Script, add func(args []any, i 
 // what add appends for each part, in order. owners[c] are the parts of
 // calls[c].
 func shardCalls[P any](r *Redis, s *redis.Script, budget int, perShard [][]P, add func(args []any, p P) []any) (calls []*call, owners [][]P) {
+	return shardCallsOf(r, s, budget, perShard, r.batch, add)
+}
+
+// shardCallsOf is shardCalls with at most per parts per call.
+func shardCallsOf[P any](r *Redis, s *redis.Script, budget int, perShard [][]P, per int, add func(args []any, p P) []any) (calls []*call, owners [][]P) {
 	for sh, parts := range perShard {
-		for lo := 0; lo < len(parts); lo += r.batch {
-			chunk := parts[lo:min(lo+r.batch, len(parts))]
+		for lo := 0; lo < len(parts); lo += per {
+			chunk := parts[lo:min(lo+per, len(parts))]
 			args := r.header(sh, budget)
 			for _, p := range chunk {
 				args = add(args, p)
@@ -1254,35 +1411,39 @@ func shardCalls[P any](r *Redis, s *redis.Script, budget int, perShard [][]P, ad
 	return calls, owners
 }
 
-// RecordVerdict implements [Store].
-func (r *Redis) RecordVerdict(ctx context.Context, id string, verdict []byte) error {
-	return recordOne(ctx, r, id, verdict)
-}
-
-// RecordVerdicts implements [Store]: one script call per shard of the ids
-// (one on a single node), all in one round trip.
-func (r *Redis) RecordVerdicts(ctx context.Context, ids []string, verdicts [][]byte) ([]bool, error) {
+// RecordVerdicts implements [Store]: one script call per record shard of
+// the documents (one on a single node), all in one round trip.
+func (r *Redis) RecordVerdicts(ctx context.Context, seqs []uint64, verdicts [][]byte) ([]bool, error) {
 	if err := r.check(ctx); err != nil {
 		return nil, err
 	}
-	if len(ids) != len(verdicts) {
-		return nil, fmt.Errorf("%w: %d ids, %d verdicts", ErrInvalid, len(ids), len(verdicts))
+	if err := r.writable("record verdicts"); err != nil {
+		return nil, err
 	}
-	calls, idx := r.byIDShard(ids, r.scripts.verdict, func(args []any, i int) []any {
-		v := verdicts[i]
+	if len(seqs) != len(verdicts) {
+		return nil, fmt.Errorf("%w: %d seqs, %d verdicts", ErrInvalid, len(seqs), len(verdicts))
+	}
+	return r.recordOnce(ctx, "record verdicts", r.scripts.verdict, seqs, verdicts)
+}
+
+// recordOnce runs a record-writing script (luaSeqRecordOnce) over seqs
+// and their records: stored[i] is false when seqs[i] is not stored.
+func (r *Redis) recordOnce(ctx context.Context, what string, s *redis.Script, seqs []uint64, recs [][]byte) ([]bool, error) {
+	calls, idx := r.bySeqShard(seqs, s, func(args []any, i int) []any {
+		v := recs[i]
 		if v == nil {
 			v = []byte{}
 		}
-		return append(args, ids[i], r.idGroup(ids[i]), v)
+		return append(args, strconv.FormatUint(seqs[i], 10), v)
 	})
 	if err := r.run(ctx, calls); err != nil {
-		return nil, r.wrap(ctx, "record verdicts", err)
+		return nil, r.wrap(ctx, what, err)
 	}
-	stored := make([]bool, len(ids))
+	stored := make([]bool, len(seqs))
 	for ci, c := range calls {
 		reply, err := c.cmd.Text()
 		if err != nil || len(reply) != len(idx[ci]) {
-			return nil, r.wrap(ctx, "record verdicts", cmp.Or(err, errors.New("malformed script reply")))
+			return nil, r.wrap(ctx, what, cmp.Or(err, errors.New("malformed script reply")))
 		}
 		for k, i := range idx[ci] {
 			stored[i] = reply[k] == '1'

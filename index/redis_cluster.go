@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"strconv"
 )
 
@@ -37,6 +38,12 @@ import (
 //
 // With check (Lookup) it registers nothing, looks every bucket and lane up
 // without writing (mode 1), sweeps no expiry and refreshes no record.
+//
+// A replay without a verdict whose lookup record phase 2 returned (or, in
+// Lookup, luaIDs) skips phases 3 and 4: its candidates and lane hits are
+// the record's, resolved in phase 5. After phase 5, the lookup records of
+// the documents inserted are written (one more round trip: a document's
+// lookup is whole only once its candidates are resolved).
 func (r *Redis) lookupCluster(ctx context.Context, docs []Entry, check bool) ([]Result, error) {
 	n := len(docs)
 	budget := sweepBudget
@@ -44,20 +51,164 @@ func (r *Redis) lookupCluster(ctx context.Context, docs []Entry, check bool) ([]
 		budget = 0
 	}
 	out := make([]Result, n)
+	recs := make([]*lookupRec, n)
+	var err error
 	if check {
-		for i := range out {
-			out[i].Seq = checkSeq
-		}
-	} else if err := r.reserveAndRegister(ctx, docs, out); err != nil {
-		return nil, err
+		err = r.lookupIDs(ctx, docs, out, recs)
+	} else {
+		err = r.reserveAndRegister(ctx, docs, out, recs)
 	}
-
-	// 3. the content lane.
-	skip, copyOld, err := r.copiesCluster(ctx, docs, out, check)
 	if err != nil {
 		return nil, err
 	}
-	return r.bucketsAndResolve(ctx, docs, out, skip, copyOld, check, budget)
+	if err := r.stop(2); err != nil {
+		return nil, err
+	}
+
+	// A document inserted earlier in the batch and sent again in it is
+	// answered with the first one's lookup, as a recalled replay (a
+	// single node and the memory store do the same: the first one's
+	// lookup record is written by then).
+	same := make([]int, n)
+	first := map[uint64]int{}
+	for i := range out {
+		same[i] = -1
+		if out[i].Gone {
+			recs[i] = &lookupRec{} // nothing to look up
+		} else if !out[i].Replay {
+			first[out[i].Seq] = i
+		} else if f, ok := first[out[i].Seq]; ok && out[i].Verdict == nil && recs[i] == nil {
+			same[i] = f
+			recs[i] = &lookupRec{} // skips the lanes and buckets; replaced below
+		}
+	}
+
+	// 3. the content lane.
+	skip, copyOld, err := r.copiesCluster(ctx, docs, out, recs, check)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.stop(3); err != nil {
+		return nil, err
+	}
+	hot, err := r.bucketsAndResolve(ctx, docs, out, recs, skip, copyOld, check, budget)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.stop(4); err != nil {
+		return nil, err
+	}
+	for i, f := range same {
+		if f >= 0 {
+			out[i] = out[f]
+			out[i].Replay, out[i].Recalled = true, true
+			out[i].Candidates = slices.Clone(out[f].Candidates)
+		}
+	}
+	if check {
+		return out, nil
+	}
+	return out, r.keepLookups(ctx, out, hot)
+}
+
+// stop is the stopAfter test hook.
+func (r *Redis) stop(phase int) error {
+	if r.stopAfter == nil {
+		return nil
+	}
+	return r.stopAfter(phase)
+}
+
+// keepLookups writes the lookup record of every document out inserted
+// (not a replay), hot[i] holding its common anchors' indices and counts.
+func (r *Redis) keepLookups(ctx context.Context, out []Result, hot []hotOf) error {
+	byShard := make([][]int, r.shards)
+	for i := range out {
+		if !out[i].Replay && !out[i].Gone {
+			sh := int(out[i].Seq % uint64(r.shards))
+			byShard[sh] = append(byShard[sh], i)
+		}
+	}
+	calls, _ := shardCalls(r, r.scripts.keepLookups, sweepBudget, byShard, func(args []any, i int) []any {
+		res := &out[i]
+		l := lookupRec{copySeq: res.CopySeq, truncated: res.Truncated, common: res.Common, dropped: res.Dropped,
+			cands: res.Candidates, hotIdx: hot[i].idx, hotDocs: hot[i].docs}
+		if res.IMatch != "" {
+			l.imatchSeq = res.IMatchSeq
+		}
+		if res.Copy == "" {
+			l.copySeq = 0
+		}
+		return append(args, strconv.FormatUint(res.Seq, 10), l.appendTo(nil))
+	})
+	if len(calls) == 0 {
+		return nil
+	}
+	return r.run(ctx, calls)
+}
+
+// hotOf are a document's common anchors: indices among its distinct
+// anchors, and the documents holding each.
+type hotOf struct{ idx, docs []int }
+
+// lookupIDs is Lookup's phase 2 (luaIDs): a stored id is answered as its
+// replay (Replay, its Seq and verdict, recs[i] its lookup record when it
+// has no verdict); any other entry stands after every stored document.
+func (r *Redis) lookupIDs(ctx context.Context, docs []Entry, out []Result, recs []*lookupRec) error {
+	ids := make([]string, len(docs))
+	for i := range docs {
+		ids[i] = docs[i].ID
+	}
+	calls, idx := r.byIDShard(ids, r.scripts.ids, func(args []any, i int) []any {
+		return append(args, ids[i], r.idGroup(ids[i]))
+	})
+	return runDecode(ctx, r, calls, idx, "ids", func(d *decoder, i int) error {
+		seq, vd, lr := d.u48(), d.bytes(), d.bytes()
+		out[i].Seq = checkSeq
+		if seq == 0 {
+			return nil
+		}
+		out[i].Replay, out[i].Seq, out[i].Verdict = true, seq, vd
+		return recalledCluster(&out[i], lr, recs, i)
+	})
+}
+
+// runDecode runs calls and reads each one's reply, a record per item of
+// idx[c] in order, with read; a reply not read exactly is malformed.
+func runDecode[T any](ctx context.Context, r *Redis, calls []*call, idx [][]T, what string, read func(d *decoder, x T) error) error {
+	if err := r.run(ctx, calls); err != nil {
+		return err
+	}
+	for ci, c := range calls {
+		reply, err := c.cmd.Text()
+		if err != nil {
+			return err
+		}
+		d := decoder{s: reply}
+		for _, i := range idx[ci] {
+			if err := read(&d, i); err != nil {
+				return err
+			}
+		}
+		if d.bad || d.p != len(d.s) {
+			return fmt.Errorf("malformed %s reply", what)
+		}
+	}
+	return nil
+}
+
+// recalledCluster marks a replay without a verdict whose lookup record lr
+// was read (nil: none) as recalled, its record in recs[i].
+func recalledCluster(res *Result, lr []byte, recs []*lookupRec, i int) error {
+	if res.Verdict != nil || lr == nil {
+		return nil
+	}
+	l, err := decodeLookup(lr)
+	if err != nil {
+		return err
+	}
+	recs[i], res.Recalled = l, true
+	return nil
 }
 
 // checkSeq is the seq a looked-up-only document stands at in cluster
@@ -66,7 +217,7 @@ const checkSeq = 1 << 47
 
 // reserveAndRegister is phases 1 and 2: seqs reserved, ids registered
 // and records written; out gets each document's Seq, Replay and Verdict.
-func (r *Redis) reserveAndRegister(ctx context.Context, docs []Entry, out []Result) error {
+func (r *Redis) reserveAndRegister(ctx context.Context, docs []Entry, out []Result, recs []*lookupRec) error {
 	n := len(docs)
 	last, err := r.c.HIncrBy(ctx, r.clock[0], "q", int64(n)).Result()
 	if err != nil {
@@ -86,32 +237,23 @@ func (r *Redis) reserveAndRegister(ctx context.Context, docs []Entry, out []Resu
 			e := &docs[i]
 			g := r.idGroup(e.ID)
 			seq := (first+uint64(i))*S + uint64(r.shardOfGroup(g))
-			c.args = append(c.args, e.ID, r.idGroup(e.ID), seq, e.Features, r.encodeKeys(e))
+			c.args = append(c.args, e.ID, r.idGroup(e.ID), seq, e.Features, r.encodeKeys(e), e.Origin)
 		}
 	}
-	if err := r.run(ctx, calls); err != nil {
-		return err
-	}
-	for ci, c := range calls {
-		reply, err := c.cmd.Text()
-		if err != nil {
-			return err
-		}
-		d := decoder{s: reply}
-		for _, i := range idx[ci] {
-			out[i].Replay = d.u8() == 1
-			out[i].Seq = d.u48()
-			out[i].Verdict = d.bytes()
-		}
-		if d.bad {
-			return fmt.Errorf("malformed register reply")
-		}
-	}
-	return nil
+	return runDecode(ctx, r, calls, idx, "register", func(d *decoder, i int) error {
+		st := d.u8()
+		out[i].Replay, out[i].Gone = st == 1, st == 3
+		out[i].Seq = d.u48()
+		out[i].Verdict = d.bytes()
+		return recalledCluster(&out[i], d.bytes(), recs, i)
+	})
 }
 
 // bucketsAndResolve are phases 4 and 5 (see lookupCluster).
-func (r *Redis) bucketsAndResolve(ctx context.Context, docs []Entry, out []Result, skip, copyOld []bool, check bool, budget int) ([]Result, error) {
+//
+// It returns each document's common anchors (indices and counts), for
+// its lookup record.
+func (r *Redis) bucketsAndResolve(ctx context.Context, docs []Entry, out []Result, recs []*lookupRec, skip, copyOld []bool, check bool, budget int) ([]hotOf, error) {
 	n := len(docs)
 
 	// 4. buckets: one argument list per shard, one entry per document.
@@ -126,7 +268,7 @@ func (r *Redis) bucketsAndResolve(ctx context.Context, docs []Entry, out []Resul
 	var sim, anchors []uint64
 	for i := range docs {
 		e, res := &docs[i], &out[i]
-		if (res.Replay && res.Verdict != nil) || skip[i] {
+		if (res.Replay && res.Verdict != nil) || skip[i] || recs[i] != nil {
 			continue
 		}
 		mode := 0
@@ -230,9 +372,17 @@ func (r *Redis) bucketsAndResolve(ctx context.Context, docs []Entry, out []Resul
 	}
 
 	// 5. resolve, in rank order, until MaxCandidates live candidates per
-	// document. Lane hits are resolved in the first round.
+	// document. Lane hits are resolved in the first round. A recalled
+	// document's candidates are its record's, in its order.
 	ranked := make([][]Candidate, n)
 	for i := range out {
+		if l := recs[i]; l != nil {
+			ranked[i] = l.cands
+			out[i].IMatchSeq, out[i].CopySeq = l.imatchSeq, l.copySeq
+			out[i].Truncated, out[i].Common = l.truncated, l.common
+			hot[i], held[i] = l.hotIdx, l.hotDocs
+			continue
+		}
 		for s, c := range cands[i] {
 			ranked[i] = append(ranked[i], Candidate{Seq: s, Via: via(c.via), Hits: c.hits})
 		}
@@ -247,6 +397,11 @@ func (r *Redis) bucketsAndResolve(ctx context.Context, docs []Entry, out []Resul
 		}
 		if s := out[i].CopySeq; s != 0 && copyOld[i] && refresh {
 			lanes[s] = true
+		}
+		if s := out[i].CopySeq; s != 0 && recs[i] != nil {
+			if _, ok := lanes[s]; !ok {
+				lanes[s] = false // resolved, not refreshed
+			}
 		}
 	}
 	names := map[uint64]string{}
@@ -287,10 +442,22 @@ func (r *Redis) bucketsAndResolve(ctx context.Context, docs []Entry, out []Resul
 			break
 		}
 	}
+	hots := make([]hotOf, n)
 	for i := range out {
 		res := &out[i]
 		res.CommonAnchors, res.CommonAnchorDocs = hotAnchors(docs[i].Anchors, hot[i], held[i])
+		hots[i] = hotOf{hot[i], held[i]}
 		res.Dropped = len(ranked[i]) - next[i]
+		if l := recs[i]; l != nil {
+			res.Dropped = l.dropped
+			if s := res.CopySeq; s != 0 {
+				if id, ok := names[s]; ok {
+					res.Copy = id
+				} else {
+					res.CopySeq = 0
+				}
+			}
+		}
 		if len(res.Candidates) == 0 {
 			res.Candidates = nil
 		}
@@ -302,19 +469,19 @@ func (r *Redis) bucketsAndResolve(ctx context.Context, docs []Entry, out []Resul
 			}
 		}
 	}
-	return out, nil
+	return hots, nil
 }
 
 // copiesCluster runs the content lane of every document that has a
 // content digest and no recorded verdict, resolves the documents it names
 // and fills Copy and CopySeq. skip marks the exact copies of a live
 // earlier representative: their buckets are not touched.
-func (r *Redis) copiesCluster(ctx context.Context, docs []Entry, out []Result, check bool) (skip, old []bool, err error) {
+func (r *Redis) copiesCluster(ctx context.Context, docs []Entry, out []Result, recs []*lookupRec, check bool) (skip, old []bool, err error) {
 	n := len(docs)
 	skip, old = make([]bool, n), make([]bool, n)
 	byShard := make([][]int, r.shards)
 	for i := range docs {
-		if docs[i].HasContent && !(out[i].Replay && out[i].Verdict != nil) {
+		if docs[i].HasContent && !(out[i].Replay && out[i].Verdict != nil) && recs[i] == nil {
 			sh := r.shardOfGroup(r.contentGroup(docs[i].Content[:]))
 			byShard[sh] = append(byShard[sh], i)
 		}
@@ -331,8 +498,14 @@ func (r *Redis) copiesCluster(ctx context.Context, docs []Entry, out []Result, c
 			args := r.header(sh, budget)
 			for _, i := range chunk {
 				mode := 0
-				if out[i].Replay || check {
-					mode = 1
+				switch {
+				case check:
+					mode = 1 // look up only
+				case out[i].Replay:
+					// A replay without a lookup record: its first attempt
+					// may have stopped before this phase, so it registers
+					// unless it is there already, as its buckets do.
+					mode = 2
 				}
 				args = append(args, out[i].Seq, mode, docs[i].Content[:])
 			}
@@ -424,25 +597,12 @@ func (r *Redis) resolveCluster(ctx context.Context, seqs map[uint64]bool, names 
 			lists = append(lists, chunk)
 		}
 	}
-	if err := r.run(ctx, calls); err != nil {
-		return err
-	}
-	for ci, c := range calls {
-		reply, err := c.cmd.Text()
-		if err != nil {
-			return err
+	return runDecode(ctx, r, calls, lists, "resolve", func(d *decoder, s uint64) error {
+		if n := int32(d.u32()); n >= 0 {
+			names[s] = d.take(int(n))
 		}
-		d := decoder{s: reply}
-		for _, s := range lists[ci] {
-			if n := int32(d.u32()); n >= 0 {
-				names[s] = d.take(int(n))
-			}
-		}
-		if d.bad {
-			return fmt.Errorf("malformed resolve reply")
-		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // shardTags returns, for each of S shards, the hash tag whose Redis Cluster

@@ -8,7 +8,7 @@ package index
 // Calling convention, shared by every script:
 //
 //	KEYS[1]  the shard's clock hash  <P>c
-//	ARGV[1]  the shard's key prefix P = "<namespace>:v5:{<tag>}"
+//	ARGV[1]  the shard's key prefix P = "<namespace>:v6:{<tag>}"
 //	ARGV[2]  now, unix seconds (the caller's clock)
 //	ARGV[3]  ARGV[4]  the shard's route range [glo, ghi): the keys whose
 //	         top 22 bits (routeBits) fall in it live in this shard (for
@@ -39,7 +39,7 @@ local CLOCK = KEYS[1]
 local sub = string.sub
 local ST = redis.call('HMGET', CLOCK, 'f', 'g', 's', 'u', 'q', 'w', 'y', 'n', 't')
 local FRESH = not ST[1]
-if FRESH and ARGV[6] == '1' then
+if FRESH and (ARGV[6] == '1' or RO) then
   return redis.error_reply('NDLOST the namespace has no clock: it was deleted or the server lost its data')
 end
 if FRESH then
@@ -94,12 +94,19 @@ if L > 0 then
   end
   if sg and sg ~= GEN and sg >= glive and LB[sg] then OLD[#OLD + 1] = sg end
   local nw = table.concat(OLD, ',')
-  if sg ~= GEN then redis.call('HSET', CLOCK, 'g', GEN, 'w', nw)
+  if RO then -- read as a writer would, writing nothing
+  elseif sg ~= GEN then redis.call('HSET', CLOCK, 'g', GEN, 'w', nw)
   elseif nw ~= ST[6] then redis.call('HSET', CLOCK, 'w', nw) end
   DESC[1] = GEN
   for i = #OLD, 1, -1 do DESC[#DESC + 1] = OLD[i] end
 end
 local EXP = (GEN + 1) * L + R
+-- A read-only call (RO) reads a generation that no writer has started
+-- yet (it has no layout) as the empty generation it is.
+if RO and not LB[GEN] then table.remove(DESC, 1) end
+-- RECORDS are the per-document record kinds: meta (id), features,
+-- verdict, keys, source, lookup, origin and template.
+local RECORDS = {'m', 'f', 'v', 'k', 's', 'l', 'o', 't'}
 
 -- Numbers become key names through itos ('%d', an integer format): Lua's
 -- own number-to-string conversion (a concatenation with a number) goes
@@ -112,7 +119,7 @@ local function itos(x) return string.format('%d', x) end
 -- shard's share: S/B of them are a document), extrapolated to the whole
 -- generation when it was first written after it began (first write t),
 -- give the documents to size for; the rule is groupBits's in Go.
-if not LB[GEN] then
+if not LB[GEN] and not RO then
   local b = IB
   local sg, n, t0 = tonumber(ST[2]), tonumber(ST[8]), tonumber(ST[9])
   if L > 0 and sg and sg < GEN and n then
@@ -242,7 +249,7 @@ local function sweep(sw, u, budget)
   redis.call('HSET', CLOCK, 's', sw, 'u', u)
   SWEPT = sw >= GEN
 end
-if L > 0 then
+if L > 0 and not RO then
   local sw = tonumber(ST[3])
   if not sw then redis.call('HSET', CLOCK, 's', GEN)
   elseif sw < GEN then sweep(sw, tonumber(ST[4]) or 0, BUDGET) end
@@ -299,7 +306,7 @@ local function resolve(s)
 end
 
 -- Deferred writes of per-document records, one HSET per record hash.
-local WM, WF, WK = {}, {}, {}
+local WM, WF, WK, WL, WO = {}, {}, {}, {}, {}
 local function defer(w, kind, s, v)
   local k, f = rkey(kind, s)
   local l = w[k]
@@ -316,16 +323,33 @@ local function flush(w)
   end
 end
 
--- register returns the stored seq of id and whether it was already stored;
--- otherwise it stores id → seq in the current generation.
-local function register(id, ig, seq)
-  for _, h in ipairs(OLD) do
+-- An id hash field holds the seq of the document stored under the id,
+-- or, once that document is removed, '-' and its origin (Entry.Origin:
+-- the topic's FNV-1a 32, the partition u32, the offset u64): the
+-- removal's mark.
+local function ismark(v) return sub(v, 1, 1) == '-' end
+-- gone reports whether an entry from origin o re-reads a record stored
+-- before the removal marked mark: the same topic and partition, at or
+-- before the removed document's offset.
+local function gone(o, mark)
+  if #o ~= 16 or #mark ~= 17 or sub(o, 1, 8) ~= sub(mark, 2, 9) then return false end
+  return sub(o, 9) <= sub(mark, 10)
+end
+
+-- register returns the stored seq of id and whether it was already
+-- stored; otherwise, unless the entry (origin) re-reads the record of a
+-- document removed since (the third result), it stores id → seq in the
+-- current generation.
+local function register(id, ig, seq, origin)
+  local mark
+  for _, h in ipairs(DESC) do -- newest first
     local s = redis.call('HGET', ikey(h, ig), id)
-    if s then return tonumber(s), true end
+    if s and not ismark(s) then return tonumber(s), true, false end
+    mark = mark or s
   end
-  local k = ikey(GEN, ig)
-  if redis.call('HSETNX', k, id, itos(seq)) == 1 then return seq, false end
-  return tonumber(redis.call('HGET', k, id)), true
+  if mark and origin ~= '' and gone(origin, mark) then return 0, false, true end
+  redis.call('HSET', ikey(GEN, ig), id, itos(seq))
+  return seq, false, false
 end
 
 -- idSeq returns the seq of a live document stored under id (id group ig),
@@ -334,12 +358,24 @@ local function idSeq(id, ig)
   for _, h in ipairs(DESC) do
     local s = redis.call('HGET', ikey(h, ig), id)
     if s then
+      if ismark(s) then return nil end
       s = tonumber(s)
       if resolve(s) then return s end
       return nil
     end
   end
   return nil
+end
+
+-- liveSeq reports whether document s is stored and findable: its meta
+-- record exists and its id maps to it in a live generation (a record hash
+-- holds 64 documents and lives as long as the newest of them, so a
+-- document's meta record may outlive its generation). It is what the
+-- memory store's alive says of a Seq.
+local function liveSeq(s)
+  local id = resolve(s)
+  if not id then return false end
+  return idSeq(id, fnv32(id)) == s
 end
 
 local function verdict(s)
@@ -379,7 +415,10 @@ end
 -- scan adds the members of a bucket value as candidates (hit key hk, via)
 -- and returns whether SELF is among them. LSH and passage members are
 -- 6-byte seqs; SimHash members are a 6-byte seq and the 8-byte
--- fingerprint, kept only within SIMK bits.
+-- fingerprint, kept only within SIMK bits. Members are in the order they
+-- were added: for a replay (MODE 2) a later document after SELF was added
+-- after SELF's first attempt added it, so it saw SELF there and is no
+-- candidate; one before it (or where SELF is absent) did not.
 local function scan(val, w, old, hk, via)
   local present = false
   for p = 1, #val, w do
@@ -392,6 +431,7 @@ local function scan(val, w, old, hk, via)
       near = d <= SIMK and d + pop32(bit.bxor(lo, QLO)) <= SIMK
     end
     if s == SELF then present = true
+    elseif present and MODE == 2 and s > SELF then -- saw SELF
     elseif near and (not LOWER or s < SELF) then
       addc(s, via, hk)
       if old then old[#old + 1] = s; old[#old + 1] = string.sub(val, p, p + w - 1); OLDC[s] = true end
@@ -482,6 +522,7 @@ local function tableOp(t, ops, op, f, sim, me, hk)
       end
     end
   end
+  if not LB[GEN] then return end -- RO: no current generation yet
   local kp = GK[t]
   if not kp then gentable(t); kp = GK[t] end
   local k = kp .. sub(ops, op, op + GC[t])
@@ -620,11 +661,12 @@ local function exactOp(d, check)
     local s = tonumber(redis.call('HGET', xkey(h, g), f))
     if s and s ~= SELF and (not LOWER or s < SELF) and (not check or resolve(s)) then found = s; break end
   end
-  local k = xkey(GEN, g)
   if found then
-    if MODE ~= 1 then redis.call('HSETNX', k, f, itos(REFRESH == 1 and found or SELF)) end
+    if MODE ~= 1 then redis.call('HSETNX', xkey(GEN, g), f, itos(REFRESH == 1 and found or SELF)) end
     return found, true
   end
+  if not LB[GEN] then return 0, false end -- RO: no current generation yet
+  local k = xkey(GEN, g)
   if MODE == 1 then
     local s = tonumber(redis.call('HGET', k, f))
     if s and s ~= SELF and (not LOWER or s < SELF) and (not check or resolve(s)) then return s, false end
@@ -637,6 +679,10 @@ local function exactOp(d, check)
   return 0, false
 end
 
+-- COPIES is how many recent exact copies a content lane entry keeps
+-- (field f+) to take the representative's place when it is removed.
+local COPIES = 4
+
 -- copyOp looks up the content digest c (16 bytes: the field is its first
 -- 12, the group its last 4). It returns the first earlier document with
 -- that content in an older generation, else the current generation's
@@ -646,7 +692,9 @@ end
 -- check, a hit must resolve to a live document (single node); otherwise
 -- (cluster) the caller resolves and decides. Unless MODE 1, an entry that
 -- finds no such representative becomes it (with REFRESH, the older
--- document found is carried forward instead).
+-- document found is carried forward instead); MODE 2 (a cluster replay
+-- whose first attempt may have stopped half-way) writes only what that
+-- attempt did not.
 local function copyOp(c, check)
   local g = struct.unpack('>I4', c, 13)
   local f = string.sub(c, 1, 12)
@@ -658,13 +706,32 @@ local function copyOp(c, check)
     local s = tonumber(redis.call('HGET', ckey(h, g), f))
     if usable(s) then found, old = s, true; break end
   end
+  if not LB[GEN] then return found, old, found > 0, 0 end -- RO: no current generation yet
   local k = ckey(GEN, g)
-  local cur = tonumber(redis.call('HGET', k, f))
+  local v = redis.call('HMGET', k, f, f .. '+')
+  local cur = tonumber(v[1])
   if usable(cur) then
     if found == 0 then found = cur end
+    local me = struct.pack('>I6', SELF)
+    local list = v[2] or ''
+    local present = false
+    if MODE == 2 then -- a replay: its first attempt may have added it
+      for p = 1, #list, 6 do
+        if sub(list, p, p + 5) == me then present = true; break end
+      end
+    end
+    if MODE ~= 1 and not present then
+      -- The entry holds the representative's content: one of the recent
+      -- copies (field f+, the last COPIES seqs) that a delete of the
+      -- representative makes the representative (laneRep).
+      list = list .. me
+      if #list > 6 * COPIES then list = sub(list, -6 * COPIES) end
+      redis.call('HSET', k, f .. '+', list)
+    end
     return found, old, true, cur
   end
   if MODE == 1 then return found, old, found > 0, cur or 0 end
+  if MODE == 2 and cur == SELF then return found, old, false, cur end -- registered by its first attempt
   if REFRESH == 1 and found > 0 then redis.call('HSET', k, f, itos(found))
   else redis.call('HSET', k, f, itos(SELF)) end
   return found, old, false, cur or 0
@@ -674,11 +741,47 @@ end
 -- generation): its record hashes are extended and its id copied into the
 -- current generation.
 local function refreshRecords(s, id)
-  for _, kind in ipairs({'m', 'f', 'v', 'k', 's', 't'}) do
+  for _, kind in ipairs(RECORDS) do
     local k = rkey(kind, s)
     redis.call('EXPIREAT', k, EXP, 'GT')
   end
   redis.call('HSET', ikey(GEN, fnv32(id)), id, itos(s))
+end
+
+-- A document's lookup record (recall.go) keeps what its insertion's
+-- lookup found, for a replay that finds no verdict: version 1 · copy seq
+-- u48 · imatch seq u48 · withheld u32 · common u16 · dropped u32 · ncand
+-- u16 · ncand × (seq u48 · via u8 · hits u16) · nhot u16 · nhot × (anchor
+-- index u16 · documents u8).
+local function lookupRecord(cp, ex, trunc, hot, dropped, cands, hotl)
+  return struct.pack('>BI6I6I4I2I4I2', 1, cp, ex, trunc, hot, dropped, #cands) .. table.concat(cands) .. hotl
+end
+-- recall reads document s's lookup record (false for none) and returns
+-- its parts, the candidates resolved to ids (those gone left out), as the
+-- reply of luaLookupInsert has them: copy seq, imatch seq, withheld, hot,
+-- dropped, ncand, the candidates (seq u48 · via u8 · hits u16 · id), and
+-- the hot list.
+local LREC = {} -- lookup records written by this call (deferred)
+local function lookupOf(s)
+  if LREC[s] then return LREC[s] end
+  local k, f = rkey('l', s)
+  return redis.call('HGET', k, f)
+end
+local function recall(rec)
+  local _, cp, ex, trunc, hot, dropped, n, p = struct.unpack('>BI6I6I4I2I4I2', rec)
+  local cands, m = {}, 0
+  for _ = 1, n do
+    local c, v, h
+    c, v, h, p = struct.unpack('>I6BI2', rec, p)
+    local cid = liveSeq(c) and resolve(c)
+    if cid then
+      m = m + 1
+      cands[#cands + 1] = struct.pack('>I6BI2', c, v, h) .. lenstr(cid)
+    end
+  end
+  if cp > 0 and not liveSeq(cp) then cp = 0 end
+  if ex > 0 and not liveSeq(ex) then ex = 0 end
+  return cp, ex, trunc, hot, dropped, m, table.concat(cands), sub(rec, p)
 end
 `
 
@@ -737,23 +840,11 @@ local q0 = q
 local out = {}
 local a = 9
 while a <= #ARGV do
-  local id, ig, flags, feat, krec = ARGV[a], ARGV[a + 1], tonumber(ARGV[a + 2]), ARGV[a + 3], ARGV[a + 4]
-  a = a + 5
+  local id, ig, flags, feat, krec, origin = ARGV[a], ARGV[a + 1], tonumber(ARGV[a + 2]), ARGV[a + 3], ARGV[a + 4], ARGV[a + 5]
+  a = a + 6
   -- flags 16: look up only (Lookup): the document is not registered and
   -- nothing is written; it stands after every stored document.
   local check = math.floor(flags / 16) % 2 == 1
-  local self, replay
-  if check then self, replay = q + 1, false
-  else self, replay = register(id, ig, q + 1) end
-  local vd = false
-  if replay then
-    vd = verdict(self)
-  elseif not check then
-    q = self
-    RCACHE[self] = id
-    defer(WM, 'm', self, id)
-  end
-  begin(self, (replay or check) and 1 or 0)
   local hasSim, hasIM = flags % 2 == 1, math.floor(flags / 2) % 2 == 1
   local hasC, hasA = math.floor(flags / 4) % 2 == 1, math.floor(flags / 8) % 2 == 1
   local ops = ARGV[a]
@@ -764,7 +855,32 @@ while a <= #ARGV do
   if hasIM then a = a + 1 end
   local ca = a
   if hasC then a = a + 1 end
-  local skip = replay and vd
+  repeat -- one document; break: done with it
+  local self, replay, isgone
+  if check then
+    -- A stored id is looked up as its replay is, without writing.
+    self = idSeq(id, ig)
+    if self then replay = true else self, replay = q + 1, false end
+  else self, replay, isgone = register(id, ig, q + 1, origin) end
+  if isgone then
+    -- A record read again after its document was removed: nothing
+    -- stored, nothing looked up (status 3).
+    out[#out + 1] = struct.pack('>BI6I4I2', 3, 0, 0, 0) .. lenstr(false) .. struct.pack('>I6', 0) .. lenstr(false) ..
+      struct.pack('>I6', 0) .. lenstr(false) .. struct.pack('>I4I2I2', 0, 0, 0)
+    break
+  end
+  local vd, lrec = false, false
+  if replay then
+    vd = verdict(self)
+    if not vd then lrec = lookupOf(self) end
+  elseif not check then
+    q = self
+    RCACHE[self] = id
+    defer(WM, 'm', self, id)
+    if #origin > 0 then defer(WO, 'o', self, origin) end
+  end
+  begin(self, (replay or check) and 1 or 0)
+  local skip = replay and (vd or lrec)
   local cp, cpold = 0, false
   if not skip and hasC then
     local stop
@@ -773,12 +889,16 @@ while a <= #ARGV do
   end
   if not replay and not check and not skip then
     -- Even empty: the caller reads features with HMGET (readFeatures),
-    -- where no record means a document removed meanwhile. An exact copy
-    -- of a live representative (skip) keeps neither features nor a keys
-    -- record: it enters no bucket or lane, so no lookup returns it as a
-    -- candidate, and a delete needs only its id to remove it.
+    -- where no record means a document removed meanwhile.
     defer(WF, 'f', self, feat)
     if #krec > 0 then defer(WK, 'k', self, krec) end
+  elseif not replay and not check and hasC then
+    -- An exact copy of a live representative (skip) keeps no features:
+    -- it enters no bucket, so no lookup returns it as a candidate. Its
+    -- keys record holds its content digest alone (version 4, flags
+    -- 4|8: no bands, no anchors), for a delete to find its place among
+    -- the lane's copies, or its lane entry once it represents them.
+    defer(WK, 'k', self, string.char(4, 12, GB) .. ARGV[ca] .. string.char(0))
   end
   local ex, exold = 0, false
   if not skip then
@@ -808,14 +928,15 @@ while a <= #ARGV do
   -- Resolve in rank order until MAXC live candidates; the dead ones met
   -- on the way are dropped from the pending buckets.
   rank()
-  local dead, cands, n, dropped = nil, {}, 0, 0
+  local dead, cands, lc, n, dropped = nil, {}, {}, 0, 0
   for i, s in ipairs(CORDER) do
     if n == MAXC then dropped = #CORDER - i + 1; break end
     local cid = resolve(s)
     if cid then
       n = n + 1
       LIVEC[s] = true
-      cands[#cands + 1] = struct.pack('>I6BI2', s, CAND[s], HITS[s]) .. lenstr(cid)
+      lc[#lc + 1] = struct.pack('>I6BI2', s, CAND[s], HITS[s])
+      cands[#cands + 1] = lc[#lc] .. lenstr(cid)
       if OLDC[s] then refreshRecords(s, cid) end
     else
       dead = dead or {}
@@ -823,6 +944,14 @@ while a <= #ARGV do
     end
   end
   finish(dead)
+  local status, hotl, cand = replay and 1 or 0, '', table.concat(cands)
+  if lrec then
+    -- A replay without a verdict: what its first attempt was given.
+    status = 2
+    cp, ex, TRUNC, HOT, dropped, n, cand, hotl = recall(lrec)
+  else
+    hotl = hotList()
+  end
   local exid = false
   if ex > 0 then
     exid = resolve(ex)
@@ -833,9 +962,16 @@ while a <= #ARGV do
     cpid = resolve(cp)
     if cpold and REFRESH == 1 and cpid and not check then refreshRecords(cp, cpid) end
   end
-  out[#out + 1] = struct.pack('>BI6I4I2', replay and 1 or 0, self, TRUNC, HOT) .. lenstr(vd) ..
+  if not exid then ex = 0 end
+  if not cpid then cp = 0 end
+  if not replay and not check then
+    LREC[self] = lookupRecord(cp, ex, TRUNC, HOT, dropped, lc, hotl)
+    defer(WL, 'l', self, LREC[self])
+  end
+  out[#out + 1] = struct.pack('>BI6I4I2', status, self, TRUNC, HOT) .. lenstr(vd) ..
     struct.pack('>I6', cp) .. lenstr(cpid) .. struct.pack('>I6', ex) .. lenstr(exid) ..
-    struct.pack('>I4I2', dropped, n) .. table.concat(cands) .. hotList()
+    struct.pack('>I4I2', dropped, n) .. cand .. hotl
+  until true
   if WMAX > 0 and a <= #ARGV and usec() - T0 >= WMAX then
     -- PX: a round whose pipeline broke off does not leave it for long.
     if not LAST then redis.call('SET', KEYS[2], '1', 'PX', 60000) end
@@ -845,31 +981,41 @@ end
 flush(WM)
 flush(WF)
 flush(WK)
+flush(WL)
+flush(WO)
 countEntries()
 if q ~= q0 then redis.call('HSET', CLOCK, 'q', q) end
 return struct.pack('>I2', #out) .. table.concat(out)
 `
 
-// luaRegister is cluster phase 2, per id shard. ARGV[7…], per document:
-// id idg seq features keys. Reply per document: status u8 · seq u48 · verdict.
+// luaRegister is cluster phase 2, per id shard (a document's records
+// live in its id's shard). ARGV[7…], per document: id idg seq features
+// keys origin. Reply per document: status u8 (0 new, 1 replay, 3 gone:
+// a record read again after its document was removed) · seq u48 ·
+// verdict · lookup record (each i32 length, −1 = none; the lookup record
+// only for a replay without a verdict).
 const luaRegister = luaPrelude + `
 local out = {}
-for a = 7, #ARGV, 5 do
-  local id, ig, seq, feat, krec = ARGV[a], ARGV[a + 1], tonumber(ARGV[a + 2]), ARGV[a + 3], ARGV[a + 4]
-  local self, replay = register(id, ig, seq)
-  local vd = false
-  if replay then
+for a = 7, #ARGV, 6 do
+  local id, ig, seq, feat, krec, origin = ARGV[a], ARGV[a + 1], tonumber(ARGV[a + 2]), ARGV[a + 3], ARGV[a + 4], ARGV[a + 5]
+  local self, replay, isgone = register(id, ig, seq, origin)
+  local vd, lrec = false, false
+  if isgone then
+  elseif replay then
     vd = verdict(self)
+    if not vd then lrec = lookupOf(self) end
   else
+    if #origin > 0 then defer(WO, 'o', self, origin) end
     defer(WM, 'm', self, id)
     if #feat > 0 then defer(WF, 'f', self, feat) end
     if #krec > 0 then defer(WK, 'k', self, krec) end
   end
-  out[#out + 1] = struct.pack('>BI6', replay and 1 or 0, self) .. lenstr(vd)
+  out[#out + 1] = struct.pack('>BI6', isgone and 3 or (replay and 1 or 0), self) .. lenstr(vd) .. lenstr(lrec)
 end
 flush(WM)
 flush(WF)
 flush(WK)
+flush(WO)
 return table.concat(out)
 `
 
@@ -953,26 +1099,27 @@ end
 return table.concat(out)
 `
 
-// luaFeatures returns the features of ids: ARGV[7…] = (id idg)×n. Reply:
-// an array, per id its features as a bulk string of its own (nil =
-// unknown).
-var luaFeatures = luaRecords("f")
+// luaFeatures returns the features of documents: ARGV[7…] = seqs.
+// Reply: an array, per seq its features as a bulk string of its own (nil
+// = not stored, "" = stored without features).
+var luaFeatures = luaSeqRecords("f")
 
-// luaVerdicts returns the recorded verdicts of ids, as luaFeatures does
-// features (nil also when no verdict was recorded).
-var luaVerdicts = luaRecords("v")
+// luaVerdicts returns the recorded verdicts of documents, as luaFeatures
+// does features ("" when none is recorded yet).
+var luaVerdicts = luaSeqRecords("v")
 
-// luaRecords reads one per-document record kind ('f' features, 'v'
-// verdict, 's' source) for a list of ids.
-func luaRecords(kind string) string {
+// luaSeqRecords reads one per-document record kind ('f' features, 'v'
+// verdict, 's' source, 't' template) of documents by Seq: nil for a document that is
+// not stored (its meta record is gone), "" for one without that record.
+func luaSeqRecords(kind string) string {
 	return luaPrelude + `
 local out = {}
-for a = 7, #ARGV, 2 do
-  local s = idSeq(ARGV[a], ARGV[a + 1])
+for a = 7, #ARGV do
+  local s = tonumber(ARGV[a])
   local v = false
-  if s then
+  if s and s > 0 and liveSeq(s) then
     local k, f = rkey('` + kind + `', s)
-    v = redis.call('HGET', k, f) or ` + map[string]string{"f": "''", "v": "false", "s": "false", "t": "false"}[kind] + `
+    v = redis.call('HGET', k, f) or ''
   end
   out[#out + 1] = v
 end
@@ -980,21 +1127,35 @@ return out
 `
 }
 
-// luaVerdict records verdicts: ARGV[7…] = (id idg verdict)×n. Reply: per
-// id one byte, 1 when stored or already set, 0 when the id is unknown.
-var luaVerdict = luaRecordOnce("v")
+// luaVerdict records verdicts: ARGV[7…] = (seq verdict)×n, first write
+// wins; recording a verdict drops the document's lookup record. Reply:
+// per seq one byte, 1 when stored or already set, 0 when the document is
+// not stored.
+var luaVerdict = luaSeqRecordOnce("v")
 
-// luaRecordOnce writes one per-document record kind ('v' verdict, 's'
-// source) for a list of ids, first write wins, with the expiry of the
-// document's meta record.
-func luaRecordOnce(kind string) string {
+// luaSeqRecordOnce writes one per-document record kind ('v' verdict, 's'
+// source, 't' template) of documents by Seq, with the expiry of the
+// document's meta record: a verdict when none is recorded (the first write
+// wins), a found record (found.go) when none is recorded or its finder
+// (the first 6 bytes, big-endian) comes after the new one's.
+func luaSeqRecordOnce(kind string) string {
+	write := `redis.call('HSETNX', k, f, ARGV[a + 1])
+    local lk, lf = rkey('l', s)
+    lrm[lk] = lrm[lk] or {}
+    table.insert(lrm[lk], lf)`
+	if isFoundKind(kind) {
+		write = `local cur = redis.call('HGET', k, f)
+    if not cur or struct.unpack('>I6', ARGV[a + 1]) < struct.unpack('>I6', cur) then
+      redis.call('HSET', k, f, ARGV[a + 1])
+    end`
+	}
 	return luaPrelude + `
-local out, exps = {}, {}
-for a = 7, #ARGV, 3 do
-  local s = idSeq(ARGV[a], ARGV[a + 1])
-  if s then
+local out, exps, lrm = {}, {}, {}
+for a = 7, #ARGV, 2 do
+  local s = tonumber(ARGV[a])
+  if s and s > 0 and liveSeq(s) then
     local k, f = rkey('` + kind + `', s)
-    redis.call('HSETNX', k, f, ARGV[a + 2])
+    ` + write + `
     if R > 0 and not exps[k] then
       exps[k] = true
       local exp = redis.call('EXPIRETIME', (rkey('m', s)))
@@ -1005,9 +1166,41 @@ for a = 7, #ARGV, 3 do
     out[#out + 1] = '0'
   end
 end
+for k, fs in pairs(lrm) do redis.call('HDEL', k, unpack(fs)) end
 return table.concat(out)
 `
 }
+
+// luaIDs looks ids up as a replay does, for Lookup in cluster mode (per
+// id shard, writing nothing): ARGV[7…] = (id idg)×n. Reply per id: seq
+// u48 (0: not stored) · verdict · lookup record (each i32 length, −1 =
+// none; the lookup record only when there is no verdict).
+const luaIDs = luaPrelude + `
+local out = {}
+for a = 7, #ARGV, 2 do
+  local s = idSeq(ARGV[a], ARGV[a + 1])
+  local vd, lrec = false, false
+  if s then
+    vd = verdict(s)
+    if not vd then lrec = lookupOf(s) end
+  end
+  out[#out + 1] = struct.pack('>I6', s or 0) .. lenstr(vd) .. lenstr(lrec)
+end
+return table.concat(out)
+`
+
+// luaKeepLookups writes the lookup records of documents inserted in
+// cluster mode (per record shard, after their lookups were resolved):
+// ARGV[7…] = (seq record)×n, for documents still stored with no verdict
+// recorded yet. Reply: "".
+const luaKeepLookups = luaPrelude + `
+for a = 7, #ARGV, 2 do
+  local s = tonumber(ARGV[a])
+  if liveSeq(s) and not verdict(s) then defer(WL, 'l', s, ARGV[a + 1]) end
+end
+flush(WL)
+return ''
+`
 
 // luaMaintain runs the expiry sweep with the budget of ARGV[5] and reports
 // 1 when no closed generation is left without expiry.

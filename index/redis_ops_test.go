@@ -65,7 +65,7 @@ func TestRedisParamsMismatch(t *testing.T) {
 	s := openRedis(t, RedisConfig{Addrs: []string{addr}, Namespace: "pm3", Params: testParams})
 	c := redis.NewClient(&redis.Options{Addr: addr})
 	defer c.Close()
-	if err := c.HSet(context.Background(), "pm3:v5:{0}c", "f", "something else").Err(); err != nil {
+	if err := c.HSet(context.Background(), "pm3:v6:{0}c", "f", "something else").Err(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.LookupInsert(context.Background(), []Entry{entry(testParams, "a", nil)}); !errors.Is(err, ErrParamsMismatch) {
@@ -209,7 +209,7 @@ func TestRedisFailure(t *testing.T) {
 	expect(true, 20)
 	srv.Kill()
 	expect(false, 5)
-	if _, err := s.Features(context.Background(), []string{"a1"}); !errors.Is(err, ErrUnavailable) {
+	if _, err := s.Features(context.Background(), []uint64{1}); !errors.Is(err, ErrUnavailable) {
 		t.Errorf("Features while down: %v", err)
 	}
 	srv.Restart()
@@ -300,17 +300,17 @@ func TestRedisLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	kinds := map[string]int{}
-	pt := fmt.Sprintf("lay:v5:{0}b0:%d:", testParams.passageTable())
+	pt := fmt.Sprintf("lay:v6:{0}b0:%d:", testParams.passageTable())
 	for _, k := range keys {
 		if g, ok := strings.CutPrefix(k, pt); ok {
 			if _, err := strconv.ParseUint(g[1:], 2, 64); err != nil || len(g) != 1+6 || !strings.Contains(splitAlphabet, g[:1]) {
 				t.Errorf("%s: passage group out of range", k)
 			}
 		}
-		if !strings.HasPrefix(k, "lay:v5:{0}") {
+		if !strings.HasPrefix(k, "lay:v6:{0}") {
 			t.Fatalf("key %q outside the namespace", k)
 		}
-		kind := k[len("lay:v5:{0}"):][:1]
+		kind := k[len("lay:v6:{0}"):][:1]
 		kinds[kind]++
 		enc, err := c.ObjectEncoding(ctx, k).Result()
 		if err != nil {
@@ -324,7 +324,8 @@ func TestRedisLayout(t *testing.T) {
 	}
 	// 4 tables × 64 groups and the passage table's groups (about 4,000 of
 	// 64 × 64), ids and contents in 64 groups each, 2000/64 record hashes.
-	want := map[string]int{"b": 4*64 + len(s.passageGroups(all)), "i": 64, "e": 64, "m": 32, "f": 32, "k": 32, "c": 1}
+	// No verdict is recorded: every document keeps its lookup record.
+	want := map[string]int{"b": 4*64 + len(s.passageGroups(all)), "i": 64, "e": 64, "m": 32, "f": 32, "k": 32, "l": 32, "c": 1}
 	for k, n := range want {
 		if kinds[k] != n {
 			t.Errorf("%d keys of kind %q, want %d (all: %v)", kinds[k], k, n, kinds)
@@ -358,12 +359,12 @@ func TestRedisGenerationExpiry(t *testing.T) {
 		}
 		return m
 	}
-	for k, e := range expiry(fmt.Sprintf("exp:v5:{0}b%d:*", g0)) {
+	for k, e := range expiry(fmt.Sprintf("exp:v6:{0}b%d:*", g0)) {
 		if e != -1 {
 			t.Errorf("%s in the current generation has expiry %d", k, e)
 		}
 	}
-	for k, e := range expiry("exp:v5:{0}m*") {
+	for k, e := range expiry("exp:v6:{0}m*") {
 		if e != (g0+1)*5+10 {
 			t.Errorf("record hash %s expires at %d, want %d", k, e, (g0+1)*5+10)
 		}
@@ -373,11 +374,11 @@ func TestRedisGenerationExpiry(t *testing.T) {
 		t.Fatal(err)
 	}
 	pt := fmt.Sprintf("b%%d:%d:*", testParams.passageTable())
-	if n := len(expiry(fmt.Sprintf("exp:v5:{0}"+pt, g0))); n != len(s.passageGroups(a.Anchors)) {
+	if n := len(expiry(fmt.Sprintf("exp:v6:{0}"+pt, g0))); n != len(s.passageGroups(a.Anchors)) {
 		t.Errorf("%d passage keys, want %d", n, len(s.passageGroups(a.Anchors)))
 	}
 	for _, pat := range []string{"b%d:*", pt, "i%d:*"} {
-		for k, e := range expiry(fmt.Sprintf("exp:v5:{0}"+pat, g0)) {
+		for k, e := range expiry(fmt.Sprintf("exp:v6:{0}"+pat, g0)) {
 			if e != (g0+1)*5+10 {
 				t.Errorf("%s of the closed generation expires at %d, want %d", k, e, (g0+1)*5+10)
 			}
@@ -389,14 +390,14 @@ func TestRedisGenerationExpiry(t *testing.T) {
 	old := openRedis(t, RedisConfig{Addrs: []string{addr}, Namespace: "old", Capacity: 64,
 		Retention: 10 * time.Second, Generation: 5 * time.Second, Clock: past.Now, MaxClockAhead: -1})
 	insert(t, old, a)
-	if n, want := len(c.Keys(ctx, "old:v5:{0}b*").Val()), 4+len(old.passageGroups(a.Anchors)); n != want {
+	if n, want := len(c.Keys(ctx, "old:v6:{0}b*").Val()), 4+len(old.passageGroups(a.Anchors)); n != want {
 		t.Fatalf("%d band and passage keys, want %d", n, want)
 	}
 	past.Advance(5 * time.Second)
 	if err := old.Maintain(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if k := c.Keys(ctx, "old:v5:{0}[bimfxe]*").Val(); len(k) != 0 {
+	if k := c.Keys(ctx, "old:v6:{0}[bimfxe]*").Val(); len(k) != 0 {
 		t.Errorf("keys left after retention: %v", k)
 	}
 }
@@ -590,7 +591,7 @@ func TestRedisReadsLiveGenerations(t *testing.T) {
 	if got := hgets("e"); got != fresh+perGen {
 		t.Errorf("after an idle generation: %d HGETs, want %d (one older generation holds data)", got, fresh+perGen)
 	}
-	if err := c.HDel(ctx, "gens:v5:{0}c", "w").Err(); err != nil {
+	if err := c.HDel(ctx, "gens:v6:{0}c", "w").Err(); err != nil {
 		t.Fatal(err)
 	}
 	// Without the list, every live generation with a layout could hold
@@ -734,7 +735,7 @@ func TestRedisIndexLost(t *testing.T) {
 			if errors.Is(err, ErrUnavailable) {
 				t.Errorf("ErrIndexLost is also ErrUnavailable (retried forever): %v", err)
 			}
-			if _, err := s.Verdicts(ctx, []string{"a"}); !errors.Is(err, ErrIndexLost) {
+			if _, err := s.Verdicts(ctx, []uint64{1}); !errors.Is(err, ErrIndexLost) {
 				t.Errorf("Verdicts after the data was lost: %v, want ErrIndexLost", err)
 			}
 			// Nothing but, in cluster mode, the sequence counter that the

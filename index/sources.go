@@ -19,34 +19,65 @@ import (
 // every source the stream has found, so results do not depend on which
 // member saw which document.
 //
-// A source record is written once (the first write wins, like a
-// verdict), read with the candidates (Candidate.Source: the memory store
-// and a single Redis node, in the round trip that reads the features) or
-// by id (Store.Sources: Redis Cluster), and removed with its document
-// (Remove, Delete, a generation's expiry). In Redis it is one more record
-// hash kind, P s<n>, beside P f<n> and P v<n>.
+// A source record names its finder (the document that found the text
+// copied whole): of two records of one document the earlier finder's is
+// kept, whichever is written first, and a document reads a source only
+// when its finder came before it (a lower Seq), so that a replay after a
+// crash, or a member that joins late, uses exactly the sources one
+// uninterrupted run would. It is read with the candidates
+// (Candidate.Source: the memory store and a single Redis node, in the
+// round trip that reads the features) or by Seq (Store.Sources: Redis
+// Cluster), and removed with its document (Remove, Delete, a generation's
+// expiry). In Redis it is one more record hash kind, P s<n>, beside
+// P f<n> and P v<n>.
 
-// MaxSourceBytes bounds a source record: the hashes of at most MaxAnchors
-// anchors.
-const MaxSourceBytes = 4 * MaxAnchors
+// MaxSourceBytes bounds a source record: the finder's Seq and the hashes
+// of at most MaxAnchors anchors.
+const MaxSourceBytes = finderBytes + 4*MaxAnchors
 
-// AppendSource appends the source record of a copied text, its anchor
-// hashes (sorted, distinct), to dst: 4 bytes each, big-endian. Sorted
-// 32-bit hashes of ~50 anchors are ~2^26 apart, so delta varints would
-// save nothing.
-func AppendSource(dst []byte, hashes []uint32) []byte {
+// sourceKind is the source records' kind of found record (found.go).
+var sourceKind = foundKind{name: "source", max: MaxSourceBytes, body: func(b []byte) error {
+	_, err := decodeSourceHashes(nil, b)
+	return err
+}}
+
+// AppendSource appends the source record of a copied text to dst: by, the
+// Seq of the document that found it copied whole (its finder), 6 bytes
+// big-endian, then the text's anchor hashes (sorted, distinct), 4 bytes
+// each, big-endian. Sorted 32-bit hashes of ~50 anchors are ~2^26 apart,
+// so delta varints would save nothing. The finder's Seq makes a source
+// the same for every document whatever the order records are written in:
+// a document uses a source found by an earlier document only (lower Seq),
+// and of two finders the earlier one's record is kept (found.go).
+func AppendSource(dst []byte, by uint64, hashes []uint32) []byte {
+	dst = appendFinder(dst, by)
 	for _, h := range hashes {
 		dst = binary.BigEndian.AppendUint32(dst, h)
 	}
 	return dst
 }
 
-// DecodeSource returns the anchor hashes of a source record
-// (AppendSource), appended to dst. A record that is not a whole number of
-// hashes, or whose hashes are not increasing, is an error.
-func DecodeSource(dst []uint32, b []byte) ([]uint32, error) {
+// DecodeSource returns the finder's Seq and the anchor hashes of a source
+// record (AppendSource), the hashes appended to dst. A record shorter than
+// the finder's Seq, that is not a whole number of hashes after it, whose
+// finder is 0 or whose hashes are not increasing, is an error.
+func DecodeSource(dst []uint32, b []byte) (by uint64, hashes []uint32, err error) {
+	if len(b) < finderBytes || (len(b)-finderBytes)%4 != 0 {
+		return 0, dst, fmt.Errorf("%w: source record of %d bytes: not 6 + a multiple of 4", ErrInvalid, len(b))
+	}
+	if by = finderOf(b); by == 0 {
+		return 0, dst, fmt.Errorf("%w: source record without a finder", ErrInvalid)
+	}
+	if dst, err = decodeSourceHashes(dst, b[finderBytes:]); err != nil {
+		return 0, dst, err
+	}
+	return by, dst, nil
+}
+
+// decodeSourceHashes appends the hashes of a source record's body to dst.
+func decodeSourceHashes(dst []uint32, b []byte) ([]uint32, error) {
 	if len(b)%4 != 0 {
-		return dst, fmt.Errorf("%w: source record of %d bytes: not a multiple of 4", ErrInvalid, len(b))
+		return dst, fmt.Errorf("%w: source record: %d bytes of hashes, not a multiple of 4", ErrInvalid, len(b))
 	}
 	for i := 0; i < len(b); i += 4 {
 		h := binary.BigEndian.Uint32(b[i:])
@@ -58,72 +89,35 @@ func DecodeSource(dst []uint32, b []byte) ([]uint32, error) {
 	return dst, nil
 }
 
-// checkSources validates a RecordSources call.
-func checkSources(ids []string, copied [][]byte) error {
-	if len(ids) != len(copied) {
-		return fmt.Errorf("%w: %d ids, %d source records", ErrInvalid, len(ids), len(copied))
-	}
-	for i, c := range copied {
-		switch {
-		case len(c) == 0:
-			return fmt.Errorf("%w: empty source record for %q", ErrInvalid, ids[i])
-		case len(c) > MaxSourceBytes:
-			return fmt.Errorf("%w: source record of %d bytes for %q, want ≤ %d", ErrInvalid, len(c), ids[i], MaxSourceBytes)
-		}
-		if _, err := DecodeSource(nil, c); err != nil {
-			return fmt.Errorf("source of %q: %w", ids[i], err)
-		}
-	}
-	return nil
-}
-
 // Sources implements [Store].
-func (m *Memory) Sources(ctx context.Context, ids []string) ([][]byte, error) {
-	return m.records(ctx, ids, func(d *memDoc) []byte { return d.source })
+func (m *Memory) Sources(ctx context.Context, seqs []uint64) ([][]byte, error) {
+	return m.readFound(ctx, seqs, func(d *memDoc) *[]byte { return &d.source })
 }
 
 // RecordSources implements [Store].
-func (m *Memory) RecordSources(ctx context.Context, ids []string, copied [][]byte) ([]bool, error) {
-	if err := checkSources(ids, copied); err != nil {
-		return nil, err
-	}
-	return m.eachDoc(ctx, ids, func(i int, d *memDoc) {
-		if d.source == nil {
-			d.source = append([]byte{}, copied[i]...)
-		}
-	})
+func (m *Memory) RecordSources(ctx context.Context, seqs []uint64, copied [][]byte) ([]bool, error) {
+	return m.recordFound(ctx, sourceKind, seqs, copied, func(d *memDoc) *[]byte { return &d.source })
 }
 
-// stored returns the stored features and source record of the live
-// document h for a LookupInsert result (Candidate.Features and Source;
-// the source empty, not nil, when it has none), or nils when it was
-// deleted since it was found.
-func (m *Memory) stored(h uint32) (features, source []byte) {
+// stored returns the stored features, source record and verdict of the
+// live document h for a LookupInsert result (Candidate.Features, Source
+// and Verdict; the source and verdict empty, not nil, when it has none),
+// or nils when it was deleted since it was found.
+func (m *Memory) stored(h uint32) (features, source, verdict []byte) {
 	l := m.docs.lock(h)
 	l.Lock()
 	defer l.Unlock()
 	d := m.docs.get(h)
 	if d.dead.Load() {
-		return nil, nil
+		return nil, nil, nil
 	}
-	source = d.source
-	if source == nil {
-		source = []byte{}
-	}
-	return storedFeatures(d), source
+	return storedFeatures(d), storedFound(d.source), storedVerdict(d)
 }
 
 // Sources of a read-only store are read as they are.
 
-// RecordSources records nothing and reports every id as stored, as
-// RecordVerdicts does.
-func (r readOnly) RecordSources(_ context.Context, ids []string, copied [][]byte) ([]bool, error) {
-	if err := checkSources(ids, copied); err != nil {
-		return nil, err
-	}
-	stored := make([]bool, len(ids))
-	for i := range stored {
-		stored[i] = true
-	}
-	return stored, nil
+// RecordSources records nothing and reports every document as stored,
+// as RecordVerdicts does.
+func (r readOnly) RecordSources(_ context.Context, seqs []uint64, copied [][]byte) ([]bool, error) {
+	return r.recordNothing(sourceKind, seqs, copied)
 }

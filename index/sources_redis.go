@@ -1,49 +1,27 @@
 package index
 
 import (
-	"cmp"
 	"context"
-	"errors"
 )
 
-// luaSources returns the source records of ids, as luaFeatures does
-// features (nil also when none was recorded).
-var luaSources = luaRecords("s")
+// luaSources returns the source records of documents, as luaFeatures
+// does features ("" also when none was recorded).
+var luaSources = luaSeqRecords("s")
 
-// luaRecordSources records source records: ARGV[7…] = (id idg record)×n,
-// first write wins. Reply: per id one byte, 1 when stored or already set,
-// 0 when the id is unknown.
-var luaRecordSources = luaRecordOnce("s")
+// luaRecordSources records source records: ARGV[7…] = (seq record)×n; of
+// two records of one document, the one whose finder (its first 6 bytes,
+// big-endian) is lower is kept, whichever was written first. Reply: per
+// seq one byte, 1 when stored (or already set), 0 when the document is
+// not stored.
+var luaRecordSources = luaSeqRecordOnce("s")
 
 // Sources implements [Store].
-func (r *Redis) Sources(ctx context.Context, ids []string) ([][]byte, error) {
-	return r.records(ctx, "sources", r.scripts.sources, ids)
+func (r *Redis) Sources(ctx context.Context, seqs []uint64) ([][]byte, error) {
+	return r.records(ctx, "sources", r.scripts.sources, seqs)
 }
 
-// RecordSources implements [Store]: one script call per shard of the ids
-// (one on a single node), all in one round trip.
-func (r *Redis) RecordSources(ctx context.Context, ids []string, copied [][]byte) ([]bool, error) {
-	if err := r.check(ctx); err != nil {
-		return nil, err
-	}
-	if err := checkSources(ids, copied); err != nil {
-		return nil, err
-	}
-	calls, idx := r.byIDShard(ids, r.scripts.recSources, func(args []any, i int) []any {
-		return append(args, ids[i], r.idGroup(ids[i]), copied[i])
-	})
-	if err := r.run(ctx, calls); err != nil {
-		return nil, r.wrap(ctx, "record sources", err)
-	}
-	stored := make([]bool, len(ids))
-	for ci, c := range calls {
-		reply, err := c.cmd.Text()
-		if err != nil || len(reply) != len(idx[ci]) {
-			return nil, r.wrap(ctx, "record sources", cmp.Or(err, errors.New("malformed script reply")))
-		}
-		for k, i := range idx[ci] {
-			stored[i] = reply[k] == '1'
-		}
-	}
-	return stored, nil
+// RecordSources implements [Store]: one script call per record shard of
+// the documents (one on a single node), all in one round trip.
+func (r *Redis) RecordSources(ctx context.Context, seqs []uint64, copied [][]byte) ([]bool, error) {
+	return r.recordFound(ctx, sourceKind, r.scripts.recSources, seqs, copied)
 }

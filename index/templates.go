@@ -16,77 +16,53 @@ import (
 // republishes another site's article is compared with that article
 // without the other site's template around it.
 //
-// A template record is opaque bytes to the index (the caller's encoding of
-// which of the document's stored anchors and shingles are template),
-// written once (the first write wins, like a verdict or a source record:
-// a replayed batch changes nothing), read by id (Templates), and removed
-// with its document (Remove, Delete, a generation's expiry). In Redis it is
-// one more record hash kind, P t<n>, beside P f<n>, P v<n> and P s<n>.
-//
-// Memory and Redis implement Templates and RecordTemplates; they are not
-// part of [Store], and a caller whose store lacks them has no template
-// records.
+// A template record is a found record (found.go): the Seq of the document
+// that found the template (the page itself, or for a site's first page
+// the later page of its site that found it), then bytes opaque to the
+// index (the caller's encoding of which of the document's stored anchors
+// and shingles are template). Of two records of one document the earlier
+// finder's is kept whatever the order of the writes, and a document uses
+// a record only when its finder came before it, as with source records.
+// It is read by Seq (Templates) and removed with its document (Remove,
+// Delete, a generation's expiry). In Redis it is one more record hash
+// kind, P t<n>, beside P f<n>, P v<n> and P s<n>.
 
-// MaxTemplateBytes bounds a template record.
+// MaxTemplateBytes bounds a template record, its finder included.
 const MaxTemplateBytes = 1 << 14
 
-// checkTemplates validates a RecordTemplates call.
-func checkTemplates(ids []string, recs [][]byte) error {
-	if len(ids) != len(recs) {
-		return fmt.Errorf("%w: %d ids, %d template records", ErrInvalid, len(ids), len(recs))
-	}
-	for i, c := range recs {
-		switch {
-		case len(c) == 0:
-			return fmt.Errorf("%w: empty template record for %q", ErrInvalid, ids[i])
-		case len(c) > MaxTemplateBytes:
-			return fmt.Errorf("%w: template record of %d bytes for %q, want ≤ %d", ErrInvalid, len(c), ids[i], MaxTemplateBytes)
-		}
-	}
-	return nil
+// templateKind is the template records' kind of found record (found.go).
+var templateKind = foundKind{name: "template", max: MaxTemplateBytes, body: func([]byte) error { return nil }}
+
+// AppendTemplate appends the template record of a document to dst: by,
+// the Seq of the document that found the template, 6 bytes big-endian,
+// then body (the caller's encoding, at least one byte).
+func AppendTemplate(dst []byte, by uint64, body []byte) []byte {
+	return append(appendFinder(dst, by), body...)
 }
 
-// Templates returns the template record of each id (RecordTemplates), nil
-// for ids that are unknown, deleted, expired or have none. The returned
-// slices must not be modified.
-func (m *Memory) Templates(ctx context.Context, ids []string) ([][]byte, error) {
-	return m.records(ctx, ids, func(d *memDoc) []byte { return d.template })
+// DecodeTemplate returns the finder and the body of a template record
+// (AppendTemplate); a record without a finder, with finder 0 or without a
+// body is an error. The body is a part of b.
+func DecodeTemplate(b []byte) (by uint64, body []byte, err error) {
+	by, body, err = templateKind.split(b)
+	if err != nil {
+		return 0, nil, fmt.Errorf("decode template record: %w", err)
+	}
+	return by, body, nil
 }
 
-// RecordTemplates records recs[i] as the template record of ids[i], first
-// write wins; stored[i] is false when ids[i] is not stored.
-func (m *Memory) RecordTemplates(ctx context.Context, ids []string, recs [][]byte) ([]bool, error) {
-	if err := checkTemplates(ids, recs); err != nil {
-		return nil, err
-	}
-	return m.eachDoc(ctx, ids, func(i int, d *memDoc) {
-		if d.template == nil {
-			d.template = append([]byte{}, recs[i]...)
-		}
-	})
+// Templates implements [Store].
+func (m *Memory) Templates(ctx context.Context, seqs []uint64) ([][]byte, error) {
+	return m.readFound(ctx, seqs, func(d *memDoc) *[]byte { return &d.template })
 }
 
-// Templates of a read-only store are read as they are, when the store
-// keeps them.
-func (r readOnly) Templates(ctx context.Context, ids []string) ([][]byte, error) {
-	t, ok := r.Store.(interface {
-		Templates(context.Context, []string) ([][]byte, error)
-	})
-	if !ok {
-		return make([][]byte, len(ids)), nil
-	}
-	return t.Templates(ctx, ids)
+// RecordTemplates implements [Store].
+func (m *Memory) RecordTemplates(ctx context.Context, seqs []uint64, recs [][]byte) ([]bool, error) {
+	return m.recordFound(ctx, templateKind, seqs, recs, func(d *memDoc) *[]byte { return &d.template })
 }
 
-// RecordTemplates records nothing and reports every id as stored, as
-// RecordVerdicts does.
-func (r readOnly) RecordTemplates(_ context.Context, ids []string, recs [][]byte) ([]bool, error) {
-	if err := checkTemplates(ids, recs); err != nil {
-		return nil, err
-	}
-	stored := make([]bool, len(ids))
-	for i := range stored {
-		stored[i] = true
-	}
-	return stored, nil
+// RecordTemplates records nothing and reports every document as stored,
+// as RecordVerdicts does.
+func (r readOnly) RecordTemplates(_ context.Context, seqs []uint64, recs [][]byte) ([]bool, error) {
+	return r.recordNothing(templateKind, seqs, recs)
 }

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/neardup/neardup/internal/buildinfo"
 )
 
 // Stages of a document's way through the service, the label of
@@ -45,6 +47,7 @@ type Metrics struct {
 	indexRetries  *prometheus.CounterVec
 	indexUp       prometheus.Gauge
 	indexLost     prometheus.Gauge
+	evicting      prometheus.Gauge
 	lag           *prometheus.GaugeVec
 	rebalances    *prometheus.CounterVec
 	produced      *prometheus.CounterVec
@@ -54,6 +57,8 @@ type Metrics struct {
 	inflightRecs  prometheus.Gauge
 	inflightBytes prometheus.Gauge
 	stalled       prometheus.Gauge
+	producePend   prometheus.Gauge
+	produceStall  prometheus.Gauge
 	maintenance   prometheus.Counter
 	ready         prometheus.Gauge
 }
@@ -62,7 +67,8 @@ type Metrics struct {
 var latencyBuckets = prometheus.ExponentialBuckets(50e-6, 2, 20)
 
 // New creates the metrics and registers them on reg, with a
-// neardup_build_info gauge carrying version.
+// neardup_build_info gauge carrying version and the build's commit and
+// toolchain (internal/buildinfo).
 func New(reg prometheus.Registerer, version string) *Metrics {
 	m := &Metrics{
 		documents: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -124,6 +130,10 @@ func New(reg prometheus.Registerer, version string) *Metrics {
 			Name: "neardup_index_lost",
 			Help: "1 while the index's stored documents are gone (Redis restarted without its data, keys deleted): nothing is decided until the empty index is accepted or the data restored.",
 		}),
+		evicting: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "neardup_index_evicting_servers",
+			Help: "Redis servers holding the index (every master on a cluster) whose maxmemory-policy is not noeviction: when full they evict index keys, silently forgetting documents. Non-zero makes /readyz answer 503 unless index.allow_eviction is set.",
+		}),
 		lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "neardup_consumer_lag_records",
 			Help: "Lag of an assigned input partition as the brokers measure it: its end offset minus the group's committed offset (log start offset when none), read from the brokers every commit interval (1-10 s), idle or not.",
@@ -160,6 +170,14 @@ func New(reg prometheus.Registerer, version string) *Metrics {
 			Name: "neardup_consumer_stalled_partitions",
 			Help: "Owned input partitions that cannot advance: a record batch too large to read that could not be moved past (see kafka.max_record_bytes). Non-zero makes /readyz answer 503.",
 		}),
+		producePend: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "neardup_produce_pending_seconds",
+			Help: "Age of the oldest record produced but not yet acknowledged by the brokers (0 when none is pending).",
+		}),
+		produceStall: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "neardup_produce_stalled",
+			Help: "1 while a produced record has waited longer than kafka.produce_timeout for its acknowledgement: production is stalled, nothing behind it is committed, /readyz answers 503.",
+		}),
 		maintenance: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "neardup_index_maintenance_total",
 			Help: "Completed runs of the index's periodic maintenance (Redis: expiries of closed generations), hourly.",
@@ -169,16 +187,18 @@ func New(reg prometheus.Registerer, version string) *Metrics {
 			Help: "1 while /readyz answers 200 (Kafka and the index reachable, group joined).",
 		}),
 	}
+	bi := buildinfo.Read(version)
 	info := prometheus.NewGauge(prometheus.GaugeOpts{
 		Name:        "neardup_build_info",
-		Help:        "Build information; always 1.",
-		ConstLabels: prometheus.Labels{"version": version},
+		Help:        "Build information; always 1. version: the events' params.version; revision: the commit built (empty when none was recorded); goversion: the toolchain.",
+		ConstLabels: prometheus.Labels{"version": version, "revision": bi.Revision, "goversion": bi.GoVersion},
 	})
 	info.Set(1)
 	m.indexUp.Set(1)
 	reg.MustRegister(m.documents, m.replays, m.corrections, m.deadLetters, m.candidates, m.verifications,
-		m.truncated, m.commonKeys, m.stage, m.endToEnd, m.indexErrors, m.indexRetries, m.indexUp, m.indexLost, m.lag, m.rebalances,
-		m.produced, m.produceErrors, m.commits, m.commitErrors, m.inflightRecs, m.inflightBytes, m.stalled, m.maintenance, m.ready, info)
+		m.truncated, m.commonKeys, m.stage, m.endToEnd, m.indexErrors, m.indexRetries, m.indexUp, m.indexLost, m.evicting, m.lag, m.rebalances,
+		m.produced, m.produceErrors, m.commits, m.commitErrors, m.inflightRecs, m.inflightBytes, m.stalled, m.producePend, m.produceStall,
+		m.maintenance, m.ready, info)
 	// Label values known in advance are created now, so a dashboard
 	// shows them at zero before the first event.
 	for _, k := range []string{"unique", "exact", "near", "partial"} {
@@ -303,6 +323,25 @@ func (m *Metrics) IndexLost(lost bool) {
 		return
 	}
 	m.indexLost.Set(b2f(lost))
+}
+
+// Evicting sets the number of Redis servers of the index whose
+// maxmemory-policy may evict its keys.
+func (m *Metrics) Evicting(n int) {
+	if m == nil {
+		return
+	}
+	m.evicting.Set(float64(n))
+}
+
+// ProducePending sets the age of the oldest unacknowledged produce and
+// whether it is past the produce timeout.
+func (m *Metrics) ProducePending(age time.Duration, stalled bool) {
+	if m == nil {
+		return
+	}
+	m.producePend.Set(age.Seconds())
+	m.produceStall.Set(b2f(stalled))
 }
 
 // Lag sets the lag of one input partition.

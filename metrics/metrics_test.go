@@ -7,6 +7,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/neardup/neardup/internal/buildinfo"
 )
 
 // A nil *Metrics is a valid no-op, so stages run without metrics.
@@ -47,4 +49,30 @@ func TestCounts(t *testing.T) {
 	shared := prometheus.NewRegistry()
 	New(prometheus.WrapRegistererWith(prometheus.Labels{"instance": "1"}, shared), "v1")
 	New(prometheus.WrapRegistererWith(prometheus.Labels{"instance": "2"}, shared), "v1")
+}
+
+// neardup_build_info carries the version, the commit built and the
+// toolchain.
+func TestBuildInfo(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	New(reg, "v1.2.3")
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != "neardup_build_info" {
+			continue
+		}
+		labels := map[string]string{}
+		for _, l := range mf.GetMetric()[0].GetLabel() {
+			labels[l.GetName()] = l.GetValue()
+		}
+		want := buildinfo.Read("v1.2.3")
+		if labels["version"] != "v1.2.3" || labels["goversion"] != want.GoVersion || labels["goversion"] == "" || labels["revision"] != want.Revision {
+			t.Errorf("neardup_build_info labels %v, want version v1.2.3, revision %q, goversion %s", labels, want.Revision, want.GoVersion)
+		}
+		return
+	}
+	t.Error("no neardup_build_info")
 }

@@ -5,68 +5,57 @@ import (
 	"sync"
 )
 
-// clusterCache remembers the cluster of recently decided documents, so a
-// duplicate of a duplicate joins its original's cluster without asking the
-// index. It is bounded (least recently used out); a miss is answered from
-// the verdict recorded in the index. The resolve stage fills it; the
-// index stage peeks at it to group candidates by cluster (settle.go), so
-// it is safe for concurrent use.
+// clusterCache remembers the cluster of documents by the Seq the index
+// gave them, as their recorded verdicts name it: a cache of the index,
+// which gives the answer the index gives (a member that starts cold reads
+// the same clusters from the verdicts recorded there). It is filled by
+// the resolve stage when it records a verdict, and with the verdicts read
+// from the index (with the candidates, or for an earlier document decided
+// elsewhere). A Seq names one document for good, so an entry never names
+// another incarnation of an id. It is bounded (least recently used out);
+// a miss is answered from the index. The index and resolve stages use it
+// concurrently.
 type clusterCache struct {
 	mu    sync.Mutex
 	max   int
 	ll    *list.List
-	items map[string]*list.Element
+	items map[uint64]*list.Element
 }
 
-type clusterEntry struct{ id, cluster string }
+type clusterEntry struct {
+	seq     uint64
+	cluster string
+}
 
 func newClusterCache(n int) *clusterCache {
-	return &clusterCache{max: n, ll: list.New(), items: map[string]*list.Element{}}
+	return &clusterCache{max: n, ll: list.New(), items: map[uint64]*list.Element{}}
 }
 
-func (c *clusterCache) lookup(id string) (string, bool) {
+// get returns the cluster of document seq, if known.
+func (c *clusterCache) get(seq uint64) (string, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if e, ok := c.items[id]; ok {
+	if e, ok := c.items[seq]; ok {
 		c.ll.MoveToFront(e)
 		return e.Value.(*clusterEntry).cluster, true
 	}
 	return "", false
 }
 
-// peek is lookup without marking the entry used, so that what the cache
-// evicts depends on the resolve stage's order alone.
-func (c *clusterCache) peek(id string) (string, bool) {
+// put records the cluster of document seq, as its recorded verdict (or a
+// revision of it) names it.
+func (c *clusterCache) put(seq uint64, cluster string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if e, ok := c.items[id]; ok {
-		return e.Value.(*clusterEntry).cluster, true
-	}
-	return "", false
-}
-
-func (c *clusterCache) put(id, cluster string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if e, ok := c.items[id]; ok {
+	if e, ok := c.items[seq]; ok {
+		e.Value.(*clusterEntry).cluster = cluster
 		c.ll.MoveToFront(e)
-		return // first verdict wins
+		return
 	}
-	c.items[id] = c.ll.PushFront(&clusterEntry{id, cluster})
+	c.items[seq] = c.ll.PushFront(&clusterEntry{seq, cluster})
 	if c.ll.Len() > c.max {
 		old := c.ll.Back()
 		c.ll.Remove(old)
-		delete(c.items, old.Value.(*clusterEntry).id)
-	}
-}
-
-// forget drops id's entry (its document was deleted: a document re-sent
-// under the id later is new and gets a cluster of its own).
-func (c *clusterCache) forget(id string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if e, ok := c.items[id]; ok {
-		c.ll.Remove(e)
-		delete(c.items, id)
+		delete(c.items, old.Value.(*clusterEntry).seq)
 	}
 }

@@ -227,8 +227,8 @@ func templateDocs(runs []commonRun) int {
 // the pipeline's own memory (at most maxSources, the oldest out first),
 // where another pipeline, or this one after a restart, cannot see them.
 type Sourcer interface {
-	Sources(ctx context.Context, ids []string) ([][]byte, error)
-	RecordSources(ctx context.Context, ids []string, copied [][]byte) ([]bool, error)
+	Sources(ctx context.Context, seqs []uint64) ([][]byte, error)
+	RecordSources(ctx context.Context, seqs []uint64, copied [][]byte) ([]bool, error)
 }
 
 // maxSources bounds the sources a pipeline remembers when its index does
@@ -244,43 +244,46 @@ type Sourcer interface {
 const maxSources = 1 << 16
 
 // sourceSet remembers the copied text of at most max sources (the oldest
-// out first): the stored hashes of their anchors that a whole copy held.
-// The index stage owns it (one goroutine: processBatch and removeBatch).
-// pending lists the sources added since the last flush, in order.
+// out first), by the source document's Seq: the stored hashes of their
+// anchors that a whole copy held, and the Seq of that copy (the finder).
+// The index stage owns it (one goroutine: processBatch). pending lists
+// the sources added since the last flush, in order.
 type sourceSet struct {
 	max     int
-	copied  map[string][]uint32 // sorted
-	ring    []string
+	copied  map[uint64]source
+	ring    []uint64
 	next    int
-	pending []string
+	pending []uint64
+}
+
+// source is a source's copied text (sorted hashes) and its finder.
+type source struct {
+	hashes []uint32
+	by     uint64
 }
 
 func newSourceSet(n int) *sourceSet {
-	return &sourceSet{max: n, copied: map[string][]uint32{}}
+	return &sourceSet{max: n, copied: map[uint64]source{}}
 }
 
-// add merges hashes (sorted) into id's copied text.
-func (s *sourceSet) add(id string, hashes []uint32) {
+// add records hashes (sorted), found copied whole by document by, as the
+// copied text of document seq.
+func (s *sourceSet) add(seq, by uint64, hashes []uint32) {
 	if s.max <= 0 || len(hashes) == 0 {
 		return
 	}
-	if _, ok := s.copied[id]; ok {
+	if _, ok := s.copied[seq]; ok {
 		return // the first whole copy says what the copied text is
 	}
 	if len(s.ring) < s.max {
-		s.ring = append(s.ring, id)
+		s.ring = append(s.ring, seq)
 	} else {
 		delete(s.copied, s.ring[s.next])
-		s.ring[s.next] = id
+		s.ring[s.next] = seq
 		s.next = (s.next + 1) % s.max
 	}
-	s.copied[id] = hashes
-	s.pending = append(s.pending, id)
-}
-
-// forget drops id (its document was deleted).
-func (s *sourceSet) forget(id string) {
-	delete(s.copied, id) // its ring slot is reused in turn (an id added again may leave early)
+	s.copied[seq] = source{hashes, by}
+	s.pending = append(s.pending, seq)
 }
 
 // reset forgets every source.
@@ -299,18 +302,18 @@ func (p *Pipeline) recordSources(ctx context.Context) error {
 		s.pending = s.pending[:0]
 		return nil
 	}
-	var ids []string
+	var seqs []uint64
 	var recs [][]byte
-	for _, id := range s.pending {
-		if h := s.copied[id]; h != nil { // not forgotten meanwhile
-			ids, recs = append(ids, id), append(recs, index.AppendSource(nil, h))
+	for _, seq := range s.pending {
+		if c, ok := s.copied[seq]; ok {
+			seqs, recs = append(seqs, seq), append(recs, index.AppendSource(nil, c.by, c.hashes))
 		}
 	}
-	if len(ids) > 0 {
+	if len(seqs) > 0 {
 		// Stored false: the source was deleted or expired since it was
 		// found; it is no one's source any more.
 		if err := p.retry(ctx, "record-sources", func(ctx context.Context) error {
-			_, err := sr.RecordSources(ctx, ids, recs)
+			_, err := sr.RecordSources(ctx, seqs, recs)
 			return err
 		}); err != nil {
 			return err
@@ -330,16 +333,16 @@ func (p *Pipeline) fetchSources(ctx context.Context, jobs []*job) error {
 	if !ok {
 		return nil
 	}
-	var missing []string
-	seen := map[string]bool{}
+	var missing []uint64
+	seen := map[uint64]bool{}
 	for _, j := range jobs {
 		if j.discount == nil {
 			continue
 		}
 		for _, c := range j.cands[:min(j.earlier, len(j.cands))] {
-			if c.Source == nil && !seen[c.ID] {
-				seen[c.ID] = true
-				missing = append(missing, c.ID)
+			if c.Source == nil && !seen[c.Seq] {
+				seen[c.Seq] = true
+				missing = append(missing, c.Seq)
 			}
 		}
 	}
@@ -354,11 +357,11 @@ func (p *Pipeline) fetchSources(ctx context.Context, jobs []*job) error {
 	}); err != nil {
 		return err
 	}
-	got := make(map[string][]byte, len(missing))
-	for i, id := range missing {
-		got[id] = []byte{} // read: none
+	got := make(map[uint64][]byte, len(missing))
+	for i, seq := range missing {
+		got[seq] = []byte{} // read: none
 		if i < len(recs) && recs[i] != nil {
-			got[id] = recs[i]
+			got[seq] = recs[i]
 		}
 	}
 	for _, j := range jobs {
@@ -367,7 +370,7 @@ func (p *Pipeline) fetchSources(ctx context.Context, jobs []*job) error {
 		}
 		for i := range j.cands[:min(j.earlier, len(j.cands))] {
 			if c := &j.cands[i]; c.Source == nil {
-				c.Source = got[c.ID]
+				c.Source = got[c.Seq]
 			}
 		}
 	}
@@ -375,25 +378,31 @@ func (p *Pipeline) fetchSources(ctx context.Context, jobs []*job) error {
 }
 
 // sourceOf returns the copied text of candidate c when it is a source
-// (nil otherwise): what this batch found, else its source record from the
-// index, decoded once per batch (decoded). A record that does not decode
-// (written by something else) makes no source.
-func (p *Pipeline) sourceOf(c *index.Candidate, decoded map[string][]uint32) []uint32 {
-	if h, ok := p.sources.copied[c.ID]; ok {
-		return h
+// found by a document before j (a lower Seq; nil otherwise): what this
+// batch found, else its source record from the index, decoded once per
+// batch (decoded). A source found by a later document (one decided
+// before j was replayed, or on another member meanwhile) is not j's: j's
+// verdict is the one an uninterrupted run gives. A record that does not
+// decode (written by something else) makes no source.
+func (p *Pipeline) sourceOf(j *job, c *index.Candidate, decoded map[uint64]source) []uint32 {
+	if src, ok := p.sources.copied[c.Seq]; ok && src.by < j.res.Seq {
+		return src.hashes
 	}
 	if len(c.Source) == 0 {
 		return nil
 	}
-	h, ok := decoded[c.ID]
+	src, ok := decoded[c.Seq]
 	if !ok {
-		h, _ = index.DecodeSource(nil, c.Source)
-		if len(h) == 0 {
-			h = nil
+		src.by, src.hashes, _ = index.DecodeSource(nil, c.Source)
+		if len(src.hashes) == 0 {
+			src.hashes = nil
 		}
-		decoded[c.ID] = h
+		decoded[c.Seq] = src
 	}
-	return h
+	if src.by >= j.res.Seq {
+		return nil
+	}
+	return src.hashes
 }
 
 // markSources runs in the index stage, in input order, once the
@@ -401,10 +410,10 @@ func (p *Pipeline) sourceOf(c *index.Candidate, decoded map[string][]uint32) []u
 // job's discount, the candidates that are sources whose copied text makes
 // some of the job's common passages (those passages are evidence against
 // them), then records the candidates the job copied whole as sources.
-// feats returns a candidate's decoded features by id (nil when gone or
+// feats returns a candidate's decoded features (nil when gone or
 // undecodable), decoding only those asked for.
-func (p *Pipeline) markSources(jobs []*job, feats func(id string) *sketch.Features) {
-	decoded := map[string][]uint32{}
+func (p *Pipeline) markSources(jobs []*job, feats func(c *index.Candidate) *sketch.Features) {
+	decoded := map[uint64]source{}
 	for _, j := range jobs {
 		if j.discount == nil || j.feats == nil {
 			continue
@@ -414,11 +423,11 @@ func (p *Pipeline) markSources(jobs []*job, feats func(id string) *sketch.Featur
 		if len(j.discount.Common) > 0 {
 			for i := range cands {
 				c := &cands[i]
-				copied := p.sourceOf(c, decoded)
+				copied := p.sourceOf(j, c, decoded)
 				if copied == nil {
 					continue
 				}
-				f := feats(c.ID)
+				f := feats(c)
 				if f == nil {
 					continue
 				}
@@ -444,10 +453,10 @@ func (p *Pipeline) markSources(jobs []*job, feats func(id string) *sketch.Featur
 		slices.SortFunc(order, func(a, b int) int { return cmp.Compare(cands[a].Seq, cands[b].Seq) })
 		for _, i := range order {
 			c := &cands[i]
-			if f := feats(c.ID); f != nil {
+			if f := feats(c); f != nil {
 				if shared := copiedWhole(common, j.feats.Passage.Anchors, f); shared != nil {
-					if p.sourceOf(c, decoded) == nil {
-						p.sources.add(c.ID, shared)
+					if p.sourceOf(j, c, decoded) == nil {
+						p.sources.add(c.Seq, j.res.Seq, shared)
 					}
 					break
 				}

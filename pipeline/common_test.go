@@ -225,27 +225,23 @@ func TestSourceCommon(t *testing.T) {
 	}
 }
 
-// sourceSet keeps the first copied text of a source and at most max
-// sources, the oldest out first.
+// sourceSet keeps the first copied text of a source (by its Seq) and at
+// most max sources, the oldest out first.
 func TestSourceSet(t *testing.T) {
 	s := newSourceSet(2)
-	s.add("a", []uint32{1})
-	s.add("a", []uint32{2}) // the first whole copy says what was copied
-	s.add("b", []uint32{3})
-	s.add("empty", nil)
-	if got := s.copied["a"]; !slices.Equal(got, []uint32{1}) {
-		t.Errorf("a: %v, want [1]", got)
+	s.add(1, 10, []uint32{1})
+	s.add(1, 11, []uint32{2}) // the first whole copy says what was copied
+	s.add(2, 12, []uint32{3})
+	s.add(3, 13, nil)
+	if got := s.copied[1]; !slices.Equal(got.hashes, []uint32{1}) || got.by != 10 {
+		t.Errorf("1: %v, want [1] found by 10", got)
 	}
-	if s.copied["empty"] != nil || len(s.copied) != 2 {
-		t.Errorf("sources %v, want a and b", s.copied)
+	if _, ok := s.copied[3]; ok || len(s.copied) != 2 {
+		t.Errorf("sources %v, want 1 and 2", s.copied)
 	}
-	s.add("c", []uint32{4})
-	if _, ok := s.copied["a"]; ok || s.copied["b"] == nil || s.copied["c"] == nil {
-		t.Errorf("sources %v, want b and c (a out first)", s.copied)
-	}
-	s.forget("b")
-	if _, ok := s.copied["b"]; ok {
-		t.Errorf("b still a source after forget")
+	s.add(4, 14, []uint32{4})
+	if _, ok := s.copied[1]; ok || s.copied[2].hashes == nil || s.copied[4].hashes == nil {
+		t.Errorf("sources %v, want 2 and 4 (1 out first)", s.copied)
 	}
 }
 
@@ -271,35 +267,35 @@ func TestMarkSourcesEarliest(t *testing.T) {
 		commonKeys, docs = append(commonKeys, keys[i]), append(docs, 5)
 	}
 	copyFeats := &sketch.Features{Passage: sketch.Passage{Anchors: anchors}}
-	feats := map[string]*sketch.Features{"source": copyFeats, "copy1": copyFeats, "copy2": copyFeats}
+	feats := map[uint64]*sketch.Features{1: copyFeats, 3: copyFeats, 5: copyFeats}
 	for _, tt := range []struct {
 		name  string
 		cands []index.Candidate
-		want  string
+		want  uint64
 	}{
-		{"ranked most recent first", []index.Candidate{{ID: "copy2", Seq: 5}, {ID: "copy1", Seq: 3}, {ID: "source", Seq: 1}}, "source"},
-		{"ranked oldest first", []index.Candidate{{ID: "source", Seq: 1}, {ID: "copy1", Seq: 3}, {ID: "copy2", Seq: 5}}, "source"},
-		{"the source is gone", []index.Candidate{{ID: "copy2", Seq: 5}, {ID: "copy1", Seq: 3}}, "copy1"},
+		{"ranked most recent first", []index.Candidate{{ID: "copy2", Seq: 5}, {ID: "copy1", Seq: 3}, {ID: "source", Seq: 1}}, 1},
+		{"ranked oldest first", []index.Candidate{{ID: "source", Seq: 1}, {ID: "copy1", Seq: 3}, {ID: "copy2", Seq: 5}}, 1},
+		{"the source is gone", []index.Candidate{{ID: "copy2", Seq: 5}, {ID: "copy1", Seq: 3}}, 3},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			p := &Pipeline{sources: newSourceSet(8)}
 			j := &job{
 				entry:        index.Entry{Anchors: keys},
 				feats:        copyFeats,
-				res:          index.Result{CommonAnchors: commonKeys, CommonAnchorDocs: docs},
+				res:          index.Result{Seq: 9, CommonAnchors: commonKeys, CommonAnchorDocs: docs},
 				cands:        tt.cands,
 				earlier:      len(tt.cands),
 				sentenceBase: n,
 				discount:     &verify.Discount{},
 				commonShare:  0.9,
 			}
-			p.markSources([]*job{j}, func(id string) *sketch.Features { return feats[id] })
-			if len(p.sources.copied) != 1 || p.sources.copied[tt.want] == nil {
-				var got []string
-				for id := range p.sources.copied {
-					got = append(got, id)
+			p.markSources([]*job{j}, func(c *index.Candidate) *sketch.Features { return feats[c.Seq] })
+			if src, ok := p.sources.copied[tt.want]; len(p.sources.copied) != 1 || !ok || src.by != 9 {
+				var got []uint64
+				for seq := range p.sources.copied {
+					got = append(got, seq)
 				}
-				t.Errorf("sources %v, want only %s", got, tt.want)
+				t.Errorf("sources %v, want only %d, found by 9", got, tt.want)
 			}
 		})
 	}

@@ -9,7 +9,7 @@ import (
 // [index.Store] implementations satisfy it. Without it corrections stay
 // events only.
 type Reviser interface {
-	ReviseVerdicts(ctx context.Context, ids []string, old, verdicts [][]byte) ([]bool, error)
+	ReviseVerdicts(ctx context.Context, seqs []uint64, old, verdicts [][]byte) ([]bool, error)
 }
 
 // recordCorrections records the corrections of outs (Redis Cluster: a
@@ -27,49 +27,65 @@ func (p *Pipeline) recordCorrections(ctx context.Context, outs []Output) error {
 	if !ok {
 		return nil
 	}
-	var ids []string
+	var seqs []uint64
 	var evs []*Event
 	for _, o := range outs {
-		for _, c := range o.Corrections {
-			ids, evs = append(ids, c.ID), append(evs, c)
+		for i, c := range o.Corrections {
+			if i < len(o.correctionSeqs) && o.correctionSeqs[i] != 0 {
+				seqs, evs = append(seqs, o.correctionSeqs[i]), append(evs, c)
+			}
 		}
 	}
-	if len(ids) == 0 {
+	if len(seqs) == 0 {
 		return nil
 	}
 	var cur [][]byte
 	if err := p.retry(ctx, "read-verdicts", func(ctx context.Context) error {
 		var err error
-		cur, err = p.ix.Verdicts(ctx, ids)
+		cur, err = p.ix.Verdicts(ctx, seqs)
 		return err
 	}); err != nil {
 		return err
 	}
-	var rids []string
+	var rseqs []uint64
 	var old, recs [][]byte
-	seen := map[string]bool{}
+	var clusters []string
+	seen := map[uint64]bool{}
 	for i, c := range evs {
-		if seen[c.ID] {
-			continue
+		if seen[seqs[i]] || cur[i] == nil {
+			continue // not stored (any more): nothing to correct
 		}
-		if cur[i] != nil {
+		var was []byte
+		if len(cur[i]) > 0 {
 			rec, err := decodeRecord(c.ID, cur[i])
 			if err != nil || len(rec.Matches) > 0 {
 				continue // its own duplicate verdict stands (or cannot be read)
 			}
+			was = cur[i]
 		}
 		b, err := json.Marshal(record(c))
 		if err != nil {
 			continue
 		}
-		seen[c.ID] = true
-		rids, old, recs = append(rids, c.ID), append(old, cur[i]), append(recs, b)
+		seen[seqs[i]] = true
+		rseqs, old, recs = append(rseqs, seqs[i]), append(old, was), append(recs, b)
+		clusters = append(clusters, c.Cluster)
 	}
-	if len(rids) == 0 {
+	if len(rseqs) == 0 {
 		return nil
 	}
-	return p.retry(ctx, "record-corrections", func(ctx context.Context) error {
-		_, err := rv.ReviseVerdicts(ctx, rids, old, recs)
+	var revised []bool
+	if err := p.retry(ctx, "record-corrections", func(ctx context.Context) error {
+		var err error
+		revised, err = rv.ReviseVerdicts(ctx, rseqs, old, recs)
 		return err
-	})
+	}); err != nil {
+		return err
+	}
+	for i, ok := range revised {
+		if ok && i < len(clusters) {
+			p.clusters.put(rseqs[i], clusters[i])
+		}
+	}
+	return nil
 }

@@ -27,12 +27,12 @@ func TestClusterCorrectionsRecorded(t *testing.T) {
 	ctx := context.Background()
 	const ns = "corr"
 	// A user that may touch the clock, ids, records and lanes, and no
-	// bucket key ("<ns>:v5:{tag}b…"), on every master.
+	// bucket key ("<ns>:v6:{tag}b…"), on every master.
 	for _, a := range addrs {
 		c := redis.NewClient(&redis.Options{Addr: a})
 		err := c.Do(ctx, "ACL", "SETUSER", "halfway", "on", ">pw", "+@all", "resetkeys",
-			"~"+ns+":v5:{*}c", "~"+ns+":v5:{*}i*", "~"+ns+":v5:{*}m*", "~"+ns+":v5:{*}f*", "~"+ns+":v5:{*}k*",
-			"~"+ns+":v5:{*}v*", "~"+ns+":v5:{*}e*").Err()
+			"~"+ns+":v6:{*}c", "~"+ns+":v6:{*}i*", "~"+ns+":v6:{*}m*", "~"+ns+":v6:{*}f*", "~"+ns+":v6:{*}k*",
+			"~"+ns+":v6:{*}v*", "~"+ns+":v6:{*}e*", "~"+ns+":v6:{*}l*").Err()
 		c.Close()
 		if err != nil {
 			t.Fatalf("ACL SETUSER on %s: %v", a, err)
@@ -68,7 +68,11 @@ func TestClusterCorrectionsRecorded(t *testing.T) {
 		t.Fatalf("early's first attempt: %v, want a failure to access the bucket keys", err)
 	}
 	ix := open("")
-	if v, err := ix.Verdicts(ctx, []string{"early"}); err != nil || v[0] != nil {
+	probe, perr := New(cfg, nil)
+	if perr != nil {
+		t.Fatal(perr)
+	}
+	if v, err := ix.Verdicts(ctx, storedSeqs(t, ix, probe.IndexParams(), "early")); err != nil || len(v[0]) != 0 {
 		t.Fatalf("early after its failed attempt: verdict %q, %v; want none", v, err)
 	}
 	// 2. later finds nothing.

@@ -17,16 +17,19 @@ import (
 type garbling struct {
 	index.Store
 	id string
+	p  index.Params
+	t  testing.TB
 }
 
-func (g *garbling) RecordVerdicts(ctx context.Context, ids []string, verdicts [][]byte) ([]bool, error) {
+func (g *garbling) RecordVerdicts(ctx context.Context, seqs []uint64, verdicts [][]byte) ([]bool, error) {
 	v := append([][]byte(nil), verdicts...)
-	for i, id := range ids {
-		if id == g.id {
+	bad := storedSeqs(g.t, g.Store, g.p, g.id)[0]
+	for i, seq := range seqs {
+		if seq == bad {
 			v[i] = []byte("\x00\xffnot a verdict")
 		}
 	}
-	return g.Store.RecordVerdicts(ctx, ids, v)
+	return g.Store.RecordVerdicts(ctx, seqs, v)
 }
 
 // Issue 24, "Nothing silent": a stored verdict that does not decode was
@@ -54,7 +57,7 @@ func TestBadStoredVerdict(t *testing.T) {
 				t.Fatal(err)
 			}
 			ix := tt.ix(probe)
-			first := run(t, cfg, func(*Pipeline) index.Store { return &garbling{ix, "a"} }, []Item{
+			first := run(t, cfg, func(*Pipeline) index.Store { return &garbling{ix, "a", probe.IndexParams(), t} }, []Item{
 				{Doc: Document{ID: "a", Text: []byte(a)}},
 				{Doc: Document{ID: "b", Text: []byte(b)}},
 			})

@@ -52,7 +52,7 @@ func (p *Pipeline) prepareDelete(j *job) {
 // through processBatch, runs of deletes through removeBatch, so that a
 // delete removes what every earlier input stored and nothing a later one
 // stores (a document re-sent after its delete is new).
-func (p *Pipeline) processBatches(ctx context.Context, batch []*job, verifyIn chan<- verify.Job, fl *inflight, st *settler) error {
+func (p *Pipeline) processBatches(ctx context.Context, batch []*job, verifyIn chan<- verify.Job, fl *inflight) error {
 	for len(batch) > 0 {
 		n, del := 1, batch[0].item.Delete
 		for n < len(batch) && batch[n].item.Delete == del {
@@ -60,16 +60,9 @@ func (p *Pipeline) processBatches(ctx context.Context, batch []*job, verifyIn ch
 		}
 		var err error
 		if del {
-			// A delete takes an input position like any document, so the
-			// settler's positions stay those the resolve stage counts.
-			if st != nil {
-				for range batch[:n] {
-					st.push("")
-				}
-			}
 			err = p.removeBatch(ctx, batch[:n], verifyIn)
 		} else {
-			err = p.processBatch(ctx, batch[:n], verifyIn, fl, st)
+			err = p.processBatch(ctx, batch[:n], verifyIn, fl)
 		}
 		if err != nil {
 			return err
@@ -89,7 +82,6 @@ func (p *Pipeline) removeBatch(ctx context.Context, batch []*job, verifyIn chan<
 	ids := make([]string, len(live))
 	for i, j := range live {
 		ids[i] = j.item.Doc.ID
-		p.sources.forget(ids[i]) // common.go
 	}
 	if len(ids) > 0 {
 		rm, ok := p.ix.(Remover)
@@ -127,18 +119,25 @@ func (p *Pipeline) removeBatch(ctx context.Context, batch []*job, verifyIn chan<
 	return handOn(ctx, batch, verifyIn)
 }
 
-// deletedEvent is a delete job's output event. It runs in the resolve
-// stage, in input order, so the cluster cache forgets the id after every
-// earlier verdict of it was put there.
+// deletedEvent is a delete job's output event. Nothing of the removed
+// document stays in the pipeline's caches that could name a later
+// document: they are keyed by Seq, and a document sent again under the
+// id gets a new one.
 func (p *Pipeline) deletedEvent(j *job) *Event {
-	p.clusters.forget(j.item.Doc.ID)
+	return p.DeletedEvent(j.item.Doc, j.item.Source, j.del.found)
+}
+
+// DeletedEvent is the event that answers the delete of doc (only its ID
+// is read) from src: found reports that the document was stored. neardup
+// delete produces it as a member answering a tombstone does.
+func (p *Pipeline) DeletedEvent(doc Document, src Source, found bool) *Event {
 	return &Event{
-		ID:       j.item.Doc.ID,
+		ID:       doc.ID,
 		Kind:     KindDeleted,
-		Cluster:  j.item.Doc.ID,
-		Source:   p.eventSource(j.item.Doc, j.item.Source),
+		Cluster:  doc.ID,
+		Source:   p.eventSource(doc, src),
 		Params:   p.cfg.Params,
 		At:       p.cfg.Now().UTC(),
-		NotFound: !j.del.found,
+		NotFound: !found,
 	}
 }

@@ -32,11 +32,17 @@ type Event struct {
 	Params      Params         `json:"params"`
 	At          time.Time      `json:"at"`
 	// Replay marks the first verdict of an id seen again (at-least-once
-	// delivery); nothing new was stored.
+	// delivery); nothing new was stored. With kind deleted it marks the
+	// record of a document deleted after it was stored, read again: the
+	// document is not stored again.
 	Replay bool `json:"replay,omitempty"`
-	// Abridged marks a replay whose matches are those the index keeps of
-	// the first verdict: the first three, without passages (the first
-	// event listed more, or their passages).
+	// Abridged marks an event that leaves evidence out: a replay, whose
+	// matches are those the index keeps of the first verdict (the first
+	// three, without passages), or an event shortened to fit
+	// Config.MaxEventBytes (pipeline.max_event_bytes, and what the output
+	// topic takes), which left out, in this order and only as far as
+	// needed, the passages of the matches but the best, those matches,
+	// sentence matches and the best match's passages (fit.go).
 	Abridged bool `json:"abridged,omitempty"`
 	// Truncated counts candidates withheld by full SimHash buckets.
 	Truncated int `json:"truncated,omitempty"`
@@ -55,11 +61,11 @@ type Event struct {
 	// ranked below verify.max_candidates, or whose stored features were
 	// gone or unreadable by the time they were fetched.
 	Unverified int `json:"unverified,omitempty"`
-	// Settled counts earlier candidates not verified because another
-	// candidate of the same known cluster (its first document when that
-	// is a candidate) was verified first and found a near or exact
-	// duplicate: they could only add matches of that cluster. They are
-	// neither in Matches nor in Unverified.
+	// Settled counted earlier candidates left unverified because another
+	// candidate of the same cluster was verified first and found a near
+	// or exact duplicate. Every candidate is verified now (which ones
+	// were settled depended on the process: pipeline/clusters.go): it is
+	// set only on the replay of a verdict recorded by an older version.
 	Settled int `json:"settled,omitempty"`
 	// Correction marks an event about another, later document that was
 	// admitted concurrently and did not see this one (Redis Cluster): it
@@ -177,4 +183,6 @@ type Output struct {
 	// Corrections are events about later documents that did not see this
 	// one (Redis Cluster only; see [Event.Correction]).
 	Corrections []*Event
+	// correctionSeqs are the Seqs of the documents of Corrections.
+	correctionSeqs []uint64
 }

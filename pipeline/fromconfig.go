@@ -82,7 +82,7 @@ func VerifyProfile(c *config.Config) (verify.Profile, error) {
 // it names (index.url) with the parameters that configuration gives band
 // keys. Configuration errors wrap config.ErrInvalid.
 func OpenStore(ctx context.Context, c *config.Config, version string) (Config, index.Store, error) {
-	return openStore(ctx, c, version, false)
+	return openStore(ctx, c, version, index.Options{})
 }
 
 // OpenExistingStore is OpenStore for a caller that has written to the
@@ -90,10 +90,19 @@ func OpenStore(ctx context.Context, c *config.Config, version string) (Config, i
 // Redis namespace that does not exist is index.ErrIndexLost instead of a
 // new, empty one (index.Options.RequireExisting).
 func OpenExistingStore(ctx context.Context, c *config.Config, version string) (Config, index.Store, error) {
-	return openStore(ctx, c, version, true)
+	return openStore(ctx, c, version, index.Options{RequireExisting: true})
 }
 
-func openStore(ctx context.Context, c *config.Config, version string, existing bool) (Config, index.Store, error) {
+// OpenReadOnlyStore is OpenStore for a caller that only looks (neardup
+// check): a Redis index is opened read-only (index.Options.ReadOnly: the
+// namespace must exist, nothing is created, superseded, swept or written,
+// a write fails on the server), the memory index as usual (it lives and
+// dies with the process; wrap it in index.ReadOnly to store nothing).
+func OpenReadOnlyStore(ctx context.Context, c *config.Config, version string) (Config, index.Store, error) {
+	return openStore(ctx, c, version, index.Options{ReadOnly: true})
+}
+
+func openStore(ctx context.Context, c *config.Config, version string, mode index.Options) (Config, index.Store, error) {
 	pc, err := FromConfig(c, version)
 	if err != nil {
 		return pc, nil, fmt.Errorf("%w: %w", config.ErrInvalid, err)
@@ -119,7 +128,8 @@ func openStore(ctx context.Context, c *config.Config, version string, existing b
 		Batch:           ix.Batch,
 		Timeout:         ix.Timeout,
 		TLS:             tc,
-		RequireExisting: existing,
+		RequireExisting: mode.RequireExisting,
+		ReadOnly:        mode.ReadOnly,
 	})
 	return pc, store, err
 }

@@ -16,11 +16,11 @@ import (
 // inserts them, gathers their candidates' stored features (fetching those
 // the index did not return with them) and hands them to the verifier
 // pool, whose workers decode the features of the candidates they verify.
-func (p *Pipeline) indexStage(ctx context.Context, ordered <-chan *job, verifyIn chan<- verify.Job, fl *inflight, st *settler) error {
+func (p *Pipeline) indexStage(ctx context.Context, ordered <-chan *job, verifyIn chan<- verify.Job, fl *inflight) error {
 	batch := make([]*job, 0, p.cfg.Batch)
 	for j := range ordered {
 		batch = gather(append(batch[:0], j), ordered, p.cfg.Batch)
-		if err := p.processBatches(ctx, batch, verifyIn, fl, st); err != nil { // delete.go
+		if err := p.processBatches(ctx, batch, verifyIn, fl); err != nil { // delete.go
 			return err
 		}
 	}
@@ -74,7 +74,7 @@ func handOn(ctx context.Context, batch []*job, verifyIn chan<- verify.Job) error
 	return nil
 }
 
-func (p *Pipeline) processBatch(ctx context.Context, batch []*job, verifyIn chan<- verify.Job, fl *inflight, st *settler) error {
+func (p *Pipeline) processBatch(ctx context.Context, batch []*job, verifyIn chan<- verify.Job, fl *inflight) error {
 	live, err := awaitLive(ctx, batch)
 	if err != nil {
 		return err
@@ -84,11 +84,6 @@ func (p *Pipeline) processBatch(ctx context.Context, batch []*job, verifyIn chan
 		entries = append(entries, j.entry)
 	}
 	if len(entries) == 0 {
-		if st != nil {
-			for range batch {
-				st.push("")
-			}
-		}
 		return handOn(ctx, batch, verifyIn)
 	}
 	var results []index.Result
@@ -107,6 +102,9 @@ func (p *Pipeline) processBatch(ctx context.Context, batch []*job, verifyIn chan
 	}
 	for i, j := range live {
 		j.res = results[i]
+		if j.res.Gone {
+			continue // a record read again after its document's delete (resolve.go)
+		}
 		j.discount = p.discount(j)
 		switch {
 		case !j.res.Replay:
@@ -129,15 +127,14 @@ func (p *Pipeline) processBatch(ctx context.Context, batch []*job, verifyIn chan
 		p.candidates(j)
 	}
 	t0 = time.Now()
-	raws, err := p.fetch(ctx, live)
-	if err != nil {
+	if err := p.fetch(ctx, live); err != nil {
 		return err
 	}
 	p.cfg.Metrics.Stage(metrics.StageFetch, time.Since(t0))
 	for _, j := range live {
 		kept, earlier := j.cands[:0], 0
 		for i, c := range j.cands {
-			if c.Features = raws[c.ID]; c.Features != nil {
+			if c.Features != nil {
 				kept = append(kept, c)
 				if i < j.earlier {
 					earlier++
@@ -152,14 +149,14 @@ func (p *Pipeline) processBatch(ctx context.Context, batch []*job, verifyIn chan
 	// order (common.go); decoded through the cache, the verifiers then
 	// find them there. The sources found are recorded in the index before
 	// the next batch is looked up.
-	decoded := map[string]*sketch.Features{}
-	feats := func(id string) *sketch.Features {
-		f, ok := decoded[id]
+	decoded := map[uint64]*sketch.Features{}
+	feats := func(c *index.Candidate) *sketch.Features {
+		f, ok := decoded[c.Seq]
 		if !ok {
-			if raw := raws[id]; raw != nil {
-				f = p.decoded.decode(raw)
+			if c.Features != nil {
+				f = p.decoded.decode(c.Features)
 			}
-			decoded[id] = f
+			decoded[c.Seq] = f
 		}
 		return f
 	}
@@ -182,18 +179,14 @@ func (p *Pipeline) processBatch(ctx context.Context, batch []*job, verifyIn chan
 	if err := p.recordSources(ctx); err != nil { // common.go
 		return err
 	}
-	if err := p.settle(ctx, st, batch); err != nil {
-		return err
-	}
 	now := time.Now()
 	for _, j := range batch {
 		j.verifyAt = now
 		// The candidates' features are decoded by the verifier workers,
-		// in parallel and only for those verified (not settled): Load
-		// fills j.candFeats, which the resolve stage reads after the
-		// job's result.
+		// in parallel: Load fills j.candFeats, which the resolve stage
+		// reads after the job's result.
 		j.candFeats = make([]*sketch.Features, len(j.cands))
-		vj := verify.Job{Doc: j.feats, Discount: j.discount, Groups: j.groups, Tag: j, Candidates: j.candFeats}
+		vj := verify.Job{Doc: j.feats, Discount: j.discount, Tag: j, Candidates: j.candFeats}
 		if len(j.cands) > 0 {
 			vj.Load = func(i int) *sketch.Features { return p.decoded.decode(j.cands[i].Features) }
 		}
@@ -206,32 +199,6 @@ func (p *Pipeline) processBatch(ctx context.Context, batch []*job, verifyIn chan
 	return nil
 }
 
-// settle groups the batch's candidates by known cluster (settle.go) and
-// moves the settler's window past the batch. A nil settler groups nothing.
-func (p *Pipeline) settle(ctx context.Context, st *settler, batch []*job) error {
-	if st == nil {
-		return nil
-	}
-	for _, j := range batch {
-		if j.earlier >= 2 {
-			// The positions lag back from the batch's last are decided.
-			if err := st.waitResolved(ctx, st.next+int64(len(batch))-1-st.lag); err != nil {
-				return err
-			}
-			break
-		}
-	}
-	for _, j := range batch {
-		if j.dead != nil {
-			st.push("")
-			continue
-		}
-		p.group(st, j)
-		st.push(j.entry.ID)
-	}
-	return nil
-}
-
 // candidates chooses what j is verified against (j.cands): the earlier
 // documents the index ranked (at most MaxCandidates, best first), the
 // first document with the same I-Match digest, and in Redis Cluster the
@@ -239,7 +206,8 @@ func (p *Pipeline) settle(ctx context.Context, st *settler, batch []*job) error 
 func (p *Pipeline) candidates(j *job) {
 	add := func(c index.Candidate) { j.cands = append(j.cands, c) }
 	j.unverified = j.res.Dropped
-	im := index.Candidate{ID: j.res.IMatch, Seq: j.res.IMatchSeq, Via: "imatch", Features: j.res.IMatchFeatures, Source: j.res.IMatchSource}
+	im := index.Candidate{ID: j.res.IMatch, Seq: j.res.IMatchSeq, Via: "imatch", Features: j.res.IMatchFeatures, Source: j.res.IMatchSource,
+		Verdict: j.res.IMatchVerdict}
 	// First seen wins: a document is only ever a duplicate of earlier
 	// ones, so a duplicate never becomes its original's representative.
 	decided, budget := false, p.cfg.MaxCandidates
@@ -252,7 +220,7 @@ func (p *Pipeline) candidates(j *job) {
 		decided = p.imatchDecides
 	}
 	for _, c := range j.res.Candidates {
-		if decided || c.Seq >= j.res.Seq || c.ID == im.ID {
+		if decided || c.Seq >= j.res.Seq || (im.ID != "" && c.Seq == im.Seq) {
 			continue
 		}
 		if budget == 0 {
@@ -270,38 +238,29 @@ func (p *Pipeline) candidates(j *job) {
 		add(im)
 	}
 	for _, c := range j.res.Candidates {
-		if c.Seq > j.res.Seq && c.ID != im.ID {
+		if c.Seq > j.res.Seq && (im.ID == "" || c.Seq != im.Seq) {
 			add(c)
 		}
 	}
 }
 
-// fetch returns the stored features of the jobs' candidates, by id, as
-// stored (the verifier workers decode them: processBatch). Features the
-// index returned with a candidate (Candidate.Features) are used as they
-// are; those of the other candidates (Redis Cluster, or a document
-// deleted since it was found) are read with Store.Features, in one call.
-// Ids whose features are gone map to nil.
-func (p *Pipeline) fetch(ctx context.Context, jobs []*job) (map[string][]byte, error) {
-	out := map[string][]byte{}
+// fetch reads the stored features of the jobs' candidates that the index
+// did not return with them (Redis Cluster, or a document deleted since it
+// was found) with Store.Features, in one call. A candidate whose features
+// are gone keeps nil features.
+func (p *Pipeline) fetch(ctx context.Context, jobs []*job) error {
+	var missing []uint64
+	seen := map[uint64]bool{}
 	for _, j := range jobs {
 		for _, c := range j.cands {
-			if _, ok := out[c.ID]; !ok && c.Features != nil {
-				out[c.ID] = c.Features
-			}
-		}
-	}
-	var missing []string
-	for _, j := range jobs {
-		for _, c := range j.cands {
-			if _, ok := out[c.ID]; !ok {
-				out[c.ID] = nil
-				missing = append(missing, c.ID)
+			if c.Features == nil && !seen[c.Seq] {
+				seen[c.Seq] = true
+				missing = append(missing, c.Seq)
 			}
 		}
 	}
 	if len(missing) == 0 {
-		return out, nil
+		return nil
 	}
 	var raw [][]byte
 	err := p.retry(ctx, "features", func(ctx context.Context) error {
@@ -310,14 +269,22 @@ func (p *Pipeline) fetch(ctx context.Context, jobs []*job) (map[string][]byte, e
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	for i, id := range missing {
+	got := make(map[uint64][]byte, len(missing))
+	for i, s := range missing {
 		if i < len(raw) {
-			out[id] = raw[i]
+			got[s] = raw[i]
 		}
 	}
-	return out, nil
+	for _, j := range jobs {
+		for i := range j.cands {
+			if c := &j.cands[i]; c.Features == nil {
+				c.Features = got[c.Seq]
+			}
+		}
+	}
+	return nil
 }
 
 // decodeFeatures decodes stored features. Features that do not decode

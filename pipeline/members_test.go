@@ -36,11 +36,6 @@ func newMember(t *testing.T, cfg config.Config) *member {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Settling skips candidates of a cluster this process decided, which
-	// a member that did not decide it verifies: the matches listed then
-	// differ by design (settle.go). Off, the events depend on the index
-	// alone.
-	pipeline.NoSettle(pl)
 	return &member{pl: pl, store: store}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -18,11 +19,16 @@ import (
 
 // Index is what the pipeline needs of the band store; [index.Store]
 // implementations satisfy it.
+//
+// Documents are named by the Seq the index gave them everywhere after the
+// lookup (records are read and written by Seq, index.Store), so that a
+// document deleted and sent again under its id is a new document in
+// every record.
 type Index interface {
 	LookupInsert(ctx context.Context, docs []index.Entry) ([]index.Result, error)
-	Features(ctx context.Context, ids []string) ([][]byte, error)
-	Verdicts(ctx context.Context, ids []string) ([][]byte, error)
-	RecordVerdicts(ctx context.Context, ids []string, verdicts [][]byte) ([]bool, error)
+	Features(ctx context.Context, seqs []uint64) ([][]byte, error)
+	Verdicts(ctx context.Context, seqs []uint64) ([][]byte, error)
+	RecordVerdicts(ctx context.Context, seqs []uint64, verdicts [][]byte) ([]bool, error)
 }
 
 // Config configures a Pipeline. Use [Config.WithDefaults] for zero fields.
@@ -55,10 +61,11 @@ type Config struct {
 	// then the most recent); the index should be opened with the same
 	// bound. The rest are counted in Event.Unverified.
 	MaxCandidates int
-	// MaxEventBytes bounds an event's JSON encoding (default 1 MiB, the
-	// default largest Kafka message): a larger event, a document with a
-	// huge meta object say, becomes a dead letter (event_too_large)
-	// instead of failing the output.
+	// MaxEventBytes bounds an event's JSON encoding (default 1 MiB; serve
+	// lowers it to what its output topic takes): a larger event is
+	// shortened (fit.go), and one that does not fit even then, a
+	// document with a huge meta object say, becomes a dead letter
+	// (event_too_large) instead of failing the output.
 	MaxEventBytes int
 	// Retry is how long index calls are retried while the index is
 	// unavailable before Run fails (default 30s; negative: until the
@@ -75,9 +82,20 @@ type Config struct {
 	Params Params
 	// Now stamps events (default time.Now).
 	Now func() time.Time
-	// ClusterCache bounds the remembered id → cluster pairs used to give a
-	// duplicate its original's cluster (default 1<<20).
+	// ClusterCache bounds the remembered document (Seq) → cluster pairs,
+	// read from or written to the index's verdicts, with which a
+	// duplicate gets its original's cluster (default 1<<20). A cache of
+	// what the index holds: a document's cluster is the one its recorded
+	// verdict names.
 	ClusterCache int
+	// SettleWait bounds how long the resolve stage waits for the
+	// verdict of an earlier document that another member (or an earlier
+	// attempt) has not recorded yet, when a duplicate of it needs its
+	// cluster (default 30 s; negative: no wait). Past it the earlier
+	// document stands for its own cluster, and Stats.ClusterUnknown
+	// counts it: the one case in which the process's timing shows in a
+	// verdict (clusters.go).
+	SettleWait time.Duration
 }
 
 // WithDefaults fills zero fields.
@@ -107,6 +125,9 @@ func (c Config) WithDefaults() Config {
 	if c.ClusterCache <= 0 {
 		c.ClusterCache = 1 << 20
 	}
+	if c.SettleWait == 0 {
+		c.SettleWait = 30 * time.Second
+	}
 	if c.Bands == 0 {
 		c.Bands, c.Rows = sketch.Bands(c.Sketch.K, 0.5)
 	}
@@ -120,13 +141,16 @@ func (c Config) WithDefaults() Config {
 const DefaultMaxEventBytes = 1 << 20
 
 // Pipeline turns documents into verdicts; see the package documentation.
-// A Pipeline may be Run once at a time; it keeps the cluster cache across
-// runs.
+// A Pipeline may be Run once at a time; it keeps its caches of the index
+// (clusters by Seq, decoded features by their bytes) across runs.
 type Pipeline struct {
 	cfg      Config
 	ix       Index
 	verifier *verify.Verifier
 	clusters *clusterCache
+	// unknown counts documents whose cluster stayed unknown for
+	// SettleWait (Stats.ClusterUnknown).
+	unknown atomic.Int64
 	// sources are the exemplars of widely copied texts (common.go).
 	sources *sourceSet
 	// decoded caches candidates' decoded features (index stage only).
@@ -139,10 +163,6 @@ type Pipeline struct {
 	imatchDecides bool
 	// sentenceMax bounds the matches listed per sentence (sentence mode).
 	sentenceMax int
-	// noSettle verifies every candidate (tests compare it with settling).
-	noSettle bool
-	// settleLag overrides the settling window (settle.go) when positive.
-	settleLag int
 	// stored recycles the stored views of documents (job.feats, each a
 	// few KB of slices) once their output is made.
 	stored sync.Pool
@@ -194,6 +214,18 @@ func New(cfg Config, ix Index) (*Pipeline, error) {
 	}
 	return pl, nil
 }
+
+// Stats are counters since the pipeline was created.
+type Stats struct {
+	// ClusterUnknown counts earlier documents whose cluster a duplicate
+	// of them needed and did not get: their verdict was not recorded
+	// within Config.SettleWait, they were removed meanwhile, or they were
+	// rejected after their lookup. Each stood for its own cluster.
+	ClusterUnknown int64
+}
+
+// Stats returns the counters.
+func (p *Pipeline) Stats() Stats { return Stats{ClusterUnknown: p.unknown.Load()} }
 
 // IndexParams returns the parameters the index must be opened with.
 func (p *Pipeline) IndexParams() index.Params {
@@ -287,47 +319,52 @@ type job struct {
 	// sources included; candTemplates those of its candidates that have a
 	// template record, by id. Shares are of the text outside them.
 	siteTemplate  []verify.Range
-	candTemplates map[string][]verify.Range
+	candTemplates map[uint64][]verify.Range
 	// del is set for a delete (Item.Delete) whose id is valid; see
 	// delete.go.
 	del *deletion
-	// groups are the verification groups of cands (settle.go), nil when
-	// every candidate is verified.
-	groups []int32
 }
 
-// inflight maps the ids of this run's documents that will record a
+// inflight maps the Seqs of this run's documents that will record a
 // verdict but have not yet to their jobs: a repeated id in the same or a
-// later batch is answered with the first occurrence's verdict even before
-// the index holds it. It is shared by the index and resolve stages.
+// later batch (a replay of the same Seq) is answered with the first
+// occurrence's verdict even before the index holds it. It is shared by
+// the index and resolve stages.
 type inflight struct {
 	mu sync.Mutex
-	m  map[string]*job
+	m  map[uint64]*job
 }
 
-// register makes j the job in flight for its id.
+// register makes j the job in flight for its Seq.
 func (f *inflight) register(j *job) {
 	f.mu.Lock()
-	f.m[j.entry.ID] = j
+	f.m[j.res.Seq] = j
 	f.mu.Unlock()
 }
 
-// claim returns the job in flight for j's id, or registers j as it.
+// claim returns the job in flight for j's Seq, or registers j as it.
 func (f *inflight) claim(j *job) *job {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if first, ok := f.m[j.entry.ID]; ok {
+	if first, ok := f.m[j.res.Seq]; ok {
 		return first
 	}
-	f.m[j.entry.ID] = j
+	f.m[j.res.Seq] = j
 	return nil
+}
+
+// get returns the job in flight for seq, if any.
+func (f *inflight) get(seq uint64) *job {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.m[seq]
 }
 
 // release forgets j once its verdict is recorded.
 func (f *inflight) release(j *job) {
 	f.mu.Lock()
-	if f.m[j.entry.ID] == j {
-		delete(f.m, j.entry.ID)
+	if f.m[j.res.Seq] == j {
+		delete(f.m, j.res.Seq)
 	}
 	f.mu.Unlock()
 }
@@ -346,14 +383,7 @@ func (p *Pipeline) Run(ctx context.Context, in <-chan Item, out chan<- Output) e
 	ordered := make(chan *job, 4*p.cfg.Batch+w)
 	verifyIn := make(chan verify.Job, p.cfg.Batch)
 	verifyOut := make(chan verify.Result, p.cfg.Batch)
-	fl := &inflight{m: map[string]*job{}}
-	var st *settler
-	if p.sentenceMax == 0 && !p.noSettle {
-		// Sentence mode reads every candidate's sentence matches.
-		// The lag must exceed a batch: the index stage waits for the
-		// positions lag back from its batch's last.
-		st = newSettler(max(cmp.Or(p.settleLag, settleLag), 2*p.cfg.Batch))
-	}
+	fl := &inflight{m: map[uint64]*job{}}
 
 	// Dispatch: keep input order in ordered, spread the work over prep.
 	g.Go(func() error {
@@ -410,7 +440,7 @@ func (p *Pipeline) Run(ctx context.Context, in <-chan Item, out chan<- Output) e
 	// Index: look up and insert in input order, in batches.
 	g.Go(func() error {
 		defer close(verifyIn)
-		return p.indexStage(ctx, ordered, verifyIn, fl, st)
+		return p.indexStage(ctx, ordered, verifyIn, fl)
 	})
 	pool := verify.NewPool(p.verifier, w)
 	g.Go(func() error {
@@ -422,16 +452,12 @@ func (p *Pipeline) Run(ctx context.Context, in <-chan Item, out chan<- Output) e
 	g.Go(func() error {
 		rs := make([]verify.Result, 0, p.cfg.Batch)
 		var outs []Output
-		var resolved int64
 		for r := range verifyOut {
 			rs = gather(append(rs[:0], r), verifyOut, p.cfg.Batch)
 			t0 := time.Now()
 			var err error
 			if outs, err = p.resolveBatch(ctx, rs, fl, outs[:0]); err != nil {
 				return err
-			}
-			if resolved += int64(len(rs)); st != nil {
-				st.resolvedUpTo(resolved)
 			}
 			for i, o := range outs {
 				p.observe(rs[i], o, t0)

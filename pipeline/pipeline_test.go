@@ -325,7 +325,7 @@ func TestIndexDown(t *testing.T) {
 	srv.Restart()
 	// The server came back without its data: the store says so (and
 	// decides nothing) until the loss is accepted.
-	if _, err := ix.Verdicts(context.Background(), []string{"x"}); !errors.Is(err, index.ErrIndexLost) {
+	if _, err := ix.Verdicts(context.Background(), []uint64{1}); !errors.Is(err, index.ErrIndexLost) {
 		t.Fatalf("after a restart without persistence: %v, want index.ErrIndexLost", err)
 	}
 	ix.(interface{ AcceptEmpty() }).AcceptEmpty()

@@ -105,6 +105,7 @@ func (p *Pipeline) prepareDoc(s *sketch.Sketcher, f *sketch.Features, enc *[]byt
 		HasContent: true,
 		Anchors:    appendSentenceKeys(anchorKeys(f.Passage.Anchors), &f.Sentences),
 		Features:   slices.Clone(*enc),
+		Origin:     origin(it.Source),
 	}
 	j.sentenceBase = len(f.Passage.Anchors)
 	if f.Host != 0 && len(j.entry.Anchors) < index.MaxAnchors {
@@ -181,4 +182,15 @@ func anchorKeys(as []sketch.Anchor) []uint64 {
 		out[i] = a.Hash
 	}
 	return out
+}
+
+// origin is the index's origin of a record read from a Kafka partition
+// (index.Origin), "" for other inputs: with it, a document deleted after
+// it was stored is not stored again when its record is read again
+// (Result.Gone), whatever the records are keyed by.
+func origin(src Source) string {
+	if src.Topic == "" || src.Partition == nil || src.Offset == nil {
+		return ""
+	}
+	return index.Origin(src.Topic, *src.Partition, *src.Offset)
 }

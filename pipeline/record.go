@@ -11,7 +11,7 @@ import (
 )
 
 // The binary encoding of a verdict record: what the index stores for a
-// verdict (RecordVerdict), about half the bytes of its JSON (on real
+// verdict (RecordVerdicts), about half the bytes of its JSON (on real
 // text, 392 → ~200 bytes for a duplicate with three matches), read back
 // exactly. A record is the version byte recordBinary, then fields in the
 // manner of protocol buffers: a tag (uvarint: field number · 8 + wire

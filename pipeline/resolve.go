@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,7 +13,7 @@ import (
 	"github.com/neardup/neardup/verify"
 )
 
-// verdictRecord is what the index keeps of a verdict (RecordVerdict): the
+// verdictRecord is what the index keeps of a verdict (RecordVerdicts): the
 // decision, for replays and for the clusters of later duplicates. It
 // leaves out what describes one input rather than the document (source,
 // meta, params): a replay reports its own. Kind, duplicate_of, method and
@@ -128,13 +129,13 @@ func (p *Pipeline) eventSource(doc Document, src Source) EventSource {
 }
 
 // resolveBatch turns consecutive verification results into their outputs,
-// in order, and records the verdicts they decided in the index in one call
-// (one round trip on a single Redis node), before any output leaves: an
-// output is never acknowledged before its verdict is recorded. Only the
-// index being unavailable (or misconfigured) returns an error.
+// in order, and records the verdicts they decided in the index (in one
+// call, one round trip on a single Redis node, unless a document has to
+// wait for an earlier one's verdict: see pending), before any output
+// leaves: an output is never acknowledged before its verdict is recorded.
+// Only the index being unavailable (or misconfigured) returns an error.
 func (p *Pipeline) resolveBatch(ctx context.Context, rs []verify.Result, fl *inflight, outs []Output) ([]Output, error) {
-	var ids []string
-	var recs [][]byte
+	pv := &pending{}
 	for _, r := range rs {
 		j := r.Tag.(*job)
 		if j.dead == nil {
@@ -142,7 +143,7 @@ func (p *Pipeline) resolveBatch(ctx context.Context, rs []verify.Result, fl *inf
 			// verdict is recorded (or the run fails).
 			defer fl.release(j)
 		}
-		o, rec, err := p.resolve(ctx, r)
+		o, rec, err := p.resolve(ctx, r, fl, pv)
 		if err != nil {
 			return outs, err
 		}
@@ -157,23 +158,42 @@ func (p *Pipeline) resolveBatch(ctx context.Context, rs []verify.Result, fl *inf
 			j.seq = nil
 		}
 		if rec != nil {
-			ids, recs = append(ids, j.item.Doc.ID), append(recs, rec)
+			pv.seqs, pv.recs = append(pv.seqs, j.res.Seq), append(pv.recs, rec)
 		}
 		outs = append(outs, o)
 	}
-	if len(ids) == 0 {
-		return outs, nil
-	}
-	// An id that is no longer stored (deleted or expired since its lookup)
-	// records nothing; its verdict still stands.
-	err := p.retry(ctx, "record-verdict", func(ctx context.Context) error {
-		_, err := p.ix.RecordVerdicts(ctx, ids, recs)
-		return err
-	})
-	if err != nil {
+	if err := p.recordPending(ctx, pv); err != nil {
 		return outs, err
 	}
 	return outs, p.recordCorrections(ctx, outs) // correct.go
+}
+
+// pending are the verdicts a batch decided and has not recorded yet.
+type pending struct {
+	seqs []uint64
+	recs [][]byte
+}
+
+// recordPending records the verdicts pv holds and empties it. A document
+// that is no longer stored (deleted or expired since its lookup) records
+// nothing; its verdict still stands. Recorded by Seq, a verdict never
+// lands on a document sent again under its id.
+//
+// Before a document waits for an earlier one's verdict (clustersOf), the
+// verdicts decided before it in its batch are recorded: the earlier
+// document's member may itself be waiting for one of them (two members,
+// each with a batch holding a document the other's next one duplicates),
+// and would otherwise wait until Config.SettleWait ran out.
+func (p *Pipeline) recordPending(ctx context.Context, pv *pending) error {
+	if pv == nil || len(pv.seqs) == 0 {
+		return nil
+	}
+	err := p.retry(ctx, "record-verdict", func(ctx context.Context) error {
+		_, err := p.ix.RecordVerdicts(ctx, pv.seqs, pv.recs)
+		return err
+	})
+	pv.seqs, pv.recs = nil, nil
+	return err
 }
 
 // resolve turns verification results into the document's output and
@@ -182,7 +202,7 @@ func (p *Pipeline) resolveBatch(ctx context.Context, rs []verify.Result, fl *inf
 // the document's own (a panic, an event that cannot be encoded or is too
 // large) becomes its dead letter; only the index being unavailable (or
 // misconfigured) returns an error.
-func (p *Pipeline) resolve(ctx context.Context, r verify.Result) (Output, []byte, error) {
+func (p *Pipeline) resolve(ctx context.Context, r verify.Result, fl *inflight, pv *pending) (Output, []byte, error) {
 	j := r.Tag.(*job)
 	o := Output{Tag: j.item.Tag}
 	if j.dead != nil {
@@ -191,6 +211,15 @@ func (p *Pipeline) resolve(ctx context.Context, r verify.Result) (Output, []byte
 	}
 	if j.del != nil {
 		o.Event = p.deletedEvent(j) // delete.go
+		return o, nil, nil
+	}
+	if j.res.Gone {
+		// The record of a document deleted after it was stored, read
+		// again (a member crashed before committing it): it is answered
+		// as the delete was, and nothing is stored.
+		ev := p.DeletedEvent(j.item.Doc, j.item.Source, true)
+		ev.Replay = true
+		o.Event = ev
 		return o, nil, nil
 	}
 	if r.Err != nil {
@@ -209,7 +238,7 @@ func (p *Pipeline) resolve(ctx context.Context, r verify.Result) (Output, []byte
 	if rec != nil {
 		j.rec = rec
 		ev := p.replayEvent(doc, j.item.Source, rec)
-		p.clusters.put(ev.ID, ev.Cluster)
+		p.clusters.put(j.res.Seq, ev.Cluster)
 		if err := p.check(ev); err != nil {
 			return p.reject(j, o, reasonOf(err), err)
 		}
@@ -260,10 +289,6 @@ func (p *Pipeline) resolve(ctx context.Context, r verify.Result) (Output, []byte
 		}
 	}
 	for i, v := range r.Verdicts {
-		if v.Settled {
-			ev.Settled++
-			continue
-		}
 		if i < len(j.candFeats) && j.candFeats[i] == nil {
 			// Its stored features did not decode (written by something
 			// else): not verified.
@@ -279,7 +304,7 @@ func (p *Pipeline) resolve(ctx context.Context, r verify.Result) (Output, []byte
 		m := Match{ID: j.cands[i].ID, Kind: string(v.Kind), Method: v.Check, Scores: v.Scores}
 		if i < len(j.candFeats) {
 			m.Passages = p.passages(j.feats, j.candFeats[i], v.Passages)
-			m.Share, m.MatchShare = passageShares(j.feats, j.candFeats[i], v.Passages, p.cfg.Sketch.Shingle, j.siteTemplate, j.candTemplates[j.cands[i].ID])
+			m.Share, m.MatchShare = passageShares(j.feats, j.candFeats[i], v.Passages, p.cfg.Sketch.Shingle, j.siteTemplate, j.candTemplates[j.cands[i].Seq])
 		}
 		if i < j.earlier {
 			ev.Matches = append(ev.Matches, m)
@@ -302,7 +327,7 @@ func (p *Pipeline) resolve(ctx context.Context, r verify.Result) (Output, []byte
 	}
 	ev.Sentences, ev.SentenceMatchesDropped = capSentences(ev.Sentences, p.sentenceMax)
 	if ev.DuplicateOf != "" {
-		c, err := p.clusterOf(ctx, ev.DuplicateOf)
+		c, err := p.clusterOf(ctx, j, ev.DuplicateOf, fl, pv)
 		if errors.Is(err, errBadVerdict) {
 			// The earlier document's cluster is unknown: naming it would
 			// split the cluster (or merge it with the wrong one), so this
@@ -321,12 +346,13 @@ func (p *Pipeline) resolve(ctx context.Context, r verify.Result) (Output, []byte
 	j.rec = record(ev)
 	b := marshalRecord(j.rec)
 	// Remembered now: a later document of the same batch may name it.
-	p.clusters.put(ev.ID, ev.Cluster)
+	p.clusters.put(j.res.Seq, ev.Cluster)
 	if p.emits(ev) {
 		o.Event = ev
 	}
 	for _, m := range later {
 		o.Corrections = append(o.Corrections, p.correction(ev, m))
+		o.correctionSeqs = append(o.correctionSeqs, seqOf(j, m.ID))
 	}
 	return o, b, nil
 }
@@ -365,10 +391,10 @@ func (p *Pipeline) recorded(ctx context.Context, j *job) (*verdictRecord, error)
 	var recs [][]byte
 	err := p.retry(ctx, "verdicts", func(ctx context.Context) error {
 		var err error
-		recs, err = p.ix.Verdicts(ctx, []string{j.item.Doc.ID})
+		recs, err = p.ix.Verdicts(ctx, []uint64{j.res.Seq})
 		return err
 	})
-	if err != nil || len(recs) != 1 || recs[0] == nil {
+	if err != nil || len(recs) != 1 || len(recs[0]) == 0 {
 		return nil, err
 	}
 	return decodeRecord(j.item.Doc.ID, recs[0])
@@ -414,7 +440,8 @@ func decodeRecord(id string, b []byte) (*verdictRecord, error) {
 var errEventTooLarge = errors.New("event too large")
 
 // check encodes ev as the sinks will and reports an event that cannot be
-// encoded or exceeds MaxEventBytes. An event whose encoding is bounded well
+// encoded or exceeds MaxEventBytes even shortened (fit.go: evidence left
+// out in a documented order until it fits). An event whose encoding is bounded well
 // below the limit is not encoded twice: its strings are valid to encode
 // (encoding/json replaces bad UTF-8), its times lie in years 0–9999, its
 // scores are finite and its meta was decoded from JSON, so only the size
@@ -427,8 +454,9 @@ func (p *Pipeline) check(ev *Event) error {
 	if err != nil {
 		return fmt.Errorf("encode event: %w", err)
 	}
-	if len(b) > p.cfg.MaxEventBytes {
-		return fmt.Errorf("%w: %d bytes > limit %d (pipeline.max_event_bytes)", errEventTooLarge, len(b), p.cfg.MaxEventBytes)
+	if n := shorten(ev, len(b), p.cfg.MaxEventBytes); n > p.cfg.MaxEventBytes {
+		return fmt.Errorf("%w: %d bytes, %d with its evidence left out, > limit %d (pipeline.max_event_bytes, or what the output topic takes)",
+			errEventTooLarge, len(b), n, p.cfg.MaxEventBytes)
 	}
 	return nil
 }
@@ -458,45 +486,72 @@ func reasonOf(err error) Reason {
 }
 
 // reject makes j's output a dead letter after it reached the index.
+// Nothing is recorded for it: a later duplicate of it finds no cluster
+// to wait for (an empty cluster in the cache: unknown, the document
+// stands for its own).
 func (p *Pipeline) reject(j *job, o Output, r Reason, err error) (Output, []byte, error) {
 	j.dead = p.deadLetter(j.item, &InvalidError{Reason: r, ID: j.item.Doc.ID, Detail: err.Error()})
 	o.Dead = j.dead
+	if j.res.Seq != 0 && r != ReasonBadVerdict { // a bad verdict is recorded: read, it fails again
+		if _, ok := p.clusters.get(j.res.Seq); !ok {
+			p.clusters.put(j.res.Seq, "")
+		}
+	}
 	return o, nil, nil
 }
 
-// clusterOf returns the cluster of an earlier document: from the cache of
-// recent decisions, else from the verdict recorded in the index (decided
-// by another instance, or forgotten here). A document whose verdict is not
-// recorded yet (in flight elsewhere) stands for its own cluster. A
-// recorded verdict that does not decode is an error wrapping
-// errBadVerdict: retrying cannot help, and guessing would misplace the
-// duplicate, so the caller rejects the duplicate instead.
-func (p *Pipeline) clusterOf(ctx context.Context, id string) (string, error) {
-	if c, ok := p.clusters.lookup(id); ok {
-		return c, nil
+// clusterOf returns the cluster of id, an earlier document j matched:
+// the one its recorded verdict names (the cluster cache, the verdict read
+// with the candidate, or the index; clusters.go), the same for
+// every member and after a restart. A document whose cluster stays
+// unknown (still in flight past Config.SettleWait, or removed since)
+// stands for its own cluster. A recorded verdict that does not decode is
+// an error wrapping errBadVerdict: retrying cannot help, and guessing
+// would misplace the duplicate, so the caller rejects the duplicate
+// instead.
+func (p *Pipeline) clusterOf(ctx context.Context, j *job, id string, fl *inflight, pv *pending) (string, error) {
+	seq := seqOf(j, id)
+	if seq == 0 {
+		return id, nil
 	}
-	var recs [][]byte
-	err := p.retry(ctx, "verdicts", func(ctx context.Context) error {
-		var err error
-		recs, err = p.ix.Verdicts(ctx, []string{id})
-		return err
-	})
+	if c, ok := p.clusters.get(seq); ok {
+		return cmp.Or(c, id), nil // "": rejected, no verdict recorded
+	}
+	for _, c := range j.cands {
+		if c.Seq == seq && len(c.Verdict) > 0 {
+			if _, err := decodeRecord(id, c.Verdict); err != nil {
+				return "", err
+			}
+			if cl, ok := p.clusterOfRecord(seq, id, c.Verdict); ok {
+				return cl, nil
+			}
+		}
+	}
+	known, bad, err := p.clustersOf(ctx, j, []uint64{seq}, fl, pv)
 	if err != nil {
 		return "", err
 	}
-	if len(recs) == 1 && recs[0] != nil {
-		rec, err := decodeRecord(id, recs[0])
-		if err != nil {
-			return "", err
-		}
-		c := rec.Cluster
-		if c == "" {
-			c = id
-		}
-		p.clusters.put(id, c)
+	if c, ok := known[seq]; ok {
 		return c, nil
 	}
+	if bad[seq] {
+		return "", fmt.Errorf("%w: id %q", errBadVerdict, id)
+	}
 	return id, nil
+}
+
+// seqOf returns the Seq of the candidate (or exact copy) of j named id, 0
+// when none is.
+func seqOf(j *job, id string) uint64 {
+	for _, c := range j.cands {
+		if c.ID == id {
+			return c.Seq
+		}
+	}
+	if j.res.Copy == id {
+		return j.res.CopySeq
+	}
+	return 0
 }
 
 // correction is the event a later document would have produced had it seen

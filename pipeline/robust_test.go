@@ -272,8 +272,9 @@ func bytesPerDocument(t *testing.T, passageWords, maxHeap, maxFeatures, maxRecor
 	}
 	after := heapAfterGC()
 	runtime.KeepAlive(items) // the texts stay out of the difference
-	feats, _ := ix.Features(context.Background(), ids)
-	recs, _ := ix.Verdicts(context.Background(), ids)
+	seqs := storedSeqs(t, ix, probe.IndexParams(), ids...)
+	feats, _ := ix.Features(context.Background(), seqs)
+	recs, _ := ix.Verdicts(context.Background(), seqs)
 	var fb, vb int
 	for i := range ids {
 		fb += len(feats[i])

@@ -26,37 +26,43 @@ func TestMarkSourcesFromIndex(t *testing.T) {
 	}
 	commonKeys, docs := keys[:45], slices.Repeat([]int{5}, 45)
 	feats := &sketch.Features{Passage: sketch.Passage{Anchors: anchors}}
-	rec := index.AppendSource(nil, copied)
+	rec := index.AppendSource(nil, 5, copied)    // found by document 5
+	later := index.AppendSource(nil, 30, copied) // found by document 30
 	// whole copies the source whole; partial holds its text as a common
-	// passage among text of its own.
-	whole := func(src []byte) *job {
+	// passage among text of its own. Both stand at Seq seq.
+	whole := func(src []byte, seq uint64) *job {
 		return &job{entry: index.Entry{Anchors: keys}, feats: feats, sentenceBase: n,
-			res:   index.Result{CommonAnchors: commonKeys, CommonAnchorDocs: docs},
+			res:   index.Result{Seq: seq, CommonAnchors: commonKeys, CommonAnchorDocs: docs},
 			cands: []index.Candidate{{ID: "source", Seq: 1, Source: src}}, earlier: 1,
 			discount: &verify.Discount{}, commonShare: 0.9}
 	}
-	partial := func(src []byte) *job {
+	partial := func(src []byte, seq uint64) *job {
 		return &job{entry: index.Entry{Anchors: keys}, feats: feats, sentenceBase: n,
-			res:   index.Result{CommonAnchors: commonKeys, CommonAnchorDocs: docs},
+			res:   index.Result{Seq: seq, CommonAnchors: commonKeys, CommonAnchorDocs: docs},
 			cands: []index.Candidate{{ID: "source", Seq: 1, Source: src}}, earlier: 1,
 			discount: &verify.Discount{Common: []verify.Range{{Lo: 0, Hi: 20 * 45}}}, commonShare: 0.5}
 	}
 	for _, tt := range []struct {
 		name     string
 		jobs     []*job
-		recorded []string // sources the batch records
+		recorded []uint64 // sources the batch records
 		evidence []bool   // per job: the source's text is evidence
 	}{
-		{"a source in the index", []*job{partial(rec)}, nil, []bool{true}},
-		{"no source in the index", []*job{partial([]byte{})}, nil, []bool{false}},
-		{"an undecodable record", []*job{partial([]byte{1, 2, 3})}, nil, []bool{false}},
-		{"a whole copy records a new source", []*job{whole([]byte{})}, []string{"source"}, []bool{false}},
-		{"a whole copy of a known source records nothing", []*job{whole(rec)}, nil, []bool{false}},
-		{"a later job of the batch sees it", []*job{whole([]byte{}), partial([]byte{})}, []string{"source"}, []bool{false, true}},
+		{"a source in the index", []*job{partial(rec, 20)}, nil, []bool{true}},
+		{"no source in the index", []*job{partial([]byte{}, 20)}, nil, []bool{false}},
+		{"an undecodable record", []*job{partial([]byte{1, 2, 3}, 20)}, nil, []bool{false}},
+		// A source a later document found (one decided before this one was
+		// replayed) is not this one's: an uninterrupted run had not found
+		// it yet.
+		{"a source found later", []*job{partial(later, 20)}, nil, []bool{false}},
+		{"a whole copy records a new source", []*job{whole([]byte{}, 10)}, []uint64{1}, []bool{false}},
+		{"a whole copy of a known source records nothing", []*job{whole(rec, 10)}, nil, []bool{false}},
+		{"an earlier whole copy records it again", []*job{whole(later, 10)}, []uint64{1}, []bool{false}},
+		{"a later job of the batch sees it", []*job{whole([]byte{}, 10), partial([]byte{}, 20)}, []uint64{1}, []bool{false, true}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			p := &Pipeline{sources: newSourceSet(8)}
-			p.markSources(tt.jobs, func(string) *sketch.Features { return feats })
+			p.markSources(tt.jobs, func(*index.Candidate) *sketch.Features { return feats })
 			if !slices.Equal(p.sources.pending, tt.recorded) {
 				t.Errorf("recorded %v, want %v", p.sources.pending, tt.recorded)
 			}
@@ -67,8 +73,8 @@ func TestMarkSourcesFromIndex(t *testing.T) {
 			}
 			// A whole copy records the text it shares with the source,
 			// common yet or not: here all of the source's anchors.
-			if want := hashesOf(anchors); len(tt.recorded) > 0 && !slices.Equal(p.sources.copied["source"], want) {
-				t.Errorf("copied text %v, want %v", p.sources.copied["source"], want)
+			if want := hashesOf(anchors); len(tt.recorded) > 0 && (!slices.Equal(p.sources.copied[1].hashes, want) || p.sources.copied[1].by != 10) {
+				t.Errorf("copied text %v, want %v found by 10", p.sources.copied[1], want)
 			}
 		})
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/sketch"
 	"github.com/neardup/neardup/verify"
 )
@@ -89,9 +90,9 @@ func hostKey(host uint64) uint64 { return sketch.Mix64(host ^ hostKeySalt) }
 // siteTemplates adds to each job's discount the passages that are its
 // site's template (see "Site templates"), and to its verification the
 // template records of its candidates; it writes into recs the records
-// the jobs found. feats returns a candidate's decoded features by id (nil
-// when gone or undecodable).
-func (p *Pipeline) siteTemplates(jobs []*job, feats func(id string) *sketch.Features, recs *templateRecs) {
+// the jobs found. feats returns a candidate's decoded features (nil when
+// gone or undecodable).
+func (p *Pipeline) siteTemplates(jobs []*job, feats func(c *index.Candidate) *sketch.Features, recs *templateRecs) {
 	for _, j := range jobs {
 		if j.feats == nil || j.feats.Host == 0 || len(j.seq) == 0 {
 			continue
@@ -104,22 +105,23 @@ func (p *Pipeline) siteTemplates(jobs []*job, feats func(id string) *sketch.Feat
 		var (
 			template []uint32 // the document's template anchors
 			adopted  []uint32 // those other pages' records mark
-			sameIDs  []string
+			sameSeqs []uint64
 			same     []*sketch.Features // earlier candidates of its site
 			shared   [][]uint32         // the anchors each of them shares
 			sameTpl  [][]uint64         // their own template shingles (records)
 			earlier  [][]uint32         // every earlier candidate's anchors
 			holders  = templateHolders{}
 		)
-		for _, c := range j.cands[:min(j.earlier, len(j.cands))] {
-			f := feats(c.ID)
+		for ci := range j.cands[:min(j.earlier, len(j.cands))] {
+			c := &j.cands[ci]
+			f := feats(c)
 			if f == nil {
 				continue
 			}
 			ca := anchorSet(f.Passage.Anchors)
 			earlier = append(earlier, ca)
 			var tpl []uint64 // the candidate's own template shingles
-			if r, ok := decodeTemplateRec(recs.of(c.ID), f); ok {
+			if r, ok := decodeTemplateRec(recs.of(j, c.Seq), f); ok {
 				// Template on the candidate's site is template here; the
 				// candidate's own template stays out of the resemblance.
 				t := intersect(mine, r.templateAnchors(f))
@@ -128,9 +130,9 @@ func (p *Pipeline) siteTemplates(jobs []*job, feats func(id string) *sketch.Feat
 				tpl = r.templateShingles(f)
 				if rs := p.recordRanges(f, r); len(rs) > 0 {
 					if j.candTemplates == nil {
-						j.candTemplates = map[string][]verify.Range{}
+						j.candTemplates = map[uint64][]verify.Range{}
 					}
-					j.candTemplates[c.ID] = rs
+					j.candTemplates[c.Seq] = rs
 				}
 				if ts := tpl; len(ts) > 0 {
 					if j.discount == nil {
@@ -140,7 +142,7 @@ func (p *Pipeline) siteTemplates(jobs []*job, feats func(id string) *sketch.Feat
 				}
 			}
 			if f.Host == j.feats.Host {
-				sameIDs, same = append(sameIDs, c.ID), append(same, f)
+				sameSeqs, same = append(sameSeqs, c.Seq), append(same, f)
 				shared = append(shared, intersect(mine, ca))
 				sameTpl = append(sameTpl, tpl)
 			}
@@ -188,14 +190,14 @@ func (p *Pipeline) siteTemplates(jobs []*job, feats func(id string) *sketch.Feat
 		// be text that another site holds in its own.
 		known := intersect(template, union(most, adopted))
 		if rec, ok := recordOf(j.feats, known, own, j.feats.ShingleShift); ok {
-			recs.write(j.entry.ID, rec)
+			recs.write(j, j.res.Seq, rec)
 		}
 		for i, t := range taught {
-			if len(t) == 0 || recs.of(sameIDs[i]) != nil {
+			if len(t) == 0 || recs.of(j, sameSeqs[i]) != nil {
 				continue
 			}
 			if rec, ok := recordOf(same[i], intersect(t, known), own, j.feats.ShingleShift); ok {
-				recs.write(sameIDs[i], rec)
+				recs.write(j, sameSeqs[i], rec)
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -62,6 +63,12 @@ func wordSource(seed uint64) (words func(n int) []string, join func(parts ...[]s
 // space.
 func checkKinds(t *testing.T, pages []sitePage, urls bool, ix func(*Pipeline) index.Store, want map[string]string) {
 	t.Helper()
+	checkKindsWith(t, testConfig(t, "web"), pages, urls, ix, want)
+}
+
+// checkKindsWith is checkKinds with the pipeline configured by cfg.
+func checkKindsWith(t *testing.T, cfg Config, pages []sitePage, urls bool, ix func(*Pipeline) index.Store, want map[string]string) {
+	t.Helper()
 	var items []Item
 	for _, p := range pages {
 		d := Document{ID: p.id, Text: p.text}
@@ -70,7 +77,7 @@ func checkKinds(t *testing.T, pages []sitePage, urls bool, ix func(*Pipeline) in
 		}
 		items = append(items, Item{Doc: d})
 	}
-	for _, o := range run(t, testConfig(t, "web"), ix, items) {
+	for _, o := range run(t, cfg, ix, items) {
 		if o.Event == nil {
 			t.Fatalf("no event: %+v", o.Dead)
 		}
@@ -151,8 +158,8 @@ func TestSiteTemplatesLargeHost(t *testing.T) {
 // A consent notice that several sites show is template wherever it
 // appears once one of them has shown it on two pages: the first page of
 // another site is not linked through it. The template records make it
-// so; a store without them (no Templater) links the page to the notice's
-// first holder.
+// so; a store that keeps none links the page to the notice's first holder
+// (one document per batch: a batch's own records are used within it).
 func TestTemplateRecords(t *testing.T) {
 	words, join := wordSource(38)
 	notice := words(60)
@@ -169,12 +176,31 @@ func TestTemplateRecords(t *testing.T) {
 		checkKinds(t, pages, false, func(pl *Pipeline) index.Store { return memoryIndex(t, pl) }, map[string]string{"a2": "partial a1", "b1": "partial a1"})
 	})
 	t.Run("no records", func(t *testing.T) {
-		checkKinds(t, pages, true, func(pl *Pipeline) index.Store { return noTemplates{memoryIndex(t, pl)} }, map[string]string{"a2": "unique", "b1": "partial a1"})
+		cfg := testConfig(t, "web")
+		cfg.Batch = 1
+		checkKindsWith(t, cfg, pages, true, func(pl *Pipeline) index.Store { return noTemplates{memoryIndex(t, pl)} }, map[string]string{"a2": "unique", "b1": "partial a1"})
 	})
 }
 
-// noTemplates is a store without template records.
+// noTemplates is a store that keeps no template records: it records none
+// and reads none.
 type noTemplates struct{ index.Store }
+
+func (noTemplates) Templates(_ context.Context, seqs []uint64) ([][]byte, error) {
+	out := make([][]byte, len(seqs))
+	for i := range out {
+		out[i] = []byte{}
+	}
+	return out, nil
+}
+
+func (noTemplates) RecordTemplates(_ context.Context, seqs []uint64, _ [][]byte) ([]bool, error) {
+	stored := make([]bool, len(seqs))
+	for i := range stored {
+		stored[i] = true
+	}
+	return stored, nil
+}
 
 // A match's share and match_share are shares of the main text: the site
 // templates of both sides count on neither side. An article syndicated to

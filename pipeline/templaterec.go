@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"slices"
 
+	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/sketch"
 )
 
@@ -24,23 +25,30 @@ import (
 //     says, on both sides.
 //
 // A page's record says which of its stored anchors and of the shingles of
-// its stored sample are template. The page writes it when it finds a
-// template; a site's first page, which cannot, is given one by the first
-// later page of its site that finds a template with it (the part of that
-// template the two pages share). The first write wins, so a replayed batch
-// changes nothing. A syndicated article is never in a record: records hold
-// only what pages of one site with different content share in their frame.
+// its stored sample are template, and names its finder: the page that
+// found the template (the page itself, or for a site's first page, which
+// cannot, the first later page of its site that finds a template with it:
+// the part of that template the two pages share). A syndicated article is
+// never in a record: records hold only what pages of one site with
+// different content share in their frame.
+//
+// One truth (as for source records, common.go): a document uses a record
+// only when its finder came before it in input order (a lower Seq), and
+// of two records of one page the earlier finder's is kept, whichever is
+// written first (index.Store.RecordTemplates). So two members of a
+// consumer group reading a stream in turns, or a member restarting in its
+// middle, give the events of one uninterrupted scan.
 //
 // The records of a batch's candidates are read in one call per batch, and
 // those the batch writes are written in one call before the next batch is
 // looked up; the index stage keeps only those of the batch at hand. A store
 // without template records (no Templater) gives none.
 
-// Templater is what template records need of the index; index.Memory and
-// index.Redis satisfy it.
+// Templater is what template records need of the index; [index.Store]
+// implementations satisfy it.
 type Templater interface {
-	Templates(ctx context.Context, ids []string) ([][]byte, error)
-	RecordTemplates(ctx context.Context, ids []string, recs [][]byte) ([]bool, error)
+	Templates(ctx context.Context, seqs []uint64) ([][]byte, error)
+	RecordTemplates(ctx context.Context, seqs []uint64, recs [][]byte) ([]bool, error)
 }
 
 // templateRec is a decoded template record: which of a page's stored
@@ -50,10 +58,11 @@ type templateRec struct {
 	anchors, shingles []bool
 }
 
-// templateRecVersion is the first byte of a record.
+// templateRecVersion is the first byte of a record's body (after its
+// finder: index.AppendTemplate).
 const templateRecVersion = 1
 
-// appendTemplateRec encodes r: a version byte, then for anchors and for
+// appendTemplateRec encodes r as a record's body: a version byte, then for anchors and for
 // shingles a uvarint count and a bitset, least significant bit first.
 func appendTemplateRec(dst []byte, r templateRec) []byte {
 	dst = append(dst, templateRecVersion)
@@ -73,11 +82,12 @@ func appendTemplateRec(dst []byte, r templateRec) []byte {
 	return dst
 }
 
-// decodeTemplateRec decodes a record of page f; ok is false when it does
-// not decode or does not fit f's stored anchors and sample (written by
-// something else, or for other features).
-func decodeTemplateRec(b []byte, f *sketch.Features) (r templateRec, ok bool) {
-	if len(b) == 0 || b[0] != templateRecVersion || f == nil {
+// decodeTemplateRec decodes a record of page f (index.AppendTemplate); ok
+// is false when it does not decode or does not fit f's stored anchors and
+// sample (written by something else, or for other features).
+func decodeTemplateRec(rec []byte, f *sketch.Features) (r templateRec, ok bool) {
+	_, b, err := index.DecodeTemplate(rec)
+	if err != nil || b[0] != templateRecVersion || f == nil {
 		return r, false
 	}
 	b = b[1:]
@@ -126,7 +136,7 @@ func (r templateRec) templateShingles(f *sketch.Features) []uint64 {
 	return out
 }
 
-// recordOf returns the record of page f whose template is the anchors
+// recordOf returns the record body of page f whose template is the anchors
 // whose hash is in anchors (sorted) and the sample values in shingles
 // (sorted, stored at width shift); ok is false when it marks nothing.
 func recordOf(f *sketch.Features, anchors []uint32, shingles []uint64, shift byte) (rec []byte, ok bool) {
@@ -162,76 +172,89 @@ func recordOf(f *sketch.Features, anchors []uint32, shingles []uint64, shift byt
 }
 
 // templateRecs holds the template records of a batch: those read for its
-// candidates and those its documents wrote, in the order written (the
-// first write of an id wins, as in the index).
+// candidates and those its documents wrote, by the page's Seq.
 type templateRecs struct {
 	// off: the index keeps no records, so none is read or written, not
 	// even within the batch (what the stream decides must not depend on
 	// how it is cut into batches).
 	off     bool
-	got     map[string][]byte // id → record; nil value: read, none
-	pending []string
-	written map[string][]byte
+	got     map[uint64][]byte // Seq → record read; empty: read, none
+	pending []uint64
+	written map[uint64][]byte
 }
 
-// of returns the record of id: written by this batch, else read.
-func (t *templateRecs) of(id string) []byte {
+// of returns the record of page seq that document j may use, its finder
+// before j (nil: none): of the one this batch wrote and the one read, the
+// earlier finder's, as the index keeps it.
+func (t *templateRecs) of(j *job, seq uint64) []byte {
 	if t.off {
 		return nil
 	}
-	if r, ok := t.written[id]; ok {
-		return r
+	var best []byte
+	var bestBy uint64
+	for _, r := range [][]byte{t.written[seq], t.got[seq]} {
+		by, _, err := index.DecodeTemplate(r)
+		if err != nil || by >= j.res.Seq {
+			continue
+		}
+		if best == nil || by < bestBy {
+			best, bestBy = r, by
+		}
 	}
-	return t.got[id]
+	return best
 }
 
-// write records rec for id unless id has a record.
-func (t *templateRecs) write(id string, rec []byte) {
-	if t.off || t.of(id) != nil {
+// write records body as the template record of page seq, found by j,
+// unless the page has a record j may use (the earliest finder's is kept:
+// a later one's would be replaced).
+func (t *templateRecs) write(j *job, seq uint64, body []byte) {
+	if t.off || t.of(j, seq) != nil {
 		return
 	}
 	if t.written == nil {
-		t.written = map[string][]byte{}
+		t.written = map[uint64][]byte{}
 	}
-	t.written[id] = rec
-	t.pending = append(t.pending, id)
+	if _, ok := t.written[seq]; !ok {
+		t.pending = append(t.pending, seq)
+	}
+	t.written[seq] = index.AppendTemplate(nil, j.res.Seq, body)
 }
 
 // fetchTemplates reads the template records of the earlier candidates of
 // the jobs with a host, in one call. Without a Templater there are none.
 func (p *Pipeline) fetchTemplates(ctx context.Context, jobs []*job) (*templateRecs, error) {
-	t := &templateRecs{got: map[string][]byte{}}
+	t := &templateRecs{got: map[uint64][]byte{}}
 	tr, ok := p.ix.(Templater)
 	if !ok {
 		t.off = true
 		return t, nil
 	}
-	var ids []string
+	var seqs []uint64
 	for _, j := range jobs {
 		if j.feats == nil || j.feats.Host == 0 {
 			continue
 		}
 		for _, c := range j.cands[:min(j.earlier, len(j.cands))] {
-			if _, seen := t.got[c.ID]; !seen {
-				t.got[c.ID] = nil
-				ids = append(ids, c.ID)
+			if _, seen := t.got[c.Seq]; !seen {
+				t.got[c.Seq] = nil
+				seqs = append(seqs, c.Seq)
 			}
 		}
 	}
-	if len(ids) == 0 {
+	if len(seqs) == 0 {
 		return t, nil
 	}
 	var recs [][]byte
 	if err := p.retry(ctx, "templates", func(ctx context.Context) error {
 		var err error
-		recs, err = tr.Templates(ctx, ids)
+		recs, err = tr.Templates(ctx, seqs)
 		return err
 	}); err != nil {
 		return nil, err
 	}
-	for i, id := range ids {
+	for i, seq := range seqs {
 		if i < len(recs) {
-			t.got[id] = recs[i]
+			t.got[seq] = recs[i]
 		}
 	}
 	return t, nil
@@ -244,8 +267,8 @@ func (p *Pipeline) recordTemplates(ctx context.Context, t *templateRecs) error {
 		return nil
 	}
 	recs := make([][]byte, len(t.pending))
-	for i, id := range t.pending {
-		recs[i] = t.written[id]
+	for i, seq := range t.pending {
+		recs[i] = t.written[seq]
 	}
 	// Stored false: the page was deleted or expired meanwhile.
 	return p.retry(ctx, "record-templates", func(ctx context.Context) error {

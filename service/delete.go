@@ -21,11 +21,11 @@ func (g gate) Remove(ctx context.Context, ids []string) (removed []bool, err err
 
 // ReviseVerdicts lets recorded corrections through the gate
 // (pipeline.Reviser).
-func (g gate) ReviseVerdicts(ctx context.Context, ids []string, old, verdicts [][]byte) (revised []bool, err error) {
+func (g gate) ReviseVerdicts(ctx context.Context, seqs []uint64, old, verdicts [][]byte) (revised []bool, err error) {
 	rv, ok := g.ix.(pipeline.Reviser)
 	if !ok {
-		return make([]bool, len(ids)), nil
+		return make([]bool, len(seqs)), nil
 	}
-	err = g.do(ctx, func() error { revised, err = rv.ReviseVerdicts(ctx, ids, old, verdicts); return err })
+	err = g.do(ctx, func() error { revised, err = rv.ReviseVerdicts(ctx, seqs, old, verdicts); return err })
 	return revised, err
 }

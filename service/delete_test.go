@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/segmentio/kafka-go"
 
+	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/redistest"
 	"github.com/neardup/neardup/internal/synth"
 	"github.com/neardup/neardup/pipeline"
@@ -21,7 +23,9 @@ import (
 // redisState counts what the index holds on a Redis node or cluster: the
 // keys (DBSIZE, less the shards' clock hashes, whose Seq counter only
 // grows) and the fields of those hashes (less the o-fields that count
-// documents full buckets turned away). Deletes must bring both back.
+// documents full buckets turned away, and the marks a delete leaves in an
+// id hash: '-' and the removed document's origin, index.Entry.Origin).
+// Deletes must bring both back.
 func redisState(t *testing.T, addrs []string, cluster bool) (dbsize, keys, fields int) {
 	t.Helper()
 	ctx := context.Background()
@@ -42,15 +46,20 @@ func redisState(t *testing.T, addrs []string, cluster bool) (dbsize, keys, field
 				if strings.HasSuffix(key, "}c") {
 					continue
 				}
-				hk, err := c.HKeys(ctx, key).Result()
+				hv, err := c.HGetAll(ctx, key).Result()
 				if err != nil {
 					return fmt.Errorf("%s: %w", key, err)
 				}
-				k++
-				for _, field := range hk {
-					if !(len(field) == 5 && field[0] == 'o') {
-						f++
+				idHash := strings.Contains(key, "}i")
+				kept := 0
+				for field, v := range hv {
+					if !(len(field) == 5 && field[0] == 'o') && !(idHash && strings.HasPrefix(v, "-")) {
+						kept++
 					}
+				}
+				if kept > 0 {
+					k++
+					f += kept
 				}
 			}
 			if cur = next; cur == 0 {
@@ -198,10 +207,11 @@ func TestServeTombstone(t *testing.T) {
 			if dead := cl.ReadAll(t, deadTopic); len(dead) != 0 {
 				t.Errorf("%d dead letters, e.g. %s", len(dead), dead[0].Value)
 			}
-			// The unique topic: y, x, the tombstone of x (the second found
-			// nothing), the copy and nothing for x re-sent (an exact copy).
+			// The unique topic: y, x, the tombstone of x twice (the second
+			// found nothing, but goes on: at least once), the copy and
+			// nothing for x re-sent (an exact copy).
 			var got []string
-			for _, m := range cl.WaitFor(t, uniqueTopic, 4, time.Minute, nil) {
+			for _, m := range cl.WaitFor(t, uniqueTopic, 5, time.Minute, nil) {
 				s := string(m.Key)
 				if m.Value == nil {
 					s += " tombstone"
@@ -209,10 +219,200 @@ func TestServeTombstone(t *testing.T) {
 				got = append(got, s)
 			}
 			slices.Sort(got)
-			want := []string{"copy-of-" + x.ID, x.ID, x.ID + " tombstone", y.ID}
+			want := []string{"copy-of-" + x.ID, x.ID, x.ID + " tombstone", x.ID + " tombstone", y.ID}
 			slices.Sort(want)
 			if !slices.Equal(got, want) {
 				t.Errorf("unique topic: %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+// killAfterRemove is a fault hook: the member crashes right after the
+// index removed a document, before the delete's event and tombstone are
+// produced and its offset committed.
+type killAfterRemove struct {
+	index.Store
+	kill   func()
+	once   sync.Once
+	killed chan struct{}
+}
+
+func (k *killAfterRemove) Remove(ctx context.Context, ids []string) ([]bool, error) {
+	removed, err := k.Store.Remove(ctx, ids)
+	if err != nil {
+		return removed, err
+	}
+	k.once.Do(func() { k.kill(); close(k.killed) })
+	select { // nothing of it goes further
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-time.After(30 * time.Second):
+		return nil, errors.New("the killed member's pipeline was not cancelled")
+	}
+}
+
+// Issue 37, point 5: a member that crashes between the index's delete and
+// the commit leaves the tombstone unread-as-done; the next owner reads it
+// again, finds nothing left to remove (not_found), and still forwards the
+// tombstone to kafka.unique_topic, so the copy downstream goes (on main
+// only a delete that found the document forwarded it: the downstream copy
+// stayed forever).
+func TestServeTombstoneAfterCrash(t *testing.T) {
+	t.Parallel()
+	for _, backend := range []string{"memory", "redis"} {
+		t.Run(backend, func(t *testing.T) {
+			cl := startKafka(t, 1)
+			kv := []string{"kafka.unique_topic", uniqueTopic}
+			if backend == "redis" {
+				kv = append(kv, "index.url", "redis://"+redistest.StartServer(t)+"/0?namespace=crash")
+			}
+			c := loadConfig(t, cl.Brokers, kv...)
+			st := openStore(t, c)
+			if backend == "memory" {
+				st = memoryStore(t, c)
+			}
+			hook := &killAfterRemove{Store: st, killed: make(chan struct{})}
+			first := start(t, c, hook)
+			hook.kill = first.Kill
+			docs := synth.Corpus(synth.Config{Docs: 1, Seed: 9})
+			cl.Produce(t, inTopic, docMessages(t, docs)...)
+			cl.WaitFor(t, uniqueTopic, 1, time.Minute, nil)
+			cl.Produce(t, inTopic, kafka.Message{Key: []byte(docs[0].ID)})
+			select {
+			case <-hook.killed:
+			case <-time.After(time.Minute):
+				t.Fatal("the tombstone did not reach the index within a minute")
+			}
+			if err := first.stop(t); !errors.Is(err, ErrKilled) {
+				t.Fatalf("first member: %v, want killed", err)
+			}
+			if n := len(cl.ReadAll(t, outTopic)); n != 1 {
+				t.Fatalf("%d events from the killed member, want 1 (the document's, not the delete's)", n)
+			}
+			// The next owner reads the tombstone again (and the document's
+			// record too when the killed member had not committed it: a
+			// replay of a deleted document, itself a deleted event).
+			second := start(t, c, st)
+			defer second.stop(t)
+			notFound := func(m kafka.Message) bool {
+				var ev fullEvent
+				return json.Unmarshal(m.Value, &ev) == nil && ev.NotFound
+			}
+			cl.WaitFor(t, outTopic, 1, time.Minute, notFound)
+			evs := cl.ReadAll(t, outTopic)
+			for i, m := range evs[1:] {
+				var ev fullEvent
+				_ = json.Unmarshal(m.Value, &ev)
+				last := i == len(evs)-2
+				if ev.ID != docs[0].ID || ev.Kind != pipeline.KindDeleted || ev.NotFound != last || (!last && !ev.Replay) {
+					t.Errorf("event %d of the next owner: %+v; want deleted (a replay of the document's record, or last the tombstone's, not_found)", i, ev)
+				}
+			}
+			var got []string
+			for _, m := range cl.WaitFor(t, uniqueTopic, 2, 10*time.Second, nil) {
+				s := string(m.Key)
+				if m.Value == nil {
+					s += " tombstone"
+				}
+				got = append(got, s)
+			}
+			if want := []string{docs[0].ID, docs[0].ID + " tombstone"}; !slices.Equal(got, want) {
+				t.Errorf("unique topic: %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+// Issue 38, point 5: records keyed by site, not by id: a document's
+// record and its tombstone (keyed by the id) sit in different partitions,
+// here each owned by one of two members. The documents' member stores them
+// and is killed before committing them; the other member has deleted
+// them (their tombstones) by then, takes the documents' partition over and
+// reads their records again. Every deleted document stays deleted (on main
+// every one was stored again; 11 of 20 in a SIGKILL run).
+func TestServeDeletesSurviveCrashKeyedBySite(t *testing.T) {
+	t.Parallel()
+	for _, backend := range []string{"memory", "redis"} {
+		t.Run(backend, func(t *testing.T) {
+			t.Parallel() // each waits about 10 s for the lag gauges (the split)
+			cl := startKafka(t, 2)
+			// Nothing is committed before the kill (commit_interval 1h).
+			kv := []string{"kafka.commit_interval", "1h"}
+			if backend == "redis" {
+				kv = append(kv, "index.url", "redis://"+redistest.StartServer(t)+"/0?namespace=site")
+			}
+			c := loadConfig(t, cl.Brokers, kv...)
+			st := openStore(t, c)
+			if backend == "memory" {
+				st = memoryStore(t, c)
+			}
+			// The documents' records in the site's partition, their ids
+			// (their tombstones' keys) in the other one.
+			part := func(key string) int { return (&kafka.Hash{}).Balance(kafka.Message{Key: []byte(key)}, 0, 1) }
+			site := "site-a"
+			var msgs, tombstones []kafka.Message
+			var ids []string
+			g := synth.NewGenerator(77, 5000)
+			for n := 0; len(ids) < 20; n++ {
+				id := fmt.Sprintf("doc-%03d", n)
+				if part(id) == part(site) {
+					continue
+				}
+				v, err := json.Marshal(map[string]string{"id": id, "text": g.Text(g.Words(200))})
+				if err != nil {
+					t.Fatal(err)
+				}
+				ids = append(ids, id)
+				msgs = append(msgs, kafka.Message{Key: []byte(site), Value: v})
+				tombstones = append(tombstones, kafka.Message{Key: []byte(id)})
+			}
+			a, b := start(t, c, st), start(t, c, st)
+			deadline := time.Now().Add(time.Minute)
+			for len(metricLag(t, a)) != 1 || len(metricLag(t, b)) != 1 {
+				if time.Now().After(deadline) {
+					t.Fatalf("partitions not split between the members: %v, %v", metricLag(t, a), metricLag(t, b))
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			docsOwner := a
+			if _, ok := metricLag(t, b)[part(site)]; ok {
+				docsOwner = b
+			}
+			cl.Produce(t, inTopic, msgs...)
+			cl.WaitFor(t, outTopic, len(msgs), time.Minute, nil)
+			cl.Produce(t, inTopic, tombstones...)
+			cl.WaitFor(t, outTopic, len(msgs)+len(tombstones), time.Minute, nil)
+			docsOwner.Kill()
+			if err := docsOwner.stop(t); !errors.Is(err, ErrKilled) {
+				t.Fatalf("the documents' member: %v, want killed", err)
+			}
+			// The other member reads the documents' records again.
+			cl.WaitFor(t, outTopic, 2*len(msgs)+len(tombstones), time.Minute, nil)
+			pc, err := pipeline.FromConfig(c, "test")
+			if err != nil {
+				t.Fatal(err)
+			}
+			probe, err := pipeline.New(pc, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var probes []index.Entry
+			for _, id := range ids {
+				probes = append(probes, index.Entry{ID: id, Bands: make([]uint64, probe.IndexParams().Bands)})
+			}
+			res, err := st.Lookup(context.Background(), probes)
+			if err != nil {
+				t.Fatal(err)
+			}
+			restored := 0
+			for _, r := range res {
+				if r.Replay {
+					restored++
+				}
+			}
+			if restored > 0 {
+				t.Errorf("%d of %d deleted documents stored again", restored, len(ids))
 			}
 		})
 	}

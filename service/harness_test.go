@@ -71,7 +71,7 @@ func loadConfig(t testing.TB, brokers string, kv ...string) *config.Config {
 	for _, p := range [][2]string{
 		{"kafka.brokers", brokers}, {"kafka.input_topic", inTopic}, {"kafka.output_topic", outTopic},
 		{"kafka.dead_letter_topic", deadTopic}, {"kafka.group", "neardup-test"}, {"pipeline.emit", "all"},
-		{"http.addr", "127.0.0.1:0"}, {"kafka.commit_interval", "100ms"}, {"kafka.shutdown_timeout", "10s"},
+		{"http.addr", "127.0.0.1:0"}, {"http.admin_addr", "127.0.0.1:0"}, {"kafka.commit_interval", "100ms"}, {"kafka.shutdown_timeout", "10s"},
 	} {
 		o.Add(p[0], p[1])
 	}
@@ -112,22 +112,26 @@ type instance struct {
 	done   chan error
 }
 
-// start creates and runs a service over store.
-func start(t testing.TB, c *config.Config, store index.Store) *instance {
+// start creates and runs a service over store; mods change its options.
+func start(t testing.TB, c *config.Config, store index.Store, mods ...func(*Options)) *instance {
 	t.Helper()
 	w := newTestWriter(t)
-	return startLogged(t, c, store, slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo})))
+	return startLogged(t, c, store, slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo})), mods...)
 }
 
 // startLogged is start with the given logger.
-func startLogged(t testing.TB, c *config.Config, store index.Store, log *slog.Logger) *instance {
+func startLogged(t testing.TB, c *config.Config, store index.Store, log *slog.Logger, mods ...func(*Options)) *instance {
 	t.Helper()
 	pc, err := pipeline.FromConfig(c, "test")
 	if err != nil {
 		t.Fatal(err)
 	}
 	reg := prometheus.NewRegistry()
-	svc, err := New(context.Background(), Options{Config: c, Pipeline: pc, Store: store, Registerer: reg, Gatherer: reg, Logger: log, Version: "test"})
+	o := Options{Config: c, Pipeline: pc, Store: store, Registerer: reg, Gatherer: reg, Logger: log, Version: "test"}
+	for _, mod := range mods {
+		mod(&o)
+	}
+	svc, err := New(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -456,4 +460,26 @@ func counterValue(t testing.TB, reg prometheus.Gatherer, name, label string) flo
 		}
 	}
 	return sum
+}
+
+// committedTotal is the sum of the test group's committed offsets on the
+// input topic.
+func committedTotal(t testing.TB, cl *kafkatest.Cluster) int64 {
+	t.Helper()
+	total := int64(0)
+	for _, off := range cl.Committed(t, "neardup-test", inTopic) {
+		total += off
+	}
+	return total
+}
+
+// checkRunning fails the test when the instance's Run has returned.
+func (in *instance) checkRunning(t testing.TB) {
+	t.Helper()
+	select {
+	case err := <-in.done:
+		in.done <- err // for the cleanup
+		t.Fatalf("the member stopped: %v", err)
+	default:
+	}
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl/scram"
 
 	"github.com/neardup/neardup/config"
+	"github.com/neardup/neardup/sink"
 )
 
 // ClientOptions returns the franz-go options both clients share: seed
@@ -141,6 +142,28 @@ func checkKafka(ctx context.Context, cl *kgo.Client, k config.Kafka, sw *saslWat
 		}
 	}
 	return nil
+}
+
+// topicLimits returns the max.message.bytes of every topic serve
+// produces to: output, dead letters, unique. A topic whose limit cannot
+// be read (an ACL without DESCRIBE_CONFIGS) gets Kafka's default,
+// sink.DefaultMaxMessageBytes, with a warning: records are shaped to it,
+// and a topic that refuses one all the same gets it shaped smaller.
+func topicLimits(ctx context.Context, cl *kgo.Client, k config.Kafka, log *slog.Logger) map[string]int {
+	limits := map[string]int{}
+	for _, t := range []string{k.OutputTopic, k.DeadLetterTopic, k.UniqueTopic} {
+		if t == "" {
+			continue
+		}
+		n, err := maxMessageBytes(ctx, cl, t)
+		if err != nil || n <= 0 {
+			log.Warn("cannot read a topic's max.message.bytes; its records are shaped to Kafka's default", "topic", t,
+				"default", sink.DefaultMaxMessageBytes, "err", err)
+			n = sink.DefaultMaxMessageBytes
+		}
+		limits[t] = n
+	}
+	return limits
 }
 
 // maxMessageBytes returns a topic's max.message.bytes (the topic's own

@@ -4,15 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"sync"
 
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/pipeline"
 )
 
-// AcceptEmptyPath is the endpoint on http.addr that accepts a lost index
-// (POST): see [Service.AcceptEmptyIndex].
+// AcceptEmptyPath is the endpoint on http.admin_addr that accepts a lost
+// index (POST): see [Service.AcceptEmptyIndex] and [AdminHandler].
 const AcceptEmptyPath = "/admin/accept-empty-index"
 
 // ErrNotLost is returned by AcceptEmptyIndex when the index is not lost.
@@ -24,12 +23,12 @@ type acceptor interface{ AcceptEmpty() }
 // prober is what the health check reads to find a lost index while no
 // documents arrive: any per-id read runs the namespace check.
 type prober interface {
-	Verdicts(ctx context.Context, ids []string) ([][]byte, error)
+	Verdicts(ctx context.Context, seqs []uint64) ([][]byte, error)
 }
 
-// probeID is the id the health check reads (no document has it; the
-// read stores nothing).
-const probeID = "neardup:probe"
+// probeSeq is the document the health check reads (no document has Seq
+// 0; the read stores nothing).
+const probeSeq = 0
 
 // loss is the lost-index state of a service. While lost, every index
 // call of the pipeline waits (nothing is decided, so nothing is reported
@@ -129,7 +128,7 @@ func (s *Service) probeLoss(ctx context.Context) {
 		return // a store that cannot lose its data
 	}
 	epoch, lost := s.lossState()
-	_, err := p.Verdicts(ctx, []string{probeID})
+	_, err := p.Verdicts(ctx, []uint64{probeSeq})
 	switch {
 	case err == nil && lost != nil:
 		s.loss.mu.Lock()
@@ -181,32 +180,17 @@ func (g gate) LookupInsert(ctx context.Context, docs []index.Entry) (res []index
 	return res, err
 }
 
-func (g gate) Features(ctx context.Context, ids []string) (out [][]byte, err error) {
-	err = g.do(ctx, func() error { out, err = g.ix.Features(ctx, ids); return err })
+func (g gate) Features(ctx context.Context, seqs []uint64) (out [][]byte, err error) {
+	err = g.do(ctx, func() error { out, err = g.ix.Features(ctx, seqs); return err })
 	return out, err
 }
 
-func (g gate) Verdicts(ctx context.Context, ids []string) (out [][]byte, err error) {
-	err = g.do(ctx, func() error { out, err = g.ix.Verdicts(ctx, ids); return err })
+func (g gate) Verdicts(ctx context.Context, seqs []uint64) (out [][]byte, err error) {
+	err = g.do(ctx, func() error { out, err = g.ix.Verdicts(ctx, seqs); return err })
 	return out, err
 }
 
-func (g gate) RecordVerdicts(ctx context.Context, ids []string, verdicts [][]byte) (stored []bool, err error) {
-	err = g.do(ctx, func() error { stored, err = g.ix.RecordVerdicts(ctx, ids, verdicts); return err })
+func (g gate) RecordVerdicts(ctx context.Context, seqs []uint64, verdicts [][]byte) (stored []bool, err error) {
+	err = g.do(ctx, func() error { stored, err = g.ix.RecordVerdicts(ctx, seqs, verdicts); return err })
 	return stored, err
-}
-
-// acceptHandler serves POST AcceptEmptyPath: 200 when a loss was
-// accepted, 409 when the index is not lost.
-func (s *Service) acceptHandler(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
-		http.Error(w, "POST accepts a lost index", http.StatusMethodNotAllowed)
-		return
-	}
-	if err := s.AcceptEmptyIndex(); err != nil {
-		http.Error(w, "index not lost: nothing to accept", http.StatusConflict)
-		return
-	}
-	fmt.Fprintln(w, "accepted: deciding against an empty index")
 }

@@ -76,7 +76,7 @@ func TestServeIndexLost(t *testing.T) {
 	if code, body := in.httpGet(t, "/readyz"); code != http.StatusServiceUnavailable || !strings.Contains(body, "index lost") {
 		t.Errorf("/readyz %d %q 2s later: the loss is forgotten", code, body)
 	}
-	if code, _ := in.httpGet(t, AcceptEmptyPath); code != http.StatusMethodNotAllowed {
+	if code, _ := httpDo(t, http.MethodGet, in.AdminAddr(), AcceptEmptyPath, nil); code != http.StatusMethodNotAllowed {
 		t.Errorf("GET %s: %d, want 405", AcceptEmptyPath, code)
 	}
 
@@ -116,7 +116,7 @@ func TestServeIndexLost(t *testing.T) {
 // post sends an empty POST to an endpoint of in.
 func (in *instance) post(t testing.TB, path string) (int, string) {
 	t.Helper()
-	resp, err := http.Post("http://"+in.Addr()+path, "text/plain", nil)
+	resp, err := http.Post("http://"+in.AdminAddr()+path, "text/plain", nil)
 	if err != nil {
 		t.Fatalf("POST %s: %v", path, err)
 	}

@@ -118,11 +118,7 @@ func TestServeOversizedRecord(t *testing.T) {
 			if err := in.stop(t); err != nil {
 				t.Fatal(err)
 			}
-			committed := int64(0)
-			for _, off := range cl.Committed(t, "neardup-test", inTopic) {
-				committed += off
-			}
-			if committed != int64(total) {
+			if committed := committedTotal(t, cl); committed != int64(total) {
 				t.Errorf("committed %d of %d records", committed, total)
 			}
 		})

@@ -16,8 +16,8 @@
 // too: index calls wait, /readyz answers 503 naming the loss and
 // neardup_index_lost is 1, until the data is restored (the namespace is
 // found again) or the loss is accepted: POST /admin/accept-empty-index
-// (AcceptEmptyPath) on http.addr, or index.accept_empty set at start,
-// which accepts any loss at once.
+// (AcceptEmptyPath) on http.admin_addr (AdminHandler), or
+// index.accept_empty set at start, which accepts any loss at once.
 //
 // Shutdown (the context passed to Run ending): polling stops, records in
 // flight are decided, produced and committed, the member leaves its group
@@ -27,12 +27,15 @@
 package service
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -83,6 +86,15 @@ type Options struct {
 	// the store has any (index.Redis: expiries of closed generations, so
 	// an idle namespace still expires); 0 is hourly.
 	MaintainInterval time.Duration
+	// EvictionInterval is how often the index's servers' maxmemory-policy
+	// is checked after the check at start; 0 is every 30s.
+	EvictionInterval time.Duration
+	// ServedAt, when set, is the address of a listener the caller owns on
+	// http.addr and serves Handler() on: the service opens none of its
+	// own. neardup serve holds one listener from process start to exit,
+	// so /healthz answers while the service starts, retries its
+	// dependencies and drains at shutdown.
+	ServedAt string
 }
 
 // Service is one neardup serve instance. Create it with New and call Run
@@ -98,11 +110,20 @@ type Service struct {
 	log   *slog.Logger
 	ln    net.Listener
 	srv   *http.Server
+	// servedAt is Options.ServedAt; mux the endpoints' handler.
+	servedAt string
+	mux      http.Handler
+	// The admin endpoint (http.admin_addr), on a listener of its own.
+	adminLn  net.Listener
+	adminSrv *http.Server
 
 	indexUp   atomic.Bool
 	loss      loss
 	kafkaErr  atomic.Pointer[string]
 	indexErr  atomic.Pointer[string]
+	evicting  atomic.Pointer[string] // why the index may evict keys (nil: it may not)
+	evictErr  atomic.Bool            // the last eviction check failed
+	stalled   atomic.Pointer[string] // why production is stalled (nil: it is not)
 	killed    atomic.Bool
 	kill      chan struct{}
 	killOnce  sync.Once
@@ -111,10 +132,21 @@ type Service struct {
 	docs, dead, completed atomic.Int64
 	snkClosed             chan struct{} // the producer's close has finished (finish)
 	maintainEvery         time.Duration
+	evictionEvery         time.Duration
 }
 
 // pinger is the optional health check of an index.Store.
 type pinger interface{ Ping(context.Context) error }
+
+// evictionChecker is the optional eviction check of an index.Store
+// (index.Redis).
+type evictionChecker interface {
+	EvictionPolicies(context.Context) (map[string]string, error)
+}
+
+// evictionInterval is how often the index's servers' maxmemory-policy is
+// read (and once at start).
+const evictionInterval = 30 * time.Second
 
 // maintainer is the optional periodic maintenance of an index.Store.
 type maintainer interface{ Maintain(context.Context) error }
@@ -140,22 +172,11 @@ func New(ctx context.Context, o Options) (*Service, error) {
 	if s.maintainEvery <= 0 {
 		s.maintainEvery = time.Hour
 	}
+	s.evictionEvery = cmp.Or(o.EvictionInterval, evictionInterval)
 	s.indexUp.Store(true)
 	if o.Registerer != nil {
 		s.m = metrics.New(o.Registerer, o.Version)
 	}
-	pc := o.Pipeline
-	pc.Metrics = s.m
-	pc.IndexHealth = s.indexHealth
-	if pc.Retry == 0 {
-		pc.Retry = -1 // until shutdown: never give up while records wait
-	}
-	pl, err := pipeline.New(pc, gate{s: s, ix: o.Store})
-	if err != nil {
-		return nil, err
-	}
-	s.pl = pl
-
 	base, lg, err := clientOptions(c.Kafka, log)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", config.ErrInvalid, err)
@@ -177,21 +198,43 @@ func New(ctx context.Context, o Options) (*Service, error) {
 		return nil, fmt.Errorf("%w: %w", ErrKafka, err)
 	}
 	err = checkKafka(pingCtx, admin, k, lg)
-	dlMax := 0
+	limits := map[string]int{}
 	if err == nil {
-		dlMax, err = maxMessageBytes(pingCtx, admin, k.DeadLetterTopic)
-		if err != nil {
-			log.Warn("cannot read the dead-letter topic's max.message.bytes; dead letters over 1000012 bytes are cut", "topic", k.DeadLetterTopic, "err", err)
-			err = nil
-		}
+		limits = topicLimits(pingCtx, admin, k, log)
 	}
 	admin.Close()
 	if err != nil {
 		return nil, err
 	}
+
+	// Events are shaped in the pipeline: none larger than the output
+	// topic takes.
+	pc := o.Pipeline
+	pc.Metrics = s.m
+	pc.IndexHealth = s.indexHealth
+	if pc.Retry == 0 {
+		pc.Retry = -1 // until shutdown: never give up while records wait
+	}
+	if pc.MaxEventBytes <= 0 {
+		pc.MaxEventBytes = pipeline.DefaultMaxEventBytes
+	}
+	if fit := sink.MaxEventBytes(limits[k.OutputTopic]); pc.MaxEventBytes > fit {
+		log.Info("pipeline.max_event_bytes is more than the output topic takes: events are limited to what it takes",
+			"pipeline.max_event_bytes", pc.MaxEventBytes, "topic", k.OutputTopic, "max.message.bytes", limits[k.OutputTopic], "max_event_bytes", fit)
+		pc.MaxEventBytes = fit
+	}
+	pl, err := pipeline.New(pc, gate{s: s, ix: o.Store})
+	if err != nil {
+		return nil, err
+	}
+	s.pl = pl
+
 	s.snk, err = sink.NewKafka(sink.KafkaConfig{
 		Client: withHooks("producer"), EventsTopic: k.OutputTopic, DeadLetterTopic: k.DeadLetterTopic,
-		UniqueTopic: k.UniqueTopic, DeliveryTimeout: k.ProduceTimeout, DeadLetterMaxBytes: dlMax, DeadLetterClient: withHooks("dead_letters"), Metrics: s.m,
+		// No delivery timeout: a record the brokers do not acknowledge is
+		// retried, production reported stalled past kafka.produce_timeout
+		// (checkProduction); a restart would not unstick the brokers.
+		UniqueTopic: k.UniqueTopic, MaxBytes: limits, Metrics: s.m,
 	})
 	if err != nil {
 		return nil, err
@@ -207,7 +250,8 @@ func New(ctx context.Context, o Options) (*Service, error) {
 		s.snk.Close()
 		return nil, err
 	}
-	if c.HTTP.Addr != "" {
+	s.mux, s.servedAt = s.handler(o.Gatherer), o.ServedAt
+	if c.HTTP.Addr != "" && o.ServedAt == "" {
 		ln, err := net.Listen("tcp", c.HTTP.Addr)
 		if err != nil {
 			s.src.Abort()
@@ -215,19 +259,40 @@ func New(ctx context.Context, o Options) (*Service, error) {
 			return nil, fmt.Errorf("%w: http.addr %s: %w", config.ErrInvalid, c.HTTP.Addr, err)
 		}
 		s.ln = ln
-		s.srv = &http.Server{Handler: s.handler(o.Gatherer), ReadHeaderTimeout: 5 * time.Second}
+		s.srv = &http.Server{Handler: s.mux, ReadHeaderTimeout: 5 * time.Second}
+	}
+	if a := c.HTTP.AdminAddr; a != "" {
+		ln, err := net.Listen("tcp", a)
+		if err != nil {
+			s.Close()
+			return nil, fmt.Errorf("%w: http.admin_addr %s: %w", config.ErrInvalid, a, err)
+		}
+		s.adminLn = ln
+		s.adminSrv = &http.Server{Handler: AdminHandler(c.HTTP.AdminToken, s.AcceptEmptyIndex), ReadHeaderTimeout: 5 * time.Second}
 	}
 	return s, nil
+}
+
+// AdminAddr returns the address of the admin endpoint ("" when off).
+func (s *Service) AdminAddr() string {
+	if s.adminLn == nil {
+		return ""
+	}
+	return s.adminLn.Addr().String()
 }
 
 // Addr returns the address of the metrics and health endpoints ("" when
 // there are none).
 func (s *Service) Addr() string {
 	if s.ln == nil {
-		return ""
+		return s.servedAt
 	}
 	return s.ln.Addr().String()
 }
+
+// Handler returns the handler of /metrics, /healthz and /readyz, for a
+// caller that serves them itself (Options.ServedAt).
+func (s *Service) Handler() http.Handler { return s.mux }
 
 func (s *Service) handler(g prometheus.Gatherer) http.Handler {
 	mux := http.NewServeMux()
@@ -245,7 +310,6 @@ func (s *Service) handler(g prometheus.Gatherer) http.Handler {
 		}
 		fmt.Fprintln(w, "ready")
 	})
-	mux.HandleFunc(AcceptEmptyPath, s.acceptHandler)
 	return mux
 }
 
@@ -269,8 +333,14 @@ func (s *Service) notReady() []string {
 		}
 		why = append(why, msg)
 	}
+	if p := s.evicting.Load(); p != nil && !s.cfg.Index.AllowEviction {
+		why = append(why, "index may evict keys: "+*p+" (a full Redis would silently forget documents: set maxmemory-policy noeviction, or index.allow_eviction=true)")
+	}
 	if lost := s.lostReason(); lost != "" {
 		why = append(why, "index lost: "+lost+" (nothing is decided: restore the data, or accept the empty index with POST "+AcceptEmptyPath+")")
+	}
+	if p := s.stalled.Load(); p != nil {
+		why = append(why, "production stalled: "+*p)
 	}
 	if n := s.src.Stalled(); n > 0 {
 		why = append(why, fmt.Sprintf("%d input partition(s) cannot advance (record batch too large to read; see the logs)", n))
@@ -331,6 +401,9 @@ func (s *Service) Close() {
 		if s.ln != nil {
 			s.ln.Close()
 		}
+		if s.adminLn != nil {
+			s.adminLn.Close()
+		}
 	})
 }
 
@@ -341,7 +414,7 @@ func (s *Service) Close() {
 func (s *Service) Run(ctx context.Context) error {
 	k := s.cfg.Kafka
 	s.log.Info("neardup serve starting", "input_topic", k.InputTopic, "group", k.Group, "output_topic", k.OutputTopic,
-		"index", redactedIndex(s.cfg), "http", s.Addr(), "config", redactedConfig(s.cfg))
+		"index", redactedIndex(s.cfg), "http", s.Addr(), "admin", s.AdminAddr(), "config", redactedConfig(s.cfg))
 	if strings.HasPrefix(s.cfg.Index.URL, "memory") {
 		s.log.Warn("index.url=memory: this instance keeps its own index; instances of one group must share a Redis index to see each other's documents")
 	}
@@ -419,15 +492,25 @@ func (s *Service) Run(ctx context.Context) error {
 		}
 		return s.snk.Flush(gctx)
 	})
+	if _, ok := s.store.(evictionChecker); ok {
+		s.checkEviction(gctx)
+		g.Go(func() error { s.loop(gctx, finished, s.evictionEvery, s.checkEviction); return nil })
+	}
 	g.Go(func() error { s.loop(gctx, finished, k.CommitInterval, s.commit); return nil })
 	g.Go(func() error { s.loop(gctx, finished, 2*time.Second, s.check); return nil })
 	g.Go(func() error { s.loop(gctx, finished, lagInterval(k.CommitInterval), s.lag); return nil })
 	if _, ok := s.store.(maintainer); ok {
 		g.Go(func() error { s.loop(gctx, finished, s.maintainEvery, s.maintain); return nil })
 	}
-	if s.srv != nil {
+	for _, hs := range []struct {
+		srv *http.Server
+		ln  net.Listener
+	}{{s.srv, s.ln}, {s.adminSrv, s.adminLn}} {
+		if hs.srv == nil {
+			continue
+		}
 		g.Go(func() error {
-			err := s.srv.Serve(s.ln)
+			err := hs.srv.Serve(hs.ln)
 			if errors.Is(err, http.ErrServerClosed) {
 				return nil
 			}
@@ -440,7 +523,7 @@ func (s *Service) Run(ctx context.Context) error {
 			}
 			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
 			defer cancel()
-			return s.srv.Shutdown(sctx)
+			return hs.srv.Shutdown(sctx)
 		})
 	}
 	err := g.Wait()
@@ -572,22 +655,74 @@ func (s *Service) check(ctx context.Context) {
 	if s.indexUp.Load() {
 		s.probeLoss(cctx)
 	}
+	s.checkProduction()
 	ready := len(s.notReady()) == 0
 	s.m.Ready(ready)
 	s.m.IndexUp(s.indexUp.Load())
 }
 
+// checkProduction reports production as stalled while the oldest
+// unacknowledged produce is older than kafka.produce_timeout.
+func (s *Service) checkProduction() {
+	age, limit := s.snk.OldestPending(), s.cfg.Kafka.ProduceTimeout
+	stalled := age > limit
+	s.m.ProducePending(age, stalled)
+	if !stalled {
+		if s.stalled.Swap(nil) != nil {
+			s.log.Info("production acknowledged again")
+		}
+		return
+	}
+	msg := fmt.Sprintf("a record produced %v ago is not acknowledged by the brokers (kafka.produce_timeout %v); nothing behind it is committed",
+		age.Round(time.Second), limit)
+	if s.stalled.Swap(&msg) == nil {
+		s.log.Error("production stalled: the brokers do not acknowledge the records produced; waiting, nothing behind them is committed",
+			"oldest", age.Round(time.Second), "produce_timeout", limit)
+	}
+}
+
+// checkEviction reads the maxmemory-policy of the index's servers: any
+// other than noeviction makes the member not ready (unless
+// index.allow_eviction) and is counted in neardup_index_evicting_servers.
+// A failed read (a user without the right to INFO, Redis away) is logged
+// once and keeps the last state.
+func (s *Service) checkEviction(ctx context.Context) {
+	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	policies, err := s.store.(evictionChecker).EvictionPolicies(cctx)
+	if err != nil {
+		if ctx.Err() == nil && !s.evictErr.Swap(true) {
+			s.log.Warn("cannot read the index's maxmemory-policy (INFO memory); eviction is not checked until it can be read", "err", err)
+		}
+		return
+	}
+	s.evictErr.Store(false)
+	var bad []string
+	for _, addr := range slices.Sorted(maps.Keys(policies)) {
+		if p := policies[addr]; p != "noeviction" {
+			bad = append(bad, "maxmemory-policy "+p+" on "+addr)
+		}
+	}
+	s.m.Evicting(len(bad))
+	if len(bad) == 0 {
+		if s.evicting.Swap(nil) != nil {
+			s.log.Info("every Redis server of the index has maxmemory-policy noeviction again")
+		}
+		return
+	}
+	msg := strings.Join(bad, ", ")
+	if old := s.evicting.Swap(&msg); old == nil || *old != msg {
+		lv := slog.LevelError
+		if s.cfg.Index.AllowEviction {
+			lv = slog.LevelWarn
+		}
+		s.log.Log(ctx, lv, "the index's Redis may evict keys when full, silently forgetting documents: set maxmemory-policy noeviction (docs/operations.md, NeardupIndexEvicting)",
+			"servers", msg, "index.allow_eviction", s.cfg.Index.AllowEviction)
+	}
+}
+
 func redactedIndex(c *config.Config) string { return index.RedactURL(c.Index.URL) }
 
 // redactedConfig is the configuration as printed in the start-up log:
-// secrets masked, and the user information of every URL value masked
-// whatever its form (index.RedactURL).
-func redactedConfig(c *config.Config) map[string]string {
-	m := c.Redacted()
-	for k, v := range m {
-		if strings.Contains(v, "@") {
-			m[k] = index.RedactURL(v)
-		}
-	}
-	return m
-}
+// secrets masked, URLs through index.RedactURL (config.Display).
+func redactedConfig(c *config.Config) map[string]string { return c.Redacted() }

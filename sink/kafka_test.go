@@ -29,15 +29,19 @@ func TestDeadLetterHeadersDocumented(t *testing.T) {
 	// size (consumer/oversize.go).
 	unread := &kgo.Record{Topic: "crawl.documents", Partition: 3, Offset: 43,
 		Headers: []kgo.RecordHeader{{Key: HeaderSourceSize, Value: []byte("99999999")}}}
-	whole := deadLetter("dead", dl, in)
+	whole := deadLetter("dead", string(dl.Reason), dl.Error, in)
+	bigKey := *in
+	bigKey.Key = []byte(strings.Repeat("k", 1<<20))
+	bigKey.Headers = append(cloneHeaders(in.Headers), kgo.RecordHeader{Key: "trace", Value: []byte(strings.Repeat("t", 8<<10))})
 	written := map[string]bool{}
 	for _, tt := range []struct {
 		name string
 		rec  *kgo.Record
 	}{
 		{"whole", whole},
-		{"cut to fit", truncated(whole, in, 2*pipeline.MaxRawBytes)},
-		{"unread batch", deadLetter("dead", dl, unread)},
+		{"cut to fit", fitDeadLetter(whole, 2*pipeline.MaxRawBytes)},
+		{"key cut, header dropped", fitDeadLetter(deadLetter("dead", string(dl.Reason), dl.Error, &bigKey), 6<<10)},
+		{"unread batch", deadLetter("dead", string(dl.Reason), dl.Error, unread)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			h := map[string]string{}
@@ -75,7 +79,8 @@ func TestDeadLetterHeadersDocumented(t *testing.T) {
 		t.Fatal(err)
 	}
 	props := doc.Defs.Headers.Properties
-	for _, k := range []string{HeaderReason, HeaderError, HeaderSourceTopic, HeaderSourcePartition, HeaderSourceOffset, HeaderSourceSize, HeaderTruncated} {
+	for _, k := range []string{HeaderReason, HeaderError, HeaderSourceTopic, HeaderSourcePartition, HeaderSourceOffset, HeaderSourceSize, HeaderTruncated,
+		HeaderKeyTruncated, HeaderHeadersDropped} {
 		if !written[k] {
 			t.Errorf("header %s never written by the cases above", k)
 		}

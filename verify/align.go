@@ -9,11 +9,17 @@ import (
 
 // AlignSide is what passage alignment reads of one document: a short
 // fingerprint of every shingle position (only the low FpBits bits count),
-// and the document's winnowing anchors (sketch.Winnow) with their hashes
-// cut to 32 bits.
+// the document's winnowing anchors (sketch.Winnow) with their hashes cut
+// to 32 bits, and, when known, where each of its words lies in its text.
 type AlignSide struct {
 	Fp      []byte
 	Anchors []AlignAnchor
+	// Starts and Ends, when set, are each word's range [Starts[w],
+	// Ends[w]) in the text (sketch.Passage): len(Fp)+k−1 words for
+	// shingles of k words. A run is then extended by a position only
+	// when the word that position's shingle adds at the run's end has
+	// the same length on both sides (see extend).
+	Starts, Ends []uint32
 }
 
 // AlignAnchor is an anchor: 32 bits of its shingle hash and its position.
@@ -155,7 +161,7 @@ func (al *PassageAligner) Align(dst []AlignPassage, a, b AlignSide, opt AlignOpt
 	al.chains = al.chains[:0]
 	al.cover = slices.Grow(al.cover[:0], len(a.Fp))[:len(a.Fp)]
 	clear(al.cover)
-	match := fpPair{a.Fp, b.Fp}
+	match := fpPair{a: a.Fp, b: b.Fp, words: wordsOf(a, b)}
 	for _, k := range al.seeds {
 		a := int(uint32(k))
 		s := seed{a, int(int64(k>>32)-diagBias) + a}
@@ -212,9 +218,78 @@ func (al *PassageAligner) covered(s seed) bool {
 	return false
 }
 
-// fpPair holds the fingerprints of both sides; match is a method, not a
-// closure, so that extend's inner loops inline it.
-type fpPair struct{ a, b []byte }
+// fpPair holds the fingerprints of both sides, and their words' lengths
+// when known; match is a method, not a closure, so that extend's inner
+// loops inline it.
+type fpPair struct {
+	a, b  []byte
+	words *wordPair
+}
+
+// wordPair is where the words of both sides lie (AlignSide.Starts and
+// Ends) and the shingle width k they imply.
+type wordPair struct {
+	sa, ea, sb, eb []uint32
+	k              int
+}
+
+// wordsOf returns the words of a and b, nil when either side has none or
+// they do not fit its positions (a shingle width k ≥ 1, the same on both
+// sides).
+func wordsOf(a, b AlignSide) *wordPair {
+	ka, kb := len(a.Starts)-len(a.Fp)+1, len(b.Starts)-len(b.Fp)+1
+	if len(a.Ends) != len(a.Starts) || len(b.Ends) != len(b.Starts) || ka < 1 || ka != kb || len(a.Starts) == 0 {
+		return nil
+	}
+	return &wordPair{a.Starts, a.Ends, b.Starts, b.Ends, ka}
+}
+
+// sameNewWord reports whether the word that shingle position i of a and j
+// of b add to a run extended to them in direction dir (the shingle's
+// first word going back, its last going forward) has the same length on
+// both sides; true when the words are not known.
+//
+// A position whose shingle is not copied still has a matching
+// fingerprint with probability 2^-FpBits (1/8), and a run extended by
+// such a position takes in a word that was not copied, the one that
+// shingle adds. The other words of that shingle are copied (they are in
+// the run's next shingle), so the shingles' equality, on the text, rests
+// on that one word: words of different lengths are different words. The
+// check takes the chance of such a false extension from 1/8 to 1/8 of
+// the chance that two different words have the same length (about 1/7
+// for English text).
+func (w *wordPair) sameNewWord(i, j, dir int) bool {
+	if w == nil {
+		return true
+	}
+	if dir > 0 {
+		i, j = i+w.k-1, j+w.k-1
+	}
+	if i < 0 || j < 0 || i >= len(w.sa) || j >= len(w.sb) {
+		return true
+	}
+	return w.ea[i]-w.sa[i] == w.eb[j]-w.sb[j]
+}
+
+// sameRun reports whether the n positions from (i, j) in direction dir,
+// a resumed run, have words of the same lengths on both sides: every
+// word of the first one's shingle and the word each next one adds.
+func (w *wordPair) sameRun(i, j, dir, n int) bool {
+	if w == nil {
+		return true
+	}
+	for m := 0; m < w.k; m++ {
+		if !w.sameNewWord(i-dir*m, j-dir*m, dir) {
+			return false
+		}
+	}
+	for m := 1; m < n; m++ {
+		if !w.sameNewWord(i+dir*m, j+dir*m, dir) {
+			return false
+		}
+	}
+	return true
+}
 
 // match reports whether position i of a and j of b have the same
 // fingerprint (false outside either side).
@@ -231,14 +306,22 @@ func (al *PassageAligner) extend(s seed, fp fpPair, opt AlignOptions) AlignPassa
 		i, j := s.a, s.b
 		for {
 			ni, nj := i+dir, j+dir
-			if fp.match(ni, nj) {
+			if fp.match(ni, nj) && fp.words.sameNewWord(ni, nj, dir) {
 				i, j = ni, nj
 				al.cover[i] = true
 				continue
 			}
 			// Look for the run to resume within Gap positions, near the
-			// diagonal.
+			// diagonal. With the words known, the resumed shingles' words
+			// must have the same lengths on both sides too: a resumption
+			// by chance (4 fingerprints in a row, 2^-12 per try) past the
+			// end of a copy would take in a dozen words that were not
+			// copied.
 			ri, rj, found := resume(fp, i, j, dir, opt)
+			if found && !fp.words.sameRun(ri, rj, dir, opt.Resume) {
+				// The nearest place fails on the words: look further.
+				ri, rj, found = resumeSlow(fp, i, j, dir, opt, fp.words.sameRun)
+			}
 			if found {
 				for k := 0; k < opt.Resume; k++ {
 					al.cover[ri+dir*k] = true
@@ -273,7 +356,7 @@ func resume(fp fpPair, i, j, dir int, opt AlignOptions) (ri, rj int, found bool)
 			return 0, 0, false
 		}
 	}
-	return resumeSlow(fp, i, j, dir, opt)
+	return resumeSlow(fp, i, j, dir, opt, nil)
 }
 
 // resumeSpan is how many positions past a break resumeWords reads: the
@@ -284,8 +367,9 @@ const resumeSpan = 16
 // maxWordDrift bounds the drifts resumeWords handles.
 const maxWordDrift = 7
 
-// resumeSlow is resume's search, one try at a time.
-func resumeSlow(fp fpPair, i, j, dir int, opt AlignOptions) (ri, rj int, found bool) {
+// resumeSlow is resume's search, one try at a time; with accept, a place
+// is taken only when accept(ri, rj, dir, opt.Resume) says so too.
+func resumeSlow(fp fpPair, i, j, dir int, opt AlignOptions, accept func(ri, rj, dir, n int) bool) (ri, rj int, found bool) {
 	na, nb := len(fp.a), len(fp.b)
 	for g := 1; g <= opt.Gap; g++ {
 		for d := 0; d <= opt.Drift; d++ {
@@ -301,7 +385,7 @@ func resumeSlow(fp fpPair, i, j, dir int, opt AlignOptions) (ri, rj int, found b
 						break
 					}
 				}
-				if ok {
+				if ok && (accept == nil || accept(ri, rj, dir, opt.Resume)) {
 					return ri, rj, true
 				}
 				if d == 0 {

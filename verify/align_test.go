@@ -189,7 +189,7 @@ func TestResumeWords(t *testing.T) {
 			i += k
 		}
 	}
-	fp := fpPair{a, b}
+	fp := fpPair{a: a, b: b}
 	for _, opt := range []AlignOptions{
 		{},
 		{Gap: 8, Resume: 8, Drift: 1},
@@ -202,7 +202,7 @@ func TestResumeWords(t *testing.T) {
 		for range 20000 {
 			i, dir := r.IntN(len(a)), 1-2*r.IntN(2)
 			j := min(max(i*len(b)/len(a)+r.IntN(9)-4, 0), len(b)-1)
-			wi, wj, wok := resumeSlow(fp, i, j, dir, opt)
+			wi, wj, wok := resumeSlow(fp, i, j, dir, opt, nil)
 			gi, gj, gok := resume(fp, i, j, dir, opt)
 			if gi != wi || gj != wj || gok != wok {
 				t.Fatalf("%+v: break at (%d, %d) dir %d: resume gives (%d, %d, %v), the slow search (%d, %d, %v)", opt, i, j, dir, gi, gj, gok, wi, wj, wok)
@@ -254,7 +254,7 @@ func (al *PassageAligner) alignReference(dst []AlignPassage, a, b AlignSide, opt
 	al.chains = al.chains[:0]
 	al.cover = slices.Grow(al.cover[:0], len(a.Fp))[:len(a.Fp)]
 	clear(al.cover)
-	match := fpPair{a.Fp, b.Fp}
+	match := fpPair{a: a.Fp, b: b.Fp}
 	for _, s := range seeds {
 		if al.covered(s) {
 			continue

@@ -256,7 +256,8 @@ func (p *pair) passages(minShared int) bool {
 	}
 	s := p.s
 	s.sa, s.sb = alignAnchors(s.sa[:0], a.Anchors), alignAnchors(s.sb[:0], b.Anchors)
-	s.passages, p.psgA = s.pa.Align(s.passages[:0], AlignSide{Fp: a.Fp, Anchors: s.sa}, AlignSide{Fp: b.Fp, Anchors: s.sb},
+	s.passages, p.psgA = s.pa.Align(s.passages[:0], AlignSide{Fp: a.Fp, Anchors: s.sa, Starts: a.Starts, Ends: a.Ends},
+		AlignSide{Fp: b.Fp, Anchors: s.sb, Starts: b.Starts, Ends: b.Ends},
 		AlignOptions{MinMatched: minShared, MaxPassages: MaxPassages})
 	if common := p.d.commonFor(p.b); len(common) > 0 {
 		// A passage is evidence only for what it holds beyond the

@@ -226,11 +226,25 @@ func run(spec string, n int, data, profile, ixURL, at, set string, slowUS, genAt
 	fmt.Printf("\nevents %v; dead letters %v\n", kinds, dead)
 	fmt.Printf("precision %.4f (%d of %d reported pairs), recall %.4f (%d of %d copies)\n",
 		sc.Precision, sc.Correct, sc.Pairs, sc.Recall, sc.Found, sc.Copies)
-	feats, err := ix.Features(ctx, ids)
+	probe := make([]index.Entry, len(ids))
+	for i, id := range ids {
+		probe[i] = index.Entry{ID: id, Bands: make([]uint64, pc.Bands)}
+	}
+	found, err := ix.Lookup(ctx, probe) // a stored id's Seq
 	if err != nil {
 		return err
 	}
-	verdicts, err := ix.Verdicts(ctx, ids)
+	seqs := make([]uint64, len(found))
+	for i, r := range found {
+		if r.Replay {
+			seqs[i] = r.Seq
+		}
+	}
+	feats, err := ix.Features(ctx, seqs)
+	if err != nil {
+		return err
+	}
+	verdicts, err := ix.Verdicts(ctx, seqs)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -24,6 +25,9 @@ import (
 //	generated:contain     bench serve's generated corpus until 2026-11-25 (10% exact, near and partial copies each, a partial one the original inside a longer page)
 //	FILE                  a corpus written by Write (neardup bench corpus)
 const Spec = "real, real:DUP, real:DUP:CLUSTER, real:DUP:CLUSTER:WINDOW, sites, generated, generated:contain or a corpus file (.jsonl)"
+
+// ErrUnknown is a corpus spec that names no corpus (a usage error).
+var ErrUnknown = errors.New("corpus: unknown corpus")
 
 // Open returns the corpus spec names (see [Spec]) with docs documents
 // (ignored for a file) from seed (0: the default), reading real text from
@@ -86,12 +90,12 @@ func Open(spec string, docs int, seed uint64, dataDir string) (*Corpus, error) {
 			return fromSynth("generated (internal/synth, 10% exact, near and partial copies, partial ones containing the original)",
 				synth.Config{Docs: docs, Seed: cmp.Or(seed, 2026), MinWords: 900, MaxWords: 1150, Contain: true}), nil
 		}
-		return nil, fmt.Errorf("corpus: unknown corpus %q: want %s", spec, Spec)
+		return nil, fmt.Errorf("%w %q: want %s", ErrUnknown, spec, Spec)
 	}
 	if strings.HasSuffix(spec, ".jsonl") {
 		return Read(spec)
 	}
-	return nil, fmt.Errorf("corpus: unknown corpus %q: want %s", spec, Spec)
+	return nil, fmt.Errorf("%w %q: want %s", ErrUnknown, spec, Spec)
 }
 
 // Sites returns the site pages of the boilerplate evaluation (the pages

@@ -169,7 +169,7 @@ func benchIndex(ctx context.Context, kind string, docs []benchDoc, bf benchFlags
 		for _, kv := range [][2]string{
 			{"kafka.brokers", brokers}, {"kafka.input_topic", input}, {"kafka.output_topic", output},
 			{"kafka.dead_letter_topic", "dead"}, {"kafka.group", group}, {"index.url", url}, {"index.namespace", ns},
-			{"http.addr", ""}, {"pipeline.emit", emit},
+			{"http.addr", ""}, {"http.admin_addr", ""}, {"pipeline.emit", emit},
 		} {
 			o.Add(kv[0], kv[1])
 		}

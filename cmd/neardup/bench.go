@@ -23,7 +23,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		"Run 'neardup bench serve -h' or 'neardup bench corpus -h' for their flags.\n"
 	if len(args) == 0 {
 		fmt.Fprint(stderr, use)
-		return fmt.Errorf("%w: want 'bench serve [flags]', 'bench corpus [flags]' (or 'bench broker', the Kafka broker serve starts)", errUsage)
+		return usagef("want 'bench serve [flags]', 'bench corpus [flags]' (or 'bench broker', the Kafka broker serve starts)")
 	}
 	switch args[0] {
 	case "-h", "-help", "--help", "help":
@@ -37,12 +37,12 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fs := flag.NewFlagSet("bench broker", flag.ContinueOnError)
 		fs.SetOutput(stderr)
 		partitions := fs.Int("partitions", 6, "partitions of every seeded topic")
-		if err := fs.Parse(args[1:]); err != nil {
-			return fmt.Errorf("%w: %w", errUsage, err)
+		if err := parseFlags(fs, args[1:]); err != nil {
+			return err
 		}
 		return servebench.RunBroker(ctx, *partitions, fs.Args(), os.Stdin, stdout)
 	}
-	return fmt.Errorf("%w: unknown 'bench %s'", errUsage, args[0])
+	return usagef("unknown 'bench %s'", args[0])
 }
 
 // runBenchServe parses the flags of "neardup bench serve" and runs the
@@ -51,7 +51,7 @@ func runBenchServe(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs := flag.NewFlagSet("bench serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	overrides, path := config.RegisterFlags(fs)
-	o := servebench.Options{Version: version}
+	o := servebench.Options{Version: buildVersion()}
 	fs.IntVar(&o.Docs, "docs", 20000, "documents for the throughput run")
 	fs.IntVar(&o.LatencyDocs, "latency-docs", 10000, "documents for the latency run (the corpus's next ones)")
 	fs.IntVar(&o.Partitions, "partitions", 6, "partitions of the input topic")
@@ -81,8 +81,8 @@ Flags:
 `)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	o.Overrides, o.ConfigPath = overrides, *path
 	for _, k := range strings.Split(*indexes, ",") {
@@ -94,8 +94,8 @@ Flags:
 	}
 	o.BrokerCommand = []string{exe, "bench", "broker"}
 	if err := servebench.Run(ctx, o, stdout); err != nil {
-		if errors.Is(err, servebench.ErrUsage) {
-			return fmt.Errorf("%w: %w", errUsage, err)
+		if errors.Is(err, servebench.ErrUsage) || errors.Is(err, corpus.ErrUnknown) {
+			return usagef("%w", err)
 		}
 		return err
 	}
@@ -131,13 +131,16 @@ Flags:
 `)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 || !strings.HasSuffix(*out, ".jsonl") {
-		return fmt.Errorf("%w: bench corpus needs --out FILE.jsonl and no arguments", errUsage)
+		return usagef("bench corpus needs --out FILE.jsonl and no arguments")
 	}
 	c, err := corpus.Open(*spec, *docs, *seed, *data)
+	if errors.Is(err, corpus.ErrUnknown) {
+		return usagef("%w", err)
+	}
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -26,9 +27,9 @@ func (p *pathList) Set(v string) error { *p = append(*p, v); return nil }
 func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	overrides, path := config.RegisterFlags(fs)
+	overrides, path := config.RegisterFlags(fs, config.PipelineSections...)
 	var from pathList
-	fs.Var(&from, "from", "read and store these documents first (a corpus for the memory index; repeatable)")
+	fs.Var(&from, "from", "read and store these documents first, in the memory index only (a corpus; repeatable)")
 	ixURL := fs.String("index", "", "memory or a redis:// URL (shorthand for --index.url)")
 	quiet := fs.Bool("quiet", false, "no summary")
 	fs.Usage = func() {
@@ -36,20 +37,25 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 Decides each document of PATH (files, directories, .jsonl, .warc, or - for
 JSON lines on standard input) against the index as the service would, and
-stores nothing: no id, bucket, digest or verdict is written (on Redis the
-server's data is left as it was). Writes one JSON event per document, the
+stores nothing. A Redis index is opened read-only: its namespace must exist
+(a missing one, e.g. after the server lost its data, is an error, and is not
+created), and nothing is written to the server, not even the clock, an
+expiry or an older layout's mark. A document whose id is stored gets the
+verdict recorded for it (a replay). Writes one JSON event per document, the
 event scan would write, with "not_stored": true, to standard output. With
-the memory index, --from names a corpus to store first.
+the memory index, --from names a corpus to store first (--from with a Redis
+index is bad usage: it would write).
 
-Exit codes: 0 done, 1 failed, 2 bad usage, a PATH that does not exist, or
-bad configuration.
+Exit codes: 0 done, 1 failed (the index unavailable or lost), 2 bad usage,
+--from with a Redis index, a PATH that does not exist, or bad
+configuration.
 
 Flags (any configuration key is also a flag; see 'neardup config example'):
 `)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	overrides.Add("pipeline.emit", "all")
 	cfg, err := loadConfig(*path, *ixURL, overrides)
@@ -58,16 +64,27 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 	}
 	paths := fs.Args()
 	if len(paths) == 0 {
-		return fmt.Errorf("%w: check: no PATH to check", errUsage)
+		return usagef("no PATH to check")
+	}
+	if len(from) > 0 && !index.IsMemory(cfg.Index.URL) {
+		return usagef("--from stores a corpus first, which only the memory index allows (the index is %s)", index.RedactURL(cfg.Index.URL))
 	}
 	if err := checkPaths(append(append([]string(nil), from...), paths...)); err != nil {
 		return err
 	}
-	pc, store, err := openStore(ctx, &cfg)
+	// Read-only: a Redis namespace must exist already, and nothing is
+	// written to it (openReadOnlyStore).
+	pc, store, err := openReadOnlyStore(ctx, &cfg)
+	if errors.Is(err, index.ErrIndexLost) {
+		return missingNamespace(ctx, &cfg, "nothing to check against")
+	}
 	if err != nil {
 		return err
 	}
 	defer store.Close()
+	// What the index says now: an earlier document whose verdict a member
+	// has not recorded yet stands for its own cluster, without waiting.
+	pc.SettleWait = -1
 	stored := 0
 	if len(from) > 0 {
 		pl, err := pipeline.New(pc, store)

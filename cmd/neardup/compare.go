@@ -3,10 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"text/tabwriter"
 
 	"github.com/neardup/neardup/config"
@@ -45,28 +45,37 @@ func runCompare(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print one JSON object instead of a table")
 	htmlOut := fs.String("html", "", "also write a self-contained HTML page to this file: both texts side by side, copied passages highlighted and linked, the verdict and every score")
-	overrides, path := config.RegisterFlags(fs)
+	overrides, path := config.RegisterFlags(fs, config.PipelineSections...)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: neardup compare [--json] [--html FILE] [--config FILE] [--KEY=VALUE ...] A B\n\nPrints every similarity score for files A and B (.html files are reduced to their text).\nAny configuration key is a flag, e.g. --sketch.shingle=3 --profile=books; see 'neardup config example'.\n\nFlags:")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() != 2 {
-		return fmt.Errorf("%w: want two files, got %d arguments", errUsage, fs.NArg())
+		return usagef("want two files, got %d arguments", fs.NArg())
 	}
-	cfg, err := config.Load(*path, os.Environ(), overrides)
+	if err := checkPaths(fs.Args()); err != nil {
+		return err
+	}
+	cfg, err := loadConfig(*path, "", overrides)
 	if err != nil {
 		return err
 	}
 	lex, err := cfg.Lexicon()
 	if err != nil {
-		return err
+		return usagef("%w", err)
 	}
 	var texts [2][]byte
 	for i, p := range fs.Args() {
-		if texts[i], err = extract.ReadFile(p, cfg.Sketch.MaxBytes); err != nil {
+		texts[i], err = extract.ReadFile(p, cfg.Sketch.MaxBytes)
+		switch {
+		case errors.Is(err, extract.ErrEmpty) || errors.Is(err, extract.ErrBinary) || errors.Is(err, extract.ErrTooLarge):
+			// A file that holds no text to compare is a mistake in the
+			// arguments (scan makes such a document a dead letter).
+			return usagef("%s: %w: compare needs text in both files", p, err)
+		case err != nil:
 			return fmt.Errorf("%s: %w", p, err)
 		}
 	}
@@ -83,6 +92,9 @@ func runCompare(_ context.Context, args []string, stdout, stderr io.Writer) erro
 			var f sketch.Features
 			if err := s.Sketch(texts[i], &f); err != nil {
 				return fmt.Errorf("%s: %w", fs.Arg(i), err)
+			}
+			if f.Tokens == 0 {
+				return usagef("%s: no words after normalization: compare needs text in both files", fs.Arg(i))
 			}
 			if feats[i] == nil {
 				feats[i] = map[sketch.Method]*sketch.Features{}
@@ -121,7 +133,7 @@ func runCompare(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if *htmlOut != "" {
 		if err := writeExplain(*htmlOut, &cfg, [2]string{fs.Arg(0), fs.Arg(1)}, texts, a, b, &res, why); err != nil {
-			return fmt.Errorf("compare: html: %w", err)
+			return fmt.Errorf("html: %w", err)
 		}
 	}
 	if *asJSON {
@@ -140,7 +152,11 @@ func runCompare(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	fmt.Fprintf(tw, "containment B in A\t%.4f\t|A∩B| / |B|\n", res.ContainmentBA)
 	fmt.Fprintf(tw, "jaccard_est (classic)\t%.4f\tMinHash estimate, K=%d\n", res.JaccardEst, sc.K)
 	fmt.Fprintf(tw, "jaccard_est (oph)\t%.4f\tone-permutation estimate, K=%d\n", res.JaccardEstOPH, sc.K)
-	fmt.Fprintf(tw, "simhash hamming\t%d\tbits of 64 (near duplicate at ≤ %d)\n", res.Hamming, max(cfg.Sketch.SimHashK, 0))
+	lane := "lane off: sketch.simhash_k -1"
+	if k := cfg.Sketch.SimHashK; k >= 0 {
+		lane = fmt.Sprintf("a candidate at ≤ %d", k)
+	}
+	fmt.Fprintf(tw, "simhash hamming\t%d\tbits of 64 (%s)\n", res.Hamming, lane)
 	fmt.Fprintf(tw, "imatch equal\t%v\tdigests: %s / %s\n", res.IMatchEqual, digest(a), digest(b))
 	fmt.Fprintf(tw, "unique words\t%d / %d\tDUPNIQ sequence lengths\n", res.UniqueA, res.UniqueB)
 	fmt.Fprintf(tw, "lcs\t%d\tof %d common unique words\n", res.LCS, aln.Common)

@@ -66,21 +66,23 @@ func TestCompareTableAndErrors(t *testing.T) {
 	if code, _, _ := neardup(t, "compare", "one-file"); code != exitUsage {
 		t.Errorf("one argument: exit %d", code)
 	}
-	if code, _, errOut := neardup(t, "compare", filepath.Join(docs, "nope"), filepath.Join(docs, "07-marathon.txt")); code != exitError || !strings.Contains(errOut, "nope") {
+	if code, _, errOut := neardup(t, "compare", filepath.Join(docs, "nope"), filepath.Join(docs, "07-marathon.txt")); code != exitUsage || !strings.Contains(errOut, "nope") {
 		t.Errorf("missing file: exit %d: %s", code, errOut)
 	}
 	bin := filepath.Join(t.TempDir(), "bin")
 	if err := writeFile(bin, "\x00\x01\x02"); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, errOut := neardup(t, "compare", bin, filepath.Join(docs, "07-marathon.txt")); code != exitError || !strings.Contains(errOut, "binary") {
+	// A file without text to compare is a mistake in the arguments (exit
+	// 2, README "Exit codes"), named with why.
+	if code, _, errOut := neardup(t, "compare", bin, filepath.Join(docs, "07-marathon.txt")); code != exitUsage || !strings.Contains(errOut, "binary") {
 		t.Errorf("binary file: exit %d: %s", code, errOut)
 	}
 	big := filepath.Join(t.TempDir(), "big")
 	if err := writeFile(big, strings.Repeat("x", 2048)); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, errOut := neardup(t, "compare", "--sketch.max_bytes=1024", big, filepath.Join(docs, "07-marathon.txt")); code != exitError || !strings.Contains(errOut, "too large") {
+	if code, _, errOut := neardup(t, "compare", "--sketch.max_bytes=1024", big, filepath.Join(docs, "07-marathon.txt")); code != exitUsage || !strings.Contains(errOut, "too large") {
 		t.Errorf("oversized file: exit %d: %s", code, errOut)
 	}
 }

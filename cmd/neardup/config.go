@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -15,23 +14,24 @@ import (
 // runConfig implements "neardup config example|check".
 func runConfig(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return fmt.Errorf("%w: want 'config example [--profile P]' or 'config check [FILE] [flags]'", errUsage)
+		return usagef("want 'config example [--profile P]' or 'config check [FILE] [flags]'")
 	}
 	switch args[0] {
 	case "example":
 		fs := flag.NewFlagSet("config example", flag.ContinueOnError)
 		fs.SetOutput(stderr)
 		profile := fs.String("profile", "web", "profile whose defaults to print: web, books or sentence")
-		if err := fs.Parse(args[1:]); err != nil {
-			return fmt.Errorf("%w: %w", errUsage, err)
+		if err := parseFlags(fs, args[1:]); err != nil {
+			return err
 		}
 		if fs.NArg() > 0 {
-			return fmt.Errorf("%w: unexpected arguments %q", errUsage, fs.Args())
+			return usagef("unexpected arguments %q", fs.Args())
 		}
-		if err := config.Example(stdout, *profile); err != nil {
-			return fmt.Errorf("%w: %w", errUsage, err)
+		out := &errWriter{w: stdout}
+		if err := config.Example(out, *profile); err != nil {
+			return usagef("%w", err)
 		}
-		return nil
+		return out.err
 	case "check":
 		fs := flag.NewFlagSet("config check", flag.ContinueOnError)
 		fs.SetOutput(stderr)
@@ -54,23 +54,24 @@ Flags:
 		}
 		c, err := config.Load(file, os.Environ(), overrides)
 		if err != nil {
-			return fmt.Errorf("%w: %w", errUsage, err)
+			return usagef("%w", err)
 		}
-		if _, err := pipeline.FromConfig(&c, version); err != nil {
-			return fmt.Errorf("%w: %w", errUsage, err)
+		if _, err := pipeline.FromConfig(&c, buildVersion()); err != nil {
+			return usagef("%w", err)
 		}
 		what := "defaults and environment"
 		if file != "" {
 			what = file
 		}
-		fmt.Fprintf(stdout, "configuration is valid: %s (profile %s)\n", what, c.Profile)
+		out := &errWriter{w: stdout}
+		fmt.Fprintf(out, "configuration is valid: %s (profile %s)\n", what, c.Profile)
+		shown := c.Redacted()
 		for _, k := range config.Keys() {
-			v, _ := c.Display(k)
-			fmt.Fprintf(stdout, "%s=%s\n", k, v)
+			fmt.Fprintf(out, "%s=%s\n", k, shown[k])
 		}
-		return nil
+		return out.err
 	}
-	return fmt.Errorf("%w: unknown 'config %s'", errUsage, args[0])
+	return usagef("unknown 'config %s'", args[0])
 }
 
 // parseWithFile parses "[FILE] [flags]" or "[flags] [FILE]": at most one
@@ -79,11 +80,8 @@ Flags:
 func parseWithFile(fs *flag.FlagSet, args []string, path *string) (string, error) {
 	var pos []string
 	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return "", err
-			}
-			return "", fmt.Errorf("%w: %w", errUsage, err)
+		if err := parseFlags(fs, args); err != nil {
+			return "", err
 		}
 		if fs.NArg() == 0 {
 			break
@@ -93,9 +91,9 @@ func parseWithFile(fs *flag.FlagSet, args []string, path *string) (string, error
 	}
 	switch {
 	case len(pos) > 1:
-		return "", fmt.Errorf("%w: want one configuration file, got %q", errUsage, pos)
+		return "", usagef("want one configuration file, got %q", pos)
 	case len(pos) == 1 && *path != "" && *path != pos[0]:
-		return "", fmt.Errorf("%w: two configuration files: %s and --config %s", errUsage, pos[0], *path)
+		return "", usagef("two configuration files: %s and --config %s", pos[0], *path)
 	case len(pos) == 1:
 		return pos[0], nil
 	}

@@ -25,6 +25,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/neardup/neardup/config"
+	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/internal/synth"
 	"github.com/neardup/neardup/pipeline"
 	"github.com/neardup/neardup/service"
@@ -49,6 +50,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	ixURL := fs.String("index", "memory", "index shared by the instances: memory (in process) or a redis:// URL")
 	namespace := fs.String("namespace", "", "key prefix in a redis:// index (default: a new neardup-demo-TIME namespace for each run; never the service's default namespace unless named here)")
 	verbose := fs.Bool("v", false, "print the service logs")
+	keyBy := fs.String("key", "source", "Kafka key of each record: source (an original and its copies share a key, hence a partition and its order) or id (each document its own key, as a crawler keying by URL does: copies may be decided before their original; see docs/operations.md, \"Keying records\")")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `Usage: neardup demo [flags]
 
@@ -63,11 +65,14 @@ Flags:
 `)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if *docs < 10 || *instances < 1 || *partitions < 1 {
-		return fmt.Errorf("%w: want --docs >= 10, --instances >= 1, --partitions >= 1", errUsage)
+		return usagef("want --docs >= 10, --instances >= 1, --partitions >= 1")
+	}
+	if *keyBy != "source" && *keyBy != "id" {
+		return usagef("--key %q: want source or id", *keyBy)
 	}
 
 	kc, err := kfake.NewCluster(
@@ -78,7 +83,7 @@ Flags:
 		kfake.SeedTopics(1, demoDead),
 	)
 	if err != nil {
-		return fmt.Errorf("demo: start broker: %w", err)
+		return fmt.Errorf("start broker: %w", err)
 	}
 	defer kc.Close()
 	brokers := kc.ListenAddrs()[0]
@@ -89,7 +94,7 @@ Flags:
 	// copies share a key, hence a partition and its order).
 	crawl := synth.Corpus(synth.Config{Docs: *docs, Seed: *seed, MinWords: 1400, MaxWords: 2000, Embed: [2]float64{0.03, 0.2}})
 	malformed := demoMalformed()
-	if err := demoProduce(ctx, brokers, crawl, malformed); err != nil {
+	if err := demoProduce(ctx, brokers, crawl, malformed, *keyBy == "source"); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "produced %d documents (%s) and %d malformed records to %q (%d partitions)\n",
@@ -99,7 +104,7 @@ Flags:
 	for _, kv := range [][2]string{
 		{"kafka.brokers", brokers}, {"kafka.input_topic", demoInput}, {"kafka.output_topic", demoEvents},
 		{"kafka.dead_letter_topic", demoDead}, {"kafka.group", "neardup-demo"}, {"pipeline.emit", "all"},
-		{"index.url", *ixURL}, {"http.addr", "127.0.0.1:0"}, {"log.format", "text"},
+		{"index.url", *ixURL}, {"http.addr", "127.0.0.1:0"}, {"http.admin_addr", ""}, {"log.format", "text"},
 	} {
 		o.Add(kv[0], kv[1])
 	}
@@ -142,7 +147,7 @@ Flags:
 			Registerer: prometheus.WrapRegistererWith(prometheus.Labels{"instance": strconv.Itoa(i + 1)}, reg),
 			Gatherer:   reg,
 			Logger:     slog.New(slog.NewTextHandler(logOut, nil)).With("instance", i+1),
-			Version:    version,
+			Version:    buildVersion(),
 		})
 		if err != nil {
 			stop()
@@ -156,9 +161,9 @@ Flags:
 	}
 	where := ""
 	if *ixURL != "memory" {
-		where = fmt.Sprintf(", namespace %q (remove it afterwards: redis-cli --scan --pattern '%s:*' | xargs redis-cli unlink)", ns, ns)
+		where = fmt.Sprintf(", namespace %q (remove it afterwards: %s)", ns, cleanupCommand(*ixURL, ns))
 	}
-	fmt.Fprintf(stdout, "%d service instances in consumer group %q, index %s%s\n", *instances, "neardup-demo", redactURL(*ixURL), where)
+	fmt.Fprintf(stdout, "%d service instances in consumer group %q, index %s%s\n", *instances, "neardup-demo", index.RedactURL(*ixURL), where)
 
 	ids := make(map[string]bool, len(crawl))
 	for _, d := range crawl {
@@ -177,15 +182,6 @@ Flags:
 	return nil
 }
 
-// redactURL drops the password of a redis:// URL for printing.
-func redactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil || u.User == nil {
-		return s
-	}
-	return u.Redacted()
-}
-
 // demoMalformed returns records the service must dead-letter.
 func demoMalformed() [][]byte {
 	return [][]byte{
@@ -197,7 +193,7 @@ func demoMalformed() [][]byte {
 	}
 }
 
-func demoProduce(ctx context.Context, brokers string, crawl []synth.Doc, malformed [][]byte) error {
+func demoProduce(ctx context.Context, brokers string, crawl []synth.Doc, malformed [][]byte, bySource bool) error {
 	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers), kgo.DefaultProduceTopic(demoInput), kgo.ProducerLinger(5*time.Millisecond))
 	if err != nil {
 		return err
@@ -210,7 +206,7 @@ func demoProduce(ctx context.Context, brokers string, crawl []synth.Doc, malform
 			return err
 		}
 		key := d.ID
-		if d.Source != "" {
+		if d.Source != "" && bySource {
 			key = d.Source
 		}
 		rs = append(rs, &kgo.Record{Key: []byte(key), Value: v})
@@ -219,7 +215,7 @@ func demoProduce(ctx context.Context, brokers string, crawl []synth.Doc, malform
 		rs = append(rs, &kgo.Record{Value: m})
 	}
 	if err := cl.ProduceSync(ctx, rs...).FirstErr(); err != nil {
-		return fmt.Errorf("demo: produce: %w", err)
+		return fmt.Errorf("produce: %w", err)
 	}
 	return nil
 }
@@ -252,7 +248,7 @@ func demoRead(ctx context.Context, brokers string, ids map[string]bool, malforme
 		fs := cl.PollFetches(pctx)
 		pcancel()
 		if ctx.Err() != nil {
-			return res, fmt.Errorf("demo: %d of %d documents decided, %d of %d dead letters after %v",
+			return res, fmt.Errorf("%d of %d documents decided, %d of %d dead letters after %v",
 				len(res.first), len(ids), deadN, malformed, timeout)
 		}
 		select {
@@ -297,9 +293,12 @@ func demoReport(w io.Writer, crawl []synth.Doc, res demoResult, malformed int, e
 	for _, k := range []string{pipeline.KindExact, pipeline.KindNear, pipeline.KindPartial} {
 		rows[k] = &row{}
 	}
-	falsePos := 0
+	falsePos, late := 0, 0
 	for _, d := range crawl {
 		ev := res.first[d.ID]
+		if d.Kind == synth.Original && ev.Kind != pipeline.KindUnique {
+			late++ // decided after a copy of it: the copy is first seen
+		}
 		if d.Kind != synth.Original {
 			r := rows[string(d.Kind)]
 			r.planted++
@@ -332,6 +331,7 @@ func demoReport(w io.Writer, crawl []synth.Doc, res demoResult, malformed int, e
 	}
 	_ = tw.Flush()
 	fmt.Fprintf(w, "\nfound = reported with the planted kind and the planted original as duplicate_of; %d reported pairs were not planted\n", falsePos)
+	fmt.Fprintf(w, "originals decided after a copy of theirs (first seen is first decided): %d\n", late)
 	reasons := make([]string, 0, len(res.dead))
 	for _, r := range slices.Sorted(maps.Keys(res.dead)) {
 		reasons = append(reasons, fmt.Sprintf("%s %d", r, res.dead[r]))
@@ -350,3 +350,40 @@ func sum(m map[string]int) int {
 }
 
 func numCPU() int { return runtime.GOMAXPROCS(0) }
+
+// cleanupCommand is the shell command that removes every key of namespace
+// ns from the Redis server of index URL u: redis-cli pointed at that
+// server (host, port, database, TLS, user; the password from
+// $REDISCLI_AUTH, never printed), on every master for a cluster.
+func cleanupCommand(u, ns string) string {
+	pu, err := url.Parse(u)
+	if err != nil {
+		return fmt.Sprintf("redis-cli --scan --pattern '%s:*' | xargs -r redis-cli unlink, pointed at the server of --index", ns)
+	}
+	host := strings.Split(pu.Host, ",")[0]
+	h, port, err := net.SplitHostPort(host)
+	if err != nil {
+		h, port = host, "6379"
+	}
+	cli := "redis-cli -h " + shellQuote(h) + " -p " + port
+	if db := strings.Trim(pu.Path, "/"); db != "" && db != "0" {
+		cli += " -n " + shellQuote(db)
+	}
+	if strings.HasPrefix(pu.Scheme, "rediss") {
+		cli += " --tls"
+	}
+	auth := ""
+	if pu.User != nil {
+		if name := pu.User.Username(); name != "" {
+			if _, hasPass := pu.User.Password(); hasPass {
+				cli += " --user " + shellQuote(name)
+			}
+		}
+		auth = "REDISCLI_AUTH=PASSWORD "
+	}
+	cmd := fmt.Sprintf("%s%s --scan --pattern '%s:*' | %sxargs -r %s unlink", auth, cli, ns, auth, cli)
+	if strings.HasSuffix(pu.Scheme, "+cluster") {
+		cmd = "on every master of the cluster: " + strings.Replace(cmd, "xargs -r redis-cli", "xargs -r redis-cli -c", 1)
+	}
+	return cmd
+}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -17,6 +18,8 @@ import (
 
 	"github.com/neardup/neardup/config"
 	"github.com/neardup/neardup/index/redistest"
+	"github.com/neardup/neardup/internal/dataset"
+	"github.com/neardup/neardup/internal/kafkatest"
 )
 
 // The documentation the tests keep honest: every neardup command line in
@@ -596,5 +599,87 @@ func TestDocsNamespaceCleanup(t *testing.T) {
 	}
 	if mine == 0 || len(matched) != mine {
 		t.Errorf("pattern %q matches %d keys; namespace %s holds %d (of %d keys in all)", pattern, len(matched), ns, mine, len(all))
+	}
+}
+
+// TestDocsKcatRecipes runs the kcat command lines of docs/operations.md as
+// printed, against a Kafka-protocol broker, and reads what they produced
+// back with kafka-go: the tombstone recipe with a URL id (whose colons cut
+// the key on main, where the recipe split the line at its first ':': a
+// malformed_json dead letter, nothing deleted) gives a record keyed by the
+// whole id with a null value; the compose section's producer gives one
+// record per line, keyed by the text before the tab.
+func TestDocsKcatRecipes(t *testing.T) {
+	contractTest(t)
+	if _, err := exec.LookPath("kcat"); err != nil {
+		dataset.Missing(t, "kcat (Debian's kcat, make deps) runs the docs' recipes")
+	}
+	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "operations.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recipe := func(re string) string {
+		m := regexp.MustCompile(re).FindString(string(data))
+		if m == "" {
+			t.Fatalf("docs/operations.md has no line matching %s", re)
+		}
+		return m
+	}
+	tombstone := recipe(`(?m)printf .*\| kcat -P -b BROKER -t TOPIC .*-Z$`)
+	producer := recipe(`(?m)kcat -P -b localhost:29092 -t crawl.documents -K '\\t' -l docs.tsv`)
+	cl := kafkatest.Start(t, kafkatest.Topic("deletes", 1), kafkatest.Topic("crawl.documents", 1))
+	sh := func(cmd string, env ...string) {
+		t.Helper()
+		c := exec.Command("sh", "-c", cmd)
+		c.Dir = t.TempDir()
+		c.Env = append(os.Environ(), env...)
+		if tsv := strings.Join(env, ""); strings.Contains(tsv, "TSV=") {
+			if err := os.WriteFile(filepath.Join(c.Dir, "docs.tsv"), []byte(strings.TrimPrefix(env[0], "TSV=")), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", cmd, err, out)
+		}
+	}
+	const id = "https://example.org:8443/news/2026/harbour?lang=en&x=a:b"
+	sh(strings.NewReplacer("BROKER", cl.Brokers, "TOPIC", "deletes").Replace(tombstone), "ID="+id)
+	got := cl.ReadAll(t, "deletes")
+	if len(got) != 1 || string(got[0].Key) != id || got[0].Value != nil {
+		t.Errorf("the tombstone recipe produced %d records, want one keyed %q with a null value: %+v", len(got), id, got)
+	}
+
+	docs := `https://example.org/a` + "\t" + `{"id":"https://example.org/a","text":"one"}` + "\n" +
+		`https://example.org/b` + "\t" + `{"id":"https://example.org/b","text":"two"}` + "\n"
+	sh(strings.Replace(producer, "localhost:29092", cl.Brokers, 1), "TSV="+docs)
+	got = cl.ReadAll(t, "crawl.documents")
+	if len(got) != 2 || string(got[0].Key) != "https://example.org/a" || string(got[1].Value) != `{"id":"https://example.org/b","text":"two"}` {
+		t.Errorf("the compose producer recipe produced %+v", got)
+	}
+}
+
+// TestDocsSimHashLane: the README's method table and compare say the
+// SimHash lane is off when it is (sketch.simhash_k -1 by default); main's
+// README listed "k = 3" and compare printed "near duplicate at ≤ 0".
+func TestDocsSimHashLane(t *testing.T) {
+	c, err := config.Load("", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Sketch.SimHashK != -1 {
+		t.Fatalf("the lane is on by default (sketch.simhash_k %d): say so in README's method table and here", c.Sketch.SimHashK)
+	}
+	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile("(?m)^\\| SimHash-64[^\n]*").FindString(string(data))
+	if !strings.Contains(row, "off by default") {
+		t.Errorf("README's SimHash row does not say the lane is off: %q", row)
+	}
+	docs := filepath.Join("..", "..", "examples", "docs")
+	_, out, _ := neardup(t, "compare", filepath.Join(docs, "01-harbour-bridge.txt"), filepath.Join(docs, "02-harbour-bridge-syndicated.txt"))
+	if !strings.Contains(out, "(lane off: sketch.simhash_k -1)") || strings.Contains(out, "≤ 0") {
+		t.Errorf("compare's SimHash row:\n%s", out)
 	}
 }

@@ -29,9 +29,9 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	overrides, path := config.RegisterFlags(fs)
+	overrides, path := config.RegisterFlags(fs, config.PipelineSections...)
 	data := fs.String("data", "", "folder holding the evaluation sets (default: $NEARDUP_DATA, else shared/data beside the repository or a parent)")
-	out := fs.String("out", evalDefaultOut, "folder to write "+eval.ReportFile+" and the plots into; a run with --sets, a configuration or NEARDUP_* settings must name it (the default holds the committed full report)")
+	out := fs.String("out", "", "folder to write "+eval.ReportFile+" and the plots into (default: a new temporary folder, named at the end; --out docs/eval replaces the committed report)")
 	setList := fs.String("sets", "", "comma-separated sets to run, by folder or short name (default: every set present but "+strings.Join(eval.OptionalSetNames(), ", ")+"): "+strings.Join(slices.Concat(eval.SetNames(), eval.OptionalSetNames()), ", "))
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	host := fs.String("host", "", "give every document without a url one on this host (https://HOST/ID): the set as pages of one large site")
@@ -62,18 +62,15 @@ are skipped with what they need; the sets (folders of --data, or generated):
 		fmt.Fprint(stderr, "\n'neardup eval synth' runs the synthetic overlap × noise sweep instead (see 'neardup eval synth -h'); 'neardup eval sites' writes the generated site corpus as JSON lines.\n\nFlags (any configuration key is also a flag; see 'neardup config example'):\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected arguments %q", errUsage, fs.Args())
-	}
-	if err := guardDefaultOut(fs, "eval", args, "data", "quiet"); err != nil {
-		return err
+		return usagef("unexpected arguments %q", fs.Args())
 	}
 	cfg, err := config.Load(*path, os.Environ(), overrides)
 	if err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
+		return usagef("%w", err)
 	}
 	names, err := evalSets(*setList)
 	if err != nil {
@@ -121,43 +118,26 @@ are skipped with what they need; the sets (folders of --data, or generated):
 		}
 	}
 	rep.Elapsed = time.Since(start)
-	if err := rep.Write(*out); err != nil {
+	dir, err := outDir(*out)
+	if err != nil {
+		return err
+	}
+	if err := rep.Write(dir); err != nil {
 		return err
 	}
 	rep.Summary(stdout)
-	fmt.Fprintf(stdout, "report: %s\n", strings.TrimSuffix(*out, "/")+"/"+eval.ReportFile)
+	fmt.Fprintf(stdout, "report: %s\n", filepath.Join(dir, eval.ReportFile))
 	return nil
 }
 
-// evalDefaultOut is where the committed reports live (make eval).
-const evalDefaultOut = "docs/eval"
-
-// guardDefaultOut refuses a run that would overwrite the committed report
-// in evalDefaultOut with different figures: one that sets a flag other than
-// --out and those in same (flags that do not change what is measured), or a
-// NEARDUP_* setting that does (see reproduce), without naming --out.
-func guardDefaultOut(fs *flag.FlagSet, command string, args []string, same ...string) error {
-	outSet := false
-	var changed []string
-	fs.Visit(func(f *flag.Flag) {
-		switch {
-		case f.Name == "out":
-			outSet = true
-		case !slices.Contains(same, f.Name):
-			changed = append(changed, "--"+f.Name)
-		}
-	})
-	if outSet {
-		return nil
+// outDir returns the folder a report goes into: out, or when out is empty
+// a new temporary folder, so that eval writes nothing in the repository
+// unless told where (make eval: --out docs/eval).
+func outDir(out string) (string, error) {
+	if out != "" {
+		return out, nil
 	}
-	if r := reproduce(command, nil); r != "neardup "+command {
-		changed = append(changed, strings.TrimSuffix(r, " neardup "+command))
-	}
-	if len(changed) == 0 {
-		return nil
-	}
-	return fmt.Errorf("%w: %s would overwrite the committed report in %s with a different run (%s); pass --out DIR, or --out %s to replace it deliberately",
-		errUsage, "neardup "+command, evalDefaultOut, strings.Join(changed, " "), evalDefaultOut)
+	return os.MkdirTemp("", "neardup-eval-")
 }
 
 // evalSets turns --sets into folder names; short names (pan13, clough,
@@ -177,7 +157,7 @@ func evalSets(list string) ([]string, error) {
 			}
 		}
 		if found == "" {
-			return nil, fmt.Errorf("%w: --sets: unknown set %q (want %s)", errUsage, n, strings.Join(all, ", "))
+			return nil, usagef("--sets: unknown set %q (want %s)", n, strings.Join(all, ", "))
 		}
 		if !slices.Contains(out, found) {
 			out = append(out, found)
@@ -213,8 +193,26 @@ func withBar(ctx context.Context, stderr io.Writer, quiet bool, name string, wor
 
 // reproduce returns the command line that reproduces a run: the
 // settings taken from NEARDUP_* variables that change what is measured
-// (profile, sketch.*, verify.*) in front, then the arguments as given.
+// (profile, sketch.*, verify.*) in front, then the arguments as given but
+// --out and --quiet, which change where the report goes and what the
+// terminal shows, not what it says.
 func reproduce(command string, args []string) string {
+	var kept []string
+	for i := 0; i < len(args); i++ {
+		name, _, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
+		switch {
+		case !strings.HasPrefix(args[i], "-"):
+		case name == "out":
+			if !hasValue {
+				i++
+			}
+			continue
+		case name == "quiet":
+			continue
+		}
+		kept = append(kept, args[i])
+	}
+	args = kept
 	var env []string
 	for _, key := range config.Keys() {
 		if key != "profile" && !strings.HasPrefix(key, "sketch.") && !strings.HasPrefix(key, "verify.") {
@@ -244,7 +242,7 @@ func runEvalSynth(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs := flag.NewFlagSet("eval synth", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	seed := fs.Uint64("seed", 1, "seed of the excerpts, replaced spans and noise")
-	out := fs.String("out", evalDefaultOut, "folder to write "+eval.SynthReport+" and its plots into; a run with other settings than the defaults must name it (the default holds the committed report)")
+	out := fs.String("out", "", "folder to write "+eval.SynthReport+" and its plots into (default: a new temporary folder, named at the end; --out docs/eval replaces the committed report)")
 	data := fs.String("data", "", "folder holding gutenberg-editions, whose books give the texts (default: $NEARDUP_DATA, else shared/data beside the repository; absent: generated text)")
 	words := fs.Int("words", 600, "words of the reference and of each copy")
 	reps := fs.Int("reps", 10, "copies per cell of the overlap × noise grid")
@@ -263,20 +261,17 @@ Flags:
 `, eval.SynthReport)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected arguments %q", errUsage, fs.Args())
-	}
-	if err := guardDefaultOut(fs, "eval synth", args, "data", "quiet"); err != nil {
-		return err
+		return usagef("unexpected arguments %q", fs.Args())
 	}
 	o := &config.Overrides{}
 	o.Add("profile", *profile)
 	cfg, err := config.Load("", nil, o)
 	if err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
+		return usagef("%w", err)
 	}
 	sc := eval.SynthConfig{Seed: *seed, Words: *words, Reps: *reps, Score: cfg,
 		Source: "generated text: Zipf-distributed pseudo-words of internal/synth for both the reference and the replacement (gutenberg-editions was not found)"}
@@ -301,11 +296,15 @@ Flags:
 	if err != nil {
 		return err
 	}
-	if err := res.Write(*out, reproduce("eval synth", args)); err != nil {
+	dir, err := outDir(*out)
+	if err != nil {
+		return err
+	}
+	if err := res.Write(dir, reproduce("eval synth", args)); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "neardup eval synth: %d cells × %d copies in %v\nreport: %s\n", len(res.Cells), sc.Reps,
-		res.Elapsed.Round(100*time.Millisecond), filepath.Join(*out, eval.SynthReport))
+		res.Elapsed.Round(100*time.Millisecond), filepath.Join(dir, eval.SynthReport))
 	return nil
 }
 
@@ -334,11 +333,11 @@ Flags:
 `, eval.SitesLinksFile)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 || *write == "" {
-		return fmt.Errorf("%w: eval sites needs --write DIR and no arguments", errUsage)
+		return usagef("eval sites needs --write DIR and no arguments")
 	}
 	root := *data
 	if root == "" {

@@ -2,7 +2,9 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -25,7 +27,7 @@ func TestEvalCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"neardup eval --data " + root + " --sets gutenberg --out " + out, "| pg42671.txt | pg1342.txt | near (jaccard) |", "![pr-gutenberg](pr-gutenberg.png)"} {
+	for _, want := range []string{"neardup eval --data " + root + " --sets gutenberg\n", "| pg42671.txt | pg1342.txt | near (jaccard) |", "![pr-gutenberg](pr-gutenberg.png)"} {
 		if !strings.Contains(string(rep), want) {
 			t.Errorf("report lacks %q", want)
 		}
@@ -98,5 +100,42 @@ func TestEvalSitesCommand(t *testing.T) {
 	}
 	if code, _, _ := neardup(t, "eval", "sites", "--data", root); code != exitUsage {
 		t.Errorf("without --write: exit %d, want %d", code, exitUsage)
+	}
+}
+
+// neardup eval, as the README gives it, writes nothing in the repository
+// (on today's main it rewrote the committed docs/eval/report.md's run-time
+// line): without --out the report goes into a new temporary folder, which
+// the command names, and the report holds no run time.
+func TestEvalWritesNothingInRepository(t *testing.T) {
+	contractTest(t)
+	root := filepath.Dir(dataset.Dir(t, "gutenberg-editions"))
+	t.Chdir(filepath.Join("..", ".."))
+	status := func() string {
+		out, err := exec.Command("git", "status", "--porcelain", "--untracked-files=all").Output()
+		if err != nil {
+			t.Fatalf("git status: %v", err)
+		}
+		return string(out)
+	}
+	before := status()
+	code, stdout, stderr := neardup(t, "eval", "--quiet", "--data", root, "--sets", "gutenberg")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if after := status(); after != before {
+		t.Errorf("neardup eval changed the repository:\nbefore %q\nafter  %q", before, after)
+	}
+	m := regexp.MustCompile(`(?m)^report: (.*)$`).FindStringSubmatch(stdout)
+	if m == nil {
+		t.Fatalf("no report path in %q", stdout)
+	}
+	rep, err := os.ReadFile(m[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(filepath.Dir(m[1])) })
+	if cwd, _ := os.Getwd(); strings.HasPrefix(m[1], cwd) || regexp.MustCompile(`\d+(\.\d+)?m?s\b`).Match(rep) {
+		t.Errorf("report %s inside the repository %s, or it holds a run time", m[1], cwd)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"compress/gzip"
 	"context"
 	"flag"
-	"fmt"
 	"io"
 	"os"
 
@@ -17,7 +16,7 @@ import (
 // text files, each cut into documents of --chunk words.
 func runLexicon(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "build" {
-		return fmt.Errorf("%w: want 'lexicon build [flags] FILE...'", errUsage)
+		return usagef("want 'lexicon build [flags] FILE...'")
 	}
 	fs := flag.NewFlagSet("lexicon build", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -25,11 +24,14 @@ func runLexicon(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	minDF := fs.Int("min-df", 2, "keep terms that occur in at least this many documents")
 	out := fs.String("o", "-", "output file (- for stdout); a name ending in .gz is gzip-compressed")
 	maxBytes := fs.Int("max-bytes", sketch.DefaultMaxBytes, "skip files larger than this")
-	if err := fs.Parse(args[1:]); err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
+	if err := parseFlags(fs, args[1:]); err != nil {
+		return err
 	}
 	if fs.NArg() == 0 {
-		return fmt.Errorf("%w: no input files", errUsage)
+		return usagef("no input files")
+	}
+	if err := checkPaths(fs.Args()); err != nil {
+		return err
 	}
 	lb := sketch.NewLexiconBuilder(sketch.DefaultNormalization())
 	for _, path := range fs.Args() {
@@ -38,7 +40,7 @@ func runLexicon(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		text, err := extract.ReadFile(path, *maxBytes)
 		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
+			return usagef("%s: %w (lexicon build reads text files)", path, err)
 		}
 		if *chunk <= 0 {
 			lb.Add(text)

@@ -22,8 +22,20 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/neardup/neardup/config"
+	"github.com/neardup/neardup/internal/buildinfo"
+	"github.com/neardup/neardup/internal/suggest"
 )
+
+// quietRedis drops go-redis's own log lines.
+type quietRedis struct{}
+
+func (quietRedis) Printf(context.Context, string, ...any) {}
 
 // Exit codes, the same for every command (README "Exit codes").
 const (
@@ -33,8 +45,58 @@ const (
 	exitIntr  = 130
 )
 
-// errUsage marks a command-line mistake (exit code 2).
-var errUsage = errors.New("usage")
+// errUsage marks a command-line mistake (exit code 2): errors.Is finds it
+// in every error usagef makes, whose message it does not change.
+var errUsage = errors.New("bad usage")
+
+// usageError is an error that is a command-line mistake.
+type usageError struct{ err error }
+
+func (e usageError) Error() string        { return e.err.Error() }
+func (e usageError) Unwrap() error        { return e.err }
+func (e usageError) Is(target error) bool { return target == errUsage }
+
+// usagef formats an error (%w wraps, as with fmt.Errorf) that is a
+// command-line mistake: exit code 2, no other prefix than the command's.
+func usagef(format string, a ...any) error {
+	return usageError{fmt.Errorf(format, a...)}
+}
+
+// parseFlags parses args with fs. -h prints the command's usage (fs.Usage)
+// and returns flag.ErrHelp; any other mistake returns a usage error that
+// names it, with the flag the user most likely meant, and points to -h
+// instead of printing every flag.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	usage, out := fs.Usage, fs.Output()
+	fs.Usage = func() {}
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	fs.Usage = usage
+	fs.SetOutput(out)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, flag.ErrHelp):
+		config.DescribeDefaults(fs)
+		if usage != nil {
+			usage()
+		} else {
+			fmt.Fprintf(out, "Usage of neardup %s:\n", fs.Name())
+			fs.PrintDefaults()
+		}
+		return flag.ErrHelp
+	}
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		var names []string
+		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+		msg = "unknown flag -" + name
+		if best := suggest.Closest(strings.TrimLeft(name, "-"), names); best != "" {
+			msg += "; did you mean --" + best + "?"
+		}
+	}
+	return usagef("%s (run 'neardup %s -h' for its flags)", msg, fs.Name())
+}
 
 type command struct {
 	name, summary string
@@ -58,6 +120,9 @@ func commands() []command {
 }
 
 func main() {
+	// go-redis logs failed dials through a package-level logger; the
+	// command reports the error itself (serve sends them to its log).
+	redis.SetLogger(quietRedis{})
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
@@ -90,8 +155,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
-	fmt.Fprintf(stderr, "neardup: unknown command %q\n", args[0])
-	usage(stderr)
+	var names []string
+	for _, c := range commands() {
+		names = append(names, c.name)
+	}
+	hint := ""
+	if best := suggest.Closest(args[0], names); best != "" {
+		hint = fmt.Sprintf("; did you mean %q?", best)
+	}
+	fmt.Fprintf(stderr, "neardup: unknown command %q%s (run 'neardup help' for the commands)\n", args[0], hint)
 	return exitUsage
 }
 
@@ -104,7 +176,36 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "\nRun 'neardup COMMAND -h' for a command's flags.")
 }
 
-func runVersion(_ context.Context, _ []string, stdout, _ io.Writer) error {
-	fmt.Fprintln(stdout, "neardup", version)
-	return nil
+func runVersion(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("version", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: neardup version\n\nPrints the version (what events' params.version and the neardup_build_info metric say),\nthe commit it was built from and the Go toolchain.")
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected arguments %q", fs.Args())
+	}
+	_, err := fmt.Fprintln(stdout, "neardup", buildinfo.Read(version))
+	return err
+}
+
+// errWriter remembers the first error of the writes to w, for output
+// written with fmt.Fprint*, whose errors are not checked one by one: a
+// command whose standard output fails (a closed pipe, a full disk) must
+// not exit 0.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
 }

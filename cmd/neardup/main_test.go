@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/neardup/neardup/index/redistest"
+	"github.com/neardup/neardup/internal/buildinfo"
 	"github.com/neardup/neardup/internal/dataset"
 	"github.com/neardup/neardup/internal/schematest"
 )
@@ -46,6 +48,7 @@ type event struct {
 	Cluster     string         `json:"cluster"`
 	Method      string         `json:"method"`
 	Scores      map[string]any `json:"scores"`
+	Replay      bool           `json:"replay"`
 }
 
 func events(t *testing.T, out string) []event {
@@ -280,10 +283,6 @@ func TestExitCodes(t *testing.T) {
 		{"bench -h", nil, []string{"bench", "-h"}, exitOK, "neardup bench serve", ""},
 		{"bench unknown", nil, []string{"bench", "nope"}, exitUsage, "", "unknown 'bench nope'"},
 		{"scan -h", nil, []string{"scan", "-h"}, exitOK, "", "Exit codes"},
-		{"eval --sets into the committed report", nil, []string{"eval", "--sets", "gutenberg"}, exitUsage, "", "would overwrite the committed report"},
-		{"eval synth --seed into the committed report", nil, []string{"eval", "synth", "--seed", "2"}, exitUsage, "", "would overwrite the committed report"},
-		{"eval with a configuration key", nil, []string{"eval", "--sketch.k=64"}, exitUsage, "", "--sketch.k"},
-		{"eval with a NEARDUP_ setting", []string{"NEARDUP_VERIFY_JACCARD", "0.7"}, []string{"eval"}, exitUsage, "", "NEARDUP_VERIFY_JACCARD=0.7"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -478,3 +477,77 @@ func TestScanInvalidIDs(t *testing.T) {
 		t.Errorf("%d dead letters %v, want the three invalid ids", n, d)
 	}
 }
+
+// A mistyped flag gets a short answer: what was wrong, the flag most
+// likely meant, and where the flags are listed, not every flag the
+// command has (scan printed 204 lines); an unknown command likewise. Error
+// messages carry no "usage:" prefix.
+func TestUsageMessages(t *testing.T) {
+	contractTest(t)
+	missing := filepath.Join(t.TempDir(), "missing.txt")
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"scan", "--sketch.kk=3", "x"}, "neardup scan: unknown flag -sketch.kk; did you mean --sketch.k? (run 'neardup scan -h' for its flags)\n"},
+		{[]string{"check", "--indx", "memory", "x"}, "neardup check: unknown flag -indx; did you mean --index? (run 'neardup check -h' for its flags)\n"},
+		{[]string{"compare", "--jsn", "a", "b"}, "neardup compare: unknown flag -jsn; did you mean --json? (run 'neardup compare -h' for its flags)\n"},
+		{[]string{"delete", "--form", "ids.txt"}, "neardup delete: unknown flag -form; did you mean --from? (run 'neardup delete -h' for its flags)\n"},
+		{[]string{"serve", "--kafka.broker=x:1"}, "neardup serve: unknown flag -kafka.broker; did you mean --kafka.brokers? (run 'neardup serve -h' for its flags)\n"},
+		{[]string{"demo", "--doc", "10"}, "neardup demo: unknown flag -doc; did you mean --docs? (run 'neardup demo -h' for its flags)\n"},
+		{[]string{"eval", "--set", "pan13"}, "neardup eval: unknown flag -set; did you mean --sets? (run 'neardup eval -h' for its flags)\n"},
+		{[]string{"config", "check", "--verify.jacard=0.6"}, "neardup config: unknown flag -verify.jacard; did you mean --verify.jaccard? (run 'neardup config check -h' for its flags)\n"},
+		{[]string{"scan", "--nothing-like-it"}, "neardup scan: unknown flag -nothing-like-it (run 'neardup scan -h' for its flags)\n"},
+		{[]string{"scan", "--index"}, "neardup scan: flag needs an argument: -index (run 'neardup scan -h' for its flags)\n"},
+		{[]string{"scna", "x"}, "neardup: unknown command \"scna\"; did you mean \"scan\"? (run 'neardup help' for the commands)\n"},
+		{[]string{"scan", "--quiet", missing}, "neardup scan: stat " + missing + ": no such file or directory\n"},
+		{[]string{"compare", missing, missing}, "neardup compare: stat " + missing + ": no such file or directory\n"},
+	} {
+		code, out, errOut := neardup(t, tt.args...)
+		if code != exitUsage || out != "" || errOut != tt.want {
+			t.Errorf("neardup %s: exit %d, stdout %q\nstderr %q\nwant   %q", strings.Join(tt.args, " "), code, out, errOut, tt.want)
+		}
+	}
+	// A configuration file's unknown key gets its "did you mean" too.
+	file := filepath.Join(t.TempDir(), "c.yaml")
+	if err := os.WriteFile(file, []byte("sketch:\n  shingel: 3\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := neardup(t, "config", "check", file); code != exitUsage || !strings.Contains(errOut, `line 2: unknown key "sketch.shingel"; did you mean sketch.shingle?`) {
+		t.Errorf("config check with a mistyped key: exit %d, %q", code, errOut)
+	}
+}
+
+// The version comes from the build information (internal/buildinfo), and
+// version, every event's params.version and neardup_build_info say the
+// same. A test binary records no commit, so here it is "devel" and the
+// command says why; the newcomer check (TestNewcomerPath) builds from a
+// clone and finds the commit.
+func TestVersion(t *testing.T) {
+	code, out, _ := neardup(t, "version")
+	want := buildinfo.Read(version).Version
+	if code != exitOK || !strings.HasPrefix(out, "neardup "+want+"\n") {
+		t.Fatalf("version: exit %d, %q, want the build's version %s", code, out, want)
+	}
+	if want == buildinfo.Devel && !strings.Contains(out, "no commit recorded") {
+		t.Errorf("a devel build does not say why it has no commit: %q", out)
+	}
+	_, out, _ = neardup(t, "scan", "--quiet", filepath.Join("..", "..", "examples", "docs"))
+	var ev struct {
+		Params struct {
+			Version string `json:"version"`
+		} `json:"params"`
+	}
+	if err := json.Unmarshal([]byte(strings.SplitN(out, "\n", 2)[0]), &ev); err != nil || ev.Params.Version != want {
+		t.Errorf("event params.version %q (%v), want %s", ev.Params.Version, err, want)
+	}
+	// A failing standard output is a failed run (exit 1), not a silent 0.
+	if code := run(context.Background(), []string{"version"}, failWriter{}, &bytes.Buffer{}); code != exitError {
+		t.Errorf("version into a failing stdout: exit %d, want %d", code, exitError)
+	}
+}
+
+// failWriter fails every write, as a closed pipe or a full disk does.
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, errors.New("write failed") }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -48,10 +49,10 @@ func (s *summary) String() string {
 func runScan(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("scan", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	overrides, path := config.RegisterFlags(fs)
+	overrides, path := config.RegisterFlags(fs, config.PipelineSections...)
 	emit := fs.String("emit", "", "duplicates or all (shorthand for --pipeline.emit)")
 	ixURL := fs.String("index", "", "memory or a redis:// URL (shorthand for --index.url)")
-	deadPath := fs.String("dead-letter", "", "write rejected inputs as JSON lines to this file (default: standard error)")
+	deadPath := fs.String("dead-letter", "", "write rejected inputs as JSON lines to this file (default: standard error, where a terminal gets one line each, without the input)")
 	quiet := fs.Bool("quiet", false, "no progress bar and no summary")
 	inFormat := fs.String("input-format", "auto", "auto (by file name; - is JSON lines), jsonl or warc: how to read - and every PATH")
 	warcID := fs.String("warc-id", "uri", "id of WARC documents: uri (WARC-Target-URI) or record-id (WARC-Record-ID)")
@@ -74,8 +75,8 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 `)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if *emit != "" {
 		overrides.Add("pipeline.emit", *emit)
@@ -86,11 +87,11 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 	}
 	format, err := consumer.ParseFormat(*inFormat)
 	if err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
+		return usagef("%w", err)
 	}
 	warcIDs, err := consumer.ParseWARCID(*warcID)
 	if err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
+		return usagef("%w", err)
 	}
 	paths := fs.Args()
 	if len(paths) == 0 {
@@ -98,6 +99,11 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 	}
 	if err := checkPaths(paths); err != nil {
 		return err
+	}
+	if format == consumer.FormatWARC {
+		if err := checkWARC(paths); err != nil {
+			return err
+		}
 	}
 	pc, store, err := openStore(ctx, &cfg)
 	if err != nil {
@@ -120,13 +126,17 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 		deadOut = f
 	}
 	dead := sink.NewLines(deadOut)
+	// On a terminal a dead letter is one line a person reads: its input
+	// (up to 64 KiB, base64 for a binary file) would fill the screen.
+	// Elsewhere (a pipe, a file) it is the JSON line whole.
+	deadShort := *deadPath == "" && isTerminal(stderr)
 
 	src := &consumer.Files{Paths: paths, MaxBytes: cfg.Sketch.MaxBytes, Format: format, WARCID: warcIDs}
 	if *deadPath != "" {
 		src.Exclude = []string{*deadPath} // never read our own output
 	}
 	var bar *progressbar.ProgressBar
-	if f, ok := stderr.(*os.File); ok && !*quiet && term.IsTerminal(int(f.Fd())) {
+	if f, ok := stderr.(*os.File); ok && !*quiet && isTerminal(f) {
 		if total, err := src.Total(); err == nil && total > 0 {
 			bar = progressbar.NewOptions64(total, progressbar.OptionSetWriter(stderr), progressbar.OptionShowBytes(true),
 				progressbar.OptionSetDescription("scanning"), progressbar.OptionShowCount(), progressbar.OptionThrottle(100*time.Millisecond),
@@ -168,8 +178,16 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 	})
 	g.Go(func() error {
 		for o := range outs {
-			sum.docs++
+			if o.Dead == nil {
+				sum.docs++
+			}
 			switch {
+			case o.Dead != nil && deadShort:
+				sum.dead++
+				if bar != nil {
+					_ = bar.Clear()
+				}
+				fmt.Fprintln(stderr, deadLine(o.Dead))
 			case o.Dead != nil:
 				sum.dead++
 				if err := dead.Write(o.Dead); err != nil {
@@ -226,6 +244,9 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 	}
 	if !*quiet {
 		fmt.Fprintln(stderr, sum)
+		if deadShort && sum.dead > 0 {
+			fmt.Fprintln(stderr, "neardup scan: dead letters shown abridged; --dead-letter FILE writes each whole, with its input")
+		}
 		if src.WARC.Records > 0 {
 			fmt.Fprintln(stderr, "neardup scan:", src.WARC)
 		}
@@ -247,8 +268,60 @@ func checkPaths(paths []string) error {
 			continue
 		}
 		if _, err := os.Stat(p); err != nil {
-			return fmt.Errorf("%w: %w", errUsage, err)
+			return usagef("%w", err)
 		}
+	}
+	return nil
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// deadLine is a dead letter as one line for a person: where the input
+// was, why it was rejected, without the input itself.
+func deadLine(d *pipeline.DeadLetter) string {
+	where := d.Source.File
+	switch {
+	case d.Source.Line > 0:
+		where = fmt.Sprintf("%s:%d", where, d.Source.Line)
+	case d.Source.Offset != nil:
+		where = fmt.Sprintf("%s at byte %d", where, *d.Source.Offset)
+	}
+	if where == "" {
+		where = "-"
+	}
+	if d.ID != "" && d.ID != d.Source.File {
+		where += fmt.Sprintf(" (id %.80q)", d.ID)
+	}
+	return fmt.Sprintf("dead letter: %s: %s: %s", where, d.Reason, d.Error)
+}
+
+// checkWARC fails with a usage error on a file named with --input-format
+// warc that does not start with a WARC record ("WARC/") or a gzip member,
+// before anything is read: a text file read as WARC would be one
+// malformed_warc dead letter and two summaries that disagree. Directories
+// and standard input are read as they come.
+func checkWARC(paths []string) error {
+	for _, p := range paths {
+		if p == "-" {
+			continue
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return usagef("%w", err)
+		}
+		head := make([]byte, 16)
+		n, _ := io.ReadFull(f, head)
+		fi, _ := f.Stat()
+		f.Close()
+		head = head[:n]
+		if fi != nil && fi.IsDir() || bytes.HasPrefix(head, []byte("WARC/")) || bytes.HasPrefix(head, []byte{0x1f, 0x8b}) {
+			continue
+		}
+		return usagef("%s is not a WARC file: it starts with %q, not a WARC record (\"WARC/1.x\") or a gzip member; without --input-format warc it is read by its name (.warc, .warc.gz, .jsonl, else text)", p, head)
 	}
 	return nil
 }

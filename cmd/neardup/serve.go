@@ -44,8 +44,10 @@ Every key can be set in the file, as an environment variable
 (NEARDUP_KAFKA_BROKERS, NEARDUP_KAFKA_INPUT_TOPIC, ...) or as a flag. Only
 kafka.brokers and kafka.input_topic are required.
 
-Endpoints on http.addr: /metrics (Prometheus), /healthz, /readyz, and
-POST /admin/accept-empty-index: after the index was lost (Redis restarted
+Endpoints on http.addr (read-only, unauthenticated): /metrics
+(Prometheus), /healthz, /readyz. On http.admin_addr (127.0.0.1:8081 by
+default; empty: off; a bearer token with http.admin_token): POST
+/admin/accept-empty-index: after the index was lost (Redis restarted
 without its data; neardup_index_lost 1), go on with an empty index.
 SIGTERM or SIGINT: records in flight are finished, produced and committed,
 the group is left, exit 0 — within kafka.shutdown_timeout (default 10s).
@@ -55,18 +57,18 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 `)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected arguments %q", errUsage, fs.Args())
+		return usagef("unexpected arguments %q", fs.Args())
 	}
 	cfg, err := config.Load(*path, os.Environ(), overrides)
 	if err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
+		return usagef("%w", err)
 	}
 	if err := cfg.ValidateServe(); err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
+		return usagef("%w", err)
 	}
 	log := newLogger(stderr, cfg.Log)
 	// go-redis logs through a package-level logger (failed dials,
@@ -75,32 +77,101 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 	// set here, once, and never in a library package; without it those
 	// lines would be plain text inside serve's JSON log stream.
 	redis.SetLogger(redisLogger{log})
-	svc, store, err := startService(ctx, &cfg, log)
+	// One listener on http.addr from here to exit: /healthz answers while
+	// serve starts, waits for its dependencies, runs and drains.
+	st := &startup{accept: make(chan struct{}, 1)}
+	var ep *endpoint
+	if cfg.HTTP.Addr != "" {
+		if ep, err = openEndpoint(cfg.HTTP.Addr, st.handler()); err != nil {
+			return err
+		}
+		defer ep.close()
+		log.Info("neardup serve: endpoints up; /readyz answers 503 until the service has started", "http", ep.addr())
+	}
+	svc, store, err := startService(ctx, &cfg, log, st, ep)
 	if err != nil || svc == nil { // svc nil: stopped while starting
 		return err
 	}
 	defer store.Close()
+	if ep != nil {
+		ep.set(svc.Handler())
+		defer ep.set(stopping())
+	}
 	return svc.Run(ctx)
 }
 
+// endpoint is serve's listener on http.addr, held from start to exit; the
+// handler behind it changes as serve starts, runs and stops.
+type endpoint struct {
+	h    atomic.Pointer[http.Handler]
+	ln   net.Listener
+	srv  *http.Server
+	done chan struct{}
+}
+
+// openEndpoint listens on addr and serves h until close; a listen error is
+// bad configuration.
+func openEndpoint(addr string, h http.Handler) (*endpoint, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, usagef("http.addr %s: %w", addr, err)
+	}
+	e := &endpoint{ln: ln, done: make(chan struct{})}
+	e.set(h)
+	e.srv = &http.Server{
+		Handler:           http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { (*e.h.Load()).ServeHTTP(w, r) }),
+		ReadHeaderTimeout: 5 * time.Second,
+	}
+	go func() { // owned by close
+		defer close(e.done)
+		_ = e.srv.Serve(ln) // ErrServerClosed after close
+	}()
+	return e, nil
+}
+
+func (e *endpoint) set(h http.Handler) { e.h.Store(&h) }
+func (e *endpoint) addr() string       { return e.ln.Addr().String() }
+
+// close stops serving, letting requests in progress finish for a second.
+func (e *endpoint) close() {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	_ = e.srv.Shutdown(ctx)
+	<-e.done
+}
+
+// stopping answers while serve exits after the service stopped.
+func stopping() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
+	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		fmt.Fprintln(w, "not ready: stopping")
+	})
+	return mux
+}
+
 // startService opens the index and creates the service, retrying while
-// the index or the Kafka cluster cannot be reached (index.retry: serve
-// waits for its dependencies and reports not ready meanwhile): /healthz
-// answers 200 and /readyz 503 naming what is awaited on http.addr. Bad
-// configuration is not retried. It returns a nil service, and no error,
-// when ctx ends first.
+// the index or the Kafka cluster cannot be reached, or a topic is missing
+// (index.retry: serve waits for its dependencies and reports not ready
+// meanwhile): on ep (http.addr) /healthz answers 200 and /readyz 503
+// naming what is awaited. Bad configuration is not retried. It returns a
+// nil service, and no error, when ctx ends first.
 //
 // When the consumer group has committed offsets (documents were decided
 // before) the index must exist: a missing one is index.ErrIndexLost, and
 // serve waits as for an unreachable index, /readyz naming the loss and
 // /metrics exporting neardup_index_lost 1, until the data is restored or
 // the loss is accepted (index.accept_empty, or POST
-// /admin/accept-empty-index on http.addr).
-func startService(ctx context.Context, cfg *config.Config, log *slog.Logger) (*service.Service, index.Store, error) {
-	st := &startup{accept: make(chan struct{}, 1)}
+// /admin/accept-empty-index on http.admin_addr).
+func startService(ctx context.Context, cfg *config.Config, log *slog.Logger, st *startup, ep *endpoint) (*service.Service, index.Store, error) {
 	backoff := time.Second
+	servedAt := ""
+	if ep != nil {
+		servedAt = ep.addr()
+	}
 	for {
-		svc, store, err := tryStart(ctx, cfg, log, st.accepted.Load())
+		svc, store, err := tryStart(ctx, cfg, log, st.accepted.Load(), servedAt)
 		lost := errors.Is(err, index.ErrIndexLost)
 		if err == nil || errors.Is(err, errUsage) || !(lost || retryableAtStart(err)) {
 			return svc, store, err
@@ -112,18 +183,18 @@ func startService(ctx context.Context, cfg *config.Config, log *slog.Logger) (*s
 		}
 		st.waiting.Store(&msg)
 		st.lost.Store(lost)
-		// Between attempts a start-up endpoint holds http.addr; the
-		// service listens on it itself, so it is handed over for each
-		// attempt.
+		// While the index is lost the admin endpoint takes the
+		// acceptance; the service listens on http.admin_addr itself, so
+		// it is handed over for each attempt.
 		stop := func() {}
-		if cfg.HTTP.Addr != "" {
-			var addr string
+		admin := ""
+		if lost && cfg.HTTP.AdminAddr != "" {
 			var lerr error
-			if stop, addr, lerr = st.serve(cfg.HTTP.Addr); lerr != nil {
+			if stop, admin, lerr = st.serveAdmin(cfg.HTTP); lerr != nil {
 				return nil, nil, lerr
 			}
-			log.Info("neardup serve waiting for its dependencies; /readyz answers 503 meanwhile", "http", addr)
 		}
+		log.Info("neardup serve waiting for its dependencies; /readyz answers 503 meanwhile", "http", servedAt, "admin", admin)
 		if lost {
 			log.Error("index lost at start: the consumer group has decided documents, but the index namespace does not exist (Redis restarted without its data?); nothing is decided until the data is restored or the empty index is accepted (docs/operations.md)",
 				"retry_in", backoff, "err", err)
@@ -147,7 +218,7 @@ func startService(ctx context.Context, cfg *config.Config, log *slog.Logger) (*s
 // tryStart opens the index and creates the service once. Unless
 // acceptEmpty (or index.accept_empty), a group with committed offsets
 // needs the index to exist.
-func tryStart(ctx context.Context, cfg *config.Config, log *slog.Logger, acceptEmpty bool) (*service.Service, index.Store, error) {
+func tryStart(ctx context.Context, cfg *config.Config, log *slog.Logger, acceptEmpty bool, servedAt string) (*service.Service, index.Store, error) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	open := openStore
@@ -165,12 +236,13 @@ func tryStart(ctx context.Context, cfg *config.Config, log *slog.Logger, acceptE
 		return nil, nil, err
 	}
 	svc, err := service.New(ctx, service.Options{
-		Config: cfg, Pipeline: pc, Store: store, Registerer: reg, Gatherer: reg, Logger: log, Version: version,
+		Config: cfg, Pipeline: pc, Store: store, Registerer: reg, Gatherer: reg, Logger: log, Version: buildVersion(),
+		ServedAt: servedAt,
 	})
 	if err != nil {
 		store.Close()
 		if errors.Is(err, config.ErrInvalid) {
-			return nil, nil, fmt.Errorf("%w: %w", errUsage, err)
+			return nil, nil, usagef("%w", err)
 		}
 		return nil, nil, err
 	}
@@ -183,7 +255,7 @@ func retryableAtStart(err error) bool {
 	return errors.Is(err, index.ErrUnavailable) || errors.Is(err, service.ErrKafka)
 }
 
-// startup is what the start-up endpoint serves between attempts.
+// startup is what the endpoints serve until the service has started.
 type startup struct {
 	waiting  atomic.Pointer[string] // what is awaited
 	lost     atomic.Bool            // the last attempt found the index lost
@@ -191,15 +263,13 @@ type startup struct {
 	accept   chan struct{}          // wakes the wait for the next attempt
 }
 
-// serve serves /healthz (200) and /readyz (503 with what is awaited) on
-// addr until stop is called; stop waits for the server. While the index
-// is lost it also serves /metrics (neardup_index_lost 1, neardup_ready 0)
-// and POST /admin/accept-empty-index.
-func (st *startup) serve(addr string) (stop func(), bound string, err error) {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, "", fmt.Errorf("%w: http.addr %s: %w", errUsage, addr, err)
-	}
+// handler serves /healthz (200) and /readyz (503 with what is awaited);
+// while the index is lost also /metrics (neardup_index_lost 1,
+// neardup_ready 0).
+func (st *startup) handler() http.Handler {
+	reg := prometheus.NewRegistry()
+	metrics.New(reg, buildVersion()).IndexLost(true)
+	lostMetrics := promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
 	mux := http.NewServeMux()
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
@@ -210,36 +280,45 @@ func (st *startup) serve(addr string) (stop func(), bound string, err error) {
 		}
 		fmt.Fprintln(w, "not ready: "+msg)
 	})
-	if st.lost.Load() {
-		reg := prometheus.NewRegistry()
-		metrics.New(reg, version).IndexLost(true)
-		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-		mux.HandleFunc(service.AcceptEmptyPath, func(w http.ResponseWriter, r *http.Request) {
-			if r.Method != http.MethodPost {
-				w.Header().Set("Allow", http.MethodPost)
-				http.Error(w, "POST accepts a lost index", http.StatusMethodNotAllowed)
-				return
-			}
-			st.accepted.Store(true)
-			select {
-			case st.accept <- struct{}{}:
-			default:
-			}
-			fmt.Fprintln(w, "accepted: starting with an empty index")
-		})
+	mux.HandleFunc("/metrics", func(w http.ResponseWriter, r *http.Request) {
+		if !st.lost.Load() {
+			http.NotFound(w, r)
+			return
+		}
+		lostMetrics.ServeHTTP(w, r)
+	})
+	return mux
+}
+
+// serveAdmin serves POST /admin/accept-empty-index on http.admin_addr
+// (service.AdminHandler, as the service does) until stop is called; stop
+// waits for the server.
+func (st *startup) serveAdmin(h config.HTTP) (stop func(), bound string, err error) {
+	ln, err := net.Listen("tcp", h.AdminAddr)
+	if err != nil {
+		return nil, "", usagef("http.admin_addr %s: %w", h.AdminAddr, err)
 	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	accept := func() error {
+		st.accepted.Store(true)
+		select {
+		case st.accept <- struct{}{}:
+		default:
+		}
+		return nil
+	}
+	srv := &http.Server{Handler: service.AdminHandler(h.AdminToken, accept), ReadHeaderTimeout: 5 * time.Second}
 	done := make(chan struct{})
 	go func() { // owned by stop
 		defer close(done)
 		_ = srv.Serve(ln) // ErrServerClosed after stop
 	}()
-	return func() {
+	stop = func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
 		_ = srv.Shutdown(ctx)
 		<-done
-	}, ln.Addr().String(), nil
+	}
+	return stop, ln.Addr().String(), nil
 }
 
 // redisLogger sends go-redis's log lines to slog at warning level (they

@@ -29,9 +29,9 @@ func TestServeCommandIndexLostAtStart(t *testing.T) {
 	redis := redistest.Start(t, redistest.Options{}) // no persistence
 	cl := kafkatest.Start(t, kafkatest.Topic("crawl", 3), kafkatest.Topic("neardup.events", 3), kafkatest.Topic("neardup.dead-letters", 1))
 	// A fixed address: the start-up endpoint is bound again at each attempt.
-	addr := freeAddr(t)
+	addr, admin := freeAddr(t), freeAddr(t)
 	env := []string{
-		"NEARDUP_KAFKA_BROKERS=" + cl.Brokers, "NEARDUP_KAFKA_INPUT_TOPIC=crawl", "NEARDUP_HTTP_ADDR=" + addr,
+		"NEARDUP_KAFKA_BROKERS=" + cl.Brokers, "NEARDUP_KAFKA_INPUT_TOPIC=crawl", "NEARDUP_HTTP_ADDR=" + addr, "NEARDUP_HTTP_ADMIN_ADDR=" + admin,
 		"NEARDUP_PIPELINE_EMIT=all", "NEARDUP_INDEX_URL=redis://" + redis.Addr + "/0", "NEARDUP_INDEX_TIMEOUT=500ms",
 		"NEARDUP_KAFKA_COMMIT_INTERVAL=100ms",
 	}
@@ -85,7 +85,10 @@ func TestServeCommandIndexLostAtStart(t *testing.T) {
 		t.Errorf("%d events after a restart with the index lost, want %d", n, len(first))
 	}
 	// Accepted on the member: it starts with an empty index and decides.
-	if code, body := httpDo(t, "POST", addr, "/admin/accept-empty-index"); code != http.StatusOK {
+	if code, _ := httpDo(t, "POST", addr, "/admin/accept-empty-index"); code == http.StatusOK {
+		t.Errorf("POST /admin/accept-empty-index on http.addr accepted")
+	}
+	if code, body := httpDo(t, "POST", admin, "/admin/accept-empty-index"); code != http.StatusOK {
 		t.Fatalf("POST /admin/accept-empty-index: %d %q", code, body)
 	}
 	p.waitLog("neardup serve starting")

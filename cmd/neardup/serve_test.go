@@ -51,7 +51,7 @@ func TestServeCommandEnvOnlyAndSIGTERM(t *testing.T) {
 	produceDocs(t, cl, "crawl", docs)
 
 	cmd := asCommand(t, []string{
-		"NEARDUP_KAFKA_BROKERS=" + cl.Brokers, "NEARDUP_KAFKA_INPUT_TOPIC=crawl", "NEARDUP_HTTP_ADDR=127.0.0.1:0",
+		"NEARDUP_KAFKA_BROKERS=" + cl.Brokers, "NEARDUP_KAFKA_INPUT_TOPIC=crawl", "NEARDUP_HTTP_ADDR=127.0.0.1:0", "NEARDUP_HTTP_ADMIN_ADDR=127.0.0.1:0",
 		"NEARDUP_PIPELINE_EMIT=all", "NEARDUP_KAFKA_SASL_PASSWORD=never-printed-77",
 	}, "serve")
 	stderr, err := cmd.StderrPipe()
@@ -63,15 +63,7 @@ func TestServeCommandEnvOnlyAndSIGTERM(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
 	// The first log line is JSON and names the endpoint.
-	lines := make(chan string, 1000)
-	go func() { // owned: ends when the process closes stderr
-		sc := bufio.NewScanner(stderr)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
+	lines := logLines(stderr)
 	var all []string
 	addr := ""
 	for addr == "" {
@@ -125,6 +117,11 @@ func TestServeCommandEnvOnlyAndSIGTERM(t *testing.T) {
 	if strings.Contains(logs, "never-printed-77") {
 		t.Error("the SASL password appears in the logs")
 	}
+	// The start-up log shows the thresholds the run uses, the profile's,
+	// not the 0 that stands for them.
+	if !strings.Contains(logs, `"verify.jaccard":"0.5"`) || !strings.Contains(logs, `"sketch.bands":"30"`) {
+		t.Errorf("the start-up log does not show the effective verify.jaccard and sketch.bands:\n%s", logs)
+	}
 	total := int64(0)
 	for _, off := range cl.Committed(t, "neardup", "crawl") {
 		total += off
@@ -173,4 +170,20 @@ func produceDocs(t *testing.T, cl *kafkatest.Cluster, topic string, docs []synth
 		msgs = append(msgs, kafka.Message{Key: []byte(d.ID), Value: v})
 	}
 	cl.Produce(t, topic, msgs...)
+}
+
+// logLines sends each line a process writes to r (its standard error) on
+// the returned channel, closed when r ends; the goroutine that reads is
+// owned by the process: it ends when the process closes r.
+func logLines(r io.Reader) <-chan string {
+	lines := make(chan string, 1000)
+	go func() {
+		sc := bufio.NewScanner(r)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	return lines
 }

@@ -252,7 +252,7 @@ func run(bin, tmp string, cmData map[string]string, n, partitions int, index str
 	for k, v := range cm.Data {
 		env = append(env, k+"="+v)
 	}
-	env = append(env, "NEARDUP_KAFKA_BROKERS="+brokers, "NEARDUP_HTTP_ADDR=127.0.0.1:0", "NEARDUP_INDEX_URL="+url)
+	env = append(env, "NEARDUP_KAFKA_BROKERS="+brokers, "NEARDUP_HTTP_ADDR=127.0.0.1:0", "NEARDUP_HTTP_ADMIN_ADDR=127.0.0.1:0", "NEARDUP_INDEX_URL="+url)
 	env = append(env, sets...)
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = env

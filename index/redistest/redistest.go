@@ -167,10 +167,59 @@ func (s *Server) Log() string {
 // cluster_state:ok on every node and returns their addresses.
 func StartCluster(t testing.TB) []string {
 	t.Helper()
+	nodes := startCluster(t, 0)
+	addrs := make([]string, len(nodes))
+	for i, n := range nodes {
+		addrs[i] = n.Addr
+	}
+	return addrs
+}
+
+// StartReplicatedCluster starts three masters and one replica of each
+// (cluster-node-timeout 5 s: a master that stops answering is failed
+// over to its replica about 5–7 s later), waits for cluster_state:ok and
+// for every replica to be in sync, and returns the six servers, the
+// masters first (as redis-cli --cluster create assigns them: servers
+// 3..5 replicate masters in some order; see Server.Role).
+func StartReplicatedCluster(t testing.TB) []*Server {
+	t.Helper()
+	return startCluster(t, 1)
+}
+
+// Role returns the server's role as the cluster sees it now: "master" or
+// "slave" (INFO replication), and for a replica its master's address.
+func (s *Server) Role(ctx context.Context) (role, master string, err error) {
+	c := redis.NewClient(&redis.Options{Addr: s.Addr, MaxRetries: -1, DialTimeout: time.Second, ReadTimeout: time.Second})
+	defer c.Close()
+	info, err := c.Info(ctx, "replication").Result()
+	if err != nil {
+		return "", "", err
+	}
+	var host, port string
+	for _, line := range strings.Split(info, "\r\n") {
+		k, v, _ := strings.Cut(line, ":")
+		switch k {
+		case "role":
+			role = v
+		case "master_host":
+			host = v
+		case "master_port":
+			port = v
+		}
+	}
+	if host != "" {
+		master = net.JoinHostPort(host, port)
+	}
+	return role, master, nil
+}
+
+func startCluster(t testing.TB, replicas int) []*Server {
+	t.Helper()
 	requireBinary(t, "redis-server")
 	requireBinary(t, "redis-cli")
+	var nodes []*Server
 	var addrs []string
-	for range 3 {
+	for range 3 * (1 + replicas) {
 		var srv *Server
 		for attempt := 0; srv == nil && attempt < 5; attempt++ {
 			port, err := freePort(true)
@@ -189,10 +238,11 @@ func StartCluster(t testing.TB) []string {
 			t.Fatal("redistest: could not start a cluster node")
 		}
 		t.Cleanup(srv.Kill)
+		nodes = append(nodes, srv)
 		addrs = append(addrs, srv.Addr)
 	}
 	args := append([]string{"--cluster", "create"}, addrs...)
-	args = append(args, "--cluster-replicas", "0", "--cluster-yes")
+	args = append(args, "--cluster-replicas", strconv.Itoa(replicas), "--cluster-yes")
 	out, err := exec.Command("redis-cli", args...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("redistest: redis-cli --cluster create: %v\n%s", err, out)
@@ -204,7 +254,32 @@ func StartCluster(t testing.TB) []string {
 			t.Fatalf("redistest: %s: %v", a, err)
 		}
 	}
-	return addrs
+	for _, n := range nodes {
+		if err := waitInSync(ctx, n.Addr); err != nil {
+			t.Fatalf("redistest: %s: %v", n.Addr, err)
+		}
+	}
+	return nodes
+}
+
+// waitInSync waits until a replica's link to its master is up (a master
+// returns at once).
+func waitInSync(ctx context.Context, addr string) error {
+	c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
+	defer c.Close()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		info, err := c.Info(ctx, "replication").Result()
+		if err == nil && (strings.Contains(info, "role:master") || strings.Contains(info, "master_link_status:up")) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("replica not in sync: %v %q", err, info)
+		case <-tick.C:
+		}
+	}
 }
 
 func waitClusterOK(ctx context.Context, addr string) error {

@@ -161,6 +161,12 @@ func (c *Cluster) ReadAll(t testing.TB, topic string) []kafka.Message {
 }
 
 func (c *Cluster) readPartition(topic string, p int) ([]kafka.Message, error) {
+	return c.readPartitionFrom(topic, p, 0)
+}
+
+// readPartitionFrom reads partition p of topic from offset from (or its
+// first) to its high watermark.
+func (c *Cluster) readPartitionFrom(topic string, p int, from int64) ([]kafka.Message, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	conn, err := c.Dialer.DialLeader(ctx, "tcp", c.seed(), topic, p)
@@ -172,6 +178,7 @@ func (c *Cluster) readPartition(topic string, p int) ([]kafka.Message, error) {
 	if err != nil {
 		return nil, err
 	}
+	first = max(first, from)
 	var out []kafka.Message
 	for off := first; off < last; {
 		if _, err := conn.Seek(off, kafka.SeekAbsolute); err != nil {
@@ -201,6 +208,37 @@ func (c *Cluster) readPartition(topic string, p int) ([]kafka.Message, error) {
 func isTimeout(err error) bool {
 	var ne net.Error
 	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// Tail reads a topic incrementally (Cluster.Tail).
+type Tail struct {
+	c     *Cluster
+	topic string
+	next  map[int]int64
+}
+
+// Tail returns a reader of topic from its start whose every Read returns
+// the messages that arrived since the one before, partition by partition
+// in offset order: a test that waits for many messages reads each once.
+func (c *Cluster) Tail(topic string) *Tail {
+	return &Tail{c: c, topic: topic, next: map[int]int64{}}
+}
+
+// Read returns the messages that arrived since the last Read.
+func (tl *Tail) Read(t testing.TB) []kafka.Message {
+	t.Helper()
+	var out []kafka.Message
+	for _, p := range tl.c.Partitions(t, tl.topic) {
+		msgs, err := tl.c.readPartitionFrom(tl.topic, p, tl.next[p])
+		if err != nil {
+			t.Fatalf("kafkatest: read %s/%d: %v", tl.topic, p, err)
+		}
+		if n := len(msgs); n > 0 {
+			tl.next[p] = msgs[n-1].Offset + 1
+		}
+		out = append(out, msgs...)
+	}
+	return out
 }
 
 // WaitFor reads topic until keep accepts at least n messages or timeout
