@@ -288,6 +288,27 @@ func TestDashboardModel(t *testing.T) {
 	}
 }
 
+// A fault an operator must act on shows in an alert and on the dashboard:
+// every neardup metric an alert reads is drawn by some panel, so the page
+// an alert links to from Grafana shows what fired it.
+func TestEveryAlertedMetricOnTheDashboard(t *testing.T) {
+	drawn := map[string]bool{}
+	for _, q := range dashboardQueries(t, loadDashboard(t)) {
+		for _, m := range neardupMetric.FindAllString(q.expr, -1) {
+			drawn[m] = true
+		}
+	}
+	for _, q := range ruleQueries(loadRules(t)) {
+		for _, m := range neardupMetric.FindAllString(q.expr, -1) {
+			if !drawn[m] {
+				t.Errorf("%s reads %s, which no dashboard panel shows", q.where, m)
+			}
+		}
+	}
+}
+
+var neardupMetric = regexp.MustCompile(`\bneardup_[a-z_]+`)
+
 // checkPromQL has promtool check rules parse each query, as the
 // expression of a recording rule in a file of its own making.
 func checkPromQL(t *testing.T, qs []query) {

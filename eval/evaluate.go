@@ -31,6 +31,7 @@ type Result struct {
 	Gutenberg []GutenbergRow
 	Licenses  *LicenseResult
 	Sites     *SitesResult
+	RefDocs   *RefDocsResult
 	// Elapsed is the time the set took: stream, sketches and scores.
 	Elapsed time.Duration
 }
@@ -93,6 +94,8 @@ func Evaluate(ctx context.Context, cfg config.Config, s *Set, progress Progress)
 		r.Licenses = licenseResult(s, events)
 	case s.sites != nil:
 		r.Sites = sitesResult(s, events, r.Links, cfg.Index.CommonDocs)
+	case s.refdocs != nil:
+		r.RefDocs = refDocsResult(s, events)
 	}
 	r.Elapsed = time.Since(t0)
 	return r, nil

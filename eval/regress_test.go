@@ -31,7 +31,7 @@ var evaluated struct {
 func evaluate(t *testing.T, name string) *Result {
 	t.Helper()
 	var dir string
-	if _, ok := sitesVariant(name); ok {
+	if Generated(name) {
 		dir = filepath.Join(filepath.Dir(dataset.Dir(t, SetGutenberg)), name) // generated from the e-texts
 	} else {
 		dir = dataset.Dir(t, name)

@@ -84,6 +84,10 @@ func (r *Report) Summary(w io.Writer) {
 		}
 		if res.Sites != nil {
 			fmt.Fprintf(w, "  unique pages flagged: %d of %d (%.1f%%)", res.Sites.Flagged, res.Sites.Unique, 100*res.Sites.FlaggedShare())
+			fmt.Fprintf(w, "  from a site's 3rd page: precision %s, flagged %s", num(res.Sites.Third.Links.Precision()), pct(res.Sites.Third.Flagged, res.Sites.Third.Unique))
+		}
+		if res.RefDocs != nil {
+			fmt.Fprintf(w, "  first versions linked wrongly: %d of %d, hubs: %d (most wrong links to a page: %d)", res.RefDocs.FirstWrong, res.RefDocs.Texts, len(res.RefDocs.Hubs), res.RefDocs.MostWrong)
 		}
 		fmt.Fprintf(w, "  %v\n", res.Elapsed.Round(100*time.Millisecond))
 	}
@@ -307,6 +311,8 @@ func (r *Report) writeSet(w io.Writer, res *Result, plots []string, bands, rows 
 		writeLicenses(p, res.Licenses)
 	case res.Sites != nil:
 		writeSites(p, res.Sites)
+	case res.RefDocs != nil:
+		writeRefDocs(p, res.RefDocs)
 	}
 
 	if len(res.Pairs) > 0 {

@@ -138,6 +138,8 @@ type Site struct {
 	// first.
 	Layout int
 	weight float64
+	// chrome is the template of a chrome-set site (GenerateChrome).
+	chrome *chromeSite
 }
 
 // Page is one page of the crawl.
@@ -171,6 +173,10 @@ type Page struct {
 	// accept holds, per expected link (one per source), the earlier pages
 	// that hold at least 80% of what was copied.
 	accept [][]string
+	// chrome is what varies on a chrome-set page (GenerateChrome).
+	chrome *chromePage
+	// plain marks a page of the articles set (GenerateArticles).
+	plain bool
 }
 
 // word is an article word and where it comes from: word pos of segment
@@ -201,13 +207,9 @@ func (p *Page) Unique() bool { return p.Role == RoleOriginal }
 func GenerateSites(dir string, cfg SitesConfig) (*Sites, error) {
 	cfg = cfg.withDefaults()
 	r := rand.New(rand.NewPCG(cfg.Seed, 0x517e5))
-	var books [][][]string
-	for _, name := range gutenbergSiteTexts {
-		b, err := os.ReadFile(filepath.Join(dir, "texts", name))
-		if err != nil {
-			return nil, fmt.Errorf("eval: sites: %w", err)
-		}
-		books = append(books, bookParagraphs(b))
+	books, err := loadBooks(dir)
+	if err != nil {
+		return nil, err
 	}
 	s := &Sites{Config: cfg, Sites: siteTemplates(r), byID: map[string]*Page{}}
 	segs := cutSegments(books, r)
@@ -216,22 +218,9 @@ func GenerateSites(dir string, cfg SitesConfig) (*Sites, error) {
 		for next < len(segs) {
 			seg := segs[next]
 			next++
-			if seg.words < min {
-				continue
+			if seg.words >= min {
+				return s.article(seg)
 			}
-			id := int32(len(s.segWords))
-			var all []string
-			var pars [][]word
-			for _, par := range seg.pars {
-				var ws []word
-				for _, w := range par {
-					ws = append(ws, word{w: w, seg: id, pos: int32(len(all))})
-					all = append(all, w)
-				}
-				pars = append(pars, ws)
-			}
-			s.segWords = append(s.segWords, all)
-			return pars
 		}
 		return nil
 	}
@@ -274,27 +263,8 @@ func GenerateSites(dir string, cfg SitesConfig) (*Sites, error) {
 		if p.Title == "" {
 			p.Title = titleOf(p.Paragraphs)
 		}
-		slug := strings.ToLower(strings.Join(strings.Fields(strings.Map(func(c rune) rune {
-			if unicode.IsLetter(c) || unicode.IsDigit(c) || c == ' ' {
-				return c
-			}
-			return -1
-		}, p.Title)), "-"))
-		p.ID = fmt.Sprintf("%s/%s/%s-%d", site.Domain, site.Menu[r.IntN(len(site.Menu))], slug, i+1)
-		p.ID = strings.ToLower(p.ID)
-		p.URL = "https://" + p.ID
+		s.add(p, fmt.Sprintf("%s/%s/%s-%d", site.Domain, site.Menu[r.IntN(len(site.Menu))], slug(p.Title), i+1))
 		p.BoilerAt = min(1+r.IntN(3), len(p.Paragraphs))
-		p.origin, p.segs = map[int64]bool{}, map[int32]bool{}
-		for _, par := range p.Paragraphs {
-			for _, w := range par {
-				if w.seg >= 0 {
-					p.origin[originKey(w.seg, w.pos)] = true
-					p.segs[w.seg] = true
-				}
-			}
-		}
-		s.Pages = append(s.Pages, p)
-		s.byID[p.ID] = p
 		bySite[site] = append(bySite[site], p)
 	}
 	// Related reading: titles of other pages of the same site (earlier or
@@ -312,6 +282,66 @@ func GenerateSites(dir string, cfg SitesConfig) (*Sites, error) {
 	}
 	s.resolveAccept()
 	return s, nil
+}
+
+// loadBooks reads the e-texts the articles are cut from (the
+// gutenberg-editions folder dir), as paragraphs of words.
+func loadBooks(dir string) ([][][]string, error) {
+	var books [][][]string
+	for _, name := range gutenbergSiteTexts {
+		b, err := os.ReadFile(filepath.Join(dir, "texts", name))
+		if err != nil {
+			return nil, fmt.Errorf("eval: sites: %w", err)
+		}
+		books = append(books, bookParagraphs(b))
+	}
+	return books, nil
+}
+
+// article makes seg the next article of the corpus: its words with their
+// provenance (a new segment of s.segWords).
+func (s *Sites) article(seg segment) [][]word {
+	id := int32(len(s.segWords))
+	var all []string
+	var pars [][]word
+	for _, par := range seg.pars {
+		var ws []word
+		for _, w := range par {
+			ws = append(ws, word{w: w, seg: id, pos: int32(len(all))})
+			all = append(all, w)
+		}
+		pars = append(pars, ws)
+	}
+	s.segWords = append(s.segWords, all)
+	return pars
+}
+
+// slug makes a url path segment of a title.
+func slug(title string) string {
+	return strings.ToLower(strings.Join(strings.Fields(strings.Map(func(c rune) rune {
+		if unicode.IsLetter(c) || unicode.IsDigit(c) || c == ' ' {
+			return c
+		}
+		return -1
+	}, title)), "-"))
+}
+
+// add gives p its id (and url) and the provenance of its article's words,
+// and appends it to the crawl.
+func (s *Sites) add(p *Page, id string) {
+	p.ID = strings.ToLower(id)
+	p.URL = "https://" + p.ID
+	p.origin, p.segs = map[int64]bool{}, map[int32]bool{}
+	for _, par := range p.Paragraphs {
+		for _, w := range par {
+			if w.seg >= 0 {
+				p.origin[originKey(w.seg, w.pos)] = true
+				p.segs[w.seg] = true
+			}
+		}
+	}
+	s.Pages = append(s.Pages, p)
+	s.byID[p.ID] = p
 }
 
 // nearCopy makes p a near copy of an earlier page: one of its own site
@@ -557,9 +587,9 @@ func (s *Sites) Docs(v SitesVariant) []Doc {
 	for i, p := range s.Pages {
 		switch v {
 		case SitesText:
-			docs[i] = Doc{ID: p.ID, Text: p.Text()}
+			docs[i] = Doc{ID: p.ID, URL: p.URL, Text: p.Text()}
 		default:
-			docs[i] = Doc{ID: p.ID, Text: p.HTML(v == SitesHTMLBoiler), HTML: true}
+			docs[i] = Doc{ID: p.ID, URL: p.URL, Text: p.HTML(v == SitesHTMLBoiler), HTML: true}
 		}
 	}
 	return docs
@@ -719,6 +749,9 @@ func (p *Page) ArticleText() string {
 // Text renders the page as the visible text of the whole page, template
 // included.
 func (p *Page) Text() []byte {
+	if p.chrome != nil {
+		return p.chromeText()
+	}
 	st := p.Site
 	var b bytes.Buffer
 	line := func(s string) {

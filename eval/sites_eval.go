@@ -17,7 +17,7 @@ import (
 // its name.
 func Generated(name string) bool {
 	_, ok := sitesVariant(name)
-	return ok
+	return ok || name == SetChrome || name == SetChromeHTML || name == SetArticles || name == SetRefDocs
 }
 
 // sitesVariant returns the rendering a set name stands for.
@@ -31,6 +31,38 @@ func sitesVariant(name string) (SitesVariant, bool) {
 }
 
 func buildSites(g *Sites, v SitesVariant) *Set {
+	render := map[SitesVariant]string{
+		SitesText:       "as text (the template's visible text around the article)",
+		SitesHTML:       "as HTML (input field html; the pipeline extracts the main text)",
+		SitesHTMLBoiler: "as HTML with the site's boilerplate paragraph (about 80 words) inside every article",
+	}[v]
+	return sitesSet(g, v, v.Name(), render)
+}
+
+// buildChrome is the chrome corpus as the named set.
+func buildChrome(g *Sites, name string) *Set {
+	v, render := SitesText, "as text (the visible text of the whole page)"
+	if name == SetChromeHTML {
+		v, render = SitesHTML, "as HTML (input field html; the pipeline extracts the main text)"
+	}
+	s := sitesSet(g, v, name, render)
+	var syn, quotes, updates int
+	for _, p := range g.Pages {
+		switch p.Copy {
+		case "syndicated":
+			syn++
+		case "quote":
+			quotes++
+		case "update":
+			updates++
+		}
+	}
+	s.Order = fmt.Sprintf("%d pages of %d small sites (5–15 pages each) generated from the Gutenberg e-texts (seed %d), %s, every page with its url, in crawl order: sites interleaved, every source before its copies; short articles (most of 110–260 words) in chrome that varies with the page (breadcrumbs with the title, date and comment count, an author box for each of a site's 2–6 authors, promotions, a comment policy, related and most-read titles of the site, shared consent notices; half the sites semantic HTML, half opaque class names); %d syndicated copies (an article whole on 3–6 other sites, each in its own template, light edits or none), %d quotes (a paragraph of another site's article with an attribution), %d updates (a page's article again on its own site, lightly edited), %d unique pages",
+		len(g.Pages), len(g.Sites), g.Config.Seed, render, syn, quotes, updates, len(g.Pages)-syn-quotes-updates)
+	return s
+}
+
+func sitesSet(g *Sites, v SitesVariant, name, render string) *Set {
 	var near, partial int
 	for _, p := range g.Pages {
 		switch p.Role {
@@ -40,12 +72,7 @@ func buildSites(g *Sites, v SitesVariant) *Set {
 			partial++
 		}
 	}
-	render := map[SitesVariant]string{
-		SitesText:       "as text (the template's visible text around the article)",
-		SitesHTML:       "as HTML (input field html; the pipeline extracts the main text)",
-		SitesHTMLBoiler: "as HTML with the site's boilerplate paragraph (about 80 words) inside every article",
-	}[v]
-	s := &Set{Name: v.Name(), sites: g, Docs: g.Docs(v), Label: g.Label, Expected: g.Expected(),
+	s := &Set{Name: name, sites: g, Docs: g.Docs(v), Label: g.Label, Expected: g.Expected(),
 		Order: fmt.Sprintf("%d pages of %d sites generated from the Gutenberg e-texts (seed %d), %s, in crawl order: sites interleaved, every source before its copies; %d near copies (light edits, on the same or another site), %d partial copies (one or two passages of 60–300 words copied from earlier pages, or an excerpt: the first paragraphs, 35–75%%, of a page of another site), %d unique pages",
 			len(g.Pages), len(g.Sites), g.Config.Seed, render, near, partial, len(g.Pages)-near-partial),
 		PairsDoc: "every pair of pages of one site (they share the template) and every (copy, earlier page) pair: a copy and a page holding what it copied are positive, pages whose articles share no word negative",
@@ -87,6 +114,9 @@ type SitesResult struct {
 	// knows the template.
 	Warm   int
 	Warmed WarmedCounts
+	// Third counts the same from a site's 3rd page on: the stream has
+	// seen two pages of the site.
+	Third WarmedCounts
 	// BySite splits the unique pages by site.
 	BySite []SiteRow
 	// ByCopy counts the expected links by kind of copy.
@@ -135,23 +165,29 @@ func (r *SitesResult) FlaggedShare() float64 {
 // siteRankBins are the bins' upper ends; the last is open.
 var siteRankBins = []int{2, 5, 10, 20, 1 << 30}
 
-var copyKinds = []string{"near-same-site", "near-other-site", "partial-1", "partial-2", "excerpt"}
+var copyKinds = []string{"near-same-site", "near-other-site", "partial-1", "partial-2", "excerpt", "syndicated", "quote", "update"}
 
 func sitesResult(s *Set, events []Event, links LinkStats, warm int) *SitesResult {
 	g := s.sites
 	res := &SitesResult{Warm: warm}
 	for _, ev := range events {
-		if p := g.Page(ev.ID); p == nil || p.Rank <= warm {
+		p := g.Page(ev.ID)
+		if p == nil || p.Rank < 3 {
 			continue
 		}
 		for _, m := range ev.Matches {
-			switch s.Label(ev.ID, m.ID) {
-			case Positive:
-				res.Warmed.Links.TP++
-			case Negative:
-				res.Warmed.Links.FP++
-			default:
-				res.Warmed.Links.Unlabelled++
+			for _, wc := range []*WarmedCounts{&res.Third, &res.Warmed} {
+				if wc == &res.Warmed && p.Rank <= warm {
+					continue
+				}
+				switch s.Label(ev.ID, m.ID) {
+				case Positive:
+					wc.Links.TP++
+				case Negative:
+					wc.Links.FP++
+				default:
+					wc.Links.Unlabelled++
+				}
 			}
 		}
 	}
@@ -179,6 +215,9 @@ func sitesResult(s *Set, events []Event, links LinkStats, warm int) *SitesResult
 		if p.Rank > warm {
 			res.Warmed.Unique++
 		}
+		if p.Rank >= 3 {
+			res.Third.Unique++
+		}
 		bin := &res.ByRank[slices.IndexFunc(siteRankBins, func(hi int) bool { return p.Rank <= hi })]
 		bin.Unique++
 		ev := byID[p.ID]
@@ -189,6 +228,9 @@ func sitesResult(s *Set, events []Event, links LinkStats, warm int) *SitesResult
 		bin.Flagged++
 		if p.Rank > warm {
 			res.Warmed.Flagged++
+		}
+		if p.Rank >= 3 {
+			res.Third.Flagged++
 		}
 		row.Flagged++
 		if linkedTo(ev, func(id string) bool { q := g.Page(id); return q != nil && q.Site == p.Site }) != nil {
@@ -211,7 +253,9 @@ func sitesResult(s *Set, events []Event, links LinkStats, warm int) *SitesResult
 		}
 	}
 	for _, k := range copyKinds {
-		res.ByCopy = append(res.ByCopy, *rows[k])
+		if rows[k].Expected > 0 {
+			res.ByCopy = append(res.ByCopy, *rows[k])
+		}
 	}
 	return res
 }
@@ -222,6 +266,9 @@ func writeSites(p printf, r *SitesResult) {
 	w := r.Warmed
 	p("**From a site's page %d on** (the stream has seen `index.common_docs` = %d pages of its template): link precision %s (%d wrong), unique pages flagged %d of %d (%s).\n\n",
 		r.Warm+1, r.Warm, num(w.Links.Precision()), w.Links.FP, w.Flagged, w.Unique, pct(w.Flagged, w.Unique))
+	t := r.Third
+	p("**From a site's 3rd page on:** link precision %s (%d wrong), unique pages flagged %d of %d (%s).\n\n",
+		num(t.Links.Precision()), t.Links.FP, t.Flagged, t.Unique, pct(t.Flagged, t.Unique))
 	p("By the page's rank among its site's pages in crawl order (the stream has seen rank − 1 pages of the site's template before it):\n\n| rank on its site | unique pages | flagged | share |\n|---|--:|--:|--:|\n")
 	for _, b := range r.ByRank {
 		p("| %s | %d | %d | %s |\n", b.label(), b.Unique, b.Flagged, pct(b.Flagged, b.Unique))

@@ -14,13 +14,20 @@ import (
 // The site pages (text, whose templates make most keys common) give the
 // same events on the memory index, a Redis node and a three-master Redis
 // Cluster: common keys, their exemplars and the discount of common
-// passages do not depend on the backend.
+// passages, and the site templates of pages with a url, do not depend
+// on the backend.
 func TestSitesIndexesAgree(t *testing.T) {
 	s, err := GenerateSites(dataset.Dir(t, SetGutenberg), SitesConfig{Pages: 160})
 	if err != nil {
 		t.Fatal(err)
 	}
-	docs := s.Docs(SitesText)
+	ch, err := GenerateChrome(dataset.Dir(t, SetGutenberg), ChromeConfig{Sites: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The site pages, then the chrome pages (their site templates are
+	// learnt from the candidates the backend returns).
+	docs := append(s.Docs(SitesText), ch.Docs(SitesText)...)
 	cfg, err := StreamConfig(config.Default())
 	if err != nil {
 		t.Fatal(err)

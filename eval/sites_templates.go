@@ -129,10 +129,19 @@ func siteTemplates(_ *rand.Rand) []*Site {
 	}
 }
 
+// htmlEscape escapes text for HTML.
+func htmlEscape(s string) string { return html.EscapeString(s) }
+
 // HTML renders the page as an HTML document. With boiler, the site's
 // boilerplate paragraph is put inside the article, before paragraph
 // BoilerAt.
 func (p *Page) HTML(boiler bool) []byte {
+	if p.chrome != nil {
+		return p.chromeHTML()
+	}
+	if p.plain {
+		return p.plainHTML()
+	}
 	st := p.Site
 	var b bytes.Buffer
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }

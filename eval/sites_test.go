@@ -138,7 +138,7 @@ func TestSitesSizes(t *testing.T) {
 	if len(g.Pages) != 420 || float64(roles[RoleNear]) < 0.15*n || float64(roles[RolePartial]) < 0.15*n || float64(roles[RoleOriginal]) < 0.5*n {
 		t.Errorf("%d pages: %v", len(g.Pages), roles)
 	}
-	for _, k := range copyKinds {
+	for _, k := range copyKinds[:5] { // the kinds GenerateSites plants
 		if copies[k] < 10 {
 			t.Errorf("%d copies of kind %s", copies[k], k)
 		}

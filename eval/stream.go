@@ -99,7 +99,7 @@ func stream(ctx context.Context, cfg config.Config, docs []Doc, progress func())
 		defer close(items)
 		for _, d := range docs {
 			select {
-			case items <- pipeline.Item{Doc: pipeline.Document{ID: d.ID, Text: d.Text, IsHTML: d.HTML}}:
+			case items <- pipeline.Item{Doc: pipeline.Document{ID: d.ID, URL: d.URL, Text: d.Text, IsHTML: d.HTML}}:
 			case <-gctx.Done():
 				return gctx.Err()
 			}

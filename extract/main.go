@@ -21,6 +21,16 @@ const maxElems = 50_000
 // "Memory budget"). Web pages are far smaller.
 const MaxArticleBytes = 4 << 20
 
+// minArticleChars is the fewest characters readability takes for an
+// article (its CharThresholds, 500 by default). Under it readability
+// tries again with its filters off and ends with the whole body, so a
+// short article (under about 80 words) inside a navigation bar, a cookie
+// banner and a footer kept all three. At 200, pages of 60-word articles
+// in such a template give the article alone, as they do at 100; every
+// longer page measured gives the same text (docs/boilerplate.md,
+// "Main-text extraction").
+const minArticleChars = 200
+
 // MainText returns the main text of an HTML page: the article content that
 // Mozilla's Readability algorithm finds (through the maintained Go port
 // codeberg.org/readeck/go-readability), without navigation, banners,
@@ -44,6 +54,7 @@ func MainText(page []byte, pageURL string) []byte {
 	p := readability.NewParser()
 	p.MaxElemsToParse = maxElems
 	p.DisableJSONLD = true
+	p.CharThresholds = minArticleChars
 	art, err := p.Parse(bytes.NewReader(page), u)
 	if err == nil && art.Node != nil {
 		var buf bytes.Buffer

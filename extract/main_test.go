@@ -3,6 +3,7 @@ package extract
 import (
 	"bytes"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -61,5 +62,27 @@ func TestMainTextLargePageBounded(t *testing.T) {
 	}
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 4*uint64(len(page)) {
 		t.Errorf("MainText allocated %d MiB for a %d MiB page, want at most 4x the page", alloc>>20, len(page)>>20)
+	}
+}
+
+// A short article (60 words) inside a navigation bar, a cookie banner and
+// a footer is extracted alone: readability's default threshold (500
+// characters) made it fall back to the whole body.
+func TestMainTextShortArticle(t *testing.T) {
+	page := []byte(`<html><body><nav><a href="/">Fieldnotes</a><ul><li><a href="/world">World</a></li><li><a href="/science">Science</a></li></ul></nav>` +
+		`<div class="cookie-banner"><p>We use cookies to make this site work and, with your consent, to measure how it is used and to improve it. You can accept all cookies, reject the optional ones, or choose which kinds to allow in the cookie settings. Your choice is stored for twelve months and you can change it at any time from the link in the footer.</p><button>Accept</button><button>Reject</button></div>` +
+		`<article><h1>A walk by the river</h1><p>The morning was grey and still when we set out along the towpath, past the lock keeper's cottage and the old mill.</p>` +
+		`<p>By noon the fog had lifted, and the heron that had watched us from the far bank rose slowly and flew upstream towards the weir and the bridge.</p></article>` +
+		`<footer><p>© 2026 Fieldnotes Daily. All rights reserved. Fieldnotes Daily is an independent publication. About us · Contact · Terms of service · Privacy policy · Cookie settings · Accessibility</p></footer></body></html>`)
+	text := string(MainText(page, "https://fieldnotes.example/1"))
+	for _, want := range []string{"towpath", "heron"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("main text %q: the article's %q is missing", text, want)
+		}
+	}
+	for _, chrome := range []string{"Science", "cookies", "All rights reserved"} {
+		if strings.Contains(text, chrome) {
+			t.Errorf("main text %q: keeps the chrome's %q", text, chrome)
+		}
 	}
 }

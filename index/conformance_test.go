@@ -624,8 +624,9 @@ func runConformance(t *testing.T, b backend) {
 
 	t.Run("remove", func(t *testing.T) { runRemove(t, b, open) })
 
-	t.Run("sources", func(t *testing.T) { runSources(t, b, open) }) // sources_test.go
-	t.Run("truth", func(t *testing.T) { runTruth(t, b, open) })     // truth_test.go
+	t.Run("sources", func(t *testing.T) { runSources(t, b, open) })     // sources_test.go
+	t.Run("templates", func(t *testing.T) { runTemplates(t, b, open) }) // templates_test.go
+	t.Run("truth", func(t *testing.T) { runTruth(t, b, open) })         // truth_test.go
 
 	t.Run("common-key", func(t *testing.T) {
 		// A band bucket becomes common when maxBucket documents hold it:

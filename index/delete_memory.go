@@ -46,7 +46,7 @@ func (m *Memory) Remove(ctx context.Context, ids []string) ([]bool, error) {
 			d := m.docs.get(h)
 			keys, origin := d.keys, d.origin
 			d.dead.Store(true)
-			d.features, d.verdict, d.hasVerdict, d.keys, d.source, d.recall = nil, nil, false, nil, nil, nil
+			d.features, d.verdict, d.hasVerdict, d.keys, d.source, d.template, d.recall = nil, nil, false, nil, nil, nil, nil
 			l.Unlock()
 			removed[i] = removed[i] || alive
 			if alive && origin != "" {

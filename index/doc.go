@@ -121,12 +121,13 @@
 //	P e<gen>:<group>         content lane: content digest[0:12] → Seq of the
 //	                         generation's representative (group: digest[12:16])
 //	P m<n>, P f<n>, P v<n>,  per-document records of local Seqs 64n…64n+63,
-//	P k<n>, P s<n>, P l<n>   field Seq mod 64: m external id, f the feature
-//	                         bytes exactly as given, v the verdict bytes,
+//	P k<n>, P s<n>, P l<n>,  field Seq mod 64: m external id, f the feature
+//	P t<n>                   bytes exactly as given, v the verdict bytes,
 //	                         k the keys record (what Remove needs; delete.go),
 //	                         s the source record (sources.go), when set, l the
 //	                         lookup record until the verdict is recorded
-//	                         (recall.go)
+//	                         (recall.go), t the template record
+//	                         (templates.go), when set
 //	P z<token>               a LookupInsert round trip's stop key (single node):
 //	                         set by a call that ended on its time budget, so
 //	                         the later calls of the round do nothing; the
@@ -274,7 +275,7 @@
 // # Records by sequence number
 //
 // After its insertion a document is named by its Seq: its features,
-// verdict, source record and lookup record are read and written by Seq
+// verdict, source, template and lookup records are read and written by Seq
 // ([Store.Features], [Store.Verdicts], [Store.RecordVerdicts], …), and a
 // record for a Seq that is no longer stored (removed, expired; in Redis:
 // its meta record gone, or its id mapping to another Seq or to none in

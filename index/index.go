@@ -404,12 +404,22 @@ type Store interface {
 	// its first finder found; stored[i] is false when seqs[i] is not
 	// stored. The record goes with the document (Remove, expiry).
 	RecordSources(ctx context.Context, seqs []uint64, copied [][]byte) (stored []bool, err error)
+	// Templates returns the template record of each document
+	// (RecordTemplates), as Sources does source records.
+	Templates(ctx context.Context, seqs []uint64) ([][]byte, error)
+	// RecordTemplates records recs[i] as the template record of document
+	// seqs[i] (AppendTemplate: the Seq of the document that found the
+	// template, then the caller's encoding of which of its stored anchors
+	// and shingles are its site's template), as RecordSources records
+	// source records: the lower finder's record wins whatever the order
+	// of the writes, and the record goes with the document.
+	RecordTemplates(ctx context.Context, seqs []uint64, recs [][]byte) (stored []bool, err error)
 	// Delete removes documents: they are no longer candidates, their
 	// features are gone and their ids can be inserted again. Unknown ids
 	// are ignored. It is Remove without the report.
 	Delete(ctx context.Context, ids ...string) error
 	// Remove deletes documents and every key they hold: their id, records
-	// (features, verdict, keys, source, lookup), their members in every
+	// (features, verdict, keys, source, template, lookup), their members in every
 	// band, SimHash and passage bucket, and the I-Match and content lane
 	// entries that name them, in every live generation (see "Deletion" in
 	// the package documentation). removed[i] reports that ids[i] was

@@ -197,6 +197,7 @@ type memDoc struct {
 	hasVerdict bool
 	keys       []byte // the keys record (delete.go), for Remove
 	source     []byte // the source record (sources.go); nil: none
+	template   []byte // the template record (templates.go); nil: none
 	origin     string // Entry.Origin
 	// recall is the lookup the document's insertion was given (the
 	// Redis 'l' record), until its verdict is recorded: a replay without
@@ -208,7 +209,7 @@ type memDoc struct {
 
 // reset empties a record for reuse. The document lock is held.
 func (d *memDoc) reset() {
-	d.id, d.seq, d.features, d.verdict, d.hasVerdict, d.keys, d.source, d.recall, d.origin = "", 0, nil, nil, false, nil, nil, nil, ""
+	d.id, d.seq, d.features, d.verdict, d.hasVerdict, d.keys, d.source, d.template, d.recall, d.origin = "", 0, nil, nil, false, nil, nil, nil, nil, ""
 	d.dead.Store(false)
 	d.gen.Store(nil)
 }

@@ -185,6 +185,7 @@ type redisScripts struct {
 	ids, keepLookups                                                                        *redis.Script // recall.go
 	delKeys, unlink, revise                                                                 *redis.Script // delete_redis.go
 	sources, recSources                                                                     *redis.Script // sources_redis.go
+	templates, recTemplates                                                                 *redis.Script // templates_redis.go
 	supersede                                                                               *redis.Script
 }
 
@@ -209,6 +210,7 @@ func newRedisScripts(consts string, ro bool) redisScripts {
 		maintain:     src(luaMaintain),
 		sources:      src(luaSources),
 		ids:          src(luaIDs),
+		templates:    src(luaTemplates),
 	}
 	if !ro {
 		s.register = src(luaRegister)
@@ -218,6 +220,7 @@ func newRedisScripts(consts string, ro bool) redisScripts {
 		s.unlink = src(luaUnlink)
 		s.revise = src(luaRevise)
 		s.recSources = src(luaRecordSources)
+		s.recTemplates = src(luaRecordTemplates)
 		s.supersede = redis.NewScript(luaSupersede)
 	}
 	return s
@@ -251,7 +254,7 @@ func luaQuote(s string) string {
 func (s redisScripts) all() []*redis.Script {
 	var out []*redis.Script
 	for _, x := range []*redis.Script{s.lookupInsert, s.register, s.copies, s.buckets, s.resolve, s.features, s.verdicts, s.verdict, s.maintain,
-		s.ids, s.keepLookups, s.delKeys, s.unlink, s.revise, s.sources, s.recSources} {
+		s.ids, s.keepLookups, s.delKeys, s.unlink, s.revise, s.sources, s.recSources, s.templates, s.recTemplates} {
 		if x != nil {
 			out = append(out, x)
 		}

@@ -105,8 +105,8 @@ local EXP = (GEN + 1) * L + R
 -- yet (it has no layout) as the empty generation it is.
 if RO and not LB[GEN] then table.remove(DESC, 1) end
 -- RECORDS are the per-document record kinds: meta (id), features,
--- verdict, keys, source, lookup and origin.
-local RECORDS = {'m', 'f', 'v', 'k', 's', 'l', 'o'}
+-- verdict, keys, source, lookup, origin and template.
+local RECORDS = {'m', 'f', 'v', 'k', 's', 'l', 'o', 't'}
 
 -- Numbers become key names through itos ('%d', an integer format): Lua's
 -- own number-to-string conversion (a concatenation with a number) goes
@@ -1109,7 +1109,7 @@ var luaFeatures = luaSeqRecords("f")
 var luaVerdicts = luaSeqRecords("v")
 
 // luaSeqRecords reads one per-document record kind ('f' features, 'v'
-// verdict, 's' source) of documents by Seq: nil for a document that is
+// verdict, 's' source, 't' template) of documents by Seq: nil for a document that is
 // not stored (its meta record is gone), "" for one without that record.
 func luaSeqRecords(kind string) string {
 	return luaPrelude + `
@@ -1134,16 +1134,16 @@ return out
 var luaVerdict = luaSeqRecordOnce("v")
 
 // luaSeqRecordOnce writes one per-document record kind ('v' verdict, 's'
-// source) of documents by Seq, with the expiry of the document's meta
-// record: a verdict when none is recorded (the first write wins), a
-// source record when none is recorded or its finder (the first 6 bytes,
-// big-endian) comes after the new one's.
+// source, 't' template) of documents by Seq, with the expiry of the
+// document's meta record: a verdict when none is recorded (the first write
+// wins), a found record (found.go) when none is recorded or its finder
+// (the first 6 bytes, big-endian) comes after the new one's.
 func luaSeqRecordOnce(kind string) string {
 	write := `redis.call('HSETNX', k, f, ARGV[a + 1])
     local lk, lf = rkey('l', s)
     lrm[lk] = lrm[lk] or {}
     table.insert(lrm[lk], lf)`
-	if kind == "s" {
+	if isFoundKind(kind) {
 		write = `local cur = redis.call('HGET', k, f)
     if not cur or struct.unpack('>I6', ARGV[a + 1]) < struct.unpack('>I6', cur) then
       redis.call('HSET', k, f, ARGV[a + 1])

@@ -33,11 +33,13 @@ import (
 
 // MaxSourceBytes bounds a source record: the finder's Seq and the hashes
 // of at most MaxAnchors anchors.
-const MaxSourceBytes = sourceHeader + 4*MaxAnchors
+const MaxSourceBytes = finderBytes + 4*MaxAnchors
 
-// sourceHeader is the bytes of a source record before its hashes: the
-// finder's Seq, 6 bytes big-endian.
-const sourceHeader = 6
+// sourceKind is the source records' kind of found record (found.go).
+var sourceKind = foundKind{name: "source", max: MaxSourceBytes, body: func(b []byte) error {
+	_, err := decodeSourceHashes(nil, b)
+	return err
+}}
 
 // AppendSource appends the source record of a copied text to dst: by, the
 // Seq of the document that found it copied whole (its finder), 6 bytes
@@ -46,9 +48,9 @@ const sourceHeader = 6
 // so delta varints would save nothing. The finder's Seq makes a source
 // the same for every document whatever the order records are written in:
 // a document uses a source found by an earlier document only (lower Seq),
-// and of two finders the earlier one's record is kept (RecordSources).
+// and of two finders the earlier one's record is kept (found.go).
 func AppendSource(dst []byte, by uint64, hashes []uint32) []byte {
-	dst = append(dst, byte(by>>40), byte(by>>32), byte(by>>24), byte(by>>16), byte(by>>8), byte(by))
+	dst = appendFinder(dst, by)
 	for _, h := range hashes {
 		dst = binary.BigEndian.AppendUint32(dst, h)
 	}
@@ -60,78 +62,41 @@ func AppendSource(dst []byte, by uint64, hashes []uint32) []byte {
 // the finder's Seq, that is not a whole number of hashes after it, whose
 // finder is 0 or whose hashes are not increasing, is an error.
 func DecodeSource(dst []uint32, b []byte) (by uint64, hashes []uint32, err error) {
-	if len(b) < sourceHeader || (len(b)-sourceHeader)%4 != 0 {
+	if len(b) < finderBytes || (len(b)-finderBytes)%4 != 0 {
 		return 0, dst, fmt.Errorf("%w: source record of %d bytes: not 6 + a multiple of 4", ErrInvalid, len(b))
 	}
-	for _, c := range b[:sourceHeader] {
-		by = by<<8 | uint64(c)
-	}
-	if by == 0 {
+	if by = finderOf(b); by == 0 {
 		return 0, dst, fmt.Errorf("%w: source record without a finder", ErrInvalid)
 	}
-	b = b[sourceHeader:]
-	for i := 0; i < len(b); i += 4 {
-		h := binary.BigEndian.Uint32(b[i:])
-		if i > 0 && h <= binary.BigEndian.Uint32(b[i-4:]) {
-			return 0, dst, fmt.Errorf("%w: source record: hash %d of %d not above the one before", ErrInvalid, i/4, len(b)/4)
-		}
-		dst = append(dst, h)
+	if dst, err = decodeSourceHashes(dst, b[finderBytes:]); err != nil {
+		return 0, dst, err
 	}
 	return by, dst, nil
 }
 
-// sourceFinder is the finder's Seq of a valid source record.
-func sourceFinder(b []byte) uint64 {
-	var by uint64
-	for _, c := range b[:sourceHeader] {
-		by = by<<8 | uint64(c)
+// decodeSourceHashes appends the hashes of a source record's body to dst.
+func decodeSourceHashes(dst []uint32, b []byte) ([]uint32, error) {
+	if len(b)%4 != 0 {
+		return dst, fmt.Errorf("%w: source record: %d bytes of hashes, not a multiple of 4", ErrInvalid, len(b))
 	}
-	return by
-}
-
-// checkSources validates a RecordSources call.
-func checkSources(seqs []uint64, copied [][]byte) error {
-	if len(seqs) != len(copied) {
-		return fmt.Errorf("%w: %d seqs, %d source records", ErrInvalid, len(seqs), len(copied))
-	}
-	for i, c := range copied {
-		switch {
-		case len(c) <= sourceHeader:
-			return fmt.Errorf("%w: empty source record for seq %d", ErrInvalid, seqs[i])
-		case len(c) > MaxSourceBytes:
-			return fmt.Errorf("%w: source record of %d bytes for seq %d, want ≤ %d", ErrInvalid, len(c), seqs[i], MaxSourceBytes)
+	for i := 0; i < len(b); i += 4 {
+		h := binary.BigEndian.Uint32(b[i:])
+		if i > 0 && h <= binary.BigEndian.Uint32(b[i-4:]) {
+			return dst, fmt.Errorf("%w: source record: hash %d of %d not above the one before", ErrInvalid, i/4, len(b)/4)
 		}
-		if _, _, err := DecodeSource(nil, c); err != nil {
-			return fmt.Errorf("source of seq %d: %w", seqs[i], err)
-		}
+		dst = append(dst, h)
 	}
-	return nil
+	return dst, nil
 }
 
 // Sources implements [Store].
 func (m *Memory) Sources(ctx context.Context, seqs []uint64) ([][]byte, error) {
-	return m.records(ctx, seqs, storedSource)
-}
-
-// storedSource returns d's source record as Sources does: empty, not nil,
-// when it has none. The document lock is held.
-func storedSource(d *memDoc) []byte {
-	if d.source == nil {
-		return []byte{}
-	}
-	return d.source
+	return m.readFound(ctx, seqs, func(d *memDoc) *[]byte { return &d.source })
 }
 
 // RecordSources implements [Store].
 func (m *Memory) RecordSources(ctx context.Context, seqs []uint64, copied [][]byte) ([]bool, error) {
-	if err := checkSources(seqs, copied); err != nil {
-		return nil, err
-	}
-	return m.eachDoc(ctx, seqs, func(i int, d *memDoc) {
-		if d.source == nil || sourceFinder(copied[i]) < sourceFinder(d.source) {
-			d.source = append([]byte{}, copied[i]...)
-		}
-	})
+	return m.recordFound(ctx, sourceKind, seqs, copied, func(d *memDoc) *[]byte { return &d.source })
 }
 
 // stored returns the stored features, source record and verdict of the
@@ -146,7 +111,7 @@ func (m *Memory) stored(h uint32) (features, source, verdict []byte) {
 	if d.dead.Load() {
 		return nil, nil, nil
 	}
-	return storedFeatures(d), storedSource(d), storedVerdict(d)
+	return storedFeatures(d), storedFound(d.source), storedVerdict(d)
 }
 
 // Sources of a read-only store are read as they are.
@@ -154,12 +119,5 @@ func (m *Memory) stored(h uint32) (features, source, verdict []byte) {
 // RecordSources records nothing and reports every document as stored,
 // as RecordVerdicts does.
 func (r readOnly) RecordSources(_ context.Context, seqs []uint64, copied [][]byte) ([]bool, error) {
-	if err := checkSources(seqs, copied); err != nil {
-		return nil, err
-	}
-	stored := make([]bool, len(seqs))
-	for i := range stored {
-		stored[i] = true
-	}
-	return stored, nil
+	return r.recordNothing(sourceKind, seqs, copied)
 }

@@ -23,14 +23,5 @@ func (r *Redis) Sources(ctx context.Context, seqs []uint64) ([][]byte, error) {
 // RecordSources implements [Store]: one script call per record shard of
 // the documents (one on a single node), all in one round trip.
 func (r *Redis) RecordSources(ctx context.Context, seqs []uint64, copied [][]byte) ([]bool, error) {
-	if err := r.check(ctx); err != nil {
-		return nil, err
-	}
-	if err := r.writable("record sources"); err != nil {
-		return nil, err
-	}
-	if err := checkSources(seqs, copied); err != nil {
-		return nil, err
-	}
-	return r.recordOnce(ctx, "record sources", r.scripts.recSources, seqs, copied)
+	return r.recordFound(ctx, sourceKind, r.scripts.recSources, seqs, copied)
 }

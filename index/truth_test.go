@@ -47,6 +47,9 @@ func runTruth(t *testing.T, b backend, open func(*testing.T, storeOpts) Store) {
 		if st, err := s.RecordSources(ctx, []uint64{old.Seq}, [][]byte{src(1)}); err != nil || st[0] {
 			t.Errorf("RecordSources(old) = %v, %v; want not stored", st, err)
 		}
+		if st, err := s.RecordTemplates(ctx, []uint64{old.Seq}, [][]byte{templateRecords.rec(1, 1)}); err != nil || st[0] {
+			t.Errorf("RecordTemplates(old) = %v, %v; want not stored", st, err)
+		}
 		if rv, err := s.ReviseVerdicts(ctx, []uint64{old.Seq}, [][]byte{nil}, [][]byte{[]byte("x")}); err != nil || rv[0] {
 			t.Errorf("ReviseVerdicts(old) = %v, %v; want not revised", rv, err)
 		}
@@ -274,6 +277,9 @@ func testReadOnly(t *testing.T, addrs []string, cluster bool) {
 	if _, err := ro.Sources(ctx, seqs); err != nil {
 		t.Errorf("Sources(read-only): %v", err)
 	}
+	if _, err := ro.Templates(ctx, seqs); err != nil {
+		t.Errorf("Templates(read-only): %v", err)
+	}
 	if err := ro.Maintain(ctx); err != nil {
 		t.Errorf("Maintain(read-only): %v", err)
 	}
@@ -284,6 +290,10 @@ func testReadOnly(t *testing.T, addrs []string, cluster bool) {
 			return err
 		}(),
 		"RecordSources": func() error { _, err := ro.RecordSources(ctx, seqs[:1], [][]byte{src(1)}); return err }(),
+		"RecordTemplates": func() error {
+			_, err := ro.RecordTemplates(ctx, seqs[:1], [][]byte{templateRecords.rec(1, 1)})
+			return err
+		}(),
 		"ReviseVerdicts": func() error {
 			_, err := ro.ReviseVerdicts(ctx, seqs[:1], [][]byte{nil}, [][]byte{[]byte("x")})
 			return err

@@ -97,21 +97,27 @@ func (p *Pipeline) discount(j *job) *verify.Discount {
 	}
 	j.commonShare = float64(covered) / float64(n)
 	if j.commonShare <= MaxDiscountShare {
-		// Only the shingles the stored sample keeps can be left out of
-		// a stored set: the others are dropped before sorting (three in
-		// four at a 5 KB page's rate).
-		unkept := sampledOut(j.feats.ShingleShift)
-		for _, r := range all {
-			for _, h := range j.seq[r.Lo:r.Hi] {
-				if h&unkept == 0 {
-					d.Shingles = append(d.Shingles, uint64(h))
-				}
-			}
-		}
-		slices.Sort(d.Shingles)
-		d.Shingles = slices.Compact(d.Shingles)
+		d.Shingles = keptShingles(d.Shingles, j.seq, all, j.feats.ShingleShift)
 	}
 	return &d
+}
+
+// keptShingles adds to dst (sorted, distinct) the stored shingles seq
+// holds at the positions of rs, sorted and distinct. Only the shingles the
+// stored sample keeps (at shift) can be left out of a stored set: the
+// others are dropped before sorting (three in four at a 5 KB page's
+// rate).
+func keptShingles(dst []uint64, seq []uint32, rs []verify.Range, shift byte) []uint64 {
+	unkept := sampledOut(shift)
+	for _, r := range rs {
+		for _, h := range seq[r.Lo:r.Hi] {
+			if h&unkept == 0 {
+				dst = append(dst, uint64(h))
+			}
+		}
+	}
+	slices.Sort(dst)
+	return slices.Compact(dst)
 }
 
 // sampledOut returns the bits of which a stored shingle value (at the
@@ -426,6 +432,9 @@ func (p *Pipeline) markSources(jobs []*job, feats func(c *index.Candidate) *sket
 					continue
 				}
 				if kept, ok := sourceCommon(j.discount.Common, common, copied); ok {
+					// The site's template is evidence against no
+					// candidate, a source's copied text or not.
+					kept = withRanges(kept, j.siteTemplate)
 					j.discount.Sources = append(j.discount.Sources, verify.Source{Features: f, Common: kept})
 				}
 			}
@@ -567,4 +576,18 @@ func sourceCommon(rs []verify.Range, common []anchorAt, copied []uint32) (kept [
 		kept = append(kept, r)
 	}
 	return kept, ok
+}
+
+// withRanges returns the ranges of a and b (each sorted by Lo), merged.
+func withRanges(a, b []verify.Range) []verify.Range {
+	if len(b) == 0 {
+		return a
+	}
+	all := slices.Concat(a, b)
+	slices.SortFunc(all, func(x, y verify.Range) int { return x.Lo - y.Lo })
+	var out []verify.Range
+	for _, r := range all {
+		out = addRange(out, r)
+	}
+	return out
 }

@@ -128,8 +128,10 @@ type Match struct {
 	// shared passages are, so that a copy of most of a page (high on
 	// both sides) can be told from a paragraph quoted by a page of its
 	// own (low on the document's side) without reading the texts. Both
-	// are absent when no passage was aligned (passage lane off, or an
-	// exact match).
+	// are shares of the main text: the words of each side's site template
+	// (template.go; the match's as its template record says) count on
+	// neither side of the ratio. Both are absent when no passage was
+	// aligned (passage lane off, or an exact match).
 	Share      float64 `json:"share,omitempty"`
 	MatchShare float64 `json:"match_share,omitempty"`
 }

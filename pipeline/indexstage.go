@@ -149,11 +149,8 @@ func (p *Pipeline) processBatch(ctx context.Context, batch []*job, verifyIn chan
 	// order (common.go); decoded through the cache, the verifiers then
 	// find them there. The sources found are recorded in the index before
 	// the next batch is looked up.
-	if err := p.fetchSources(ctx, live); err != nil { // common.go
-		return err
-	}
 	decoded := map[uint64]*sketch.Features{}
-	p.markSources(live, func(c *index.Candidate) *sketch.Features { // common.go
+	feats := func(c *index.Candidate) *sketch.Features {
 		f, ok := decoded[c.Seq]
 		if !ok {
 			if c.Features != nil {
@@ -162,7 +159,23 @@ func (p *Pipeline) processBatch(ctx context.Context, batch []*job, verifyIn chan
 			decoded[c.Seq] = f
 		}
 		return f
-	})
+	}
+	// A page's site template: the text it shares with other pages of its
+	// site, read from its candidates' stored features and template
+	// records (template.go); the records found are written before the
+	// next batch is looked up.
+	recs, err := p.fetchTemplates(ctx, live) // templaterec.go
+	if err != nil {
+		return err
+	}
+	p.siteTemplates(live, feats, recs)
+	if err := p.recordTemplates(ctx, recs); err != nil {
+		return err
+	}
+	if err := p.fetchSources(ctx, live); err != nil { // common.go
+		return err
+	}
+	p.markSources(live, feats)                   // common.go
 	if err := p.recordSources(ctx); err != nil { // common.go
 		return err
 	}

@@ -314,6 +314,12 @@ type job struct {
 	seq         []uint32
 	discount    *verify.Discount
 	commonShare float64
+	// siteTemplate are the passages of the document's site template
+	// (template.go), sorted and disjoint: evidence against no candidate,
+	// sources included; candTemplates those of its candidates that have a
+	// template record, by id. Shares are of the text outside them.
+	siteTemplate  []verify.Range
+	candTemplates map[uint64][]verify.Range
 	// del is set for a delete (Item.Delete) whose id is valid; see
 	// delete.go.
 	del *deletion

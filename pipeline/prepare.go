@@ -84,6 +84,7 @@ func (p *Pipeline) prepareDoc(s *sketch.Sketcher, f *sketch.Features, enc *[]byt
 		j.dead = p.deadLetter(it, &InvalidError{Reason: ReasonEmpty, ID: it.Doc.ID, Detail: "no words after normalization"})
 		return
 	}
+	f.Host = hostOf(it.Doc.URL) // template.go
 	// Encoded in the worker's buffer, then copied out at its exact size:
 	// one allocation instead of a dozen growing ones. stored is what enc
 	// decodes to, without decoding.
@@ -107,6 +108,11 @@ func (p *Pipeline) prepareDoc(s *sketch.Sketcher, f *sketch.Features, enc *[]byt
 		Origin:     origin(it.Source),
 	}
 	j.sentenceBase = len(f.Passage.Anchors)
+	if f.Host != 0 && len(j.entry.Anchors) < index.MaxAnchors {
+		// Every page of a site holds its host's key: its count is the
+		// number of the site's pages (template.go).
+		j.entry.Anchors = append(j.entry.Anchors, hostKey(f.Host))
+	}
 	if n := len(f.Passage.Fp); n > 0 && len(f.Passage.Anchors) > 0 {
 		// The stored form of the shingle at each position: what a
 		// discount of the document's common passages leaves out.

@@ -148,24 +148,46 @@ func TestSentenceModeClough(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	type answer struct{ file, task, category string }
-	var sources, answers []answer
+	var sources, answers []cloughAnswer
 	for _, r := range rows[1:] {
-		a := answer{r[0], r[1], r[2]}
+		a := cloughAnswer{r[0], r[1], r[2]}
 		if a.category == "orig" {
 			sources = append(sources, a)
 		} else {
 			answers = append(answers, a)
 		}
 	}
-	var items []Item
-	for _, a := range append(sources, answers...) {
-		b, err := os.ReadFile(filepath.Join(dir, "texts", a.file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		items = append(items, Item{Doc: Document{ID: a.file, Text: b}})
+	// As files, and as the articles of one encyclopedia (every answer a
+	// page of one host): the host's template rule must not take the
+	// sentences articles copy from each other for its template.
+	var tallies []string
+	for _, host := range []string{"", "en.wikipedia.org"} {
+		t.Run("host="+host, func(t *testing.T) {
+			var items []Item
+			for _, a := range append(sources, answers...) {
+				b, err := os.ReadFile(filepath.Join(dir, "texts", a.file))
+				if err != nil {
+					t.Fatal(err)
+				}
+				d := Document{ID: a.file, Text: b}
+				if host != "" {
+					d.URL = "https://" + host + "/wiki/" + a.file
+				}
+				items = append(items, Item{Doc: d})
+			}
+			tallies = append(tallies, checkSentenceModeClough(t, items, sources, answers))
+		})
 	}
+	if len(tallies) == 2 && tallies[0] != tallies[1] {
+		t.Errorf("sentence matches as files:\n%s\nas pages of one host:\n%s", tallies[0], tallies[1])
+	}
+}
+
+type cloughAnswer struct{ file, task, category string }
+
+// checkSentenceModeClough streams items and checks the answers' sentence
+// matches; it returns them tallied by category.
+func checkSentenceModeClough(t *testing.T, items []Item, sources, answers []cloughAnswer) string {
 	outs := run(t, sentenceTestConfig(t), func(p *Pipeline) index.Store { return memoryIndex(t, p) }, items)
 	type tally struct {
 		answers, linked, sentences, other int
@@ -195,8 +217,10 @@ func TestSentenceModeClough(t *testing.T) {
 			tl.linked++
 		}
 	}
+	var summary strings.Builder
 	for _, c := range []string{"cut", "light", "heavy", "non"} {
 		tl := by[c]
+		fmt.Fprintf(&summary, "%s %d %d %v %d\n", c, tl.linked, tl.sentences, tl.edits, tl.other)
 		t.Logf("%-5s %2d answers, %2d with a sentence matched to their source (%d sentences: %v), %d matched to another source", c, tl.answers, tl.linked, tl.sentences, tl.edits, tl.other)
 		if tl.other > 0 {
 			t.Errorf("%s: %d sentences matched to another task's source", c, tl.other)
@@ -220,6 +244,7 @@ func TestSentenceModeClough(t *testing.T) {
 	if non.sentences > 0 {
 		t.Errorf("%d sentences of answers written without the source matched it", non.sentences)
 	}
+	return summary.String()
 }
 
 // TestSentenceBoilerplate streams pages that share a legal footer, each

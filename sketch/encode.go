@@ -51,9 +51,10 @@ func DefaultLimits() Limits {
 //
 //	byte     version (5; versions 2 to 4 still decode, see below)
 //	byte     flags: 1 I-Match digest, 2 text, 4 SimHash, 8 shingles,
-//	         16 unique words, 32 passages, 64 sentences
+//	         16 unique words, 32 passages, 64 sentences, 128 host
 //	varint   token count
 //	16 bytes content digest
+//	8 bytes  host, little-endian (flag 128; Features.Host)
 //	8 bytes  SimHash, little-endian (flag 4)
 //	20 bytes I-Match digest (flag 1)
 //	shingles (flag 8):
@@ -128,6 +129,7 @@ const (
 	flagUnique   = 16
 	flagPassage  = 32
 	flagSentence = 64
+	flagHost     = 128
 )
 
 // AppendBinary appends the storage encoding of f to dst.
@@ -161,9 +163,15 @@ func (f *Features) appendBinary(dst []byte, lim Limits, kept *Features) []byte {
 	if lim.Sentences && f.Sentences.Bands > 0 {
 		flags |= flagSentence
 	}
+	if f.Host != 0 {
+		flags |= flagHost
+	}
 	dst = append(dst, encodingVersion, flags)
 	dst = binary.AppendUvarint(dst, uint64(f.Tokens))
 	dst = append(dst, f.Content[:]...)
+	if flags&flagHost != 0 {
+		dst = binary.LittleEndian.AppendUint64(dst, f.Host)
+	}
 	if flags&flagSimHash != 0 {
 		dst = binary.LittleEndian.AppendUint64(dst, f.SimHash)
 	}
@@ -343,11 +351,15 @@ func (f *Features) decode(d *decoder) error {
 	}
 
 	flags := d.byte()
-	if flags&^(flagIMatch|flagText|flagSimHash|flagShingle|flagUnique|flagPassage|flagSentence) != 0 {
+	if flags&^(flagIMatch|flagText|flagSimHash|flagShingle|flagUnique|flagPassage|flagSentence|flagHost) != 0 {
 		d.fail(fmt.Sprintf("unknown flags %#x", flags))
 	}
 	f.Tokens = int(d.uvarint(1 << 31))
 	copy(f.Content[:], d.bytes(len(f.Content)))
+	f.Host = 0
+	if flags&flagHost != 0 {
+		f.Host = d.uint64()
+	}
 	f.SimHash = 0
 	if flags&flagSimHash != 0 {
 		f.SimHash = d.uint64()
@@ -684,7 +696,7 @@ func (f *Features) Stored(dst *Features, lim Limits) { f.stored(dst, lim, nil, n
 // included, in place of f.Shingles (Config.SkipShingleSet): f.ShingleCount
 // is the number of distinct ones.
 func (f *Features) stored(dst *Features, lim Limits, sorter *hashSorter, seq []uint64) {
-	dst.Tokens, dst.Content = f.Tokens, f.Content
+	dst.Tokens, dst.Content, dst.Host = f.Tokens, f.Content, f.Host
 	dst.SimHash, dst.IMatch, dst.HasIMatch = 0, Digest{}, false
 	if lim.SimHash {
 		dst.SimHash = f.SimHash

@@ -163,6 +163,11 @@ type ContentDigest [16]byte
 
 // Features is everything neardup derives from one document.
 type Features struct {
+	// Host identifies the web site the document came from (the caller's
+	// hash of its url's host; 0: none). Sketching does not set it; it is
+	// stored with the features, so that a later document knows which of
+	// its candidates are pages of its own site (pipeline/template.go).
+	Host uint64
 	// Tokens is the number of tokens after normalization, of the part
 	// sketched (the first [MaxSketchBytes]).
 	Tokens int

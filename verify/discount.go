@@ -27,6 +27,10 @@ type Discount struct {
 	// some of the common passages are copies of it, not a template:
 	// against each, only its Source.Common are left out.
 	Sources []Source
+	// Templates are candidates' own templates (the template records of
+	// pages of other sites): against each, its shingles are left out of
+	// resemblance and containment on both sides too.
+	Templates []Template
 	// MinRun is the fewest matched positions outside Common (in runs of
 	// at least MinEvidenceRun) that make a passage evidence, when more
 	// than the passage floor (0: the floor alone): the winnowing window.
@@ -44,6 +48,28 @@ type Discount struct {
 type Source struct {
 	Features *sketch.Features
 	Common   []Range
+}
+
+// Template is a candidate's own template: the values of its stored sample
+// (at its shingle shift) that lie in it. The candidate is the one whose
+// content digest and token count are these.
+type Template struct {
+	Content  sketch.ContentDigest
+	Tokens   int
+	Shingles []uint64
+}
+
+// templateOf returns the template shingles of candidate b (nil: none).
+func (d *Discount) templateOf(b *sketch.Features) []uint64 {
+	if d == nil {
+		return nil
+	}
+	for _, t := range d.Templates {
+		if t.Content == b.Content && t.Tokens == b.Tokens {
+			return t.Shingles
+		}
+	}
+	return nil
 }
 
 // commonFor returns the common passages that are not evidence against
@@ -65,11 +91,13 @@ type Range struct{ Lo, Hi int }
 
 // empty reports whether d leaves nothing out.
 func (d *Discount) empty() bool {
-	return d == nil || len(d.Shingles) == 0 && len(d.Common) == 0
+	return d == nil || len(d.Shingles) == 0 && len(d.Common) == 0 && len(d.Templates) == 0
 }
 
-// without appends to dst the values of set (sorted) that are not in drop
+// Without appends to dst the values of set (sorted) that are not in drop
 // (sorted): a linear merge.
+func Without(dst, set, drop []uint64) []uint64 { return without(dst, set, drop) }
+
 func without(dst, set, drop []uint64) []uint64 {
 	j := 0
 	for _, x := range set {

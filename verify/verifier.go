@@ -77,6 +77,8 @@ type scratch struct {
 	passages []AlignPassage
 	// Shingle sets less a Discount.
 	da, db []uint64
+	// Shingle sets less a candidate's own template (Discount.Templates).
+	ta, tb []uint64
 	// The sentence check.
 	ec EditClassifier
 	// settled marks the groups of the job being verified that a near or
@@ -207,6 +209,16 @@ func (v *Verifier) verify(a, b *sketch.Features, d *Discount, s *scratch, vals *
 		s.da = without(s.da[:0], p.sa, ds)
 		s.db = without(s.db[:0], p.sb, ds)
 		p.sa, p.sb = s.da, s.db
+	}
+	if ts := d.templateOf(b); len(ts) > 0 {
+		// The candidate's own template (another site's), stored at b's
+		// width, out of both sides too.
+		if a.ShingleShift < b.ShingleShift {
+			ts = sketch.MaskShingles(nil, ts, a.ShingleShift)
+		}
+		s.ta = without(s.ta[:0], p.sa, ts)
+		s.tb = without(s.tb[:0], p.sb, ts)
+		p.sa, p.sb = s.ta, s.tb
 	}
 	p.ushift = uint(max(a.UniqueShift, b.UniqueShift))
 	out := Verdict{Kind: Distinct}

@@ -1,0 +1,237 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/neardup/neardup/index"
+)
+
+func TestHostOf(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		same bool
+	}{
+		{"https://www.Example.org/a", "http://example.org:8080/b?x=1", true},
+		{"https://example.org/a", "https://news.example.org/a", false},
+		{"https://example.org/a", "https://example.com/a", false},
+	} {
+		if got := hostOf(tc.a) == hostOf(tc.b); got != tc.same || hostOf(tc.a) == 0 {
+			t.Errorf("hostOf(%q) == hostOf(%q): %v, want %v", tc.a, tc.b, got, tc.same)
+		}
+	}
+	for _, u := range []string{"", "not a url", "/relative/path", "mailto:"} {
+		if h := hostOf(u); h != 0 {
+			t.Errorf("hostOf(%q) = %#x, want 0", u, h)
+		}
+	}
+}
+
+// sitePage is a page of a template test: its id, url ("": none) and text.
+type sitePage struct {
+	id, url string
+	text    []byte
+}
+
+// wordSource returns a source of random words and a joiner of word lists
+// into a page's text.
+func wordSource(seed uint64) (words func(n int) []string, join func(parts ...[]string) []byte) {
+	r := rand.New(rand.NewPCG(seed, 1))
+	words = func(n int) []string {
+		ws := make([]string, n)
+		for i := range ws {
+			ws[i] = fmt.Sprintf("w%d", r.IntN(50000))
+		}
+		return ws
+	}
+	join = func(parts ...[]string) []byte {
+		var all []string
+		for _, p := range parts {
+			all = append(all, p...)
+		}
+		return []byte(strings.Join(all, " "))
+	}
+	return words, join
+}
+
+// checkKinds streams pages (without their urls unless urls) through ix
+// and checks the verdicts want names: kind, and duplicate_of after a
+// space.
+func checkKinds(t *testing.T, pages []sitePage, urls bool, ix func(*Pipeline) index.Store, want map[string]string) {
+	t.Helper()
+	checkKindsWith(t, testConfig(t, "web"), pages, urls, ix, want)
+}
+
+// checkKindsWith is checkKinds with the pipeline configured by cfg.
+func checkKindsWith(t *testing.T, cfg Config, pages []sitePage, urls bool, ix func(*Pipeline) index.Store, want map[string]string) {
+	t.Helper()
+	var items []Item
+	for _, p := range pages {
+		d := Document{ID: p.id, Text: p.text}
+		if urls {
+			d.URL = p.url
+		}
+		items = append(items, Item{Doc: d})
+	}
+	for _, o := range run(t, cfg, ix, items) {
+		if o.Event == nil {
+			t.Fatalf("no event: %+v", o.Dead)
+		}
+		w, ok := want[o.Event.ID]
+		if !ok {
+			continue
+		}
+		got := o.Event.Kind
+		if o.Event.DuplicateOf != "" {
+			got += " " + o.Event.DuplicateOf
+		}
+		if got != w {
+			t.Errorf("%s: %s, want %s", o.Event.ID, got, w)
+		}
+	}
+}
+
+// Pages of one site share its template (here 120 words, with a page's
+// 150-word article): a site's second page is not a copy of its first,
+// though a page republished on the site, an article syndicated to another
+// site (near to the original: the original's template, known once its
+// site has shown a second page, is left out of the resemblance) and a
+// paragraph quoted by a page of a third site are found. Without urls the
+// template of the first two pages is a shared passage.
+func TestSiteTemplates(t *testing.T) {
+	words, join := wordSource(36)
+	header, footer := words(60), words(60)
+	other := words(120)
+	a1, a2, b := words(150), words(150), words(150)
+	republished := append([]string{}, a1...)
+	republished[40], republished[90] = "edited", "again"
+	pages := []sitePage{
+		{"a1", "https://a.example/1", join(header, a1, footer)},
+		{"a2", "https://a.example/2", join(header, a2, footer)},
+		{"a3", "https://a.example/3", join(header, republished, footer)},
+		{"g1", "https://g.example/1", join(other[:60], a1, other[60:])},
+		{"q1", "https://q.example/1", join(b[:70], a2[30:90], b[70:])},
+	}
+	mem := func(pl *Pipeline) index.Store { return memoryIndex(t, pl) }
+	t.Run("urls", func(t *testing.T) {
+		checkKinds(t, pages, true, mem, map[string]string{"a1": "unique", "a2": "unique", "a3": "near a1", "g1": "near a1", "q1": "partial a2"})
+	})
+	t.Run("no urls", func(t *testing.T) {
+		checkKinds(t, pages, false, mem, map[string]string{"a2": "partial a1"})
+	})
+}
+
+// On one large site (an encyclopedia, a library) pages copy passages from
+// each other inside their own text; the site has no template, and what
+// two of its pages share is a copy however many pages the site has: a
+// passage in the middle of a page, at its start, or shared by two pages
+// of a site's first few.
+func TestSiteTemplatesLargeHost(t *testing.T) {
+	words, join := wordSource(37)
+	var pages []sitePage
+	texts := make([][]string, 12)
+	for i := range texts {
+		texts[i] = words(300)
+	}
+	copyOf := func(dst, src []string, at, from, n int) []string {
+		return slices.Concat(dst[:at], src[from:from+n], dst[at:])
+	}
+	texts[1] = copyOf(texts[1], texts[0], 150, 100, 70) // the host's second page
+	texts[7] = copyOf(texts[7], texts[3], 140, 120, 80) // in the middle of both
+	texts[9] = copyOf(texts[9], texts[2], 0, 110, 80)   // at the copy's start
+	for i, tx := range texts {
+		pages = append(pages, sitePage{fmt.Sprint("p", i), fmt.Sprintf("https://encyclopedia.example/wiki/%d", i), join(tx)})
+	}
+	want := map[string]string{"p1": "partial p0", "p7": "partial p3", "p9": "partial p2"}
+	for i := range texts {
+		if _, ok := want[fmt.Sprint("p", i)]; !ok {
+			want[fmt.Sprint("p", i)] = "unique"
+		}
+	}
+	checkKinds(t, pages, true, func(pl *Pipeline) index.Store { return memoryIndex(t, pl) }, want)
+}
+
+// A consent notice that several sites show is template wherever it
+// appears once one of them has shown it on two pages: the first page of
+// another site is not linked through it. The template records make it
+// so; a store that keeps none links the page to the notice's first holder
+// (one document per batch: a batch's own records are used within it).
+func TestTemplateRecords(t *testing.T) {
+	words, join := wordSource(38)
+	notice := words(60)
+	headA, footA, headB, footB := words(40), words(40), words(40), words(40)
+	pages := []sitePage{
+		{"a1", "https://a.example/1", join(headA, words(150), footA, notice)},
+		{"a2", "https://a.example/2", join(headA, words(150), footA, notice)},
+		{"b1", "https://b.example/1", join(headB, words(150), footB, notice)},
+	}
+	t.Run("records", func(t *testing.T) {
+		checkKinds(t, pages, true, func(pl *Pipeline) index.Store { return memoryIndex(t, pl) }, map[string]string{"a2": "unique", "b1": "unique"})
+	})
+	t.Run("no urls", func(t *testing.T) {
+		checkKinds(t, pages, false, func(pl *Pipeline) index.Store { return memoryIndex(t, pl) }, map[string]string{"a2": "partial a1", "b1": "partial a1"})
+	})
+	t.Run("no records", func(t *testing.T) {
+		cfg := testConfig(t, "web")
+		cfg.Batch = 1
+		checkKindsWith(t, cfg, pages, true, func(pl *Pipeline) index.Store { return noTemplates{memoryIndex(t, pl)} }, map[string]string{"a2": "unique", "b1": "partial a1"})
+	})
+}
+
+// noTemplates is a store that keeps no template records: it records none
+// and reads none.
+type noTemplates struct{ index.Store }
+
+func (noTemplates) Templates(_ context.Context, seqs []uint64) ([][]byte, error) {
+	out := make([][]byte, len(seqs))
+	for i := range out {
+		out[i] = []byte{}
+	}
+	return out, nil
+}
+
+func (noTemplates) RecordTemplates(_ context.Context, seqs []uint64, _ [][]byte) ([]bool, error) {
+	stored := make([]bool, len(seqs))
+	for i := range stored {
+		stored[i] = true
+	}
+	return stored, nil
+}
+
+// A match's share and match_share are shares of the main text: the site
+// templates of both sides count on neither side. An article syndicated to
+// another site, each page in 120 words of its site's template around 150
+// of the article, is almost all of both pages' main text; a quoted
+// paragraph is a small share of the quoting page's.
+func TestMainTextShares(t *testing.T) {
+	words, join := wordSource(39)
+	headA, footA, headB, footB := words(60), words(60), words(60), words(60)
+	a1, a2, b1, b3 := words(150), words(150), words(150), words(150)
+	pages := []sitePage{
+		{"a1", "https://a.example/1", join(headA, a1, footA)},
+		{"a2", "https://a.example/2", join(headA, a2, footA)},
+		{"b1", "https://b.example/1", join(headB, b1, footB)},
+		{"b2", "https://b.example/2", join(headB, a1, footB)},
+		{"b3", "https://b.example/3", join(headB, b3[:75], a2[40:100], b3[75:], footB)},
+	}
+	var items []Item
+	for _, p := range pages {
+		items = append(items, Item{Doc: Document{ID: p.id, URL: p.url, Text: p.text}})
+	}
+	got := map[string]Match{}
+	for _, o := range run(t, testConfig(t, "web"), func(pl *Pipeline) index.Store { return memoryIndex(t, pl) }, items) {
+		if o.Event != nil && len(o.Event.Matches) > 0 {
+			got[o.Event.ID] = o.Event.Matches[0]
+		}
+	}
+	if m := got["b2"]; m.ID != "a1" || m.Kind != "near" || m.Share < 0.9 || m.MatchShare < 0.9 {
+		t.Errorf("b2: %+v, want near a1 with share and match_share ≥ 0.9", m)
+	}
+	if m := got["b3"]; m.ID != "a2" || m.Kind != "partial" || m.Share > 0.4 || m.Share < 0.2 {
+		t.Errorf("b3: %+v, want partial a2 with a share of 0.2–0.4 (60 of 210 words)", m)
+	}
+}
