@@ -8,10 +8,23 @@
 // redis-server's CPU per call and the distribution of their durations
 // (SLOWLOG of a server bytesbench started, which logs the calls over
 // -slowlog µs: p50, p99, the longest and the count over 20 ms, over all
-// calls); and Redis's used_memory per stored document so far. At the end: events by kind, dead letters by
-// reason, precision and recall against the corpus's ground truth, the
-// bytes of the stored features and verdicts, the share of each kind of
-// key, and any "Slow script" line of redis-server's log.
+// calls); and Redis's used_memory per stored document so far. A second
+// table, "inside Redis", gives per window the bucket operations per
+// document (bands, SimHash blocks and distinct anchors of the documents
+// that entered the buckets), the Redis commands per document by command
+// (INFO commandstats, which counts the commands scripts run), and the
+// time of the script calls against that of the commands they ran (the
+// rest is Lua). With Redis, after the stream, the plain-command floor
+// (floor.go): a redis-server of bytesbench's own filled to each
+// checkpoint's key count in turn takes pipelined plain HGET and HSETNX,
+// and the growth table prints per window neardup and redis-server CPU per
+// document, the floor per document (bucket ops × a plain command's CPU),
+// redis-server's ratio to it, the script calls over 20 ms and the bytes
+// per document, with the last window against the second and the first. At
+// the end: events by kind, dead letters by reason, precision and recall
+// against the corpus's ground truth, the bytes of the stored features and
+// verdicts, the share of each kind of key, and any "Slow script" line of
+// redis-server's log.
 //
 //	go run ./bench/bytesbench -index local-redis -docs 100000 -at 20000,80000,100000
 //	go run ./bench/bytesbench -corpus generated -index local-redis -docs 100000
@@ -60,15 +73,16 @@ func main() {
 	at := flag.String("at", "", "checkpoints, comma-separated document counts (default: 20% of the documents, 80%, all)")
 	set := flag.String("set", "", "configuration overrides, key=value,key=value")
 	slow := flag.Int("slowlog", 1000, "local-redis: slowlog-log-slower-than, µs (calls faster than it count as below it)")
+	floorN := flag.Int("floor", 400000, "with Redis: plain commands the floor runs at each checkpoint (0: no floor)")
 	genAt := flag.Int("generation-at", 0, "with index.retention set: the index's clock starts at the start of the previous generation and moves one index.generation on when this many documents are out, so the later documents go to a second generation (0: the index's clock is time.Now)")
 	flag.Parse()
-	if err := run(*spec, *n, *data, *profile, *ixURL, *at, *set, *slow, *genAt); err != nil {
+	if err := run(*spec, *n, *data, *profile, *ixURL, *at, *set, *slow, *genAt, *floorN); err != nil {
 		fmt.Fprintln(os.Stderr, "bytesbench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(spec string, n int, data, profile, ixURL, at, set string, slowUS, genAt int) error {
+func run(spec string, n int, data, profile, ixURL, at, set string, slowUS, genAt, floorN int) error {
 	ctx := context.Background()
 	c, err := corpus.Open(spec, n, 0, data)
 	if err != nil {
@@ -155,7 +169,12 @@ func run(spec string, n int, data, profile, ixURL, at, set string, slowUS, genAt
 		return err
 	}
 	defer ix.Close()
-	pl, err := pipeline.New(pc, ix)
+	pp, err := pipeline.New(pc, nil)
+	if err != nil {
+		return err
+	}
+	ops := &opCounter{simTables: pp.IndexParams().SimHashK + 1}
+	pl, err := pipeline.New(pc, counted(ix, ops))
 	if err != nil {
 		return err
 	}
@@ -188,6 +207,7 @@ func run(spec string, n int, data, profile, ixURL, at, set string, slowUS, genAt
 	kinds, dead := map[string]int{}, map[string]int{}
 	pairs := map[[2]string]bool{}
 	w := newWindow(rc, slowAt)
+	w.ops, w.prefix = ops, prefix
 	if st, ok := ix.(interface{ Stats() index.Stats }); ok {
 		w.stats = st.Stats
 		w.cands0 = st.Stats().Candidates
@@ -221,6 +241,12 @@ func run(spec string, n int, data, profile, ixURL, at, set string, slowUS, genAt
 	})
 	if err := g.Wait(); err != nil {
 		return err
+	}
+	w.printInside()
+	if rc != nil && floorN > 0 {
+		if err := w.printGrowth(ctx, int64(floorN)); err != nil {
+			return err
+		}
 	}
 	sc := c.Score(pairs)
 	fmt.Printf("\nevents %v; dead letters %v\n", kinds, dead)
@@ -345,6 +371,26 @@ type window struct {
 	// window prints the candidates per document it returned.
 	stats  func() index.Stats
 	cands0 uint64
+	// ops counts the bucket operations (nil: none counted); prefix is
+	// the index's key prefix (bucket hashes: prefix+"b").
+	ops    *opCounter
+	ops0   uint64
+	prefix string
+	cmds0  map[string][2]float64
+	rows   []row
+}
+
+// row is what a window measured, for the tables printed after the stream.
+type row struct {
+	from, to             int
+	neardup, redis       float64 // CPU µs per document
+	ops                  float64 // bucket ops per document
+	in                   inside
+	over20               int
+	longest              time.Duration
+	bytesPerDoc          float64
+	shape                keyShape
+	haveRedis, haveShape bool
 }
 
 func newWindow(rc *redis.Client, slowAt time.Duration) *window {
@@ -352,6 +398,7 @@ func newWindow(rc *redis.Client, slowAt time.Duration) *window {
 	if rc != nil {
 		w.rc0, _ = servebench.RedisCPU(rc)
 		w.calls0, _ = scriptCalls(context.Background(), rc)
+		w.cmds0, _ = cmdStats(context.Background(), rc)
 		rc.SlowLogReset(context.Background())
 	}
 	return w
@@ -362,7 +409,13 @@ func (w *window) report(ctx context.Context, done int, before int64) error {
 	el, cpu := time.Since(w.t0), servebench.ProcessCPU()
 	k := float64(done - w.docs0)
 	ours := cpu - w.cpu0
-	row := fmt.Sprintf("| %d–%d | %.0f | %.0f |", w.docs0, done, k/el.Seconds(), float64(ours.Microseconds())/k)
+	line := fmt.Sprintf("| %d–%d | %.0f | %.0f |", w.docs0, done, k/el.Seconds(), float64(ours.Microseconds())/k)
+	rw := row{from: w.docs0, to: done, neardup: float64(ours.Microseconds()) / k}
+	if w.ops != nil {
+		o, _ := w.ops.read()
+		rw.ops = float64(o-w.ops0) / k
+		w.ops0 = o
+	}
 	w.t0, w.cpu0, w.docs0 = time.Now(), cpu, done
 	cands := "–"
 	if w.stats != nil {
@@ -371,10 +424,15 @@ func (w *window) report(ctx context.Context, done int, before int64) error {
 		w.cands0 = c
 	}
 	if w.rc == nil {
-		fmt.Println(row + " – | – | – | – | – | – | – | – | – | " + cands + " |")
+		fmt.Println(line + " – | – | – | – | – | – | – | – | – | " + cands + " |")
+		w.rows = append(w.rows, rw)
 		return nil
 	}
 	rcpu, _ := servebench.RedisCPU(w.rc)
+	cs, err := cmdStats(ctx, w.rc)
+	if err != nil {
+		return err
+	}
 	calls, err := scriptCalls(ctx, w.rc)
 	if err != nil {
 		return err
@@ -399,10 +457,86 @@ func (w *window) report(ctx context.Context, done int, before int64) error {
 	if n := calls - w.calls0; n > 0 {
 		perCall = fmt.Sprintf("%.0f", float64((rcpu-w.rc0).Microseconds())/float64(n))
 	}
-	fmt.Printf("%s %.0f | %.0f | %d | %s | %s | %s | %v | %d | %.0f | %s |\n", row, float64((rcpu-w.rc0).Microseconds())/k,
+	fmt.Printf("%s %.0f | %.0f | %d | %s | %s | %s | %v | %d | %.0f | %s |\n", line, float64((rcpu-w.rc0).Microseconds())/k,
 		float64((ours+rcpu-w.rc0).Microseconds())/k, calls-w.calls0, perCall, d.p50, d.p99,
 		d.max.Round(100*time.Microsecond), d.over20, float64(used-before)/float64(done), cands)
-	w.rc0, w.calls0 = rcpu, calls
+	rw.haveRedis, rw.redis = true, float64((rcpu-w.rc0).Microseconds())/k
+	rw.in = insideOf(w.cmds0, cs, k)
+	rw.over20, rw.longest, rw.bytesPerDoc = d.over20, d.max, float64(used-before)/float64(done)
+	// What the floor needs of this checkpoint, read after the window's
+	// figures and left out of the next one's.
+	if w.prefix != "" {
+		if rw.shape, err = sampleShape(ctx, w.rc, w.prefix); err != nil {
+			return err
+		}
+		rw.haveShape = true
+	}
+	w.rows = append(w.rows, rw)
+	w.rc0, _ = servebench.RedisCPU(w.rc)
+	w.calls0, _ = scriptCalls(ctx, w.rc)
+	w.cmds0, _ = cmdStats(ctx, w.rc)
+	w.rc.SlowLogReset(ctx)
+	return nil
+}
+
+// printInside prints, per window, the bucket ops and Redis commands per
+// document and how the script calls' time splits.
+func (w *window) printInside() {
+	if w.rc == nil || len(w.rows) == 0 {
+		return
+	}
+	fmt.Println("\ninside Redis (INFO commandstats; µs are the server's wall time in the command, Lua is the script calls' time outside the commands they ran):")
+	fmt.Println("\n| documents | bucket ops/doc | Redis commands/doc | commands per bucket op | script calls/doc | script µs/doc | in commands | Lua | Lua share | commands per document (µs per call) |")
+	fmt.Println("|---|--:|--:|--:|--:|--:|--:|--:|--:|---|")
+	for _, r := range w.rows {
+		in := r.in
+		var top []string
+		for i, c := range in.perDoc {
+			if i == 8 {
+				break
+			}
+			top = append(top, fmt.Sprintf("%s %.2f (%.2f)", strings.ToUpper(c.name), c.calls, c.usc))
+		}
+		lua := in.scriptUS - in.nestedUS
+		perOp := "–"
+		if r.ops > 0 {
+			perOp = fmt.Sprintf("%.2f", in.commands/r.ops)
+		}
+		fmt.Printf("| %d–%d | %.1f | %.1f | %s | %.3f | %.0f | %.0f | %.0f | %.0f %% | %s |\n", r.from, r.to, r.ops, in.commands, perOp,
+			in.scriptCalls, in.scriptUS, in.nestedUS, lua, 100*lua/max(in.scriptUS, 1), strings.Join(top, ", "))
+	}
+}
+
+// printGrowth measures the plain-command floor at each checkpoint's key
+// shape (floor.go) and prints the growth table.
+func (w *window) printGrowth(ctx context.Context, n int64) error {
+	f, err := newFloorRig(ctx)
+	if err != nil {
+		return err
+	}
+	defer f.stop()
+	fmt.Printf("\nthe plain-command floor: a redis-server of its own, filled to each checkpoint's keys (hashes of the index's mean bucket-hash fields), %d pipelined plain commands (HGET of a field present, HSETNX of a new one, alternately; %d connections, %d a round trip); floor per document = bucket ops per document × the CPU of one command\n", n, floorClients, floorPipe)
+	fmt.Println("\n| documents | keys | fields per bucket hash | plain command µs | bucket ops/doc | floor µs/doc | neardup µs/doc | redis-server µs/doc | redis-server / floor | neardup + redis-server | script calls > 20 ms | longest call | used_memory B/doc |")
+	fmt.Println("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+	var both []float64
+	for _, r := range w.rows {
+		if !r.haveShape {
+			continue
+		}
+		fc, err := f.measure(ctx, r.shape, n)
+		if err != nil {
+			return err
+		}
+		us := float64(fc.perCmd.Nanoseconds()) / 1e3
+		floor := r.ops * us
+		fmt.Printf("| %d–%d | %d | %.1f | %.2f | %.1f | %.0f | %.0f | %.0f | **%.2f×** | %.0f | %d | %v | %.0f |\n", r.from, r.to, r.shape.keys, r.shape.fields, us,
+			r.ops, floor, r.neardup, r.redis, r.redis/max(floor, 1e-9), r.neardup+r.redis, r.over20, r.longest.Round(100*time.Microsecond), r.bytesPerDoc)
+		both = append(both, r.neardup+r.redis)
+	}
+	if len(both) >= 3 {
+		last := both[len(both)-1]
+		fmt.Printf("\nneardup + redis-server, the last window against the second: %.2f×, against the first: %.2f×\n", last/both[1], last/both[0])
+	}
 	return nil
 }
 

@@ -46,7 +46,7 @@ func TestCallDist(t *testing.T) {
 func TestRunSmall(t *testing.T) {
 	for _, ix := range []string{"memory", "local-redis"} {
 		t.Run(ix, func(t *testing.T) {
-			if err := run("generated", 400, "", "web", ix, "200,400", "", 1000, 0); err != nil {
+			if err := run("generated", 400, "", "web", ix, "200,400", "", 1000, 0, 20000); err != nil {
 				t.Fatal(err)
 			}
 		})
@@ -104,4 +104,18 @@ func captureStdout(t *testing.T, f func()) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// insideOf splits a window's commands: script calls, the commands they
+// ran, the client's HMGETs, and leaves out the benchmark's own.
+func TestInsideOf(t *testing.T) {
+	before := map[string][2]float64{"evalsha": {10, 1000}, "hget": {100, 100}}
+	after := map[string][2]float64{"evalsha": {12, 1600}, "hget": {300, 300}, "hsetnx": {100, 150}, "hmget": {4, 8}, "info": {5, 50}}
+	in := insideOf(before, after, 2)
+	if in.scriptCalls != 1 || in.scriptUS != 300 || in.nestedUS != 175 || in.outsideCalls != 2 || in.commands != 153 {
+		t.Errorf("insideOf = %+v", in)
+	}
+	if len(in.perDoc) != 4 || in.perDoc[0].name != "hget" || in.perDoc[0].calls != 100 || in.perDoc[0].usc != 1 {
+		t.Errorf("per document %+v, want hget first at 100 calls of 1 µs", in.perDoc)
+	}
 }

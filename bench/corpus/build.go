@@ -50,6 +50,15 @@ type Config struct {
 	// over the whole stream, so originals crowd the stream's start and a
 	// copy's earlier copies grow along it.
 	Window int
+	// Texts, when > 0, lays the stream out in rounds instead (Dup,
+	// Cluster and Window are then ignored): the first round is Texts
+	// originals, and every later round one copy of each of them, in an
+	// order of its own, until Docs; the last round may be cut short. Every
+	// text thus gains a copy per round, and clusters grow along the stream
+	// to Docs/Texts documents: popular texts (syndicated news, licences,
+	// mirrored pages) copied again and again, where the cost of a text's
+	// hundredth copy is what is measured.
+	Texts int
 }
 
 func (c Config) withDefaults() (Config, error) {
@@ -99,6 +108,13 @@ func (c Config) withDefaults() (Config, error) {
 	c.NearEdits = share(c.NearEdits, 0.03)
 	if c.NearEdits >= 0.5 {
 		return c, fmt.Errorf("corpus: want NearEdits < 0.5, got %g", c.NearEdits)
+	}
+	if c.Texts < 0 || c.Texts > c.Docs {
+		return c, fmt.Errorf("corpus: want 0 <= Texts <= Docs (%d), got %d", c.Docs, c.Texts)
+	}
+	if c.Texts > 0 {
+		c.Dup = 1 - float64(c.Texts)/float64(c.Docs)
+		c.Cluster, c.Window = (c.Docs+c.Texts-1)/c.Texts, 0
 	}
 	if c.Window < 0 || (c.Window > 0 && c.Window < c.Cluster) {
 		return c, fmt.Errorf("corpus: want Window 0 or at least Cluster (%d), got %d", c.Cluster, c.Window)
@@ -187,14 +203,20 @@ func (t *Texts) Build(cfg Config) (*Corpus, error) {
 	// first, with a window); its first is the original, so that every copy
 	// follows its source. Unique originals take the positions left.
 	var source []int // stream position of each copy's source; -1 for originals
-	if cfg.Window > 0 {
+	switch {
+	case cfg.Texts > 0:
+		source = rounds(r, n, cfg.Texts)
+	case cfg.Window > 0:
 		source = windowed(r, n, clusters, copies, cfg.Cluster, cfg.Window)
-	} else {
+	default:
 		source = spread(r, n, clusters, copies, cfg.Cluster)
 	}
 
 	name := fmt.Sprintf("real text, %.0f%% copies, clusters of %d", 100*cfg.Dup, cfg.Cluster)
-	if cfg.Window > 0 {
+	switch {
+	case cfg.Texts > 0:
+		name = fmt.Sprintf("real text, %d texts each copied once per round, %d rounds", cfg.Texts, cfg.Cluster)
+	case cfg.Window > 0:
 		name += fmt.Sprintf(" within %d documents", cfg.Window)
 	}
 	c := &Corpus{Name: name,
@@ -248,6 +270,26 @@ func spread(r *rand.Rand, n, clusters, copies, size int) []int {
 		slices.Sort(pos)
 		for _, p := range pos[1:] {
 			source[p] = pos[0]
+		}
+	}
+	return source
+}
+
+// rounds lays out n positions in rounds of texts: round 0 holds the
+// originals, each later round one copy of every text (the last round as
+// many as are left), each round in an order of its own. It returns each
+// position's source (-1 for an original): the text's original.
+func rounds(r *rand.Rand, n, texts int) []int {
+	source := make([]int, n)
+	first := make([]int, texts)
+	for p := 0; p < n; p += texts {
+		order := r.Perm(texts)
+		for i, t := range order[:min(texts, n-p)] {
+			if p == 0 {
+				source[i], first[t] = -1, i
+			} else {
+				source[p+i] = first[t]
+			}
 		}
 	}
 	return source

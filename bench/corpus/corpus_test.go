@@ -330,3 +330,48 @@ func TestWindowedStream(t *testing.T) {
 		t.Error("a window smaller than a cluster was accepted")
 	}
 }
+
+// A rounds stream holds each text's original in the first round and one
+// copy of it in every later round.
+func TestRoundsStream(t *testing.T) {
+	dir := dataDir(t)
+	const docs, texts = 530, 50
+	c, err := Open("rounds:50", docs, 0, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pos := map[string]int{}
+	for i, d := range c.Docs {
+		pos[d.ID] = i
+	}
+	for i, tr := range c.Truth {
+		round := i / texts
+		if (round == 0) != (tr.Kind == Original) {
+			t.Fatalf("position %d (round %d) is %v", i, round, tr.Kind)
+		}
+		if round == 0 {
+			continue
+		}
+		if len(tr.Sources) != 1 || pos[tr.Sources[0]] >= texts {
+			t.Fatalf("position %d: sources %v, want one original of the first round", i, tr.Sources)
+		}
+	}
+	for p := texts; p < docs; p += texts {
+		seen := map[string]bool{}
+		for _, tr := range c.Truth[p:min(p+texts, docs)] {
+			if seen[tr.Sources[0]] {
+				t.Fatalf("round %d copies %s twice", p/texts, tr.Sources[0])
+			}
+			seen[tr.Sources[0]] = true
+		}
+	}
+	st := c.Stats()
+	if st.Kinds[Original] != texts || st.Clusters != texts || st.Largest != 11 {
+		t.Errorf("stats %v: want %d originals and clusters, the largest of 11", st, texts)
+	}
+	for _, spec := range []string{"rounds:0", "rounds:x", "rounds:531"} {
+		if _, err := Open(spec, docs, 0, dir); err == nil {
+			t.Errorf("corpus %q gives no error", spec)
+		}
+	}
+}

@@ -20,11 +20,12 @@ import (
 //	real:DUP              real text, DUP copies (0.1, 0.3, 0.8, 0.95, ...)
 //	real:DUP:CLUSTER      real text, DUP copies in clusters of CLUSTER documents
 //	real:DUP:CLUSTER:WINDOW  the same, each cluster within WINDOW documents of the stream (a stationary stream; see Config.Window)
+//	rounds:TEXTS          real text in rounds: TEXTS originals, then one copy of each per round until the documents are out (Config.Texts; rounds:1224 at 100,000 documents: clusters grow to ~82)
 //	sites                 the site pages of the boilerplate evaluation (Gutenberg articles in site templates; its 420 pages whatever docs says)
 //	generated             the generated corpus (internal/synth: Zipf pseudo-words, 25% copies)
 //	generated:contain     bench serve's generated corpus until 2026-11-25 (10% exact, near and partial copies each, a partial one the original inside a longer page)
 //	FILE                  a corpus written by Write (neardup bench corpus)
-const Spec = "real, real:DUP, real:DUP:CLUSTER, real:DUP:CLUSTER:WINDOW, sites, generated, generated:contain or a corpus file (.jsonl)"
+const Spec = "real, real:DUP, real:DUP:CLUSTER, real:DUP:CLUSTER:WINDOW, rounds:TEXTS, sites, generated, generated:contain or a corpus file (.jsonl)"
 
 // ErrUnknown is a corpus spec that names no corpus (a usage error).
 var ErrUnknown = errors.New("corpus: unknown corpus")
@@ -73,6 +74,16 @@ func Open(spec string, docs int, seed uint64, dataDir string) (*Corpus, error) {
 			return nil, err
 		}
 		return Build(dir, cfg)
+	case "rounds":
+		k, err := strconv.Atoi(args)
+		if err != nil || k < 1 || k > docs {
+			return nil, fmt.Errorf("corpus: %q: want rounds:TEXTS with 1 <= TEXTS <= the documents (%d)", spec, docs)
+		}
+		dir, err := data()
+		if err != nil {
+			return nil, err
+		}
+		return Build(dir, Config{Docs: docs, Seed: seed, Texts: k})
 	case "sites":
 		dir, err := data()
 		if err != nil {
