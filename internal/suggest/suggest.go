@@ -3,39 +3,23 @@
 // variable.
 package suggest
 
+import "github.com/neardup/neardup/verify"
+
 // MaxEdits is the largest edit distance at which a name is suggested: two
 // typos (a doubled, dropped or swapped letter counts one or two).
 const MaxEdits = 2
 
-// Closest returns the candidate nearest to word by edit distance, when one
-// is within MaxEdits, and "" otherwise. Ties go to the earlier candidate.
+// Closest returns the candidate nearest to word by edit distance (the
+// Levenshtein distance the sentence lane verifies with,
+// [verify.EditDistance]), when one is within MaxEdits, and "" otherwise.
+// Ties go to the earlier candidate.
 func Closest(word string, candidates []string) string {
+	var e verify.Editor
 	best, bestD := "", MaxEdits+1
 	for _, c := range candidates {
-		if d := Distance(word, c); d < bestD {
+		if d := e.Distance([]byte(word), []byte(c)); d < bestD {
 			best, bestD = c, d
 		}
 	}
 	return best
-}
-
-// Distance is the Levenshtein distance between a and b, in bytes.
-func Distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			sub := prev[j-1]
-			if a[i-1] != b[j-1] {
-				sub++
-			}
-			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

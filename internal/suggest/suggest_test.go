@@ -16,12 +16,4 @@ func TestClosest(t *testing.T) {
 			t.Errorf("Closest(%q) = %q, want %q", tt.word, got, tt.want)
 		}
 	}
-	for _, tt := range []struct {
-		a, b string
-		d    int
-	}{{"", "", 0}, {"abc", "", 3}, {"kitten", "sitting", 3}, {"scan", "scna", 2}} {
-		if got := Distance(tt.a, tt.b); got != tt.d {
-			t.Errorf("Distance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.d)
-		}
-	}
 }
