@@ -11,6 +11,7 @@ import (
 
 	"github.com/neardup/neardup/config"
 	"github.com/neardup/neardup/internal/dataset"
+	"github.com/neardup/neardup/internal/difftest"
 )
 
 // The regression tests of neardup's accuracy: each set is streamed
@@ -218,21 +219,7 @@ func TestCommittedReport(t *testing.T) {
 	if err := rep.WriteMarkdown(&got); err != nil {
 		t.Fatal(err)
 	}
-	g, w := got.String(), string(want)
-	if g == w {
-		return
-	}
-	gl, wl := strings.Split(g, "\n"), strings.Split(w, "\n")
-	for i := range max(len(gl), len(wl)) {
-		var a, b string
-		if i < len(gl) {
-			a = gl[i]
-		}
-		if i < len(wl) {
-			b = wl[i]
-		}
-		if a != b {
-			t.Fatalf("docs/eval/%s is not what neardup eval reports now (make eval, i.e. neardup eval --out docs/eval, and commit docs/eval); first difference, line %d:\nreported:  %s\ncommitted: %s", ReportFile, i+1, a, b)
-		}
+	if line, a, b := difftest.FirstLine(got.String(), string(want)); line > 0 {
+		t.Fatalf("docs/eval/%s is not what neardup eval reports now (make eval, i.e. neardup eval --out docs/eval, and commit docs/eval); first difference, line %d:\nreported:  %s\ncommitted: %s", ReportFile, line, a, b)
 	}
 }

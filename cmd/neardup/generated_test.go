@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/neardup/neardup/internal/difftest"
 )
 
 var update = flag.Bool("update", false, "rewrite what the docs show from what the program prints now: the generated output blocks (TestDocsGenerated), docs/examples/event-*.json and README's event example (TestDocsExamplesGenerated), the golden files")
@@ -111,19 +113,8 @@ func TestDocsGenerated(t *testing.T) {
 				changed = true
 				return "```console generated\n" + got + "```\n"
 			}
-			gl, wl := strings.Split(got, "\n"), strings.Split(body, "\n")
-			for i := range max(len(gl), len(wl)) {
-				var a, b string
-				if i < len(gl) {
-					a = gl[i]
-				}
-				if i < len(wl) {
-					b = wl[i]
-				}
-				if a != b {
-					t.Errorf("%s: a generated block is not what the program prints (go test ./cmd/neardup -run TestDocsGenerated -update rewrites it); first difference, line %d of the block:\nprinted: %s\nshown:   %s", f, i+1, a, b)
-					break
-				}
+			if line, a, b := difftest.FirstLine(got, body); line > 0 {
+				t.Errorf("%s: a generated block is not what the program prints (go test ./cmd/neardup -run TestDocsGenerated -update rewrites it); first difference, line %d of the block:\nprinted: %s\nshown:   %s", f, line, a, b)
 			}
 			return m
 		})
