@@ -146,6 +146,6 @@ eval:
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzTokenize -fuzztime 60s ./sketch/
 	$(GO) test -run '^$$' -fuzz FuzzDecode$$ -fuzztime 60s ./sketch/
-	$(GO) test -run '^$$' -fuzz FuzzDecodeJSON -fuzztime 60s ./pipeline/
-	$(GO) test -run '^$$' -fuzz FuzzDecodeFast -fuzztime 60s ./pipeline/
+	$(GO) test -run '^$$' -fuzz FuzzDecodeJSON -fuzztime 60s ./stream/
+	$(GO) test -run '^$$' -fuzz FuzzDecodeFast -fuzztime 60s ./stream/
 	$(GO) test -run '^$$' -fuzz FuzzPipeline -fuzztime 120s ./pipeline/
