@@ -105,9 +105,11 @@ test: deps vet unit race deploy-test
 # The image without a registry: deploy/Containerfile.prebuilt (FROM scratch)
 # around a static binary built here, stamped with git describe's version
 # (VERSION=... to stamp another; empty: the build information Go records).
+# -tags nodev, as in deploy/Containerfile: serve's binary, without demo,
+# bench and eval (cmd/neardup/nodev.go).
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null)
 image:
-	CGO_ENABLED=0 $(GO) build -trimpath $(if $(VERSION),-ldflags "-X main.version=$(VERSION)") -o bin/image/neardup ./cmd/neardup
+	CGO_ENABLED=0 $(GO) build -trimpath -tags nodev $(if $(VERSION),-ldflags "-X main.version=$(VERSION)") -o bin/image/neardup ./cmd/neardup
 	cp /etc/ssl/certs/ca-certificates.crt deploy/image/passwd deploy/image/group bin/image/
 	podman build -f deploy/Containerfile.prebuilt -t localhost/neardup:$(or $(VERSION),devel) bin/image
 
