@@ -432,7 +432,7 @@ func sum(t *testing.T, file string) string {
 // net/http/pprof), no benchmark harness or evaluation.
 func TestServeBinaryLean(t *testing.T) {
 	for _, name := range []string{"demo", "bench", "eval"} {
-		out, err := exec.Command(neardupBin, name).CombinedOutput()
+		out, err := exec.Command(neardupBin, name, "-h").CombinedOutput() // -h: quick in a build that has it
 		var exit *exec.ExitError
 		if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(string(out), "not in this build") {
 			t.Errorf("neardup %s in the serve binary: %v, %q; want exit 2 saying it is not in this build", name, err, out)
