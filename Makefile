@@ -8,7 +8,7 @@
 GO ?= go
 BENCH_MODULES := bench/sketchbench bench/indexbench bench/scanbench
 
-.PHONY: test deps vet unit race bench bytes fuzz build eval deploy-test image promtool
+.PHONY: test deps vet unit race bench bytes fuzz build eval deploy-test image promtool same-events
 
 build:
 	$(GO) build -o bin/neardup ./cmd/neardup
@@ -105,11 +105,19 @@ test: deps vet unit race deploy-test
 # The image without a registry: deploy/Containerfile.prebuilt (FROM scratch)
 # around a static binary built here, stamped with git describe's version
 # (VERSION=... to stamp another; empty: the build information Go records).
+# -tags nodev, as in deploy/Containerfile: serve's binary, without demo,
+# bench and eval (cmd/neardup/nodev.go).
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null)
 image:
-	CGO_ENABLED=0 $(GO) build -trimpath $(if $(VERSION),-ldflags "-X main.version=$(VERSION)") -o bin/image/neardup ./cmd/neardup
+	CGO_ENABLED=0 $(GO) build -trimpath -tags nodev $(if $(VERSION),-ldflags "-X main.version=$(VERSION)") -o bin/image/neardup ./cmd/neardup
 	cp /etc/ssl/certs/ca-certificates.crt deploy/image/passwd deploy/image/group bin/image/
 	podman build -f deploy/Containerfile.prebuilt -t localhost/neardup:$(or $(VERSION),devel) bin/image
+
+# Events and dead letters byte for byte the same as BASE's (default main) on
+# the real-text stream, the site sets and PAN13, memory and Redis index: for
+# a change that should change no verdict (docs/design.md, "Layout").
+same-events:
+	.ci/same-events $(or $(BASE),main)
 
 # Long runs, not part of CI: see README "Performance" and docs/performance.md
 # (the Redis ceiling and 1M-document memory runs are in index/BENCHMARKS.md).
@@ -146,6 +154,6 @@ eval:
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzTokenize -fuzztime 60s ./sketch/
 	$(GO) test -run '^$$' -fuzz FuzzDecode$$ -fuzztime 60s ./sketch/
-	$(GO) test -run '^$$' -fuzz FuzzDecodeJSON -fuzztime 60s ./pipeline/
-	$(GO) test -run '^$$' -fuzz FuzzDecodeFast -fuzztime 60s ./pipeline/
+	$(GO) test -run '^$$' -fuzz FuzzDecodeJSON -fuzztime 60s ./stream/
+	$(GO) test -run '^$$' -fuzz FuzzDecodeFast -fuzztime 60s ./stream/
 	$(GO) test -run '^$$' -fuzz FuzzPipeline -fuzztime 120s ./pipeline/

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"os"
 
@@ -70,4 +72,36 @@ func (c *Config) Lexicon() (*sketch.Lexicon, error) {
 		return nil, fmt.Errorf("config: sketch.lexicon %s: %w", c.Sketch.Lexicon, err)
 	}
 	return lex, nil
+}
+
+// ClientTLS builds a client's TLS settings from PEM files: ca, the roots
+// that sign the server's certificate (the system's when empty), and cert
+// and key, a client certificate for mutual TLS (both or neither). prefix
+// names their keys in errors ("kafka.tls." for kafka.tls.ca, "index.tls_"
+// for index.tls_ca). The files are read now, so a bad path fails at
+// start, naming its key.
+func ClientTLS(prefix, ca, cert, key string) (*tls.Config, error) {
+	tc := &tls.Config{MinVersion: tls.VersionTLS12}
+	if ca != "" {
+		pem, err := os.ReadFile(ca)
+		if err != nil {
+			return nil, fmt.Errorf("%sca: %w", prefix, err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("%sca %s: no PEM certificate found", prefix, ca)
+		}
+		tc.RootCAs = pool
+	}
+	if (cert == "") != (key == "") {
+		return nil, fmt.Errorf("%scert and %skey go together", prefix, prefix)
+	}
+	if cert != "" {
+		c, err := tls.LoadX509KeyPair(cert, key)
+		if err != nil {
+			return nil, fmt.Errorf("%scert/%skey: %w", prefix, prefix, err)
+		}
+		tc.Certificates = []tls.Certificate{c}
+	}
+	return tc, nil
 }

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/neardup/neardup/extract"
-	"github.com/neardup/neardup/pipeline"
+	"github.com/neardup/neardup/stream"
 )
 
 // Files reads local inputs: plain-text and HTML files (one document each,
@@ -41,13 +41,13 @@ type Files struct {
 	// WARC counts the WARC records read; it is complete when Run returns.
 	WARC WARCStats
 
-	dec       *pipeline.Decoder
+	dec       *stream.Decoder
 	consumed  int64
 	warcState *warcState
 }
 
 // ReasonUnreadable marks a file that could not be read.
-const ReasonUnreadable pipeline.Reason = "unreadable"
+const ReasonUnreadable stream.Reason = "unreadable"
 
 // Total returns the number of input bytes Run will read, for progress
 // estimates; standard input counts as zero.
@@ -121,9 +121,9 @@ func (f *Files) walk(fn func(path string, info fs.FileInfo) error) error {
 // and returns when every path is read, on the first error that is not a
 // per-document problem (a missing path), or when ctx is cancelled. It does
 // not close out.
-func (f *Files) Run(ctx context.Context, out chan<- pipeline.Item) error {
-	f.dec = pipeline.NewDecoder(f.MaxBytes)
-	send := func(it pipeline.Item) error {
+func (f *Files) Run(ctx context.Context, out chan<- stream.Item) error {
+	f.dec = stream.NewDecoder(f.MaxBytes)
+	send := func(it stream.Item) error {
 		select {
 		case out <- it:
 			return nil
@@ -142,7 +142,7 @@ func (f *Files) Run(ctx context.Context, out chan<- pipeline.Item) error {
 			}
 			read := f.jsonLines
 			if f.Format == FormatWARC {
-				read = func(ctx context.Context, r io.Reader, name string, send func(pipeline.Item) error) error {
+				read = func(ctx context.Context, r io.Reader, name string, send func(stream.Item) error) error {
 					return f.warc(ctx, r, name, false, send)
 				}
 			}
@@ -184,10 +184,10 @@ func isWARC(path string) bool {
 	return strings.HasSuffix(p, ".warc") || strings.HasSuffix(p, ".warc.gz")
 }
 
-func rejected(path string, line int, r pipeline.Reason, err error) pipeline.Item {
-	return pipeline.Item{
-		Err:    &pipeline.InvalidError{Reason: r, ID: idFor(path, line), Detail: err.Error()},
-		Source: pipeline.Source{File: path, Line: line},
+func rejected(path string, line int, r stream.Reason, err error) stream.Item {
+	return stream.Item{
+		Err:    &stream.InvalidError{Reason: r, ID: idFor(path, line), Detail: err.Error()},
+		Source: stream.Source{File: path, Line: line},
 	}
 }
 
@@ -200,11 +200,11 @@ func idFor(path string, line int) string {
 
 // file reads one plain-text or HTML document, reading at most MaxBytes+1
 // bytes whatever the file's size.
-func (f *Files) file(path string, info fs.FileInfo) pipeline.Item {
+func (f *Files) file(path string, info fs.FileInfo) stream.Item {
 	f.advance(info.Size())
-	src := pipeline.Source{File: path}
+	src := stream.Source{File: path}
 	if info.Size() > int64(f.MaxBytes) {
-		return rejected(path, 0, pipeline.ReasonTooLarge, fmt.Errorf("%d bytes > limit %d", info.Size(), f.MaxBytes))
+		return rejected(path, 0, stream.ReasonTooLarge, fmt.Errorf("%d bytes > limit %d", info.Size(), f.MaxBytes))
 	}
 	fh, err := os.Open(path)
 	if err != nil {
@@ -216,16 +216,16 @@ func (f *Files) file(path string, info fs.FileInfo) pipeline.Item {
 		return rejected(path, 0, ReasonUnreadable, err)
 	}
 	if len(b) > f.MaxBytes {
-		return rejected(path, 0, pipeline.ReasonTooLarge, fmt.Errorf("more than %d bytes", f.MaxBytes))
+		return rejected(path, 0, stream.ReasonTooLarge, fmt.Errorf("more than %d bytes", f.MaxBytes))
 	}
-	doc := pipeline.Document{ID: idFor(path, 0), Text: b, IsHTML: extract.FormatOf(path) == extract.HTML}
-	return pipeline.Item{Doc: doc, Source: src}
+	doc := stream.Document{ID: idFor(path, 0), Text: b, IsHTML: extract.FormatOf(path) == extract.HTML}
+	return stream.Item{Doc: doc, Source: src}
 }
 
 // jsonLines decodes one document per line. A line longer than the limit
 // is skipped to its end without being held in memory and reported as
 // too_large; blank lines are ignored.
-func (f *Files) jsonLines(ctx context.Context, r io.Reader, name string, send func(pipeline.Item) error) error {
+func (f *Files) jsonLines(ctx context.Context, r io.Reader, name string, send func(stream.Item) error) error {
 	limit := f.MaxBytes + 64<<10
 	defer interruptible(ctx, r)()
 	br := bufio.NewReaderSize(r, 256<<10)
@@ -236,15 +236,15 @@ func (f *Files) jsonLines(ctx context.Context, r io.Reader, name string, send fu
 		b, n, over, err := readLine(br, limit)
 		f.advance(n)
 		if len(b) > 0 || over {
-			it := pipeline.Item{Source: pipeline.Source{File: name, Line: line}}
+			it := stream.Item{Source: stream.Source{File: name, Line: line}}
 			switch {
 			case over:
-				it.Err = &pipeline.InvalidError{Reason: pipeline.ReasonTooLarge, Detail: fmt.Sprintf("line of %d bytes > limit %d", n, limit)}
-				it.Raw = pipeline.Raw(b)
+				it.Err = &stream.InvalidError{Reason: stream.ReasonTooLarge, Detail: fmt.Sprintf("line of %d bytes > limit %d", n, limit)}
+				it.Raw = stream.Raw(b)
 			default:
 				// Decoded by the pipeline's workers; b is this line's own.
 				line := b
-				it.Raw, it.Lazy = line, func() (pipeline.Document, error) { return f.dec.DecodeJSON(line, "") }
+				it.Raw, it.Lazy = line, func() (stream.Document, error) { return f.dec.DecodeJSON(line, "") }
 			}
 			if serr := send(it); serr != nil {
 				return serr
@@ -311,7 +311,7 @@ func readLine(br *bufio.Reader, limit int) (b []byte, n int64, over bool, err er
 }
 
 // MaxKeep bounds how much of an over-long line is kept for its dead letter.
-const MaxKeep = pipeline.MaxRawBytes
+const MaxKeep = stream.MaxRawBytes
 
 func trimEOL(b []byte) []byte {
 	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {

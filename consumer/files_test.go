@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/neardup/neardup/pipeline"
+	"github.com/neardup/neardup/stream"
 )
 
 func TestReadLine(t *testing.T) {
@@ -56,7 +56,7 @@ func TestFilesOrderAndRejects(t *testing.T) {
 	write("docs.jsonl", `{"id":"j1","text":"one"}`+"\n"+`{"id":`+"\n")
 	write("out.jsonl", `{"id":"mine","text":"own output"}`)
 	f := &Files{Paths: []string{dir}, MaxBytes: 100, Exclude: []string{filepath.Join(dir, "out.jsonl")}}
-	out := make(chan pipeline.Item, 100)
+	out := make(chan stream.Item, 100)
 	if err := f.Run(context.Background(), out); err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestFilesOrderAndRejects(t *testing.T) {
 	for it := range out {
 		it.Decode()
 		name := filepath.Base(it.Source.File)
-		var inv *pipeline.InvalidError
+		var inv *stream.InvalidError
 		switch {
 		case errors.As(it.Err, &inv):
 			got = append(got, name+":"+string(inv.Reason))
@@ -89,7 +89,7 @@ func TestFilesOrderAndRejects(t *testing.T) {
 
 func TestFilesMissingPath(t *testing.T) {
 	f := &Files{Paths: []string{filepath.Join(t.TempDir(), "nope")}, MaxBytes: 100}
-	if err := f.Run(context.Background(), make(chan pipeline.Item, 1)); err == nil {
+	if err := f.Run(context.Background(), make(chan stream.Item, 1)); err == nil {
 		t.Error("missing path accepted")
 	}
 }

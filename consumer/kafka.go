@@ -19,7 +19,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/neardup/neardup/metrics"
-	"github.com/neardup/neardup/pipeline"
+	"github.com/neardup/neardup/stream"
 )
 
 // KafkaConfig configures a [Kafka] consumer.
@@ -83,7 +83,7 @@ type Kafka struct {
 	topic     string
 	group     string
 	fromEnd   bool
-	dec       *pipeline.Decoder
+	dec       *stream.Decoder
 	inflight  *inflight
 	tr        *tracker
 	drain     time.Duration
@@ -119,7 +119,7 @@ func NewKafka(cfg KafkaConfig) (*Kafka, error) {
 		fromEnd:  cfg.FromEnd,
 		stall:    map[int32]time.Time{},
 		closed:   make(chan struct{}),
-		dec:      pipeline.NewDecoder(cfg.MaxBytes),
+		dec:      stream.NewDecoder(cfg.MaxBytes),
 		inflight: newInflight(int64(max(cfg.MaxInflightRecords, 1)), int64(max(cfg.MaxInflightBytes, 1))),
 		tr:       newTracker(),
 		drain:    cfg.DrainTimeout,
@@ -184,7 +184,7 @@ func (k *Kafka) Client() *kgo.Client { return k.cl }
 // empty: more members than partitions).
 func (k *Kafka) Joined() bool { return k.joined.Load() }
 
-// Record is the [pipeline.Item] Tag of a Kafka record. Call Done when the
+// Record is the [stream.Item] Tag of a Kafka record. Call Done when the
 // record's output has been fully acknowledged.
 type Record struct {
 	*kgo.Record
@@ -215,7 +215,7 @@ func (r *Record) Done() {
 // Run polls records and sends one item per record to out, in poll order,
 // until ctx ends (it then returns nil) or the client is closed. It blocks
 // while the in-flight bounds are reached. It does not close out.
-func (k *Kafka) Run(ctx context.Context, out chan<- pipeline.Item) error {
+func (k *Kafka) Run(ctx context.Context, out chan<- stream.Item) error {
 	for {
 		fs := k.cl.PollRecords(ctx, 1024)
 		if fs.IsClientClosed() || ctx.Err() != nil {
@@ -257,7 +257,7 @@ func (k *Kafka) Run(ctx context.Context, out chan<- pipeline.Item) error {
 }
 
 // feed decodes one record and sends it on, within the in-flight bounds.
-func (k *Kafka) feed(ctx context.Context, r *kgo.Record, out chan<- pipeline.Item) error {
+func (k *Kafka) feed(ctx context.Context, r *kgo.Record, out chan<- stream.Item) error {
 	size := workingMemory(r)
 	if err := k.inflight.acquire(ctx, size); err != nil {
 		return err
@@ -271,10 +271,10 @@ func (k *Kafka) feed(ctx context.Context, r *kgo.Record, out chan<- pipeline.Ite
 	k.m.InFlight(k.inflight.load())
 	part, off := r.Partition, r.Offset
 	ct := contentType(r)
-	it := pipeline.Item{Source: pipeline.Source{Topic: r.Topic, Partition: &part, Offset: &off}, Tag: rec,
+	it := stream.Item{Source: stream.Source{Topic: r.Topic, Partition: &part, Offset: &off}, Tag: rec,
 		// Decoded by the pipeline's workers (the dead letter carries the
 		// record itself).
-		Lazy: func() (pipeline.Document, error) { return k.dec.DecodeRecord(r.Key, r.Value, ct) }}
+		Lazy: func() (stream.Document, error) { return k.dec.DecodeRecord(r.Key, r.Value, ct) }}
 	if r.Value == nil {
 		// A tombstone (the key with a null value): delete the document.
 		it.Lazy, it.Delete, it.Doc.ID = nil, true, string(r.Key)

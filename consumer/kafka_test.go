@@ -17,7 +17,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/neardup/neardup/internal/kafkatest"
-	"github.com/neardup/neardup/pipeline"
+	"github.com/neardup/neardup/stream"
 )
 
 // Issue 24, point 7: a commit whose request failed as a whole was
@@ -45,7 +45,7 @@ func TestCommitFailedIsRetried(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	out := make(chan pipeline.Item, 100)
+	out := make(chan stream.Item, 100)
 	done := make(chan error, 1)
 	go func() { done <- k.Run(ctx, out) }() // owned: stopped below
 	defer func() {

@@ -12,7 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/neardup/neardup/pipeline"
+	"github.com/neardup/neardup/stream"
 )
 
 // Oversized records.
@@ -117,7 +117,7 @@ func (k *Kafka) probe(ctx context.Context, topic string, partition int32, off in
 // consumer and moves them past it (see the comment at the top of this
 // file). It runs on Run's goroutine, between polls. It returns an error
 // only when ctx ends; partitions it could not move on are left stalled.
-func (k *Kafka) rescue(ctx context.Context, out chan<- pipeline.Item) error {
+func (k *Kafka) rescue(ctx context.Context, out chan<- stream.Item) error {
 	owned := k.tr.owned()
 	if len(owned) == 0 {
 		return nil
@@ -259,7 +259,7 @@ func (k *Kafka) commitPast(ctx context.Context, tp topicPartition, next int64) (
 // feedRejected feeds a record that was never read as a too_large
 // rejection: its dead letter carries where it is and how big its batch
 // was, nothing of its content.
-func (k *Kafka) feedRejected(ctx context.Context, r *kgo.Record, size int64, out chan<- pipeline.Item) error {
+func (k *Kafka) feedRejected(ctx context.Context, r *kgo.Record, size int64, out chan<- stream.Item) error {
 	if err := k.inflight.acquire(ctx, 0); err != nil {
 		return err
 	}
@@ -271,8 +271,8 @@ func (k *Kafka) feedRejected(ctx context.Context, r *kgo.Record, size int64, out
 	rec := &Record{Record: r, k: k, e: e, Unread: size}
 	k.m.InFlight(k.inflight.load())
 	part, off := r.Partition, r.Offset
-	it := pipeline.Item{Source: pipeline.Source{Topic: r.Topic, Partition: &part, Offset: &off}, Tag: rec,
-		Err: &pipeline.InvalidError{Reason: pipeline.ReasonTooLarge,
+	it := stream.Item{Source: stream.Source{Topic: r.Topic, Partition: &part, Offset: &off}, Tag: rec,
+		Err: &stream.InvalidError{Reason: stream.ReasonTooLarge,
 			Detail: fmt.Sprintf("record batch of %d bytes > kafka.max_record_bytes %d: not read (key, headers and value are not kept)", size, k.maxRecord)}}
 	select {
 	case out <- it:

@@ -17,7 +17,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/neardup/neardup/internal/kafkatest"
-	"github.com/neardup/neardup/pipeline"
+	"github.com/neardup/neardup/stream"
 )
 
 // A partition whose very first batch is over the read limit is moved on
@@ -123,7 +123,7 @@ func oversizedFirstBatch(t *testing.T, round, brokers int, slowHeartbeat time.Du
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	out := make(chan pipeline.Item, 100)
+	out := make(chan stream.Item, 100)
 	var wg sync.WaitGroup
 	var runErr error
 	wg.Go(func() { runErr = k.Run(ctx, out) })

@@ -25,7 +25,7 @@ import (
 	"golang.org/x/net/html/charset"
 	"golang.org/x/text/encoding"
 
-	"github.com/neardup/neardup/pipeline"
+	"github.com/neardup/neardup/stream"
 )
 
 // WARC input (ISO 28500, the format crawlers store what they fetched in:
@@ -44,7 +44,7 @@ import (
 // ReasonMalformedWARC marks a WARC record (or the rest of a file) that
 // could not be parsed: truncated, a wrong Content-Length or block digest,
 // broken headers or compression.
-const ReasonMalformedWARC pipeline.Reason = "malformed_warc"
+const ReasonMalformedWARC stream.Reason = "malformed_warc"
 
 // WARCID chooses where a WARC document's id comes from.
 type WARCID string
@@ -52,7 +52,7 @@ type WARCID string
 const (
 	// WARCIDURI takes the id from WARC-Target-URI (the record id when a
 	// record has none). A URL captured twice gets one id: the second
-	// capture is then a replay of the first (see pipeline.Event.Replay).
+	// capture is then a replay of the first (see stream.Event.Replay).
 	WARCIDURI WARCID = "uri"
 	// WARCIDRecord takes the id from WARC-Record-ID (without its angle
 	// brackets), unique per capture.
@@ -254,7 +254,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // warc reads the WARC records of r (named name; seekable marks a file
 // that revisits can read again) and sends one item per document or
 // malformed record.
-func (f *Files) warc(ctx context.Context, r io.Reader, name string, seekable bool, send func(pipeline.Item) error) error {
+func (f *Files) warc(ctx context.Context, r io.Reader, name string, seekable bool, send func(stream.Item) error) error {
 	if f.warcState == nil {
 		f.warcState = newWARCState(RevisitMemory)
 	}
@@ -313,15 +313,15 @@ func isEOF(err error) bool {
 }
 
 // malformed is the dead letter of a record that did not parse.
-func (f *Files) malformed(name string, rec gowarc.Record, err error) pipeline.Item {
+func (f *Files) malformed(name string, rec gowarc.Record, err error) stream.Item {
 	id := ""
 	if rec.WarcRecord != nil {
 		id = f.warcID(rec.WarcRecord)
 	}
 	off := rec.Offset
-	return pipeline.Item{
-		Err:    &pipeline.InvalidError{Reason: ReasonMalformedWARC, ID: id, Detail: fmt.Sprintf("record at byte %d: %s", off, oneLine(err))},
-		Source: pipeline.Source{File: name, Offset: &off},
+	return stream.Item{
+		Err:    &stream.InvalidError{Reason: ReasonMalformedWARC, ID: id, Detail: fmt.Sprintf("record at byte %d: %s", off, oneLine(err))},
+		Source: stream.Source{File: name, Offset: &off},
 	}
 }
 
@@ -361,10 +361,10 @@ func (f *Files) warcID(rec gowarc.WarcRecord) string {
 
 // warcItem turns one parsed record into an item; ok is false for a record
 // skipped (and counted).
-func (f *Files) warcItem(rec gowarc.Record, name string, seekable bool) (pipeline.Item, bool) {
+func (f *Files) warcItem(rec gowarc.Record, name string, seekable bool) (stream.Item, bool) {
 	wr := rec.WarcRecord
 	off := rec.Offset
-	src := pipeline.Source{File: name, Offset: &off}
+	src := stream.Source{File: name, Offset: &off}
 	e := fatalFinding(rec.Validation)
 	if e == nil && wr.Type() == 0 && len(rec.Validation) > 0 {
 		// No known WARC-Type: the header is broken, not a new record type.
@@ -372,8 +372,8 @@ func (f *Files) warcItem(rec gowarc.Record, name string, seekable bool) (pipelin
 	}
 	if e != nil {
 		f.WARC.Malformed++
-		return pipeline.Item{
-			Err:    &pipeline.InvalidError{Reason: ReasonMalformedWARC, ID: f.warcID(wr), Detail: fmt.Sprintf("record at byte %d: %s", off, oneLine(e))},
+		return stream.Item{
+			Err:    &stream.InvalidError{Reason: ReasonMalformedWARC, ID: f.warcID(wr), Detail: fmt.Sprintf("record at byte %d: %s", off, oneLine(e))},
 			Source: src,
 		}, true
 	}
@@ -387,13 +387,13 @@ func (f *Files) warcItem(rec gowarc.Record, name string, seekable bool) (pipelin
 		o, found := f.warcState.original(wr)
 		if !found {
 			f.WARC.Skipped["revisit_unresolved"]++
-			return pipeline.Item{}, false
+			return stream.Item{}, false
 		}
 		if body, ctype = o.body, o.mediaType; body == nil {
 			orig, closeOrig, err := readRecordAt(o.pos)
 			if err != nil {
 				f.WARC.Skipped["revisit_unresolved"]++
-				return pipeline.Item{}, false
+				return stream.Item{}, false
 			}
 			body, ctype, why = f.payload(orig)
 			closeOrig()
@@ -404,15 +404,15 @@ func (f *Files) warcItem(rec gowarc.Record, name string, seekable bool) (pipelin
 		}
 	default:
 		f.WARC.Skipped[wr.Type().String()]++
-		return pipeline.Item{}, false
+		return stream.Item{}, false
 	}
 	if why != "" {
 		f.WARC.Skipped[why]++
-		return pipeline.Item{}, false
+		return stream.Item{}, false
 	}
 	id := f.warcID(wr)
 	if len(body) > f.MaxBytes {
-		return pipeline.Item{Err: &pipeline.InvalidError{Reason: pipeline.ReasonTooLarge, ID: id, Detail: fmt.Sprintf("payload of more than %d bytes", f.MaxBytes)}, Source: src}, true
+		return stream.Item{Err: &stream.InvalidError{Reason: stream.ReasonTooLarge, ID: id, Detail: fmt.Sprintf("payload of more than %d bytes", f.MaxBytes)}, Source: src}, true
 	}
 	switch {
 	case wr.Type() == gowarc.Revisit:
@@ -423,7 +423,7 @@ func (f *Files) warcItem(rec gowarc.Record, name string, seekable bool) (pipelin
 		f.warcState.remember(wr, &original{body: body, mediaType: ctype})
 	}
 	f.WARC.Documents++
-	doc := pipeline.Document{
+	doc := stream.Document{
 		ID:     id,
 		URL:    wr.WarcHeader().Get(gowarc.WarcTargetURI),
 		Text:   body,
@@ -437,7 +437,7 @@ func (f *Files) warcItem(rec gowarc.Record, name string, seekable bool) (pipelin
 	if m, err := json.Marshal(meta); err == nil {
 		doc.Meta = m
 	}
-	return pipeline.Item{Doc: doc, Source: src}, true
+	return stream.Item{Doc: doc, Source: src}, true
 }
 
 // readRecordAt reads the record at pos again (for a revisit).

@@ -20,7 +20,7 @@ import (
 
 	"github.com/neardup/neardup/internal/dataset"
 	"github.com/neardup/neardup/internal/warctest"
-	"github.com/neardup/neardup/pipeline"
+	"github.com/neardup/neardup/stream"
 )
 
 // excerpt returns n bytes of a Gutenberg text from byte off, cut to whole
@@ -47,15 +47,15 @@ func page(title, text string) []byte {
 }
 
 // readAll runs f and returns every item it sent.
-func readAll(t *testing.T, f *Files) []pipeline.Item {
+func readAll(t *testing.T, f *Files) []stream.Item {
 	t.Helper()
-	out := make(chan pipeline.Item, 1024)
+	out := make(chan stream.Item, 1024)
 	err := f.Run(context.Background(), out)
 	close(out)
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	var items []pipeline.Item
+	var items []stream.Item
 	for it := range out {
 		items = append(items, it)
 	}
@@ -200,7 +200,7 @@ func TestWARCMalformed(t *testing.T) {
 			items := readAll(t, f)
 			docs, dead := 0, 0
 			for _, it := range items {
-				var inv *pipeline.InvalidError
+				var inv *stream.InvalidError
 				switch {
 				case it.Err == nil:
 					docs++

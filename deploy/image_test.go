@@ -6,8 +6,10 @@ import (
 	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
+	"debug/buildinfo"
 	"debug/elf"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -111,7 +113,7 @@ func TestContainerfiles(t *testing.T) {
 			buildCmd = strings.Join(r.CmdLine, " ")
 		}
 	}
-	for _, want := range []string{"CGO_ENABLED=0", "-X main.version=", "-o /out/neardup", "./cmd/neardup"} {
+	for _, want := range []string{"CGO_ENABLED=0", "-tags nodev", "-X main.version=", "-o /out/neardup", "./cmd/neardup"} {
 		if !strings.Contains(buildCmd, want) {
 			t.Errorf("Containerfile: the go build step %q lacks %q", buildCmd, want)
 		}
@@ -422,4 +424,47 @@ func untar(t *testing.T, layer, dir string) []string {
 func sum(t *testing.T, file string) string {
 	t.Helper()
 	return fmt.Sprintf("%x", sha256.Sum256(readFile(t, file)))
+}
+
+// TestServeBinaryLean: the image's binary (go build -tags nodev) links none
+// of the development commands' code: no embedded Kafka broker (kfake), no
+// plotting (gonum/plot and its fonts), no profiler (google/pprof,
+// net/http/pprof), no benchmark harness or evaluation.
+func TestServeBinaryLean(t *testing.T) {
+	for _, name := range []string{"demo", "bench", "eval"} {
+		out, err := exec.Command(neardupBin, name, "-h").CombinedOutput() // -h: quick in a build that has it
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(string(out), "not in this build") {
+			t.Errorf("neardup %s in the serve binary: %v, %q; want exit 2 saying it is not in this build", name, err, out)
+		}
+	}
+	info, err := buildinfo.ReadFile(neardupBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range info.Deps {
+		for _, bad := range []string{"franz-go/pkg/kfake", "gonum.org/", "go-fonts/", "github.com/google/pprof"} {
+			if strings.Contains(d.Path, bad) {
+				t.Errorf("the serve binary links module %s", d.Path)
+			}
+		}
+	}
+	e, err := elf.Open(neardupBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	syms, err := e.Symbols()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, s := range syms {
+		for _, bad := range []string{"github.com/neardup/neardup/bench/", "github.com/neardup/neardup/eval.", "github.com/neardup/neardup/internal/synth.", "net/http/pprof.", "runtime/pprof."} {
+			if strings.HasPrefix(s.Name, bad) && !seen[bad] {
+				seen[bad] = true
+				t.Errorf("the serve binary links %s (symbol %s)", bad, s.Name)
+			}
+		}
+	}
 }

@@ -37,7 +37,7 @@ func TestMain(m *testing.M) {
 	// changes the file paths recorded in the binary): built with this test
 	// binary's own settings, it reuses the packages just compiled for the
 	// tests, and make test runs them with CGO_ENABLED=0 as well.
-	build := exec.Command("go", "build", "-ldflags", "-X main.version="+testVersion, "-o", neardupBin, "./cmd/neardup")
+	build := exec.Command("go", "build", "-tags", "nodev", "-ldflags", "-X main.version="+testVersion, "-o", neardupBin, "./cmd/neardup")
 	build.Dir = repoRoot
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {

@@ -31,8 +31,8 @@ func (p *Pipeline) recordCorrections(ctx context.Context, outs []Output) error {
 	var evs []*Event
 	for _, o := range outs {
 		for i, c := range o.Corrections {
-			if i < len(o.correctionSeqs) && o.correctionSeqs[i] != 0 {
-				seqs, evs = append(seqs, o.correctionSeqs[i]), append(evs, c)
+			if i < len(o.CorrectionSeqs) && o.CorrectionSeqs[i] != 0 {
+				seqs, evs = append(seqs, o.CorrectionSeqs[i]), append(evs, c)
 			}
 		}
 	}

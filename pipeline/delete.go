@@ -9,14 +9,9 @@ import (
 
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/metrics"
+	"github.com/neardup/neardup/stream"
 	"github.com/neardup/neardup/verify"
 )
-
-// KindDeleted is the kind of the event that answers a delete (a Kafka
-// tombstone, Item.Delete): the document was removed from the index, or,
-// with NotFound, was not stored (never seen, expired, or removed already:
-// a tombstone read twice).
-const KindDeleted = "deleted"
 
 // Remover is what deletes need of the index; [index.Store]
 // implementations satisfy it. An Index without it turns every delete
@@ -42,7 +37,7 @@ func (p *Pipeline) prepareDelete(j *job) {
 		return
 	}
 	if err := CheckID(it.Doc.ID); err != nil {
-		j.dead = p.deadLetter(it, &InvalidError{Reason: ReasonBadID, ID: strings.ToValidUTF8(truncate(it.Doc.ID), "?"), Detail: err.Error()})
+		j.dead = p.deadLetter(it, &InvalidError{Reason: ReasonBadID, ID: strings.ToValidUTF8(stream.Shorten(it.Doc.ID), "?"), Detail: err.Error()})
 		return
 	}
 	j.del = &deletion{}

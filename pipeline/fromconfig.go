@@ -3,9 +3,7 @@ package pipeline
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/neardup/neardup/config"
@@ -82,27 +80,22 @@ func VerifyProfile(c *config.Config) (verify.Profile, error) {
 // it names (index.url) with the parameters that configuration gives band
 // keys. Configuration errors wrap config.ErrInvalid.
 func OpenStore(ctx context.Context, c *config.Config, version string) (Config, index.Store, error) {
-	return openStore(ctx, c, version, index.Options{})
+	return OpenIndex(ctx, c, version, index.Options{})
 }
 
-// OpenExistingStore is OpenStore for a caller that has written to the
-// index before (a service whose consumer group has committed offsets): a
-// Redis namespace that does not exist is index.ErrIndexLost instead of a
-// new, empty one (index.Options.RequireExisting).
-func OpenExistingStore(ctx context.Context, c *config.Config, version string) (Config, index.Store, error) {
-	return openStore(ctx, c, version, index.Options{RequireExisting: true})
-}
-
-// OpenReadOnlyStore is OpenStore for a caller that only looks (neardup
-// check): a Redis index is opened read-only (index.Options.ReadOnly: the
-// namespace must exist, nothing is created, superseded, swept or written,
-// a write fails on the server), the memory index as usual (it lives and
-// dies with the process; wrap it in index.ReadOnly to store nothing).
-func OpenReadOnlyStore(ctx context.Context, c *config.Config, version string) (Config, index.Store, error) {
-	return openStore(ctx, c, version, index.Options{ReadOnly: true})
-}
-
-func openStore(ctx context.Context, c *config.Config, version string, mode index.Options) (Config, index.Store, error) {
+// OpenIndex is OpenStore in one of the index's modes (mode's
+// RequireExisting and ReadOnly; its other fields are ignored, the
+// configuration gives them): RequireExisting for a caller that has
+// written to the index before (a service whose consumer group has
+// committed offsets, a delete), so that a Redis namespace that does not
+// exist is index.ErrIndexLost instead of a new, empty one; ReadOnly for a
+// caller that only looks (neardup check): a Redis index is opened
+// read-only (the namespace must exist, nothing is created, superseded,
+// swept or written, a write fails on the server), the memory index as
+// usual (it lives and dies with the process; wrap it in index.ReadOnly to
+// store nothing). It is where every command turns its configuration into
+// the pipeline's settings and its index.
+func OpenIndex(ctx context.Context, c *config.Config, version string, mode index.Options) (Config, index.Store, error) {
 	pc, err := FromConfig(c, version)
 	if err != nil {
 		return pc, nil, fmt.Errorf("%w: %w", config.ErrInvalid, err)
@@ -141,27 +134,5 @@ func redisTLS(c *config.Config) (*tls.Config, error) {
 	if ix.TLSCA == "" && ix.TLSCert == "" && ix.TLSKey == "" {
 		return nil, nil
 	}
-	tc := &tls.Config{MinVersion: tls.VersionTLS12}
-	if ix.TLSCA != "" {
-		pem, err := os.ReadFile(ix.TLSCA)
-		if err != nil {
-			return nil, fmt.Errorf("index.tls_ca: %w", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("index.tls_ca %s: no PEM certificate found", ix.TLSCA)
-		}
-		tc.RootCAs = pool
-	}
-	if (ix.TLSCert == "") != (ix.TLSKey == "") {
-		return nil, fmt.Errorf("index.tls_cert and index.tls_key go together")
-	}
-	if ix.TLSCert != "" {
-		cert, err := tls.LoadX509KeyPair(ix.TLSCert, ix.TLSKey)
-		if err != nil {
-			return nil, fmt.Errorf("index.tls_cert/tls_key: %w", err)
-		}
-		tc.Certificates = []tls.Certificate{cert}
-	}
-	return tc, nil
+	return config.ClientTLS("index.tls_", ix.TLSCA, ix.TLSCert, ix.TLSKey)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/metrics"
 	"github.com/neardup/neardup/sketch"
+	"github.com/neardup/neardup/stream"
 )
 
 // prepare turns a decoded document into an index entry, or a dead letter.
@@ -57,7 +58,7 @@ func (p *Pipeline) prepareDoc(s *sketch.Sketcher, f *sketch.Features, enc *[]byt
 		return
 	}
 	if err := CheckID(it.Doc.ID); err != nil {
-		j.dead = p.deadLetter(it, &InvalidError{Reason: ReasonBadID, ID: strings.ToValidUTF8(truncate(it.Doc.ID), "?"), Detail: err.Error()})
+		j.dead = p.deadLetter(it, &InvalidError{Reason: ReasonBadID, ID: strings.ToValidUTF8(stream.Shorten(it.Doc.ID), "?"), Detail: err.Error()})
 		return
 	}
 	text := it.Doc.Text

@@ -352,7 +352,7 @@ func (p *Pipeline) resolve(ctx context.Context, r verify.Result, fl *inflight, p
 	}
 	for _, m := range later {
 		o.Corrections = append(o.Corrections, p.correction(ev, m))
-		o.correctionSeqs = append(o.correctionSeqs, seqOf(j, m.ID))
+		o.CorrectionSeqs = append(o.CorrectionSeqs, seqOf(j, m.ID))
 	}
 	return o, b, nil
 }

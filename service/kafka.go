@@ -2,13 +2,10 @@ package service
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,7 +35,7 @@ func clientOptions(k config.Kafka, log *slog.Logger) ([]kgo.Opt, *saslWatch, err
 	sw := &saslWatch{}
 	opts := []kgo.Opt{kgo.SeedBrokers(k.BrokerList()...), kgo.ClientID(k.ClientID), kgo.WithLogger(kgoLogger{log}), kgo.WithHooks(sw)}
 	if k.TLS.Enabled || k.TLS.CA != "" || k.TLS.Cert != "" {
-		tc, err := tlsConfig(k.TLS)
+		tc, err := config.ClientTLS("kafka.tls.", k.TLS.CA, k.TLS.Cert, k.TLS.Key)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -52,29 +49,6 @@ func clientOptions(k config.Kafka, log *slog.Logger) ([]kgo.Opt, *saslWatch, err
 		opts = append(opts, kgo.SASL(m))
 	}
 	return opts, sw, nil
-}
-
-func tlsConfig(t config.KafkaTLS) (*tls.Config, error) {
-	tc := &tls.Config{MinVersion: tls.VersionTLS12}
-	if t.CA != "" {
-		pem, err := os.ReadFile(t.CA)
-		if err != nil {
-			return nil, fmt.Errorf("kafka.tls.ca: %w", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("kafka.tls.ca %s: no PEM certificate found", t.CA)
-		}
-		tc.RootCAs = pool
-	}
-	if t.Cert != "" {
-		cert, err := tls.LoadX509KeyPair(t.Cert, t.Key)
-		if err != nil {
-			return nil, fmt.Errorf("kafka.tls.cert/kafka.tls.key: %w", err)
-		}
-		tc.Certificates = []tls.Certificate{cert}
-	}
-	return tc, nil
 }
 
 // mechanismName is the SASL mechanism as Kafka names it.

@@ -415,7 +415,7 @@ func (s *Service) Run(ctx context.Context) error {
 	k := s.cfg.Kafka
 	s.log.Info("neardup serve starting", "input_topic", k.InputTopic, "group", k.Group, "output_topic", k.OutputTopic,
 		"index", redactedIndex(s.cfg), "http", s.Addr(), "admin", s.AdminAddr(), "config", redactedConfig(s.cfg))
-	if strings.HasPrefix(s.cfg.Index.URL, "memory") {
+	if index.IsMemory(s.cfg.Index.URL) {
 		s.log.Warn("index.url=memory: this instance keeps its own index; instances of one group must share a Redis index to see each other's documents")
 	}
 
@@ -427,8 +427,6 @@ func (s *Service) Run(ctx context.Context) error {
 	poll, stopPoll := context.WithCancel(gctx)
 	defer stopPoll()
 
-	items := make(chan pipeline.Item, 64)
-	outs := make(chan pipeline.Output, 64)
 	finished := make(chan struct{}) // the sink has written every output
 	var deadline atomic.Bool
 
@@ -459,16 +457,15 @@ func (s *Service) Run(ctx context.Context) error {
 	}()
 
 	g.Go(func() error {
-		defer close(items)
-		return s.src.Run(poll, items)
-	})
-	g.Go(func() error {
-		defer close(outs)
-		return s.pl.Run(gctx, items, outs)
-	})
-	g.Go(func() error {
 		defer close(finished)
-		for o := range outs {
+		read := func(sctx context.Context, items chan<- pipeline.Item) error {
+			// Reading also stops when shutdown starts (poll).
+			rctx, stop := context.WithCancel(sctx)
+			defer stop()
+			defer context.AfterFunc(poll, stop)()
+			return s.src.Run(rctx, items)
+		}
+		write := func(o pipeline.Output) error {
 			rec := o.Tag.(*consumer.Record)
 			s.docs.Add(1)
 			if o.Dead != nil {
@@ -486,6 +483,10 @@ func (s *Service) Run(ctx context.Context) error {
 					abort(err)
 				}
 			})
+			return nil
+		}
+		if err := s.pl.Stream(gctx, read, write); err != nil {
+			return err
 		}
 		if gctx.Err() != nil {
 			return nil

@@ -14,7 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/neardup/neardup/metrics"
-	"github.com/neardup/neardup/pipeline"
+	"github.com/neardup/neardup/stream"
 )
 
 // Dead-letter record headers.
@@ -45,7 +45,7 @@ const (
 	// ReasonEventTooLarge: the event does not fit the output topic (the
 	// pipeline shapes events to kafka's limit read at start; the topic's
 	// limit was lowered since).
-	ReasonEventTooLarge = string(pipeline.ReasonEventTooLarge)
+	ReasonEventTooLarge = string(stream.ReasonEventTooLarge)
 	// ReasonUniqueTooLarge: a unique document's record is larger than
 	// the unique topic takes; its event was produced.
 	ReasonUniqueTooLarge = "unique_too_large"
@@ -177,9 +177,9 @@ func recordSize(r *kgo.Record) int {
 
 // MaxEventBytes is the largest event value (JSON) that fits a topic whose
 // max.message.bytes is limit, with its key (the document id, at most
-// pipeline.MaxIDBytes).
+// stream.MaxIDBytes).
 func MaxEventBytes(limit int) int {
-	return min(limit, maxRecordBytes) - recordOverhead - pipeline.MaxIDBytes
+	return min(limit, maxRecordBytes) - recordOverhead - stream.MaxIDBytes
 }
 
 // OldestPending returns how long the oldest Write whose records are not
@@ -209,14 +209,14 @@ func (k *Kafka) Client() *kgo.Client { return k.cl }
 // record all the same (its limit was lowered since it was read) gets the
 // same treatment with half the record's size as the limit, down to a dead
 // letter of the neardup.* headers alone.
-func (k *Kafka) Write(ctx context.Context, o pipeline.Output, in *kgo.Record, done func(error)) {
+func (k *Kafka) Write(ctx context.Context, o stream.Output, in *kgo.Record, done func(error)) {
 	var recs []*kgo.Record
 	var roles []string
 	add := func(role string, r *kgo.Record) {
 		recs, roles = append(recs, r), append(roles, role)
 	}
 	var encErr error
-	event := func(ev *pipeline.Event) {
+	event := func(ev *stream.Event) {
 		v, err := Marshal(ev)
 		if err != nil {
 			encErr = err
@@ -231,10 +231,10 @@ func (k *Kafka) Write(ctx context.Context, o pipeline.Output, in *kgo.Record, do
 		if o.Event != nil {
 			event(o.Event)
 		}
-		if k.unique != "" && (o.Event == nil || o.Event.Kind == pipeline.KindUnique) {
+		if k.unique != "" && (o.Event == nil || o.Event.Kind == stream.KindUnique) {
 			add(RoleUnique, &kgo.Record{Topic: k.unique, Key: in.Key, Value: in.Value, Headers: cloneHeaders(in.Headers)})
 		}
-		if k.unique != "" && o.Event != nil && o.Event.Kind == pipeline.KindDeleted && !o.Event.Replay {
+		if k.unique != "" && o.Event != nil && o.Event.Kind == stream.KindDeleted && !o.Event.Replay {
 			// The tombstone goes on, so a compacted unique topic drops
 			// the document too: on every delete, found or not, since a
 			// delete read again after a crash between the index's delete

@@ -12,7 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/neardup/neardup/internal/schematest"
-	"github.com/neardup/neardup/pipeline"
+	"github.com/neardup/neardup/stream"
 )
 
 // Issue 24: the dead-letter contract did not list neardup.source.size,
@@ -22,9 +22,9 @@ import (
 // header the sink can write is described.
 func TestDeadLetterHeadersDocumented(t *testing.T) {
 	schema := schematest.LoadRef(t, "dead-letter.schema.json", "/$defs/kafka_headers")
-	dl := &pipeline.DeadLetter{Reason: pipeline.ReasonTooLarge, Error: "too large"}
+	dl := &stream.DeadLetter{Reason: stream.ReasonTooLarge, Error: "too large"}
 	in := &kgo.Record{Topic: "crawl.documents", Partition: 3, Offset: 42, Key: []byte("k"),
-		Value: []byte(strings.Repeat("x", 3*pipeline.MaxRawBytes)), Headers: []kgo.RecordHeader{{Key: "origin", Value: []byte("crawler")}}}
+		Value: []byte(strings.Repeat("x", 3*stream.MaxRawBytes)), Headers: []kgo.RecordHeader{{Key: "origin", Value: []byte("crawler")}}}
 	// A batch too large to read: the consumer's record carries only its
 	// size (consumer/oversize.go).
 	unread := &kgo.Record{Topic: "crawl.documents", Partition: 3, Offset: 43,
@@ -39,7 +39,7 @@ func TestDeadLetterHeadersDocumented(t *testing.T) {
 		rec  *kgo.Record
 	}{
 		{"whole", whole},
-		{"cut to fit", fitDeadLetter(whole, 2*pipeline.MaxRawBytes)},
+		{"cut to fit", fitDeadLetter(whole, 2*stream.MaxRawBytes)},
 		{"key cut, header dropped", fitDeadLetter(deadLetter("dead", string(dl.Reason), dl.Error, &bigKey), 6<<10)},
 		{"unread batch", deadLetter("dead", string(dl.Reason), dl.Error, unread)},
 	} {

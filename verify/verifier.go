@@ -6,38 +6,12 @@ import (
 	"sync"
 
 	"github.com/neardup/neardup/sketch"
+	"github.com/neardup/neardup/stream"
 )
 
-// Scores are the scores a verification computed. A field is set only when
-// its check ran and computed the score exactly, so the JSON form lists
-// exactly those: a check that was skipped, or that stopped early because
-// its threshold was out of reach, leaves its score out.
-type Scores struct {
-	// Jaccard is the shingle resemblance |A ∩ B| / |A ∪ B|.
-	Jaccard *float64 `json:"jaccard,omitempty"`
-	// ContainmentAB is the fraction of the document's shingles found in
-	// the candidate; ContainmentBA the reverse.
-	ContainmentAB *float64 `json:"containment_ab,omitempty"`
-	ContainmentBA *float64 `json:"containment_ba,omitempty"`
-	// Hamming is the SimHash distance in bits.
-	Hamming *int `json:"hamming,omitempty"`
-	// IMatchEqual reports whether the I-Match digests are equal.
-	IMatchEqual *bool `json:"imatch_equal,omitempty"`
-	// LCS is the length of the longest common subsequence of unique words;
-	// CS and ITS are its DUPNIQ normalisations.
-	LCS *int     `json:"lcs,omitempty"`
-	CS  *float64 `json:"lcs_cs,omitempty"`
-	ITS *float64 `json:"lcs_its,omitempty"`
-	// Edit is the normalized edit similarity of the texts.
-	Edit *float64 `json:"edit,omitempty"`
-	// Aligned is the number of the document's shingle positions inside
-	// passages aligned with the candidate; AlignedAB is their share of the
-	// document's positions, AlignedBA the candidate's share inside the
-	// same passages (two-way containment of the copied text).
-	Aligned   *int     `json:"aligned,omitempty"`
-	AlignedAB *float64 `json:"aligned_ab,omitempty"`
-	AlignedBA *float64 `json:"aligned_ba,omitempty"`
-}
+// Scores are the scores a verification computed (defined with the event
+// they are part of, in package stream).
+type Scores = stream.Scores
 
 // Verdict is the outcome of verifying one candidate.
 type Verdict struct {

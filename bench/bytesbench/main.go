@@ -142,7 +142,7 @@ func run(spec string, n int, data, profile, ixURL, at, set string, slowUS, genAt
 		return err
 	}
 	prefix := "bytesbench:v" + strconv.Itoa(index.SchemaVersion) + ":{0}"
-	if cfg.Index.URL != "memory" && rc == nil {
+	if !index.IsMemory(cfg.Index.URL) && rc == nil {
 		opt, err := redis.ParseURL(cfg.Index.URL)
 		if err != nil {
 			return err

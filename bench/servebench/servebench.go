@@ -24,7 +24,6 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/neardup/neardup/bench/corpus"
 	"github.com/neardup/neardup/config"
@@ -685,28 +684,17 @@ func benchScan(ctx context.Context, c *config.Config, version string, docs []ben
 		return measured{}, err
 	}
 	events := sink.NewLines(io.Discard)
-	items := make(chan pipeline.Item, 64)
-	outs := make(chan pipeline.Output, 64)
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error {
-		defer close(items)
-		return (&consumer.Files{Paths: []string{f.Name()}, MaxBytes: c.Sketch.MaxBytes}).Run(gctx, items)
-	})
-	g.Go(func() error {
-		defer close(outs)
-		return pl.Run(gctx, items, outs)
-	})
-	g.Go(func() error {
-		for o := range outs {
-			if o.Event != nil {
-				if err := events.Write(o.Event); err != nil {
-					return err
-				}
-			}
+	read := (&consumer.Files{Paths: []string{f.Name()}, MaxBytes: c.Sketch.MaxBytes}).Run
+	err = pl.Stream(ctx, read, func(o pipeline.Output) error {
+		if o.Event != nil {
+			return events.Write(o.Event)
 		}
-		return events.Flush()
+		return nil
 	})
-	if err := g.Wait(); err != nil {
+	if err == nil {
+		err = events.Flush()
+	}
+	if err != nil {
 		return measured{}, err
 	}
 	return meter.stop(len(docs))

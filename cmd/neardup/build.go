@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -25,11 +24,12 @@ var version string
 // params.version say and neardup_build_info carries (internal/buildinfo).
 func buildVersion() string { return buildinfo.Read(version).Version }
 
-// openStore builds the pipeline configuration of c and opens its index
-// (pipeline.OpenStore); configuration errors, a bad index.url among them,
-// wrap errUsage.
-func openStore(ctx context.Context, c *config.Config) (pipeline.Config, index.Store, error) {
-	pc, store, err := pipeline.OpenStore(ctx, c, buildVersion())
+// openIndex builds the pipeline configuration of c and opens its index in
+// mode (pipeline.OpenIndex: index.Options.RequireExisting for an index that
+// must exist, ReadOnly for one only looked at), as every command does;
+// configuration errors, a bad index.url among them, wrap errUsage.
+func openIndex(ctx context.Context, c *config.Config, mode index.Options) (pipeline.Config, index.Store, error) {
+	pc, store, err := pipeline.OpenIndex(ctx, c, buildVersion(), mode)
 	return pc, store, openError(c, err)
 }
 
@@ -59,13 +59,6 @@ func loadConfig(path, ixURL string, overrides *config.Overrides) (config.Config,
 	return cfg, nil
 }
 
-// openExistingStore is openStore for an index that must exist
-// (pipeline.OpenExistingStore): a missing namespace is index.ErrIndexLost.
-func openExistingStore(ctx context.Context, c *config.Config) (pipeline.Config, index.Store, error) {
-	pc, store, err := pipeline.OpenExistingStore(ctx, c, buildVersion())
-	return pc, store, openError(c, err)
-}
-
 // missingNamespace explains a command (delete, check) whose namespace does
 // not exist on the server: nothing, in what's words, to do there. It is no
 // data loss when the server holds other namespaces (a mistyped or
@@ -74,8 +67,8 @@ func openExistingStore(ctx context.Context, c *config.Config) (pipeline.Config, 
 // error (exit 2), as a path that does not exist is.
 func missingNamespace(ctx context.Context, cfg *config.Config, what string) error {
 	ns := cfg.Index.Namespace
-	if u, err := url.Parse(cfg.Index.URL); err == nil && u.Query().Get("namespace") != "" {
-		ns = u.Query().Get("namespace")
+	if rc, _, err := index.ParseURL(cfg.Index.URL, index.Options{Namespace: ns}); err == nil {
+		ns = rc.Namespace // ?namespace= of the URL, when given
 	}
 	where := index.RedactURL(cfg.Index.URL)
 	names, complete, err := index.Namespaces(ctx, cfg.Index.URL, index.Options{Timeout: cfg.Index.Timeout}, 5*time.Second)
@@ -96,14 +89,4 @@ func missingNamespace(ctx context.Context, cfg *config.Config, what string) erro
 	}
 	return usagef("namespace %q does not exist on %s: %s (the server holds %s%s%s)",
 		ns, where, what, strings.Join(names, ", "), more, hint)
-}
-
-// openReadOnlyStore is openStore for a command that only looks
-// (pipeline.OpenReadOnlyStore): a Redis namespace is opened read-only.
-func openReadOnlyStore(ctx context.Context, c *config.Config) (pipeline.Config, index.Store, error) {
-	pc, store, err := pipeline.OpenReadOnlyStore(ctx, c, version)
-	if errors.Is(err, config.ErrInvalid) || errors.Is(err, index.ErrInvalid) {
-		err = fmt.Errorf("%w: %w", errUsage, err)
-	}
-	return pc, store, err
 }

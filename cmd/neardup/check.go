@@ -9,8 +9,6 @@ import (
 	"io"
 	"strings"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/neardup/neardup/config"
 	"github.com/neardup/neardup/consumer"
 	"github.com/neardup/neardup/index"
@@ -73,8 +71,8 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 		return err
 	}
 	// Read-only: a Redis namespace must exist already, and nothing is
-	// written to it (openReadOnlyStore).
-	pc, store, err := openReadOnlyStore(ctx, &cfg)
+	// written to it (openIndex with index.Options.ReadOnly).
+	pc, store, err := openIndex(ctx, &cfg, index.Options{ReadOnly: true})
 	if errors.Is(err, index.ErrIndexLost) {
 		return missingNamespace(ctx, &cfg, "nothing to check against")
 	}
@@ -91,7 +89,7 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 		if err != nil {
 			return err
 		}
-		err = runFiles(ctx, pl, &consumer.Files{Paths: from, MaxBytes: cfg.Sketch.MaxBytes}, func(pipeline.Output) error {
+		err = pl.Stream(ctx, (&consumer.Files{Paths: from, MaxBytes: cfg.Sketch.MaxBytes}).Run, func(pipeline.Output) error {
 			stored++
 			return nil
 		})
@@ -105,7 +103,7 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 	}
 	enc := json.NewEncoder(stdout)
 	checked, dups := 0, 0
-	err = runFiles(ctx, pl, &consumer.Files{Paths: paths, MaxBytes: cfg.Sketch.MaxBytes}, func(o pipeline.Output) error {
+	err = pl.Stream(ctx, (&consumer.Files{Paths: paths, MaxBytes: cfg.Sketch.MaxBytes}).Run, func(o pipeline.Output) error {
 		checked++
 		switch {
 		case o.Dead != nil:
@@ -131,29 +129,4 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 		fmt.Fprintf(stderr, "neardup check: %d documents checked, %d duplicates (not stored)\n", checked, dups)
 	}
 	return nil
-}
-
-// runFiles runs pl over the documents src reads and hands each output,
-// in input order, to out.
-func runFiles(ctx context.Context, pl *pipeline.Pipeline, src *consumer.Files, out func(pipeline.Output) error) error {
-	items := make(chan pipeline.Item, 64)
-	outs := make(chan pipeline.Output, 64)
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error {
-		defer close(items)
-		return src.Run(gctx, items)
-	})
-	g.Go(func() error {
-		defer close(outs)
-		return pl.Run(gctx, items, outs)
-	})
-	g.Go(func() error {
-		for o := range outs {
-			if err := out(o); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	return g.Wait()
 }

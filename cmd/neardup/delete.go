@@ -90,7 +90,7 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 			return usagef("id %.60q: %w", id, err)
 		}
 	}
-	pc, store, err := openExistingStore(ctx, &cfg)
+	pc, store, err := openIndex(ctx, &cfg, index.Options{RequireExisting: true})
 	if errors.Is(err, index.ErrIndexLost) {
 		return missingNamespace(ctx, &cfg, "nothing to delete")
 	}

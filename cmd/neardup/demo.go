@@ -1,3 +1,5 @@
+//go:build !nodev
+
 package main
 
 import (
@@ -10,7 +12,6 @@ import (
 	"log/slog"
 	"maps"
 	"net"
-	"net/url"
 	"runtime"
 	"slices"
 	"strconv"
@@ -120,7 +121,7 @@ Flags:
 	if err != nil {
 		return err
 	}
-	pc, store, err := openStore(ctx, &cfg)
+	pc, store, err := openIndex(ctx, &cfg, index.Options{})
 	if err != nil {
 		return err
 	}
@@ -160,7 +161,7 @@ Flags:
 		g.Go(func() error { return svc.Run(gctx) })
 	}
 	where := ""
-	if *ixURL != "memory" {
+	if !index.IsMemory(*ixURL) {
 		where = fmt.Sprintf(", namespace %q (remove it afterwards: %s)", ns, cleanupCommand(*ixURL, ns))
 	}
 	fmt.Fprintf(stdout, "%d service instances in consumer group %q, index %s%s\n", *instances, "neardup-demo", index.RedactURL(*ixURL), where)
@@ -356,33 +357,30 @@ func numCPU() int { return runtime.GOMAXPROCS(0) }
 // server (host, port, database, TLS, user; the password from
 // $REDISCLI_AUTH, never printed), on every master for a cluster.
 func cleanupCommand(u, ns string) string {
-	pu, err := url.Parse(u)
-	if err != nil {
+	rc, mem, err := index.ParseURL(u, index.Options{})
+	if err != nil || mem {
 		return fmt.Sprintf("redis-cli --scan --pattern '%s:*' | xargs -r redis-cli unlink, pointed at the server of --index", ns)
 	}
-	host := strings.Split(pu.Host, ",")[0]
-	h, port, err := net.SplitHostPort(host)
+	h, port, err := net.SplitHostPort(rc.Addrs[0])
 	if err != nil {
-		h, port = host, "6379"
+		h, port = rc.Addrs[0], "6379"
 	}
 	cli := "redis-cli -h " + shellQuote(h) + " -p " + port
-	if db := strings.Trim(pu.Path, "/"); db != "" && db != "0" {
-		cli += " -n " + shellQuote(db)
+	if rc.DB != 0 {
+		cli += " -n " + strconv.Itoa(rc.DB)
 	}
-	if strings.HasPrefix(pu.Scheme, "rediss") {
+	if rc.TLS != nil {
 		cli += " --tls"
 	}
+	if rc.Username != "" {
+		cli += " --user " + shellQuote(rc.Username)
+	}
 	auth := ""
-	if pu.User != nil {
-		if name := pu.User.Username(); name != "" {
-			if _, hasPass := pu.User.Password(); hasPass {
-				cli += " --user " + shellQuote(name)
-			}
-		}
+	if rc.Username != "" || rc.Password != "" {
 		auth = "REDISCLI_AUTH=PASSWORD "
 	}
 	cmd := fmt.Sprintf("%s%s --scan --pattern '%s:*' | %sxargs -r %s unlink", auth, cli, ns, auth, cli)
-	if strings.HasSuffix(pu.Scheme, "+cluster") {
+	if rc.Cluster {
 		cmd = "on every master of the cluster: " + strings.Replace(cmd, "xargs -r redis-cli", "xargs -r redis-cli -c", 1)
 	}
 	return cmd

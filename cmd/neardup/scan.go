@@ -12,11 +12,11 @@ import (
 	"time"
 
 	"github.com/schollz/progressbar/v3"
-	"golang.org/x/sync/errgroup"
 	"golang.org/x/term"
 
 	"github.com/neardup/neardup/config"
 	"github.com/neardup/neardup/consumer"
+	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/pipeline"
 	"github.com/neardup/neardup/sink"
 )
@@ -105,7 +105,7 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 			return err
 		}
 	}
-	pc, store, err := openStore(ctx, &cfg)
+	pc, store, err := openIndex(ctx, &cfg, index.Options{})
 	if err != nil {
 		return err
 	}
@@ -152,64 +152,49 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 	defer abort()
 
 	sum := &summary{kinds: map[string]int{}, start: time.Now()}
-	items := make(chan pipeline.Item, 64)
-	outs := make(chan pipeline.Output, 64)
-	g, gctx := errgroup.WithContext(work)
-	g.Go(func() error {
-		defer close(items)
-		readCtx, stop := context.WithCancel(gctx)
+	read := func(sctx context.Context, items chan<- pipeline.Item) error {
+		// The first interrupt (ctx) stops reading only.
+		readCtx, stop := context.WithCancel(sctx)
 		defer stop()
-		go func() { // owned: ends when reading ends
-			select {
-			case <-ctx.Done():
-				stop()
-			case <-readCtx.Done():
-			}
-		}()
+		defer context.AfterFunc(ctx, stop)()
 		err := src.Run(readCtx, items)
-		if err != nil && ctx.Err() != nil && gctx.Err() == nil {
+		if err != nil && ctx.Err() != nil && sctx.Err() == nil {
 			return nil // interrupted: drain what was read
 		}
 		return err
-	})
-	g.Go(func() error {
-		defer close(outs)
-		return pl.Run(gctx, items, outs)
-	})
-	g.Go(func() error {
-		for o := range outs {
-			if o.Dead == nil {
-				sum.docs++
+	}
+	write := func(o pipeline.Output) error {
+		if o.Dead == nil {
+			sum.docs++
+		}
+		switch {
+		case o.Dead != nil && deadShort:
+			sum.dead++
+			if bar != nil {
+				_ = bar.Clear()
 			}
-			switch {
-			case o.Dead != nil && deadShort:
-				sum.dead++
-				if bar != nil {
-					_ = bar.Clear()
-				}
-				fmt.Fprintln(stderr, deadLine(o.Dead))
-			case o.Dead != nil:
-				sum.dead++
-				if err := dead.Write(o.Dead); err != nil {
-					return err
-				}
-			case o.Event != nil:
-				sum.kinds[o.Event.Kind]++
-				if len(o.Event.Sentences) > 0 {
-					sum.sentences++
-				}
-				if err := events.Write(o.Event); err != nil {
-					return err
-				}
+			fmt.Fprintln(stderr, deadLine(o.Dead))
+		case o.Dead != nil:
+			sum.dead++
+			if err := dead.Write(o.Dead); err != nil {
+				return err
 			}
-			for _, c := range o.Corrections {
-				if err := events.Write(c); err != nil {
-					return err
-				}
+		case o.Event != nil:
+			sum.kinds[o.Event.Kind]++
+			if len(o.Event.Sentences) > 0 {
+				sum.sentences++
+			}
+			if err := events.Write(o.Event); err != nil {
+				return err
+			}
+		}
+		for _, c := range o.Corrections {
+			if err := events.Write(c); err != nil {
+				return err
 			}
 		}
 		return nil
-	})
+	}
 	// The interrupt watcher is owned here: it ends when the scan ends.
 	finished := make(chan struct{})
 	watcher := make(chan struct{})
@@ -230,7 +215,7 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 		case <-finished:
 		}
 	}()
-	err = g.Wait()
+	err = pl.Stream(work, read, write)
 	close(finished)
 	<-watcher
 	if bar != nil {

@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -221,17 +220,15 @@ func startService(ctx context.Context, cfg *config.Config, log *slog.Logger, st 
 func tryStart(ctx context.Context, cfg *config.Config, log *slog.Logger, acceptEmpty bool, servedAt string) (*service.Service, index.Store, error) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	open := openStore
-	if !acceptEmpty && !cfg.Index.AcceptEmpty && !strings.HasPrefix(cfg.Index.URL, "memory") {
+	var mode index.Options
+	if !acceptEmpty && !cfg.Index.AcceptEmpty && !index.IsMemory(cfg.Index.URL) {
 		decided, err := service.GroupHasOffsets(ctx, cfg.Kafka, log)
 		if err != nil {
 			return nil, nil, err
 		}
-		if decided {
-			open = openExistingStore
-		}
+		mode.RequireExisting = decided
 	}
-	pc, store, err := open(ctx, cfg)
+	pc, store, err := openIndex(ctx, cfg, mode)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,4 +1,4 @@
-package pipeline
+package stream
 
 // Source says where an input came from, for events and dead letters.
 type Source struct {
@@ -9,7 +9,7 @@ type Source struct {
 	Offset    *int64 `json:"offset,omitempty"`
 }
 
-// Item is one input to [Pipeline.Run]: a decoded document, or the reason
+// Item is one input to pipeline.Pipeline.Run: a decoded document, or the reason
 // an input could not be decoded. Rejected items pass through the pipeline
 // in order and come out as dead letters, so a caller that commits offsets
 // in output order never skips or loses one.

@@ -1,4 +1,4 @@
-package pipeline
+package stream
 
 import (
 	"bytes"
@@ -154,7 +154,7 @@ func (d *Decoder) decodeFull(b []byte, fallbackID string) (Document, error) {
 		// into U+FFFD, so that "x\xff" and "x\ud800" would both decode to
 		// "x\ufffd" and collide: the raw string is checked first.
 		if err := checkRawString(w.ID); err != nil {
-			return Document{}, invalid(ReasonBadID, truncate(strings.ToValidUTF8(id, "?")), "id %v", err)
+			return Document{}, invalid(ReasonBadID, Shorten(strings.ToValidUTF8(id, "?")), "id %v", err)
 		}
 		if id == "" {
 			return Document{}, invalid(ReasonBadID, fallbackID, "id is empty")
@@ -167,7 +167,7 @@ func (d *Decoder) decodeFull(b []byte, fallbackID string) (Document, error) {
 		return Document{}, invalid(ReasonMissingID, "", "no id field and no record key")
 	}
 	if err := CheckID(id); err != nil {
-		return Document{}, invalid(ReasonBadID, truncate(strings.ToValidUTF8(id, "?")), "%v", err)
+		return Document{}, invalid(ReasonBadID, Shorten(strings.ToValidUTF8(id, "?")), "%v", err)
 	}
 	doc.ID = id
 	if doc.URL, err = optString(w.URL, "url"); err != nil {
@@ -218,7 +218,7 @@ func (d *Decoder) DecodeRecord(key, value []byte, contentType string) (Document,
 			return Document{}, invalid(ReasonMissingID, "", "text/plain record without a key")
 		}
 		if err := CheckID(id); err != nil {
-			return Document{}, invalid(ReasonBadID, truncate(strings.ToValidUTF8(id, "?")), "key: %v", err)
+			return Document{}, invalid(ReasonBadID, Shorten(strings.ToValidUTF8(id, "?")), "key: %v", err)
 		}
 		if len(value) > d.maxBytes {
 			return Document{}, invalid(ReasonTooLarge, id, "%d bytes > limit %d", len(value), d.maxBytes)
@@ -336,17 +336,19 @@ func tsFrom(s string, raw []byte, quoted bool) (time.Time, error) {
 	if !parsed {
 		ms, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {
-			return time.Time{}, fmt.Errorf("ts %s: want an RFC 3339 string or epoch milliseconds", truncate(string(raw)))
+			return time.Time{}, fmt.Errorf("ts %s: want an RFC 3339 string or epoch milliseconds", Shorten(string(raw)))
 		}
 		t = time.UnixMilli(ms).UTC()
 	}
 	if y := t.Year(); y < 0 || y > 9999 {
-		return time.Time{}, fmt.Errorf("ts %s: year %d outside 0–9999", truncate(string(raw)), y)
+		return time.Time{}, fmt.Errorf("ts %s: year %d outside 0–9999", Shorten(string(raw)), y)
 	}
 	return t, nil
 }
 
-func truncate(s string) string {
+// Shorten cuts s to 64 bytes of valid UTF-8 (marked with an ellipsis) for
+// an error message or a dead letter.
+func Shorten(s string) string {
 	if len(s) <= 64 {
 		return s
 	}

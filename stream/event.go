@@ -1,19 +1,22 @@
-package pipeline
+package stream
 
 import (
 	"encoding/json"
 	"time"
-
-	"github.com/neardup/neardup/verify"
 )
 
-// Kind of an event: a duplicate kind, or unique.
+// Kind of an event: a duplicate kind (the verify.Kind of the same name),
+// unique, or deleted.
 const (
-	KindExact   = string(verify.Exact)
-	KindNear    = string(verify.Near)
-	KindPartial = string(verify.Partial)
+	KindExact   = "exact"
+	KindNear    = "near"
+	KindPartial = "partial"
 	KindUnique  = "unique"
-	// KindDeleted (delete.go) answers a delete, not a document.
+	// KindDeleted is the kind of the event that answers a delete (a Kafka
+	// tombstone, Item.Delete): the document was removed from the index,
+	// or, with NotFound, was not stored (never seen, expired, or removed
+	// already: a tombstone read twice).
+	KindDeleted = "deleted"
 )
 
 // Event is one verdict, the output contract (docs/event.schema.json). A
@@ -21,16 +24,16 @@ const (
 // Cluster, the first-seen representative of its group; a unique document
 // is its own cluster.
 type Event struct {
-	ID          string         `json:"id"`
-	Kind        string         `json:"kind"`
-	DuplicateOf string         `json:"duplicate_of,omitempty"`
-	Cluster     string         `json:"cluster"`
-	Method      string         `json:"method,omitempty"`
-	Scores      *verify.Scores `json:"scores,omitempty"`
-	Matches     []Match        `json:"matches,omitempty"`
-	Source      EventSource    `json:"source"`
-	Params      Params         `json:"params"`
-	At          time.Time      `json:"at"`
+	ID          string      `json:"id"`
+	Kind        string      `json:"kind"`
+	DuplicateOf string      `json:"duplicate_of,omitempty"`
+	Cluster     string      `json:"cluster"`
+	Method      string      `json:"method,omitempty"`
+	Scores      *Scores     `json:"scores,omitempty"`
+	Matches     []Match     `json:"matches,omitempty"`
+	Source      EventSource `json:"source"`
+	Params      Params      `json:"params"`
+	At          time.Time   `json:"at"`
 	// Replay marks the first verdict of an id seen again (at-least-once
 	// delivery); nothing new was stored. With kind deleted it marks the
 	// record of a document deleted after it was stored, read again: the
@@ -42,7 +45,7 @@ type Event struct {
 	// Config.MaxEventBytes (pipeline.max_event_bytes, and what the output
 	// topic takes), which left out, in this order and only as far as
 	// needed, the passages of the matches but the best, those matches,
-	// sentence matches and the best match's passages (fit.go).
+	// sentence matches and the best match's passages (pipeline/fit.go).
 	Abridged bool `json:"abridged,omitempty"`
 	// Truncated counts candidates withheld by full SimHash buckets.
 	Truncated int `json:"truncated,omitempty"`
@@ -112,12 +115,43 @@ type SentenceMatch struct {
 	Edit string `json:"edit"`
 }
 
+// Scores are the scores a verification computed. A field is set only when
+// its check ran and computed the score exactly, so the JSON form lists
+// exactly those: a check that was skipped, or that stopped early because
+// its threshold was out of reach, leaves its score out.
+type Scores struct {
+	// Jaccard is the shingle resemblance |A ∩ B| / |A ∪ B|.
+	Jaccard *float64 `json:"jaccard,omitempty"`
+	// ContainmentAB is the fraction of the document's shingles found in
+	// the candidate; ContainmentBA the reverse.
+	ContainmentAB *float64 `json:"containment_ab,omitempty"`
+	ContainmentBA *float64 `json:"containment_ba,omitempty"`
+	// Hamming is the SimHash distance in bits.
+	Hamming *int `json:"hamming,omitempty"`
+	// IMatchEqual reports whether the I-Match digests are equal.
+	IMatchEqual *bool `json:"imatch_equal,omitempty"`
+	// LCS is the length of the longest common subsequence of unique words;
+	// CS and ITS are its DUPNIQ normalisations.
+	LCS *int     `json:"lcs,omitempty"`
+	CS  *float64 `json:"lcs_cs,omitempty"`
+	ITS *float64 `json:"lcs_its,omitempty"`
+	// Edit is the normalized edit similarity of the texts.
+	Edit *float64 `json:"edit,omitempty"`
+	// Aligned is the number of the document's shingle positions inside
+	// passages aligned with the candidate; AlignedAB is their share of the
+	// document's positions, AlignedBA the candidate's share inside the
+	// same passages (two-way containment of the copied text).
+	Aligned   *int     `json:"aligned,omitempty"`
+	AlignedAB *float64 `json:"aligned_ab,omitempty"`
+	AlignedBA *float64 `json:"aligned_ba,omitempty"`
+}
+
 // Match is one verified earlier document, with the check that decided.
 type Match struct {
-	ID     string        `json:"id"`
-	Kind   string        `json:"kind"`
-	Method string        `json:"method"`
-	Scores verify.Scores `json:"scores"`
+	ID     string `json:"id"`
+	Kind   string `json:"kind"`
+	Method string `json:"method"`
+	Scores Scores `json:"scores"`
 	// Passages are the copied ranges of a near or partial match (passage
 	// lane on): maximal aligned passages, in order of the document's
 	// offsets, at most verify.MaxPassages (the longest).
@@ -129,7 +163,7 @@ type Match struct {
 	// both sides) can be told from a paragraph quoted by a page of its
 	// own (low on the document's side) without reading the texts. Both
 	// are shares of the main text: the words of each side's site template
-	// (template.go; the match's as its template record says) count on
+	// (pipeline/template.go; the match's as its template record says) count on
 	// neither side of the ratio. Both are absent when no passage was
 	// aligned (passage lane off, or an exact match).
 	Share      float64 `json:"share,omitempty"`
@@ -173,7 +207,7 @@ type Params struct {
 	Granularity string `json:"granularity,omitempty"`
 }
 
-// Output is what Run emits for each input, in input order: an event, a
+// Output is what pipeline.Pipeline.Run emits for each input, in input order: an event, a
 // dead letter, or neither (a unique document when unique events are off).
 // Tag is the input's.
 type Output struct {
@@ -183,6 +217,8 @@ type Output struct {
 	// Corrections are events about later documents that did not see this
 	// one (Redis Cluster only; see [Event.Correction]).
 	Corrections []*Event
-	// correctionSeqs are the Seqs of the documents of Corrections.
-	correctionSeqs []uint64
+	// CorrectionSeqs are the index sequence numbers of the documents of
+	// Corrections (0 when unknown), for the pipeline to record them; they
+	// are not part of any output.
+	CorrectionSeqs []uint64
 }

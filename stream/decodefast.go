@@ -1,4 +1,4 @@
-package pipeline
+package stream
 
 import (
 	"bytes"
