@@ -158,7 +158,7 @@ func runRemove(t *testing.T, b backend, open func(*testing.T, storeOpts) Store) 
 		// A common key whose exemplar is removed keeps its mark and count
 		// but names no removed document: the next document to find it
 		// has no candidate from it and becomes its exemplar.
-		s := open(t, storeOpts{maxBucket: 2})
+		s := open(t, storeOpts{commonDocs: 2})
 		hot := key("hot", 0)
 		insert(t, s, entry(p, "d0", map[int]uint64{0: hot}), entry(p, "d1", map[int]uint64{0: hot}))
 		if r := insert(t, s, entry(p, "d2", map[int]uint64{0: hot}))[0]; r.Common != 1 {

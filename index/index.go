@@ -316,7 +316,7 @@ type Result struct {
 	// returned: found, never resolved nor verified.
 	Dropped int
 	// Common counts the entry's keys that are common: LSH band buckets
-	// and passage anchors held by MaxBucket documents (boilerplate, or a
+	// and passage anchors held by CommonDocs documents (boilerplate, or a
 	// large cluster of copies), and full SimHash buckets. A common key
 	// yields only its exemplar as a candidate (the first document that
 	// held it) and takes no more documents.
@@ -328,7 +328,7 @@ type Result struct {
 	CommonAnchors []uint64
 	// CommonAnchorDocs are the documents that held or found each common
 	// anchor in its generation (CommonAnchorDocs[i] for CommonAnchors[i];
-	// at least MaxBucket, at most 255): how common it is.
+	// at least CommonDocs, at most 255): how common it is.
 	CommonAnchorDocs []int
 }
 

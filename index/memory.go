@@ -37,11 +37,12 @@ type MemoryConfig struct {
 	// RefreshOnMatch carries a document found as a candidate or lane hit
 	// in an older generation into the current one.
 	RefreshOnMatch bool
-	// MaxBucket is the hot-bucket guard of the LSH and passage tables
-	// (default 64): a bucket holds and returns at most this many documents
-	// per generation; later ones are turned away and counted in
-	// Result.Truncated.
-	MaxBucket int
+	// CommonDocs is how many documents make a key of the LSH and passage
+	// tables common (configuration key index.common_docs; default
+	// DefaultCommonDocs): a common key yields only its exemplar (the first
+	// document that held it) as a candidate and takes no more documents
+	// (Result.Common).
+	CommonDocs int
 	// MaxSimHashBucket is the guard of the SimHash tables (default 4096).
 	// Their buckets are keyed by 64/(k+1) bits only, so they are naturally
 	// larger than LSH buckets.
@@ -53,9 +54,11 @@ type MemoryConfig struct {
 	Clock func() time.Time
 }
 
-// Defaults of the hot-bucket guards.
+// Defaults of the guards: DefaultCommonDocs is index.common_docs's
+// default (config takes it from here); DefaultMaxSimHashBucket has no
+// configuration key.
 const (
-	DefaultMaxBucket        = 64
+	DefaultCommonDocs       = 3
 	DefaultMaxSimHashBucket = 4096
 )
 
@@ -98,7 +101,7 @@ type Memory struct {
 	maxGens      int   // generations kept under Capacity
 	capacity     int
 	refresh      bool
-	maxBucket    int
+	commonDocs   int
 	maxSimBucket int
 	maxCands     int
 	clock        func() time.Time
@@ -177,7 +180,7 @@ type memBucket struct {
 	members  []uint32
 	fps      []uint64 // SimHash tables only: fps[i] belongs to members[i]
 	overflow int
-	// common marks a key held by MaxBucket documents (LSH and passage
+	// common marks a key held by CommonDocs documents (LSH and passage
 	// tables): members holds its exemplar only, overflow counts the
 	// documents that held or found it (at most maxCommonCount), and it
 	// takes no more documents (Redis: an 8-byte value, 'C', the
@@ -261,7 +264,7 @@ func NewMemory(cfg MemoryConfig) (*Memory, error) {
 	if err := cfg.Params.validate(); err != nil {
 		return nil, err
 	}
-	if cfg.Retention < 0 || cfg.Generation < 0 || cfg.Capacity < 0 || cfg.MaxBucket < 0 ||
+	if cfg.Retention < 0 || cfg.Generation < 0 || cfg.Capacity < 0 || cfg.CommonDocs < 0 ||
 		cfg.MaxSimHashBucket < 0 || cfg.MaxCandidates < 0 {
 		return nil, fmt.Errorf("%w: memory: negative setting", ErrInvalid)
 	}
@@ -269,7 +272,7 @@ func NewMemory(cfg MemoryConfig) (*Memory, error) {
 		p:            cfg.Params,
 		capacity:     cfg.Capacity,
 		refresh:      cfg.RefreshOnMatch && cfg.Retention > 0,
-		maxBucket:    cmp.Or(cfg.MaxBucket, DefaultMaxBucket),
+		commonDocs:   cmp.Or(cfg.CommonDocs, DefaultCommonDocs),
 		maxSimBucket: cmp.Or(cfg.MaxSimHashBucket, DefaultMaxSimHashBucket),
 		maxCands:     cmp.Or(cfg.MaxCandidates, DefaultMaxCandidates),
 		clock:        cfg.Clock,
@@ -954,7 +957,7 @@ func (m *Memory) imatchOp(d *sketch.Digest, cur *memGen, older []*memGen, st *en
 // is marked common in the current one too.
 func (m *Memory) tableOp(t, hk int, key uint64, cur *memGen, older []*memGen, st *entryState) {
 	sim := t >= m.nbands && t < m.passage
-	limit := m.maxBucket
+	limit := m.commonDocs
 	kind := byte(1) // memCand.via
 	switch {
 	case sim:

@@ -50,11 +50,14 @@ type RedisConfig struct {
 	// candidate or exact hit in an older generation: its bucket entries,
 	// id and records are carried into the current generation.
 	RefreshOnMatch bool
-	// MaxBucket (default 64; LSH and passage tables) and MaxSimHashBucket
-	// (default 4096) are the hot-bucket guards: a bucket stores and
-	// returns at most that many documents per generation; later documents
-	// are turned away and counted (Result.Truncated, Stats).
-	MaxBucket, MaxSimHashBucket int
+	// CommonDocs (index.common_docs; default DefaultCommonDocs) is how
+	// many documents make a key of the LSH and passage tables common: it
+	// yields only its exemplar and takes no more documents (Result.Common).
+	// MaxSimHashBucket (default 4096) is the SimHash tables' guard: a
+	// bucket stores and returns at most that many documents per
+	// generation; later ones are turned away and counted
+	// (Result.Truncated, Stats).
+	CommonDocs, MaxSimHashBucket int
 	// MaxCandidates bounds the candidates returned per entry (default
 	// DefaultMaxCandidates), best ranked first; the rest are counted
 	// (Result.Dropped) and never resolved.
@@ -141,29 +144,29 @@ const (
 // Redis is the Redis [Store]. It is safe for concurrent use; it starts no
 // goroutines of its own (the go-redis client manages its pool).
 type Redis struct {
-	c       redis.UniversalClient
-	cluster bool
-	p       Params
-	ns      string
-	fp      string // namespace fingerprint
-	genSec  int64
-	retSec  int64
-	nlive   int
-	ibits   uint // group bits of the first generation (from Capacity)
-	shards  int
-	prefix  []string // per shard: "<ns>:v4:{tag}"
-	clock   []string // per shard clock hash
-	maxb    int
-	maxs    int
-	maxc    int
-	refresh bool
-	batch   int
-	now     func() time.Time
-	stats   counters
-	closed  atomic.Bool
-	scripts redisScripts
-	co      coalescer
-	ahead   int64 // MaxClockAhead in seconds; 0: unbounded
+	c          redis.UniversalClient
+	cluster    bool
+	p          Params
+	ns         string
+	fp         string // namespace fingerprint
+	genSec     int64
+	retSec     int64
+	nlive      int
+	ibits      uint // group bits of the first generation (from Capacity)
+	shards     int
+	prefix     []string // per shard: "<ns>:v4:{tag}"
+	clock      []string // per shard clock hash
+	commonDocs int
+	maxs       int
+	maxc       int
+	refresh    bool
+	batch      int
+	now        func() time.Time
+	stats      counters
+	closed     atomic.Bool
+	scripts    redisScripts
+	co         coalescer
+	ahead      int64 // MaxClockAhead in seconds; 0: unbounded
 	// seen[s] is set once a call found shard s's namespace (or created
 	// it): from then on a missing one is ErrIndexLost (ARGV[6]).
 	seen    []atomic.Bool
@@ -232,8 +235,8 @@ func (r *Redis) scriptConstants() string {
 	if r.refresh {
 		refresh = 1
 	}
-	return fmt.Sprintf("local FP, SPLITA, RO = %s, %s, %v\nlocal L, R, NLIVE, IB, MINB, GB, B, PT, MAXB, MAXS, SIMK, S, REFRESH, MAXC, PSPLIT, AHEAD = %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d\n",
-		luaQuote(r.fp), luaQuote(splitAlphabet), r.ro, r.genSec, r.retSec, r.nlive, r.ibits, minGroupBits, maxGroupBits, r.p.Bands, r.p.passageTable(), r.maxb, r.maxs, r.p.SimHashK, r.shards, refresh, r.maxc,
+	return fmt.Sprintf("local FP, SPLITA, RO = %s, %s, %v\nlocal L, R, NLIVE, IB, MINB, GB, B, PT, COMMON_DOCS, MAXS, SIMK, S, REFRESH, MAXC, PSPLIT, AHEAD = %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d\n",
+		luaQuote(r.fp), luaQuote(splitAlphabet), r.ro, r.genSec, r.retSec, r.nlive, r.ibits, minGroupBits, maxGroupBits, r.p.Bands, r.p.passageTable(), r.commonDocs, r.maxs, r.p.SimHashK, r.shards, refresh, r.maxc,
 		1<<passageSplitBits, r.ahead)
 }
 
@@ -298,22 +301,22 @@ func newRedis(cfg RedisConfig) (*Redis, error) {
 	if !validNamespace(cfg.Namespace) {
 		return nil, bad("namespace %q: want 1..64 bytes without braces or spaces", cfg.Namespace)
 	}
-	if cfg.Retention < 0 || cfg.Generation < 0 || cfg.MaxBucket < 0 || cfg.MaxSimHashBucket < 0 ||
+	if cfg.Retention < 0 || cfg.Generation < 0 || cfg.CommonDocs < 0 || cfg.MaxSimHashBucket < 0 ||
 		cfg.MaxCandidates < 0 || cfg.Capacity < 0 || cfg.Shards < 0 || cfg.Batch < 0 {
 		return nil, bad("negative setting")
 	}
 	r := &Redis{
-		cluster: cfg.Cluster,
-		p:       cfg.Params,
-		ns:      cfg.Namespace,
-		maxb:    cmp.Or(cfg.MaxBucket, DefaultMaxBucket),
-		maxs:    cmp.Or(cfg.MaxSimHashBucket, DefaultMaxSimHashBucket),
-		maxc:    cmp.Or(cfg.MaxCandidates, DefaultMaxCandidates),
-		refresh: cfg.RefreshOnMatch && cfg.Retention > 0,
-		batch:   cmp.Or(cfg.Batch, DefaultBatch),
-		now:     cfg.Clock,
-		nlive:   1,
-		ro:      cfg.ReadOnly,
+		cluster:    cfg.Cluster,
+		p:          cfg.Params,
+		ns:         cfg.Namespace,
+		commonDocs: cmp.Or(cfg.CommonDocs, DefaultCommonDocs),
+		maxs:       cmp.Or(cfg.MaxSimHashBucket, DefaultMaxSimHashBucket),
+		maxc:       cmp.Or(cfg.MaxCandidates, DefaultMaxCandidates),
+		refresh:    cfg.RefreshOnMatch && cfg.Retention > 0,
+		batch:      cmp.Or(cfg.Batch, DefaultBatch),
+		now:        cfg.Clock,
+		nlive:      1,
+		ro:         cfg.ReadOnly,
 	}
 	if r.now == nil {
 		r.now = time.Now

@@ -108,7 +108,7 @@ func runSources(t *testing.T, b backend, open func(*testing.T, storeOpts) Store)
 		// A candidate's source record comes with the lookup (memory and a
 		// single node) when the entry has common anchors; Redis Cluster
 		// leaves it to Sources.
-		s := open(t, storeOpts{maxBucket: 2})
+		s := open(t, storeOpts{commonDocs: 2})
 		boiler := key("boilerplate", 0)
 		dig := sketch.Digest{9, 9, 9}
 		mk := func(id string) Entry {

@@ -23,7 +23,7 @@
 -- first generation's group bits (from Capacity), MINB and GB the fewest
 -- and most group bits of a generation (GB is also the precision of the
 -- ops), SPLITA the characters of a passage op's 6 extra group bits, B bands, PT the
--- passage table, the guards MAXB and MAXS, SIMK, S shards, REFRESH, MAXC
+-- passage table, the guards COMMON_DOCS and MAXS, SIMK, S shards, REFRESH, MAXC
 -- candidates returned, PSPLIT = 2^PBITS) are compiled into the source by
 -- [scriptConstants], so a call parses no configuration. The key layout is
 -- described in doc.go. Bucket ops travel at full precision, their group
@@ -452,7 +452,7 @@ local function overflow(k, f, add, hk)
   else TRUNC = TRUNC + (tonumber(redis.call('HGET', k, 'o' .. f)) or 0) end
 end
 
--- A common key (LSH and passage tables: MAXB documents hold it) is an
+-- A common key (LSH and passage tables: COMMON_DOCS documents hold it) is an
 -- 8-byte value: 'C', the 6-byte seq of its exemplar (the first document
 -- that held it) and the documents that held or found it in this
 -- generation, capped at 255. Member lists are multiples of 6 bytes.
@@ -529,7 +529,7 @@ local function tableOp(t, ops, op, f, sim, me, hk)
   local kp = GK[t]
   if not kp then gentable(t); kp = GK[t] end
   local k = kp .. sub(ops, op, op + GC[t])
-  local lim = sim and MAXS or MAXB
+  local lim = sim and MAXS or COMMON_DOCS
   if MODE == 0 and t < B then NADD = NADD + 1 end
   if MODE == 1 then
     local val = redis.call('HGET', k, f)
