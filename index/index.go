@@ -101,10 +101,6 @@ func (p Params) validate() error {
 // bands and the k+1 SimHash block tables.
 func (p Params) passageTable() int { return p.Bands + p.SimHashK + 1 }
 
-// tables is the number of bucket tables: the LSH bands, the k+1 SimHash
-// block tables and the passage table.
-func (p Params) tables() int { return p.passageTable() + 1 }
-
 // MaxIDLen bounds external ids. Ids up to 62 bytes keep the Redis id and
 // meta hashes in their compact listpack encoding.
 const MaxIDLen = 1024

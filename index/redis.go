@@ -558,17 +558,6 @@ func (r *Redis) routeOf(t int, group uint64) uint64 {
 	return group & (1<<maxGroupBits - 1)
 }
 
-// groupDigits is the width of an op's group in a script argument: one
-// '0' or '1' per bit of the key's top 22, most significant first, so that
-// a generation's group is a prefix of it; the passage table's op starts
-// with one more character, its passageSplitBits bits (splitAlphabet).
-func (r *Redis) groupDigits(t int) int {
-	if t == r.p.passageTable() {
-		return 1 + maxGroupBits
-	}
-	return maxGroupBits
-}
-
 // splitAlphabet writes the passageSplitBits bits of a passage op's group
 // as one character of a key name.
 const splitAlphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_"

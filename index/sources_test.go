@@ -51,9 +51,6 @@ func TestSourceCodec(t *testing.T) {
 // src returns the source record of hashes found by Seq 1.
 func src(hashes ...uint32) []byte { return AppendSource(nil, 1, hashes) }
 
-// srcBy returns the source record of hashes found by Seq by.
-func srcBy(by uint64, hashes ...uint32) []byte { return AppendSource(nil, by, hashes) }
-
 // sources reads Sources or fails.
 func sources(t *testing.T, s Store, ids ...string) [][]byte {
 	t.Helper()
