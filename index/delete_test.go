@@ -453,3 +453,24 @@ func TestKeyOpsRecord(t *testing.T) {
 		}
 	}
 }
+
+// footprint counts the entries the store holds, for tests: ids, bucket
+// slots (one map and big map), lane entries, and live documents.
+func (m *Memory) footprint() (n int) {
+	m.genMu.RLock()
+	defer m.genMu.RUnlock()
+	for _, g := range m.gens {
+		for s := range g.stripes {
+			m.locks[s].Lock()
+			gs := &g.stripes[s]
+			n += len(gs.ids) + gs.one.len() + len(gs.imatch) + len(gs.copies)
+			for f := range gs.big.keys {
+				if _, ok := gs.one.get(f); !ok {
+					n++ // a SimHash bucket
+				}
+			}
+			m.locks[s].Unlock()
+		}
+	}
+	return n
+}
