@@ -3,6 +3,8 @@ package index
 import (
 	"embed"
 	"fmt"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // The server-side scripts are Lua files in lua/: prelude.lua (the
@@ -76,3 +78,88 @@ var luaKeepLookups = luaPrelude + luaFile("keep_lookups.lua")
 
 // luaMaintain is lua/maintain.lua after the prelude.
 var luaMaintain = luaPrelude + luaFile("maintain.lua")
+
+type redisScripts struct {
+	lookupInsert, register, copies, buckets, resolve, features, verdicts, verdict, maintain *redis.Script
+	ids, keepLookups                                                                        *redis.Script // recall.go
+	delKeys, unlink, revise                                                                 *redis.Script // delete_redis.go
+	sources, recSources                                                                     *redis.Script // sources_redis.go
+	templates, recTemplates                                                                 *redis.Script // templates_redis.go
+	supersede                                                                               *redis.Script
+}
+
+// newRedisScripts compiles the scripts with the store's constants. A
+// read-only store's scripts are declared no-writes (Redis 7 script
+// flags): the server fails any write they attempt, and they run on a
+// read-only replica as well. Only the scripts a read-only store calls are
+// compiled for it.
+func newRedisScripts(consts string, ro bool) redisScripts {
+	head := ""
+	if ro {
+		head = "#!lua flags=no-writes\n"
+	}
+	src := func(body string) *redis.Script { return redis.NewScript(head + consts + body) }
+	s := redisScripts{
+		lookupInsert: src(luaLookupInsert),
+		copies:       src(luaCopies),
+		buckets:      src(luaBuckets),
+		resolve:      src(luaResolve),
+		features:     src(luaFeatures),
+		verdicts:     src(luaVerdicts),
+		maintain:     src(luaMaintain),
+		sources:      src(luaSources),
+		ids:          src(luaIDs),
+		templates:    src(luaTemplates),
+	}
+	if !ro {
+		s.register = src(luaRegister)
+		s.verdict = src(luaVerdict)
+		s.keepLookups = src(luaKeepLookups)
+		s.delKeys = src(luaDelKeys)
+		s.unlink = src(luaUnlink)
+		s.revise = src(luaRevise)
+		s.recSources = src(luaRecordSources)
+		s.recTemplates = src(luaRecordTemplates)
+		s.supersede = redis.NewScript(luaSupersede)
+	}
+	return s
+}
+
+// scriptConstants compiles the store's settings into the scripts.
+func (r *Redis) scriptConstants() string {
+	refresh := 0
+	if r.refresh {
+		refresh = 1
+	}
+	return fmt.Sprintf("local FP, SPLITA, RO = %s, %s, %v\nlocal L, R, NLIVE, IB, MINB, GB, B, PT, COMMON_DOCS, MAXS, SIMK, S, REFRESH, MAXC, PSPLIT, AHEAD = %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d\n",
+		luaQuote(r.fp), luaQuote(splitAlphabet), r.ro, r.genSec, r.retSec, r.nlive, r.ibits, minGroupBits, maxGroupBits, r.p.Bands, r.p.passageTable(), r.commonDocs, r.maxs, r.p.SimHashK, r.shards, refresh, r.maxc,
+		1<<passageSplitBits, r.ahead)
+}
+
+// luaQuote returns s as a Lua 5.1 string literal.
+func luaQuote(s string) string {
+	b := []byte{'"'}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < ' ' || c > '~' || c == '"' || c == '\\' {
+			b = fmt.Appendf(b, "\\%03d", c) // three digits: a following digit is not absorbed
+		} else {
+			b = append(b, c)
+		}
+	}
+	return string(append(b, '"'))
+}
+
+// all returns the scripts the store calls (a read-only store's fewer).
+func (s redisScripts) all() []*redis.Script {
+	var out []*redis.Script
+	for _, x := range []*redis.Script{s.lookupInsert, s.register, s.copies, s.buckets, s.resolve, s.features, s.verdicts, s.verdict, s.maintain,
+		s.ids, s.keepLookups, s.delKeys, s.unlink, s.revise, s.sources, s.recSources, s.templates, s.recTemplates} {
+		if x != nil {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// luaSupersede is lua/supersede.lua.
+var luaSupersede = luaFile("supersede.lua")
