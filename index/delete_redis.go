@@ -79,7 +79,10 @@ type unlinkPart struct {
 }
 
 // remove is Remove, reading group hashes with HSCAN COUNT scanMax, in
-// script calls of at most workMax work (luaUnlink).
+// script calls of at most workMax work (luaUnlink): it reads the
+// documents' seqs and keys records, cuts each document's members into
+// parts per shard, removes the members, then the groups too large to read
+// whole, then the ids left for later.
 func (r *Redis) remove(ctx context.Context, ids []string, scanMax, workMax int) ([]bool, error) {
 	if err := r.check(ctx); err != nil {
 		return nil, err
@@ -93,207 +96,278 @@ func (r *Redis) remove(ctx context.Context, ids []string, scanMax, workMax int) 
 			return nil, fmt.Errorf("%w: delete: bad id %.40q", ErrInvalid, id)
 		}
 	}
+	seqs, keys, err := r.readDelKeys(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	u := &unlinker{r: r, ctx: ctx, ids: ids, seqs: seqs, removed: removed, scanMax: scanMax, workMax: workMax,
+		idParts: make([][]unlinkPart, r.shards)}
+	buckets := make([][]unlinkPart, r.shards) // bucket and lane parts
+	var sim []uint64
+	for i, id := range ids {
+		if seqs[i] == 0 {
+			continue
+		}
+		ops := newDocOps(r)
+		if keys[i] != nil {
+			if sim, err = ops.addKeys(id, keys[i], sim); err != nil {
+				return nil, err
+			}
+		}
+		if ops.parts(i, id, seqs[i], buckets) {
+			u.idLater(i)
+		}
+	}
+	if err := u.run(buckets); err != nil {
+		return nil, err
+	}
+	if err := r.unlinkScans(ctx, u.scans); err != nil {
+		return nil, err
+	}
+	if err := u.run(u.idParts); err != nil {
+		return nil, err
+	}
+	return removed, nil
+}
+
+// readDelKeys reads the documents' seqs (0: not stored) and keys records
+// (luaDelKeys).
+func (r *Redis) readDelKeys(ctx context.Context, ids []string) (seqs []uint64, keys [][]byte, err error) {
 	calls, idx := r.byIDShard(ids, r.scripts.delKeys, func(args []any, i int) []any {
 		return append(args, ids[i], r.idGroup(ids[i]))
 	})
 	if err := r.run(ctx, calls); err != nil {
-		return nil, r.wrap(ctx, "delete", err)
+		return nil, nil, r.wrap(ctx, "delete", err)
 	}
-	seqs, keys := make([]uint64, len(ids)), make([][]byte, len(ids))
+	seqs, keys = make([]uint64, len(ids)), make([][]byte, len(ids))
 	for ci, c := range calls {
 		reply, err := c.cmd.Text()
 		if err != nil {
-			return nil, r.wrap(ctx, "delete", err)
+			return nil, nil, r.wrap(ctx, "delete", err)
 		}
 		d := decoder{s: reply}
 		for _, i := range idx[ci] {
 			seqs[i], keys[i] = d.u48(), d.bytes()
 		}
 		if d.bad {
-			return nil, fmt.Errorf("index: delete: malformed script reply")
+			return nil, nil, fmt.Errorf("index: delete: malformed script reply")
 		}
 	}
+	return seqs, keys, nil
+}
 
-	buckets := make([][]unlinkPart, r.shards) // bucket and lane parts
-	idParts := make([][]unlinkPart, r.shards)
-	idPart := func(i int) unlinkPart {
-		return unlinkPart{doc: i, args: []any{seqs[i], ids[i], r.idGroup(ids[i]), "", "", "", ""}, cost: 1}
+// docOps are one document's members to remove, per shard: bucket ops
+// (records of version 3 and older, and the SimHash tables), group ops in
+// chunks of at most unlinkGroupOps (version 4), its I-Match and content
+// digests.
+type docOps struct {
+	r      *Redis
+	ops    [][]byte
+	gops   [][][]byte // per shard, chunks of at most unlinkGroupOps group ops
+	ngops  []int
+	im, ct [][]byte
+}
+
+func newDocOps(r *Redis) *docOps {
+	return &docOps{r: r, ops: make([][]byte, r.shards), gops: make([][][]byte, r.shards), ngops: make([]int, r.shards),
+		im: make([][]byte, r.shards), ct: make([][]byte, r.shards)}
+}
+
+// add adds the op of bucket (g, f) of table t.
+func (o *docOps) add(t int, g uint64, f uint32) {
+	r := o.r
+	sh := r.shardOfRoute(r.routeOf(t, g))
+	o.ops[sh] = r.appendGroupField(binary.BigEndian.AppendUint16(o.ops[sh], uint16(t)), t, g, f)
+}
+
+// addGroup adds group g of table t, whose buckets are all read.
+func (o *docOps) addGroup(t int, g uint64) {
+	r := o.r
+	sh := r.shardOfRoute(r.routeOf(t, g))
+	if o.ngops[sh]%unlinkGroupOps == 0 {
+		o.gops[sh] = append(o.gops[sh], nil)
 	}
-	var sim []uint64
-	for i, id := range ids {
-		if seqs[i] == 0 {
+	o.ngops[sh]++
+	c := &o.gops[sh][len(o.gops[sh])-1]
+	*c = r.appendGroupField(binary.BigEndian.AppendUint16(*c, uint16(t)), t, g, 0)
+	*c = (*c)[:len(*c)-4] // the group's digits, without a field
+}
+
+// addKeys adds what the document's keys record names; sim is scratch for
+// the SimHash block keys, returned for reuse.
+func (o *docOps) addKeys(id string, rec []byte, sim []uint64) ([]uint64, error) {
+	r := o.r
+	k, err := r.decodeKeyOps(id, rec)
+	if err != nil {
+		return sim, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	e := &k.e
+	if k.groups {
+		for t, g := range k.bands {
+			o.addGroup(t, g)
+		}
+	} else {
+		for t, v := range k.bands {
+			g, f := r.opOf(t, v)
+			o.add(t, g, f)
+		}
+	}
+	if e.HasSimHash {
+		sim = simBlockKeys(sim[:0], e.SimHash, r.p.SimHashK)
+		for j, key := range sim {
+			g, f := r.bucketOp(r.p.Bands+j, key)
+			o.add(r.p.Bands+j, g, f)
+		}
+	}
+	for _, v := range k.anchors {
+		if k.groups {
+			o.addGroup(r.p.passageTable(), v)
+		} else {
+			g, f := r.opOf(r.p.passageTable(), v)
+			o.add(r.p.passageTable(), g, f)
+		}
+	}
+	if e.HasIMatch {
+		o.im[r.shardOfGroup(r.digestGroup(e.IMatch[:]))] = e.IMatch[:]
+	}
+	if e.HasContent {
+		o.ct[r.shardOfGroup(r.contentGroup(e.Content[:]))] = e.Content[:]
+	}
+	return sim, nil
+}
+
+// parts appends document i's unlink parts to buckets, per shard, and
+// reports whether its id goes in a later round trip: always in a cluster;
+// on a single node the id goes with the document's members when they fit
+// in one part.
+func (o *docOps) parts(i int, id string, seq uint64, buckets [][]unlinkPart) (idLater bool) {
+	r := o.r
+	ish := r.shardOfGroup(r.idGroup(id))
+	idLater = r.cluster
+	for sh := range r.shards {
+		single := !r.cluster && sh == ish
+		if len(o.ops[sh]) == 0 && o.im[sh] == nil && o.ct[sh] == nil && len(o.gops[sh]) == 0 && !single {
 			continue
 		}
-		ops := make([][]byte, r.shards)
-		gops := make([][][]byte, r.shards) // per shard, chunks of at most unlinkGroupOps group ops
-		ngops := make([]int, r.shards)
-		var im, ct [][]byte
-		im, ct = make([][]byte, r.shards), make([][]byte, r.shards)
-		if keys[i] != nil {
-			k, err := r.decodeKeyOps(id, keys[i])
-			if err != nil {
-				return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
-			}
-			e := &k.e
-			add := func(t int, g uint64, f uint32) {
-				sh := r.shardOfRoute(r.routeOf(t, g))
-				ops[sh] = r.appendGroupField(binary.BigEndian.AppendUint16(ops[sh], uint16(t)), t, g, f)
-			}
-			addGroup := func(t int, g uint64) {
-				sh := r.shardOfRoute(r.routeOf(t, g))
-				if ngops[sh]%unlinkGroupOps == 0 {
-					gops[sh] = append(gops[sh], nil)
-				}
-				ngops[sh]++
-				c := &gops[sh][len(gops[sh])-1]
-				*c = r.appendGroupField(binary.BigEndian.AppendUint16(*c, uint16(t)), t, g, 0)
-				*c = (*c)[:len(*c)-4] // the group's digits, without a field
-			}
-			if k.groups {
-				for t, g := range k.bands {
-					addGroup(t, g)
-				}
-			} else {
-				for t, v := range k.bands {
-					g, f := r.opOf(t, v)
-					add(t, g, f)
-				}
-			}
-			if e.HasSimHash {
-				sim = simBlockKeys(sim[:0], e.SimHash, r.p.SimHashK)
-				for j, key := range sim {
-					g, f := r.bucketOp(r.p.Bands+j, key)
-					add(r.p.Bands+j, g, f)
-				}
-			}
-			for _, v := range k.anchors {
-				if k.groups {
-					addGroup(r.p.passageTable(), v)
-				} else {
-					g, f := r.opOf(r.p.passageTable(), v)
-					add(r.p.passageTable(), g, f)
-				}
-			}
-			if e.HasIMatch {
-				im[r.shardOfGroup(r.digestGroup(e.IMatch[:]))] = e.IMatch[:]
-			}
-			if e.HasContent {
-				ct[r.shardOfGroup(r.contentGroup(e.Content[:]))] = e.Content[:]
-			}
+		chunks := o.gops[sh]
+		if len(chunks) == 0 {
+			chunks = [][]byte{nil}
 		}
-		ish := r.shardOfGroup(r.idGroup(id))
-		idLater := r.cluster
-		for sh := range r.shards {
-			single := !r.cluster && sh == ish
-			if len(ops[sh]) == 0 && im[sh] == nil && ct[sh] == nil && len(gops[sh]) == 0 && !single {
-				continue
-			}
-			chunks := gops[sh]
-			if len(chunks) == 0 {
-				chunks = [][]byte{nil}
-			}
-			// On a single node the id goes with the document's members when
-			// they fit in one part, else in a later round trip.
-			withID := single && len(chunks) == 1
-			if single && !withID {
-				idLater = true
-			}
-			for c, g := range chunks {
-				n := min(unlinkGroupOps, ngops[sh]-c*unlinkGroupOps)
-				p := unlinkPart{doc: -1, args: []any{seqs[i], "", 0, "", g, "", ""}, cost: 1 + max(n, 0)}
-				if c == 0 {
-					p.args[3], p.args[5], p.args[6] = ops[sh], im[sh], ct[sh]
-				}
-				if withID {
-					p.doc, p.args[1], p.args[2] = i, id, r.idGroup(id)
-				}
-				buckets[sh] = append(buckets[sh], p)
-			}
+		withID := single && len(chunks) == 1
+		if single && !withID {
+			idLater = true
 		}
-		if idLater {
-			idParts[ish] = append(idParts[ish], idPart(i))
+		for c, g := range chunks {
+			n := min(unlinkGroupOps, o.ngops[sh]-c*unlinkGroupOps)
+			p := unlinkPart{doc: -1, args: []any{seq, "", 0, "", g, "", ""}, cost: 1 + max(n, 0)}
+			if c == 0 {
+				p.args[3], p.args[5], p.args[6] = o.ops[sh], o.im[sh], o.ct[sh]
+			}
+			if withID {
+				p.doc, p.args[1], p.args[2] = i, id, r.idGroup(id)
+			}
+			buckets[sh] = append(buckets[sh], p)
 		}
 	}
+	return idLater
+}
 
-	// The members; then the groups too large to read whole; then the ids
-	// left for later.
-	var scans [][]unlinkScan
-	// run runs the parts until every one is done: a part a call stopped
-	// (its work bound) or did not start goes again, from where it stopped.
-	run := func(pending [][]unlinkPart) error {
-		for {
-			calls, owners, shards := r.unlinkCalls(scanMax, workMax, pending)
-			if len(calls) == 0 {
-				return nil
+// unlinker runs a remove's unlink parts: it marks the documents removed,
+// queues the ids left for later (idParts) and the groups too large to
+// read whole (scans).
+type unlinker struct {
+	r                *Redis
+	ctx              context.Context
+	ids              []string
+	seqs             []uint64
+	removed          []bool
+	scanMax, workMax int
+	idParts          [][]unlinkPart
+	scans            [][]unlinkScan
+}
+
+// idLater queues document i's id for the last round.
+func (u *unlinker) idLater(i int) {
+	r := u.r
+	ish := r.shardOfGroup(r.idGroup(u.ids[i]))
+	u.idParts[ish] = append(u.idParts[ish], unlinkPart{doc: i, args: []any{u.seqs[i], u.ids[i], r.idGroup(u.ids[i]), "", "", "", ""}, cost: 1})
+}
+
+// run runs the parts until every one is done: a part a call stopped (its
+// work bound) or did not start goes again, from where it stopped.
+func (u *unlinker) run(pending [][]unlinkPart) error {
+	r := u.r
+	for {
+		calls, owners, shards := r.unlinkCalls(u.scanMax, u.workMax, pending)
+		if len(calls) == 0 {
+			return nil
+		}
+		if err := r.runBounded(u.ctx, calls); err != nil {
+			return err
+		}
+		pending = make([][]unlinkPart, r.shards)
+		for ci, c := range calls {
+			reply, err := c.cmd.Text()
+			if err != nil || len(reply) < len(owners[ci]) {
+				return r.wrap(u.ctx, "delete", errors.Join(err, errors.New("malformed script reply")))
 			}
-			if err := r.runBounded(ctx, calls); err != nil {
+			if err := u.reply(reply, shards[ci], owners[ci], pending); err != nil {
 				return err
 			}
-			pending = make([][]unlinkPart, r.shards)
-			malformed := fmt.Errorf("index: delete: malformed script reply")
-			for ci, c := range calls {
-				reply, err := c.cmd.Text()
-				if err != nil || len(reply) < len(owners[ci]) {
-					return r.wrap(ctx, "delete", errors.Join(err, errors.New("malformed script reply")))
-				}
-				sh, own := shards[ci], owners[ci]
-				for k, p := range own {
-					switch {
-					case p.doc >= 0 && reply[k] == '1':
-						removed[p.doc] = true
-					case p.doc >= 0 && (reply[k] == 'd' || reply[k] == 'r'):
-						ish := r.shardOfGroup(r.idGroup(ids[p.doc]))
-						idParts[ish] = append(idParts[ish], idPart(p.doc))
-					}
-					if reply[k] == 'n' {
-						pending[sh] = append(pending[sh], p)
-					}
-				}
-				d := decoder{s: reply, p: len(own)}
-				for d.p < len(d.s) && !d.bad {
-					switch d.u8() {
-					case 's':
-						k, key, cursor := int(d.u16()), d.str(), d.str()
-						if d.bad || k >= len(own) || key == "" || cursor == "" || cursor == "0" {
-							return malformed
-						}
-						if scans == nil {
-							scans = make([][]unlinkScan, r.shards)
-						}
-						scans[sh] = append(scans[sh], unlinkScan{key: key, cursor: cursor, seq: own[k].args[0].(uint64)})
-					case 'r':
-						k, off := int(d.u16()), int(d.u32())
-						if d.bad || k >= len(own) || reply[k] != 'r' {
-							return malformed
-						}
-						p := own[k]
-						g, _ := p.args[4].([]byte)
-						if off < 1 || off > len(g) {
-							return malformed
-						}
-						rest := g[off-1:]
-						pending[sh] = append(pending[sh], unlinkPart{doc: -1, args: []any{p.args[0], "", 0, "", rest, p.args[5], p.args[6]},
-							cost: 1 + len(rest)/(2+maxGroupBits)})
-					default:
-						return malformed
-					}
-				}
-				if d.bad {
-					return malformed
-				}
-			}
 		}
 	}
-	if err := run(buckets); err != nil {
-		return nil, err
+}
+
+// reply reads one unlink call's reply (luaUnlink, mode 'u') for its parts
+// own in shard sh: a byte per part, then the groups to scan ('s') and the
+// parts stopped before a group ('r'), which go to pending again.
+func (u *unlinker) reply(reply string, sh int, own []unlinkPart, pending [][]unlinkPart) error {
+	r := u.r
+	malformed := fmt.Errorf("index: delete: malformed script reply")
+	for k, p := range own {
+		switch {
+		case p.doc >= 0 && reply[k] == '1':
+			u.removed[p.doc] = true
+		case p.doc >= 0 && (reply[k] == 'd' || reply[k] == 'r'):
+			u.idLater(p.doc)
+		}
+		if reply[k] == 'n' {
+			pending[sh] = append(pending[sh], p)
+		}
 	}
-	if err := r.unlinkScans(ctx, scans); err != nil {
-		return nil, err
+	d := decoder{s: reply, p: len(own)}
+	for d.p < len(d.s) && !d.bad {
+		switch d.u8() {
+		case 's':
+			k, key, cursor := int(d.u16()), d.str(), d.str()
+			if d.bad || k >= len(own) || key == "" || cursor == "" || cursor == "0" {
+				return malformed
+			}
+			if u.scans == nil {
+				u.scans = make([][]unlinkScan, r.shards)
+			}
+			u.scans[sh] = append(u.scans[sh], unlinkScan{key: key, cursor: cursor, seq: own[k].args[0].(uint64)})
+		case 'r':
+			k, off := int(d.u16()), int(d.u32())
+			if d.bad || k >= len(own) || reply[k] != 'r' {
+				return malformed
+			}
+			p := own[k]
+			g, _ := p.args[4].([]byte)
+			if off < 1 || off > len(g) {
+				return malformed
+			}
+			rest := g[off-1:]
+			pending[sh] = append(pending[sh], unlinkPart{doc: -1, args: []any{p.args[0], "", 0, "", rest, p.args[5], p.args[6]},
+				cost: 1 + len(rest)/(2+maxGroupBits)})
+		default:
+			return malformed
+		}
 	}
-	if err := run(idParts); err != nil {
-		return nil, err
+	if d.bad {
+		return malformed
 	}
-	return removed, nil
+	return nil
 }
 
 // unlinkCalls cuts the parts of each shard into unlink calls (mode 'u')
