@@ -49,7 +49,8 @@ vet:
 	@for m in $(BENCH_MODULES); do (cd $$m && $(GO) vet ./...) || exit 1; done
 	cd deploy && $(DEPLOY_GO) vet ./...
 
-# staticcheck (honnef.co/go/tools) over every module; it prints nothing
+# staticcheck (honnef.co/go/tools) over every module, and luacheck over
+# the index's Lua scripts (index/lua/.luacheckrc); both print nothing
 # when clean. Pinned: built from the Go module proxy with go install into
 # bin/tools the first time (or when bin/tools has another version).
 STATICCHECK_VERSION := v0.8.2
@@ -61,6 +62,12 @@ staticcheck:
 	fi
 	$(STATICCHECK) ./...
 	@for m in $(BENCH_MODULES) deploy; do (cd $$m && $(STATICCHECK) ./...) || exit 1; done
+	@if ! command -v luacheck >/dev/null 2>&1; then \
+		echo "installing luacheck (Debian's lua-check: the index's Lua scripts)"; \
+		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq lua-check >/dev/null; \
+	fi
+	cd index/lua && luacheck --quiet --no-color .
 
 # Tests that mostly wait (service/'s Kafka and Redis scenarios, index/'s
 # node and cluster runs) call t.Parallel; -parallel 4 lets four of them

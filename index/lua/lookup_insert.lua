@@ -58,7 +58,7 @@ while a <= #ARGV do
   -- nothing is written; it stands after every stored document.
   local check = math.floor(flags / 16) % 2 == 1
   local hasSim, hasIM = flags % 2 == 1, math.floor(flags / 2) % 2 == 1
-  local hasC, hasA = math.floor(flags / 4) % 2 == 1, math.floor(flags / 8) % 2 == 1
+  local hasC = math.floor(flags / 4) % 2 == 1
   local ops = ARGV[a]
   a = a + 1
   local sa = a
@@ -156,7 +156,8 @@ while a <= #ARGV do
     end
   end
   finish(dead)
-  local status, hotl, cand = replay and 1 or 0, '', table.concat(cands)
+  local status, cand = replay and 1 or 0, table.concat(cands)
+  local hotl
   if lrec then
     -- A replay without a verdict: what its first attempt was given.
     status = 2

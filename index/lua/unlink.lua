@@ -134,12 +134,12 @@ while a <= #ARGV do
           if iscommon(val, w) then
             if sub(val, 2, 7) == me then redis.call('HSET', k, f, 'C' .. NOEX .. sub(val, 8, 8)) end
           else
-            local parts, drop = {}, false
+            local parts, found = {}, false
             for q = 1, #val, w do
-              if sub(val, q, q + 5) == me then drop = true
+              if sub(val, q, q + 5) == me then found = true
               else parts[#parts + 1] = sub(val, q, q + w - 1) end
             end
-            if drop then
+            if found then
               if #parts == 0 then redis.call('HDEL', k, f)
               else redis.call('HSET', k, f, table.concat(parts)) end
             end
