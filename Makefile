@@ -8,7 +8,7 @@
 GO ?= go
 BENCH_MODULES := bench/sketchbench bench/indexbench bench/scanbench
 
-.PHONY: test deps vet unit race bench bytes fuzz build eval deploy-test image promtool same-events
+.PHONY: test deps vet staticcheck unit race bench bytes fuzz build eval deploy-test image promtool same-events
 
 build:
 	$(GO) build -o bin/neardup ./cmd/neardup
@@ -48,6 +48,26 @@ vet:
 	$(GO) vet ./...
 	@for m in $(BENCH_MODULES); do (cd $$m && $(GO) vet ./...) || exit 1; done
 	cd deploy && $(DEPLOY_GO) vet ./...
+
+# staticcheck (honnef.co/go/tools) over every module, and luacheck over
+# the index's Lua scripts (index/lua/.luacheckrc); both print nothing
+# when clean. Pinned: built from the Go module proxy with go install into
+# bin/tools the first time (or when bin/tools has another version).
+STATICCHECK_VERSION := v0.8.2
+STATICCHECK = $(CURDIR)/bin/tools/staticcheck
+staticcheck:
+	@if ! $(STATICCHECK) -version 2>/dev/null | grep -qF "($(STATICCHECK_VERSION:v%=%))"; then \
+		echo "installing staticcheck $(STATICCHECK_VERSION) into bin/tools"; \
+		GOBIN=$(CURDIR)/bin/tools $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION); \
+	fi
+	$(STATICCHECK) ./...
+	@for m in $(BENCH_MODULES) deploy; do (cd $$m && $(STATICCHECK) ./...) || exit 1; done
+	@if ! command -v luacheck >/dev/null 2>&1; then \
+		echo "installing luacheck (Debian's lua-check: the index's Lua scripts)"; \
+		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq lua-check >/dev/null; \
+	fi
+	cd index/lua && luacheck --quiet --no-color .
 
 # Tests that mostly wait (service/'s Kafka and Redis scenarios, index/'s
 # node and cluster runs) call t.Parallel; -parallel 4 lets four of them
@@ -100,7 +120,7 @@ promtool:
 	fi
 	@PATH="$(PROMTOOL_DIR):$$PATH" promtool --version 2>&1 | head -1
 
-test: deps vet unit race deploy-test
+test: deps vet staticcheck unit race deploy-test
 
 # The image without a registry: deploy/Containerfile.prebuilt (FROM scratch)
 # around a static binary built here, stamped with git describe's version

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/sketch"
 )
 
@@ -117,7 +118,7 @@ func Default() Config {
 		},
 		Index: Index{
 			URL: "memory", Namespace: "neardup", Retention: 30 * 24 * time.Hour, Capacity: 1 << 20,
-			CommonDocs: 3, Batch: 64, Timeout: 5 * time.Second,
+			CommonDocs: index.DefaultCommonDocs, Batch: 64, Timeout: 5 * time.Second,
 		},
 		Verify: Verify{MaxCandidates: 32},
 		Pipeline: Pipeline{Emit: "duplicates", MaxMatches: 25, MaxEventBytes: 1 << 20, Granularity: "document",

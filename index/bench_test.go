@@ -495,7 +495,7 @@ func BenchmarkCommonKeys(b *testing.B) {
 		name := map[bool]string{false: "distinct", true: "template"}[shared]
 		b.Run(name, func(b *testing.B) {
 			for range b.N {
-				s := openRedis(b, RedisConfig{Addrs: []string{addr}, Params: benchParams, Namespace: fmt.Sprint("ck", rand.Uint64()), MaxBucket: 3})
+				s := openRedis(b, RedisConfig{Addrs: []string{addr}, Params: benchParams, Namespace: fmt.Sprint("ck", rand.Uint64()), CommonDocs: 3})
 				docs := stream(shared, rand.Uint64())
 				admin.ConfigResetStat(ctx)
 				admin.ConfigSet(ctx, "slowlog-log-slower-than", "0")

@@ -74,7 +74,7 @@ func budgetBackend(addr, ns string, budget time.Duration) backend {
 	var n atomic.Int64
 	return backend{name: fmt.Sprintf("redis, call budget %v", budget), open: func(t *testing.T, o storeOpts) Store {
 		s := openRedis(t, RedisConfig{Addrs: []string{addr}, Namespace: fmt.Sprintf("%s%d", ns, n.Add(1)), Params: o.params,
-			MaxBucket: o.maxBucket, MaxCandidates: o.maxCandidates, MaxClockAhead: -1, Capacity: 4096})
+			CommonDocs: o.commonDocs, MaxCandidates: o.maxCandidates, MaxClockAhead: -1, Capacity: 4096})
 		s.callBudget = budget
 		return s
 	}}
@@ -354,7 +354,7 @@ func fillHot(t *testing.T, c *redis.Client, s *Redis, docs []Entry, bands bool) 
 			}
 			full := func() []byte {
 				var v []byte
-				for range DefaultMaxBucket - 1 {
+				for range DefaultCommonDocs - 1 {
 					n++
 					v = append(v, seq6(n%members+1)...)
 				}

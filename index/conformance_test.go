@@ -20,7 +20,7 @@ var testParams = Params{Hash: "fnv1a64+splitmix64/v1", K: 12, Bands: 4, Rows: 3,
 // its own config.
 type storeOpts struct {
 	params        Params
-	maxBucket     int
+	commonDocs    int
 	maxCandidates int
 	retention     time.Duration
 	generation    time.Duration
@@ -233,7 +233,9 @@ func runConformance(t *testing.T, b backend) {
 	})
 
 	t.Run("rank-and-cap", func(t *testing.T) {
-		s := open(t, storeOpts{maxCandidates: 3})
+		// More documents share a band than the default common_docs lets a
+		// key take: the guard is set above them (common keys: "common-key").
+		s := open(t, storeOpts{maxCandidates: 3, commonDocs: 64})
 		a := entry(p, "a", nil)
 		docs := []Entry{a}
 		// b1…b5 share 1, 3, 2, 1 and 3 of a's bands.
@@ -520,7 +522,7 @@ func runConformance(t *testing.T, b backend) {
 		// pending writes for a document inserted earlier in the batch,
 		// from the stored records otherwise, sent once per reply however
 		// many documents find the same original.
-		s := open(t, storeOpts{})
+		s := open(t, storeOpts{commonDocs: 64}) // four documents share a band: below the guard
 		dig := sketch.Digest{7, 7, 7}
 		a := entry(p, "a", nil)
 		a.Features = []byte("fa \x00\xff")
@@ -598,7 +600,7 @@ func runConformance(t *testing.T, b backend) {
 	})
 
 	t.Run("delete", func(t *testing.T) {
-		s := open(t, storeOpts{})
+		s := open(t, storeOpts{commonDocs: 64}) // three documents share a band: below the guard
 		a := entry(p, "a", nil)
 		ra := insert(t, s, a)[0]
 		insert(t, s, entry(p, "b", map[int]uint64{0: a.Bands[0]}), entry(p, "b2", map[int]uint64{0: a.Bands[0]}))
@@ -629,10 +631,10 @@ func runConformance(t *testing.T, b backend) {
 	t.Run("truth", func(t *testing.T) { runTruth(t, b, open) })         // truth_test.go
 
 	t.Run("common-key", func(t *testing.T) {
-		// A band bucket becomes common when maxBucket documents hold it:
+		// A band bucket becomes common when commonDocs documents hold it:
 		// later documents get its exemplar (the first holder) as their
 		// only candidate from it, are counted, and are not added.
-		s := open(t, storeOpts{maxBucket: 3})
+		s := open(t, storeOpts{commonDocs: 3})
 		hot := key("hot", 0)
 		var rs []Result
 		for i := range 6 {
@@ -686,10 +688,10 @@ func runConformance(t *testing.T, b backend) {
 
 	t.Run("hot-anchors", func(t *testing.T) {
 		// Documents sharing one boilerplate anchor among anchors of their
-		// own: once its bucket holds maxBucket members, later documents
+		// own: once its bucket holds commonDocs members, later documents
 		// get it back in CommonAnchors (and only it), as given, whatever
 		// the order and repeats of their anchors.
-		s := open(t, storeOpts{maxBucket: 2})
+		s := open(t, storeOpts{commonDocs: 2})
 		boiler := key("boilerplate", 0)
 		// h1 makes the anchor common; later documents find its exemplar h0.
 		for i := range 5 {
@@ -787,7 +789,7 @@ func runConformance(t *testing.T, b backend) {
 		// Lookup answers as LookupInsert would and stores nothing: the
 		// looked-up document is neither a candidate nor a replay later,
 		// and a common key's count does not move.
-		s := open(t, storeOpts{maxBucket: 3})
+		s := open(t, storeOpts{commonDocs: 3})
 		a := withAnchors(entry(p, "a", nil), anchors("a", 3)...)
 		a.Content, a.HasContent = sketch.ContentDigest{9}, true
 		insert(t, s, a)
@@ -823,7 +825,7 @@ func runConformance(t *testing.T, b backend) {
 	})
 
 	t.Run("passage-common", func(t *testing.T) {
-		s := open(t, storeOpts{maxBucket: 3})
+		s := open(t, storeOpts{commonDocs: 3})
 		hot := key("hot", 1)
 		var rs []Result
 		for i := range 6 {
@@ -923,7 +925,7 @@ func runConformance(t *testing.T, b backend) {
 
 	t.Run("passage-refresh", func(t *testing.T) {
 		clk := newFakeClock()
-		s := open(t, storeOpts{retention: 10 * time.Second, generation: 5 * time.Second, refresh: true, clock: clk.Now})
+		s := open(t, storeOpts{retention: 10 * time.Second, generation: 5 * time.Second, refresh: true, clock: clk.Now, commonDocs: 64}) // three share an anchor: below the guard
 		A := anchors("a", 3)
 		insert(t, s, withAnchors(entry(p, "a", nil), A...))
 		clk.Advance(6 * time.Second)
@@ -1037,7 +1039,7 @@ func (c *fakeClock) Advance(d time.Duration) {
 
 func memoryBackend() backend {
 	return backend{name: "memory", open: func(t *testing.T, o storeOpts) Store {
-		m, err := NewMemory(MemoryConfig{Params: o.params, MaxBucket: o.maxBucket, MaxCandidates: o.maxCandidates,
+		m, err := NewMemory(MemoryConfig{Params: o.params, CommonDocs: o.commonDocs, MaxCandidates: o.maxCandidates,
 			Retention: o.retention, Generation: o.generation, RefreshOnMatch: o.refresh, Clock: o.clock})
 		if err != nil {
 			t.Fatal(err)

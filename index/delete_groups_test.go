@@ -196,7 +196,7 @@ func TestRemoveSharedGroups(t *testing.T) {
 					setListpackEntries(t, addrs, cluster, "0")
 					defer setListpackEntries(t, addrs, cluster, "128")
 				}
-				r := openRedis(t, RedisConfig{Addrs: addrs, Cluster: cluster, Namespace: fmt.Sprintf("rsg%d", scanMax), Capacity: 1 << 10, MaxBucket: 4})
+				r := openRedis(t, RedisConfig{Addrs: addrs, Cluster: cluster, Namespace: fmt.Sprintf("rsg%d", scanMax), Capacity: 1 << 10, CommonDocs: 4})
 				x := fmt.Sprintf("x%d", scanMax)
 				// 200 anchors in 2^10 passage groups: several share a group.
 				xa := anchors(x, 200)
@@ -385,7 +385,7 @@ func TestRemoveAcrossGenerations(t *testing.T) {
 func TestRemoveVersion3Records(t *testing.T) {
 	onNodeAndCluster(t, func(t *testing.T, addrs []string, cluster bool) {
 		ctx := context.Background()
-		r := openRedis(t, RedisConfig{Addrs: addrs, Cluster: cluster, Namespace: "rv3", Capacity: 1 << 10, MaxBucket: 4})
+		r := openRedis(t, RedisConfig{Addrs: addrs, Cluster: cluster, Namespace: "rv3", Capacity: 1 << 10, CommonDocs: 4})
 		// The documents that make a key common stay: a remove leaves a
 		// common key's mark.
 		var base []Entry

@@ -196,27 +196,6 @@ func (m *Memory) ReviseVerdicts(ctx context.Context, seqs []uint64, old, verdict
 	return revised, err
 }
 
-// footprint counts the entries the store holds, for tests: ids, bucket
-// slots (one map and big map), lane entries, and live documents.
-func (m *Memory) footprint() (n int) {
-	m.genMu.RLock()
-	defer m.genMu.RUnlock()
-	for _, g := range m.gens {
-		for s := range g.stripes {
-			m.locks[s].Lock()
-			gs := &g.stripes[s]
-			n += len(gs.ids) + gs.one.len() + len(gs.imatch) + len(gs.copies)
-			for f := range gs.big.keys {
-				if _, ok := gs.one.get(f); !ok {
-					n++ // a SimHash bucket
-				}
-			}
-			m.locks[s].Unlock()
-		}
-	}
-	return n
-}
-
 // deleteOwned deletes k from m if it maps to handle h: a digest another
 // document stored since keeps its entry.
 func deleteOwned[K comparable](m map[K]uint32, k K, h uint32) {

@@ -158,7 +158,7 @@ func runRemove(t *testing.T, b backend, open func(*testing.T, storeOpts) Store) 
 		// A common key whose exemplar is removed keeps its mark and count
 		// but names no removed document: the next document to find it
 		// has no candidate from it and becomes its exemplar.
-		s := open(t, storeOpts{maxBucket: 2})
+		s := open(t, storeOpts{commonDocs: 2})
 		hot := key("hot", 0)
 		insert(t, s, entry(p, "d0", map[int]uint64{0: hot}), entry(p, "d1", map[int]uint64{0: hot}))
 		if r := insert(t, s, entry(p, "d2", map[int]uint64{0: hot}))[0]; r.Common != 1 {
@@ -452,4 +452,25 @@ func TestKeyOpsRecord(t *testing.T) {
 			})
 		}
 	}
+}
+
+// footprint counts the entries the store holds, for tests: ids, bucket
+// slots (one map and big map), lane entries, and live documents.
+func (m *Memory) footprint() (n int) {
+	m.genMu.RLock()
+	defer m.genMu.RUnlock()
+	for _, g := range m.gens {
+		for s := range g.stripes {
+			m.locks[s].Lock()
+			gs := &g.stripes[s]
+			n += len(gs.ids) + gs.one.len() + len(gs.imatch) + len(gs.copies)
+			for f := range gs.big.keys {
+				if _, ok := gs.one.get(f); !ok {
+					n++ // a SimHash bucket
+				}
+			}
+			m.locks[s].Unlock()
+		}
+	}
+	return n
 }

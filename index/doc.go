@@ -27,7 +27,7 @@
 // (winnowed shingle hashes: a shared passage of at least the sketch's
 // passage width yields at least one shared anchor) find them. Each distinct
 // anchor is one bucket of the passage table, looked up and inserted in the
-// same step as the bands, with the same hot-bucket guard (MaxBucket),
+// same step as the bands, with the same hot-bucket guard (CommonDocs),
 // generations, refresh, replay and deletion rules. A candidate's Hits count
 // its shared band and SimHash tables plus its shared distinct anchors; Via
 // is "passage" when it shares nothing else.
@@ -234,7 +234,7 @@
 // # Common keys
 //
 // A band or passage-table key (LSH bands, passage anchors, sentence keys)
-// that reaches RedisConfig.MaxBucket live documents becomes common: a site
+// that reaches RedisConfig.CommonDocs live documents becomes common: a site
 // template, a consent notice, a licence clause, or a text copied that many
 // times. Its bucket is replaced by a mark (Redis: 8 bytes, 'C', the
 // exemplar's 6-byte seq and a count of the documents that held or found
@@ -338,7 +338,7 @@
 // hits then the most recent, until MaxCandidates live ones are found; the
 // rest are counted (Result.Dropped) and cost nothing more. A lookup
 // therefore reads at most (Bands + SimHash tables + distinct anchors) ×
-// live generations buckets of at most MaxBucket members each (at most
+// live generations buckets of at most CommonDocs members each (at most
 // MaxAnchors anchors), resolves about MaxCandidates ids, and returns at
 // most MaxCandidates candidates.
 //

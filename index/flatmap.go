@@ -103,9 +103,6 @@ func (m *flatMap) del(k uint32) {
 	m.n--
 }
 
-// len returns the number of keys.
-func (m *flatMap) len() int { return m.n }
-
 func (m *flatMap) grow() {
 	old := m.slots
 	size := max(flatMapMinSlots, 2*len(old))
@@ -125,16 +122,6 @@ func (m *flatMap) grow() {
 		}
 		m.slots[i] = s
 		m.n++
-	}
-}
-
-// keys calls yield with each key, in no particular order, until it
-// returns false. The map must not change meanwhile.
-func (m *flatMap) keys(yield func(uint32) bool) {
-	for _, s := range m.slots {
-		if s != 0 && !yield(uint32(s>>32)) {
-			return
-		}
 	}
 }
 
@@ -184,9 +171,3 @@ func (m *bigMap) del(f uint32) {
 	m.free = append(m.free, i)
 	m.idx.del(f)
 }
-
-// len returns the number of buckets.
-func (m *bigMap) len() int { return m.idx.len() }
-
-// keys calls yield with each bucket's key until it returns false.
-func (m *bigMap) keys(yield func(uint32) bool) { m.idx.keys(yield) }

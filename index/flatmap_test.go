@@ -105,3 +105,22 @@ func TestBigMap(t *testing.T) {
 		t.Fatalf("%d bucket slots for at most 500 keys: freed indices not reused", len(m.b))
 	}
 }
+
+// len returns the number of keys.
+func (m *flatMap) len() int { return m.n }
+
+// keys calls yield with each key, in no particular order, until it
+// returns false. The map must not change meanwhile.
+func (m *flatMap) keys(yield func(uint32) bool) {
+	for _, s := range m.slots {
+		if s != 0 && !yield(uint32(s>>32)) {
+			return
+		}
+	}
+}
+
+// len returns the number of buckets.
+func (m *bigMap) len() int { return m.idx.len() }
+
+// keys calls yield with each bucket's key until it returns false.
+func (m *bigMap) keys(yield func(uint32) bool) { m.idx.keys(yield) }

@@ -101,10 +101,6 @@ func (p Params) validate() error {
 // bands and the k+1 SimHash block tables.
 func (p Params) passageTable() int { return p.Bands + p.SimHashK + 1 }
 
-// tables is the number of bucket tables: the LSH bands, the k+1 SimHash
-// block tables and the passage table.
-func (p Params) tables() int { return p.passageTable() + 1 }
-
 // MaxIDLen bounds external ids. Ids up to 62 bytes keep the Redis id and
 // meta hashes in their compact listpack encoding.
 const MaxIDLen = 1024
@@ -316,7 +312,7 @@ type Result struct {
 	// returned: found, never resolved nor verified.
 	Dropped int
 	// Common counts the entry's keys that are common: LSH band buckets
-	// and passage anchors held by MaxBucket documents (boilerplate, or a
+	// and passage anchors held by CommonDocs documents (boilerplate, or a
 	// large cluster of copies), and full SimHash buckets. A common key
 	// yields only its exemplar as a candidate (the first document that
 	// held it) and takes no more documents.
@@ -328,7 +324,7 @@ type Result struct {
 	CommonAnchors []uint64
 	// CommonAnchorDocs are the documents that held or found each common
 	// anchor in its generation (CommonAnchorDocs[i] for CommonAnchors[i];
-	// at least MaxBucket, at most 255): how common it is.
+	// at least CommonDocs, at most 255): how common it is.
 	CommonAnchorDocs []int
 }
 

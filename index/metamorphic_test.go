@@ -33,12 +33,12 @@ func TestMetamorphicMemoryRedis(t *testing.T) {
 			if tc.timed {
 				ret, gen = 10*time.Second, 5*time.Second
 			}
-			mem, err := NewMemory(MemoryConfig{Params: p, MaxBucket: 4, MaxSimHashBucket: 5, MaxCandidates: 3,
+			mem, err := NewMemory(MemoryConfig{Params: p, CommonDocs: 4, MaxSimHashBucket: 5, MaxCandidates: 3,
 				Retention: ret, Generation: gen, RefreshOnMatch: tc.refresh, Clock: clk.Now})
 			if err != nil {
 				t.Fatal(err)
 			}
-			red := openRedis(t, RedisConfig{Addrs: []string{addr}, Params: p, MaxBucket: 4, MaxSimHashBucket: 5, MaxCandidates: 3,
+			red := openRedis(t, RedisConfig{Addrs: []string{addr}, Params: p, CommonDocs: 4, MaxSimHashBucket: 5, MaxCandidates: 3,
 				Namespace: fmt.Sprint("meta", tc.seed), Capacity: 256, Retention: ret, Generation: gen,
 				RefreshOnMatch: tc.refresh, Clock: clk.Now, MaxClockAhead: -1})
 			tick := func(rng *rand.Rand) {
@@ -184,11 +184,11 @@ func sameBytes(a, b []byte) bool { return bytes.Equal(a, b) && (a == nil) == (b 
 func TestMetamorphicMemoryCluster(t *testing.T) {
 	addrs := redistest.StartCluster(t)
 	p := testParams
-	mem, err := NewMemory(MemoryConfig{Params: p, MaxBucket: 4, MaxSimHashBucket: 5, MaxCandidates: 3})
+	mem, err := NewMemory(MemoryConfig{Params: p, CommonDocs: 4, MaxSimHashBucket: 5, MaxCandidates: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cl := openRedis(t, RedisConfig{Addrs: addrs, Cluster: true, Params: p, MaxBucket: 4, MaxSimHashBucket: 5,
+	cl := openRedis(t, RedisConfig{Addrs: addrs, Cluster: true, Params: p, CommonDocs: 4, MaxSimHashBucket: 5,
 		MaxCandidates: 3, Namespace: "metacl", Capacity: 256})
 	rng := rand.New(rand.NewPCG(7, 99))
 	ctx := context.Background()

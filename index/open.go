@@ -18,7 +18,7 @@ type Options struct {
 	Retention      time.Duration
 	Generation     time.Duration
 	RefreshOnMatch bool
-	MaxBucket      int
+	CommonDocs     int
 	// MaxCandidates bounds the candidates a lookup returns (0: the
 	// default), best ranked first.
 	MaxCandidates int
@@ -53,7 +53,7 @@ type Options struct {
 //	rediss+cluster://…                          (TLS)
 //
 // Query parameters: namespace, retention and generation (Go durations),
-// refresh (bool), max_bucket, max_candidates, capacity, batch, shards,
+// refresh (bool), common_docs, max_candidates, capacity, batch, shards,
 // timeout.
 func Open(ctx context.Context, rawURL string, o Options) (Store, error) {
 	cfg, mem, err := parseURL(rawURL, o)
@@ -62,7 +62,7 @@ func Open(ctx context.Context, rawURL string, o Options) (Store, error) {
 	}
 	if mem {
 		return NewMemory(MemoryConfig{Params: cfg.Params, Retention: cfg.Retention, Generation: cfg.Generation,
-			Capacity: cfg.Capacity, RefreshOnMatch: cfg.RefreshOnMatch, MaxBucket: cfg.MaxBucket,
+			Capacity: cfg.Capacity, RefreshOnMatch: cfg.RefreshOnMatch, CommonDocs: cfg.CommonDocs,
 			MaxCandidates: cfg.MaxCandidates})
 	}
 	return NewRedis(ctx, cfg)
@@ -82,7 +82,7 @@ func parseURL(rawURL string, o Options) (cfg RedisConfig, memory bool, err error
 	}
 	cfg = RedisConfig{
 		Params: o.Params, Namespace: o.Namespace, Retention: o.Retention, Generation: o.Generation,
-		RefreshOnMatch: o.RefreshOnMatch, MaxBucket: o.MaxBucket, MaxCandidates: o.MaxCandidates,
+		RefreshOnMatch: o.RefreshOnMatch, CommonDocs: o.CommonDocs, MaxCandidates: o.MaxCandidates,
 		Capacity: o.Capacity, Batch: o.Batch, RequireExisting: o.RequireExisting, ReadOnly: o.ReadOnly, Clock: o.Clock,
 		DialTimeout: o.Timeout, ReadTimeout: o.Timeout, WriteTimeout: o.Timeout,
 	}
@@ -163,8 +163,8 @@ func parseURL(rawURL string, o Options) (cfg RedisConfig, memory bool, err error
 			cfg.Generation, perr = time.ParseDuration(v)
 		case "refresh":
 			cfg.RefreshOnMatch, perr = strconv.ParseBool(v)
-		case "max_bucket":
-			cfg.MaxBucket, perr = strconv.Atoi(v)
+		case "common_docs":
+			cfg.CommonDocs, perr = strconv.Atoi(v)
 		case "max_candidates":
 			cfg.MaxCandidates, perr = strconv.Atoi(v)
 		case "capacity":
@@ -241,6 +241,6 @@ func RedactURL(s string) string {
 // plainParams are the query parameters of an index URL (parseURL) that
 // hold no secret.
 var plainParams = map[string]bool{
-	"namespace": true, "retention": true, "generation": true, "refresh": true, "max_bucket": true,
+	"namespace": true, "retention": true, "generation": true, "refresh": true, "common_docs": true,
 	"max_candidates": true, "capacity": true, "batch": true, "shards": true, "timeout": true,
 }

@@ -254,17 +254,62 @@ func (r *Redis) reserveAndRegister(ctx context.Context, docs []Entry, out []Resu
 // It returns each document's common anchors (indices and counts), for
 // its lookup record.
 func (r *Redis) bucketsAndResolve(ctx context.Context, docs []Entry, out []Result, recs []*lookupRec, skip, copyOld []bool, check bool, budget int) ([]hotOf, error) {
-	n := len(docs)
-
-	// 4. buckets: one argument list per shard, one entry per document.
-	type part struct {
-		doc  int
-		args []any
-		// anchorOf[o] is the index among the document's distinct anchors
-		// of op o, −1 for a band or SimHash op.
-		anchorOf []int
+	perShard := r.bucketParts(docs, out, recs, skip, check)
+	bh, err := r.readBuckets(ctx, perShard, budget, out)
+	if err != nil {
+		return nil, err
 	}
-	perShard := make([][]part, r.shards)
+	ranked := bh.rank(out, recs)
+	refresh := r.refresh && !check
+	next, names, err := r.resolveRanked(ctx, out, ranked, bh, recs, copyOld, refresh)
+	if err != nil {
+		return nil, err
+	}
+	n := len(docs)
+	hots := make([]hotOf, n)
+	for i := range out {
+		res := &out[i]
+		res.CommonAnchors, res.CommonAnchorDocs = hotAnchors(docs[i].Anchors, bh.hot[i], bh.held[i])
+		hots[i] = hotOf{bh.hot[i], bh.held[i]}
+		res.Dropped = len(ranked[i]) - next[i]
+		if l := recs[i]; l != nil {
+			res.Dropped = l.dropped
+			if s := res.CopySeq; s != 0 {
+				if id, ok := names[s]; ok {
+					res.Copy = id
+				} else {
+					res.CopySeq = 0
+				}
+			}
+		}
+		if len(res.Candidates) == 0 {
+			res.Candidates = nil
+		}
+		if s := res.IMatchSeq; s != 0 {
+			if id, ok := names[s]; ok {
+				res.IMatch = id
+			} else {
+				res.IMatchSeq = 0
+			}
+		}
+	}
+	return hots, nil
+}
+
+// bucketPart is one document's entry in a buckets call (phase 4).
+type bucketPart struct {
+	doc  int
+	args []any
+	// anchorOf[o] is the index among the document's distinct anchors
+	// of op o, −1 for a band or SimHash op.
+	anchorOf []int
+}
+
+// bucketParts builds phase 4's argument lists: one per shard, one entry
+// per document that still needs its buckets (not a replay with a verdict,
+// a copy, or a recalled document).
+func (r *Redis) bucketParts(docs []Entry, out []Result, recs []*lookupRec, skip []bool, check bool) [][]bucketPart {
+	perShard := make([][]bucketPart, r.shards)
 	var sim, anchors []uint64
 	for i := range docs {
 		e, res := &docs[i], &out[i]
@@ -313,24 +358,41 @@ func (r *Redis) bucketsAndResolve(ctx context.Context, docs []Entry, out []Resul
 			} else {
 				a = append(a, "")
 			}
-			perShard[sh] = append(perShard[sh], part{i, a, anchorOf[sh]})
+			perShard[sh] = append(perShard[sh], bucketPart{i, a, anchorOf[sh]})
 		}
 	}
-	calls, owners := shardCalls(r, r.scripts.buckets, budget, perShard, func(args []any, p part) []any {
+	return perShard
+}
+
+// bucketCand is a candidate met in a document's buckets, summed over the
+// shards: its best lane, hits, and whether it was found in an older
+// generation.
+type bucketCand struct {
+	via  byte
+	hits int
+	old  bool
+}
+
+// bucketHits is what phase 4 found, per document.
+type bucketHits struct {
+	cands     []map[uint64]bucketCand
+	imatchOld []bool
+	hot       [][]int // common anchors of each document, by index
+	held      [][]int // and the documents holding them
+}
+
+// readBuckets runs phase 4's calls and sums their replies per document
+// (out's Truncated, Common and IMatchSeq included).
+func (r *Redis) readBuckets(ctx context.Context, perShard [][]bucketPart, budget int, out []Result) (*bucketHits, error) {
+	calls, owners := shardCalls(r, r.scripts.buckets, budget, perShard, func(args []any, p bucketPart) []any {
 		return append(args, p.args...)
 	})
 	if err := r.run(ctx, calls); err != nil {
 		return nil, err
 	}
-	type cand struct {
-		via  byte
-		hits int
-		old  bool
-	}
-	cands := make([]map[uint64]cand, n)
-	imatchOld := make([]bool, n)
-	hot := make([][]int, n)  // common anchors of each document, by index
-	held := make([][]int, n) // and the documents holding them
+	n := len(out)
+	bh := &bucketHits{cands: make([]map[uint64]bucketCand, n), imatchOld: make([]bool, n), hot: make([][]int, n), held: make([][]int, n)}
+	cands, hot, held := bh.cands, bh.hot, bh.held
 	for ci, c := range calls {
 		reply, err := c.cmd.Text()
 		if err != nil {
@@ -344,15 +406,15 @@ func (r *Redis) bucketsAndResolve(ctx context.Context, docs []Entry, out []Resul
 			out[i].Common += common
 			r.stats.hot.Add(uint64(common))
 			if ex, old := d.u48(), d.u8(); ex != 0 {
-				out[i].IMatchSeq, imatchOld[i] = ex, old == 1
+				out[i].IMatchSeq, bh.imatchOld[i] = ex, old == 1
 			}
 			for range d.u16() {
 				s, v, h := d.u48(), d.u8(), int(d.u16())
 				if cands[i] == nil {
-					cands[i] = map[uint64]cand{}
+					cands[i] = map[uint64]bucketCand{}
 				}
 				prev, ok := cands[i][s]
-				cur := cand{via: v & 3, hits: prev.hits + h, old: v&4 != 0 || prev.old}
+				cur := bucketCand{via: v & 3, hits: prev.hits + h, old: v&4 != 0 || prev.old}
 				if ok {
 					cur.via = min(cur.via, prev.via)
 				}
@@ -370,30 +432,40 @@ func (r *Redis) bucketsAndResolve(ctx context.Context, docs []Entry, out []Resul
 			return nil, fmt.Errorf("malformed buckets reply")
 		}
 	}
+	return bh, nil
+}
 
-	// 5. resolve, in rank order, until MaxCandidates live candidates per
-	// document. Lane hits are resolved in the first round. A recalled
-	// document's candidates are its record's, in its order.
-	ranked := make([][]Candidate, n)
+// rank returns each document's candidates in rank order; a recalled
+// document's are its record's, in its order (with its lanes, counts and
+// common anchors, set in out and bh).
+func (bh *bucketHits) rank(out []Result, recs []*lookupRec) [][]Candidate {
+	ranked := make([][]Candidate, len(out))
 	for i := range out {
 		if l := recs[i]; l != nil {
 			ranked[i] = l.cands
 			out[i].IMatchSeq, out[i].CopySeq = l.imatchSeq, l.copySeq
 			out[i].Truncated, out[i].Common = l.truncated, l.common
-			hot[i], held[i] = l.hotIdx, l.hotDocs
+			bh.hot[i], bh.held[i] = l.hotIdx, l.hotDocs
 			continue
 		}
-		for s, c := range cands[i] {
+		for s, c := range bh.cands[i] {
 			ranked[i] = append(ranked[i], Candidate{Seq: s, Via: via(c.via), Hits: c.hits})
 		}
 		rankCandidates(ranked[i])
 	}
-	next := make([]int, n) // ranked[i][:next[i]] were sent for resolution
-	refresh := r.refresh && !check
+	return ranked
+}
+
+// resolveRanked is phase 5: it resolves candidates in rank order, until
+// MaxCandidates live ones per document, into out's Candidates; lane hits
+// are resolved in the first round. ranked[i][:next[i]] were sent for
+// resolution; names holds the ids resolved.
+func (r *Redis) resolveRanked(ctx context.Context, out []Result, ranked [][]Candidate, bh *bucketHits, recs []*lookupRec, copyOld []bool, refresh bool) (next []int, names map[uint64]string, err error) {
+	next = make([]int, len(out))
 	lanes := map[uint64]bool{}
 	for i := range out {
 		if s := out[i].IMatchSeq; s != 0 {
-			lanes[s] = lanes[s] || (imatchOld[i] && refresh)
+			lanes[s] = lanes[s] || (bh.imatchOld[i] && refresh)
 		}
 		if s := out[i].CopySeq; s != 0 && copyOld[i] && refresh {
 			lanes[s] = true
@@ -404,7 +476,7 @@ func (r *Redis) bucketsAndResolve(ctx context.Context, docs []Entry, out []Resul
 			}
 		}
 	}
-	names := map[uint64]string{}
+	names = map[uint64]string{}
 	for round := 0; ; round++ {
 		want := map[uint64]bool{}
 		if round == 0 {
@@ -416,7 +488,7 @@ func (r *Redis) bucketsAndResolve(ctx context.Context, docs []Entry, out []Resul
 			have := len(out[i].Candidates)
 			for ; have < r.maxc && next[i] < len(ranked[i]); next[i]++ {
 				c := ranked[i][next[i]]
-				want[c.Seq] = want[c.Seq] || (cands[i][c.Seq].old && refresh)
+				want[c.Seq] = want[c.Seq] || (bh.cands[i][c.Seq].old && refresh)
 				have++
 			}
 		}
@@ -424,7 +496,7 @@ func (r *Redis) bucketsAndResolve(ctx context.Context, docs []Entry, out []Resul
 			break
 		}
 		if err := r.resolveCluster(ctx, want, names); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		short := false
 		for i := range out {
@@ -442,34 +514,7 @@ func (r *Redis) bucketsAndResolve(ctx context.Context, docs []Entry, out []Resul
 			break
 		}
 	}
-	hots := make([]hotOf, n)
-	for i := range out {
-		res := &out[i]
-		res.CommonAnchors, res.CommonAnchorDocs = hotAnchors(docs[i].Anchors, hot[i], held[i])
-		hots[i] = hotOf{hot[i], held[i]}
-		res.Dropped = len(ranked[i]) - next[i]
-		if l := recs[i]; l != nil {
-			res.Dropped = l.dropped
-			if s := res.CopySeq; s != 0 {
-				if id, ok := names[s]; ok {
-					res.Copy = id
-				} else {
-					res.CopySeq = 0
-				}
-			}
-		}
-		if len(res.Candidates) == 0 {
-			res.Candidates = nil
-		}
-		if s := res.IMatchSeq; s != 0 {
-			if id, ok := names[s]; ok {
-				res.IMatch = id
-			} else {
-				res.IMatchSeq = 0
-			}
-		}
-	}
-	return hots, nil
+	return next, names, nil
 }
 
 // copiesCluster runs the content lane of every document that has a

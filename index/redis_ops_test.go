@@ -476,9 +476,9 @@ func TestParseURL(t *testing.T) {
 		wantErr bool
 	}{
 		{url: "memory", memory: true},
-		{url: "redis://localhost:6380/2?namespace=x&retention=24h&generation=12h&refresh=true&max_bucket=9&timeout=2s",
+		{url: "redis://localhost:6380/2?namespace=x&retention=24h&generation=12h&refresh=true&common_docs=9&timeout=2s",
 			want: RedisConfig{Addrs: []string{"localhost:6380"}, DB: 2, Namespace: "x", Retention: 24 * time.Hour,
-				Generation: 12 * time.Hour, RefreshOnMatch: true, MaxBucket: 9,
+				Generation: 12 * time.Hour, RefreshOnMatch: true, CommonDocs: 9,
 				DialTimeout: 2 * time.Second, ReadTimeout: 2 * time.Second, WriteTimeout: 2 * time.Second}},
 		{url: "redis://u:p@h", want: RedisConfig{Addrs: []string{"h:6379"}, Username: "u", Password: "p"}},
 		{url: "redis://:p@h:1", want: RedisConfig{Addrs: []string{"h:1"}, Password: "p"}},
@@ -791,7 +791,7 @@ func TestRedisLookupWritesNothing(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range nodeAndCluster(t) {
 		t.Run(tc.name, func(t *testing.T) {
-			s := openRedis(t, RedisConfig{Addrs: tc.addrs, Cluster: tc.cluster, Namespace: "ro", Params: testParams, MaxBucket: 3})
+			s := openRedis(t, RedisConfig{Addrs: tc.addrs, Cluster: tc.cluster, Namespace: "ro", Params: testParams, CommonDocs: 3})
 			var docs []Entry
 			for i := range 50 {
 				e := withAnchors(entry(testParams, fmt.Sprint("d", i), map[int]uint64{0: uint64(i % 5)}), anchors(fmt.Sprint("a", i%7), 4)...)

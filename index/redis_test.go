@@ -18,7 +18,7 @@ func redisBackend(addrs []string, cluster bool) backend {
 	}
 	return backend{name: name, cluster: cluster, open: func(t *testing.T, o storeOpts) Store {
 		cfg := RedisConfig{Addrs: addrs, Cluster: cluster, Namespace: fmt.Sprintf("t%d", n.Add(1)), Params: o.params,
-			MaxBucket: o.maxBucket, MaxCandidates: o.maxCandidates, Retention: o.retention, Generation: o.generation, RefreshOnMatch: o.refresh,
+			CommonDocs: o.commonDocs, MaxCandidates: o.maxCandidates, Retention: o.retention, Generation: o.generation, RefreshOnMatch: o.refresh,
 			Clock: o.clock, MaxClockAhead: -1, Capacity: 4096}
 		return openRedis(t, cfg)
 	}}

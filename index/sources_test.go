@@ -51,9 +51,6 @@ func TestSourceCodec(t *testing.T) {
 // src returns the source record of hashes found by Seq 1.
 func src(hashes ...uint32) []byte { return AppendSource(nil, 1, hashes) }
 
-// srcBy returns the source record of hashes found by Seq by.
-func srcBy(by uint64, hashes ...uint32) []byte { return AppendSource(nil, by, hashes) }
-
 // sources reads Sources or fails.
 func sources(t *testing.T, s Store, ids ...string) [][]byte {
 	t.Helper()
@@ -108,7 +105,7 @@ func runSources(t *testing.T, b backend, open func(*testing.T, storeOpts) Store)
 		// A candidate's source record comes with the lookup (memory and a
 		// single node) when the entry has common anchors; Redis Cluster
 		// leaves it to Sources.
-		s := open(t, storeOpts{maxBucket: 2})
+		s := open(t, storeOpts{commonDocs: 2})
 		boiler := key("boilerplate", 0)
 		dig := sketch.Digest{9, 9, 9}
 		mk := func(id string) Entry {

@@ -123,7 +123,7 @@ func runTruth(t *testing.T, b backend, open func(*testing.T, storeOpts) Store) {
 		// got, although later documents have since made its keys common
 		// and raised their counts; a fresh look-up sees the index as it
 		// is now.
-		s := open(t, storeOpts{maxBucket: 3})
+		s := open(t, storeOpts{commonDocs: 3})
 		hot := key("hot", 7)
 		band := key("band", 7)
 		mk := func(id string) Entry {
@@ -203,7 +203,7 @@ func testReadOnly(t *testing.T, addrs []string, cluster bool) {
 	ctx := context.Background()
 	p := testParams
 	clk := newFakeClock()
-	cfg := RedisConfig{Addrs: addrs, Cluster: cluster, Namespace: "ro", Params: p, MaxBucket: 3,
+	cfg := RedisConfig{Addrs: addrs, Cluster: cluster, Namespace: "ro", Params: p, CommonDocs: 3,
 		Retention: 10 * time.Second, Generation: 5 * time.Second, Clock: clk.Now, MaxClockAhead: -1, Capacity: 4096}
 	roCfg := cfg
 	roCfg.ReadOnly = true

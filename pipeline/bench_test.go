@@ -16,7 +16,7 @@ import (
 // default settings as scan uses them) over 20,000 documents of about 200
 // words: one document over and over, 20,000 distinct ones, and 20,000
 // near copies of one document (one word of each replaced: every bucket
-// fills to index.max_bucket, the worst case of the LSH lane, which ranks
+// fills to index.common_docs, the worst case of the LSH lane, which ranks
 // the candidates and verifies verify.max_candidates of them). A stream of
 // copies must run at least as fast as distinct documents: a copy is found
 // through its content digest and verifies nothing.
@@ -46,7 +46,7 @@ func BenchmarkStreams(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		ix, err := index.Open(context.Background(), "memory", index.Options{Params: probe.IndexParams(), MaxBucket: 1000})
+		ix, err := index.Open(context.Background(), "memory", index.Options{Params: probe.IndexParams(), CommonDocs: 1000})
 		if err != nil {
 			b.Fatal(err)
 		}

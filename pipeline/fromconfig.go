@@ -115,7 +115,7 @@ func OpenIndex(ctx context.Context, c *config.Config, version string, mode index
 		Retention:       ix.Retention,
 		Generation:      ix.Generation,
 		RefreshOnMatch:  ix.RefreshOnMatch,
-		MaxBucket:       ix.CommonDocs,
+		CommonDocs:      ix.CommonDocs,
 		MaxCandidates:   c.Verify.MaxCandidates,
 		Capacity:        ix.Capacity,
 		Batch:           ix.Batch,

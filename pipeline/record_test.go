@@ -121,7 +121,7 @@ func TestRecordBinaryDamaged(t *testing.T) {
 		decodeRecord("id", d)
 	}
 	// A field number this version does not know (99, both wire types).
-	newer := binary.AppendUvarint(append([]byte(nil), b...), 99<<3|0)
+	newer := binary.AppendUvarint(append([]byte(nil), b...), 99<<3) // wire type 0
 	newer = append(newer, 7)
 	newer = binary.AppendUvarint(newer, 99<<3|2)
 	newer = append(newer, 2, 'h', 'i')

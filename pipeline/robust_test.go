@@ -140,7 +140,7 @@ func TestRepeatedIDs(t *testing.T) {
 // A stream of one document over and over: every copy is found through the
 // content digest with no bucket read and no candidate verified, and all
 // name the first document. On today's main each copy verified up to
-// index.max_bucket candidates (see BenchmarkCopies for the speed).
+// index.common_docs candidates (see BenchmarkCopies for the speed).
 func TestCopiesSkipTheBuckets(t *testing.T) {
 	cfg := testConfig(t, "web")
 	g := synth.NewGenerator(9, 5000)
@@ -261,7 +261,7 @@ func bytesPerDocument(t *testing.T, passageWords, maxHeap, maxFeatures, maxRecor
 	})
 	probe, _ := New(cfg, nil)
 	before := heapAfterGC()
-	ix, err := index.Open(context.Background(), "memory", index.Options{Params: probe.IndexParams(), MaxBucket: 1000, Capacity: 1 << 20})
+	ix, err := index.Open(context.Background(), "memory", index.Options{Params: probe.IndexParams(), CommonDocs: 1000, Capacity: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -249,7 +249,7 @@ func checkSentenceModeClough(t *testing.T, items []Item, sources, answers []clou
 
 // TestSentenceBoilerplate streams pages that share a legal footer, each
 // with sentences of its own and one sentence copied from the page before:
-// once the footer's buckets are full (index max_bucket 4 here: from the
+// once the footer's buckets are full (index.common_docs 4 here: from the
 // fifth page on), the footer is boilerplate, counted in
 // sentences_boilerplate and never matched again, while the copied
 // sentences still are; memory, Redis and cluster agree.
@@ -273,7 +273,7 @@ func TestSentenceBoilerplate(t *testing.T) {
 		items = append(items, Item{Doc: Document{ID: fmt.Sprint("page", i), Text: []byte(text + footer)}})
 	}
 	cfg := sentenceTestConfig(t)
-	opts := index.Options{MaxBucket: 4}
+	opts := index.Options{CommonDocs: 4}
 	open := func(url string) func(*Pipeline) index.Store {
 		return func(p *Pipeline) index.Store {
 			o := opts
@@ -302,11 +302,11 @@ func TestSentenceBoilerplate(t *testing.T) {
 		if copied != 1 {
 			t.Errorf("page%d: the sentence copied from page%d matched %d times: %+v", i+1, i, copied, ev.Sentences)
 		}
-		if hot := i+1 >= opts.MaxBucket; hot != (ev.SentencesBoilerplate == 1) || hot && foot > 0 {
+		if hot := i+1 >= opts.CommonDocs; hot != (ev.SentencesBoilerplate == 1) || hot && foot > 0 {
 			t.Errorf("page%d: %d footer matches, sentences_boilerplate %d", i+1, foot, ev.SentencesBoilerplate)
 		}
 	}
-	if footerMatches == 0 || footerMatches > opts.MaxBucket*5 {
+	if footerMatches == 0 || footerMatches > opts.CommonDocs*5 {
 		t.Errorf("the footer matched %d times in all", footerMatches)
 	}
 	red := run(t, cfg, open("redis://"+redistest.StartServer(t)), items)

@@ -28,18 +28,8 @@ func TestServeReadyClusterMaster(t *testing.T) {
 			return c.ShutdownNoSave(ctx).Err()
 		}},
 		{"slots unassigned", func(ctx context.Context, c *redis.Client) error {
-			slots, err := c.ClusterSlots(ctx).Result()
-			if err != nil {
-				return err
-			}
-			for _, s := range slots {
-				if len(s.Nodes) > 0 && s.Nodes[0].Addr == c.Options().Addr {
-					if err := c.Do(ctx, "CLUSTER", "DELSLOTSRANGE", s.Start, s.End).Err(); err != nil {
-						return err
-					}
-				}
-			}
-			return nil
+			_, err := redistest.UnassignSlots(ctx, c)
+			return err
 		}},
 	}
 	for _, tt := range tests {

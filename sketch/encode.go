@@ -767,31 +767,6 @@ func sortStored(vals []uint64, mask uint64, sorter *hashSorter) {
 	}
 }
 
-// appendPassageV3 appends the passage section of version 3: the
-// fingerprints and anchors as in version 2 (Passage.appendPassage), then
-// the token offsets as 4-bit codes, two per byte (the first in the low
-// half), padded to a whole byte:
-//
-//	varint tokens; per token, its gap g from the previous token's end and
-//	its length l, in code points: the code l when g = 1 and 1 ≤ l ≤ 14
-//	(four tokens in five on English text), 15 then l when g = 2 and
-//	1 ≤ l ≤ 15 (a word after a comma or a full stop), else 0 then g and
-//	l as nibble varints (3 bits a code, the high bit set when more follow,
-//	least significant first)
-//
-// About 5 bits per token on real text (Gutenberg: 81 % of the tokens in
-// one code, 13 % in two), against 8 in version 2: a 5 KB page stores
-// about 300 bytes less.
-func appendPassageV3(dst []byte, p *Passage) []byte {
-	return appendOffsets(p.appendFingerprints(dst), p)
-}
-
-// appendOffsets appends the token offsets of versions 3 and 4 (see
-// appendPassageV3).
-func appendOffsets(dst []byte, p *Passage) []byte {
-	return appendNibbleOffsets(binary.AppendUvarint(dst, uint64(len(p.Starts))), p)
-}
-
 // appendNibbleOffsets appends the 4-bit codes of the token offsets (see
 // appendPassageV3), without their count.
 func appendNibbleOffsets(dst []byte, p *Passage) []byte {
@@ -896,21 +871,6 @@ func appendPassageV5(dst []byte, p *Passage) []byte {
 // decodePassageV5 reads the section appendPassageV5 writes into p.
 func decodePassageV5(d *decoder, p *Passage) {
 	decodeAnchorsV4(d, p, p.decodeFp3(d))
-}
-
-// appendPassageV4 appends the passage section of version 4: the
-// fingerprints four bits a position (Passage.appendFp), then the anchors
-// as a bit stream, then the token offsets (appendOffsetsV4):
-//
-//	varint anchors; when there are any, byte k, then per anchor
-//	StoredBits bits of its hash (StoredHash) and the Rice code (k) of its
-//	position's gap from the previous anchor's (the first from 0); padded
-//	to a whole byte
-//
-// About 26 bits an anchor at the default window (gaps of ~18 positions),
-// against 40 in version 3.
-func appendPassageV4(dst []byte, p *Passage) []byte {
-	return appendAnchorsV4(p.appendFp(dst), p)
 }
 
 // appendAnchorsV4 appends the anchors and the token offsets of versions 4

@@ -90,34 +90,6 @@ func (s *Sketcher) passage(text []byte, f *Features) {
 	p.Starts, p.Ends = s.norm.codePoints(text, &s.tok, len(toks), p.Starts, p.Ends)
 }
 
-// appendFingerprints appends the fingerprints and anchors of the passage
-// section, the same in versions 2 and 3 (see appendPassage).
-func (p *Passage) appendFingerprints(dst []byte) []byte {
-	dst = p.appendFp(dst)
-	dst = binary.AppendUvarint(dst, uint64(len(p.Anchors)))
-	var prev uint32
-	for _, a := range p.Anchors {
-		dst = binary.LittleEndian.AppendUint32(dst, uint32(a.Hash>>32))
-		dst = binary.AppendUvarint(dst, uint64(a.Pos-prev))
-		prev = a.Pos
-	}
-	return dst
-}
-
-// appendFp appends the fingerprints: varint n positions, ⌈n/2⌉ bytes of
-// 4-bit fingerprints, two per byte (the even position in the low half).
-func (p *Passage) appendFp(dst []byte) []byte {
-	dst = binary.AppendUvarint(dst, uint64(len(p.Fp)))
-	for i := 0; i < len(p.Fp); i += 2 {
-		b := p.Fp[i] & 0xF
-		if i+1 < len(p.Fp) {
-			b |= p.Fp[i+1] << 4
-		}
-		dst = append(dst, b)
-	}
-	return dst
-}
-
 // decodeFp reads what appendFp writes and returns the positions, each
 // cut to the bits version 5 keeps.
 func (p *Passage) decodeFp(d *decoder) int {
@@ -185,33 +157,6 @@ func (p *Passage) decodeFp3(d *decoder) int {
 		}
 	}
 	return n
-}
-
-// appendPassage appends the passage section:
-//
-//	varint n positions; ⌈n/2⌉ bytes of 4-bit fingerprints, two per byte
-//	(the even position in the low half)
-//	varint anchors; per anchor 4 bytes top 32 bits of the hash
-//	(little-endian) and a varint position delta
-//	varint tokens; per token, in code points, its gap g from the previous
-//	token's end and its length l: one byte g<<4 | l when g < 8 and
-//	1 ≤ l ≤ 15 (most words), else the byte 0x80 and two varints g, l
-func (p *Passage) appendPassage(dst []byte) []byte {
-	dst = p.appendFingerprints(dst)
-	dst = binary.AppendUvarint(dst, uint64(len(p.Starts)))
-	var end uint32
-	for i, s := range p.Starts {
-		g, l := s-end, p.Ends[i]-s
-		if g < 8 && l >= 1 && l <= 15 {
-			dst = append(dst, byte(g<<4|l))
-		} else {
-			dst = append(dst, 0x80)
-			dst = binary.AppendUvarint(dst, uint64(g))
-			dst = binary.AppendUvarint(dst, uint64(l))
-		}
-		end = p.Ends[i]
-	}
-	return dst
 }
 
 // decodeFingerprints reads what appendFingerprints writes; false when an

@@ -91,7 +91,7 @@ type Event struct {
 	// pipeline.max_sentence_matches for their sentence.
 	SentenceMatchesDropped int `json:"sentence_matches_dropped,omitempty"`
 	// SentencesBoilerplate counts the document's sentences left unmatched
-	// as boilerplate: an index bucket of theirs is full (index.max_bucket
+	// as boilerplate: an index key of theirs is common (index.common_docs
 	// documents already share it: navigation, legal footers).
 	SentencesBoilerplate int `json:"sentences_boilerplate,omitempty"`
 }

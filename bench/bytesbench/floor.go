@@ -273,8 +273,9 @@ func cmdStats(ctx context.Context, rc *redis.Client) (map[string][2]float64, err
 	}
 	out := map[string][2]float64{}
 	for _, line := range strings.Split(info, "\n") {
-		name, rest, ok := strings.Cut(strings.TrimSpace(line), ":")
-		if name, ok = strings.CutPrefix(name, "cmdstat_"); !ok {
+		name, rest, _ := strings.Cut(strings.TrimSpace(line), ":")
+		name, ok := strings.CutPrefix(name, "cmdstat_")
+		if !ok {
 			continue
 		}
 		var cs [2]float64

@@ -336,7 +336,7 @@ func openTwoGenerations(ctx context.Context, c *config.Config) (pc pipeline.Conf
 	clock := func() time.Time { return time.Unix(start.Load(), 0).Add(time.Since(base)) }
 	ix, err = index.Open(ctx, c.Index.URL, index.Options{
 		Params: probe.IndexParams(), Namespace: c.Index.Namespace, Retention: c.Index.Retention,
-		Generation: c.Index.Generation, RefreshOnMatch: c.Index.RefreshOnMatch, MaxBucket: c.Index.CommonDocs,
+		Generation: c.Index.Generation, RefreshOnMatch: c.Index.RefreshOnMatch, CommonDocs: c.Index.CommonDocs,
 		MaxCandidates: c.Verify.MaxCandidates, Capacity: c.Index.Capacity, Batch: c.Index.Batch,
 		Timeout: c.Index.Timeout, Clock: clock,
 	})

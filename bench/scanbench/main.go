@@ -242,7 +242,7 @@ func runNeardup(lines [][]byte, cfg *config.Config) (pairs map[[2]string]bool, c
 	}
 	ix, err := index.Open(context.Background(), "memory", index.Options{Params: probe.IndexParams(),
 		Retention: cfg.Index.Retention, Generation: cfg.Index.Generation, Capacity: cfg.Index.Capacity,
-		MaxBucket: cfg.Index.CommonDocs, MaxCandidates: cfg.Verify.MaxCandidates})
+		CommonDocs: cfg.Index.CommonDocs, MaxCandidates: cfg.Verify.MaxCandidates})
 	if err != nil {
 		panic(err)
 	}

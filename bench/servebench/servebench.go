@@ -466,8 +466,9 @@ func commandStats(rdb redisNodes) map[string]commandStat {
 			return nil
 		}
 		for _, line := range strings.Split(info, "\n") {
-			name, rest, ok := strings.Cut(strings.TrimSpace(line), ":")
-			if name, ok = strings.CutPrefix(name, "cmdstat_"); !ok {
+			name, rest, _ := strings.Cut(strings.TrimSpace(line), ":")
+			name, ok := strings.CutPrefix(name, "cmdstat_")
+			if !ok {
 				continue
 			}
 			cs := out[name]

@@ -545,7 +545,7 @@ func TestExamplesREADME(t *testing.T) {
 	for _, ev := range events(t, out) {
 		got[filepath.Base(ev.ID)] = strings.TrimSpace(ev.Kind + " " + strings.TrimSuffix(filepath.Base(ev.DuplicateOf), "."))
 	}
-	rows := regexp.MustCompile("(?m)^\\| ([0-9][^ |]+\\.txt) \\| (unique|exact|near|partial)(?: duplicate of ([^ |]+\\.txt))?").FindAllStringSubmatch(string(data), -1)
+	rows := regexp.MustCompile(`(?m)^\| ([0-9][^ |]+\.txt) \| (unique|exact|near|partial)(?: duplicate of ([^ |]+\.txt))?`).FindAllStringSubmatch(string(data), -1)
 	if len(rows) != len(got) {
 		t.Errorf("the table has %d rows, scan decided %d documents", len(rows), len(got))
 	}

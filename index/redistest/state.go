@@ -3,6 +3,7 @@ package redistest
 import (
 	"context"
 	"fmt"
+	"net"
 	"slices"
 	"strconv"
 	"strings"
@@ -97,4 +98,31 @@ func (s State) Diff(t State) []string {
 	}
 	slices.Sort(d)
 	return d
+}
+
+// UnassignSlots removes the slots the cluster node c is connected to
+// serves as a master (CLUSTER DELSLOTSRANGE): the node still answers
+// PING, the cluster is down for those slots. It returns the ranges
+// removed (none when the node serves no slots).
+func UnassignSlots(ctx context.Context, c *redis.Client) ([]redis.SlotRange, error) {
+	_, port, err := net.SplitHostPort(c.Options().Addr)
+	if err != nil {
+		return nil, err
+	}
+	shards, err := c.ClusterShards(ctx).Result()
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range shards {
+		if !slices.ContainsFunc(s.Nodes, func(n redis.Node) bool { return n.Role == "master" && strconv.FormatInt(n.Port, 10) == port }) {
+			continue
+		}
+		for _, r := range s.Slots {
+			if err := c.Do(ctx, "CLUSTER", "DELSLOTSRANGE", r.Start, r.End).Err(); err != nil {
+				return nil, fmt.Errorf("CLUSTER DELSLOTSRANGE %d %d: %w", r.Start, r.End, err)
+			}
+		}
+		return s.Slots, nil
+	}
+	return nil, nil
 }

@@ -1,0 +1,788 @@
+-- Server-side scripts. Each script is the prelude followed by one main
+-- part. They are loaded once (SCRIPT LOAD) and called with EVALSHA, with
+-- EVAL as the fallback when the server lost its script cache (restart,
+-- SCRIPT FLUSH, failover).
+--
+-- Calling convention, shared by every script:
+--
+--   KEYS[1]  the shard's clock hash  <P>c
+--   ARGV[1]  the shard's key prefix P = "<namespace>:v6:{<tag>}"
+--   ARGV[2]  now, unix seconds (the caller's clock)
+--   ARGV[3]  ARGV[4]  the shard's route range [glo, ghi): the keys whose
+--            top 22 bits (routeBits) fall in it live in this shard (for
+--            the sweep)
+--   ARGV[5]  sweep budget: key names to give an expiry in this call
+--   ARGV[6]  "1" when the caller has seen this shard's namespace before:
+--            a shard found without its clock hash then answers NDLOST
+--            instead of starting afresh (the data is gone)
+--   ARGV[7…] the script's own arguments
+--
+-- The store's constants (the namespace fingerprint FP, generation length
+-- L and retention R in seconds, AHEAD the most the caller's clock may run
+-- ahead of the server's (0: unbounded), NLIVE live generations, IB the
+-- first generation's group bits (from Capacity), MINB and GB the fewest
+-- and most group bits of a generation (GB is also the precision of the
+-- ops), SPLITA the characters of a passage op's 6 extra group bits, B bands, PT the
+-- passage table, the guards COMMON_DOCS and MAXS, SIMK, S shards, REFRESH, MAXC
+-- candidates returned, PSPLIT = 2^PBITS) are compiled into the source by
+-- [scriptConstants], so a call parses no configuration. The key layout is
+-- described in doc.go. Bucket ops travel at full precision, their group
+-- as GB '0'/'1' digits (passage: one SPLITA character first) and their field as 4 bytes
+-- (appendOp); a generation's group is a prefix of the digits, cut and put
+-- into the key name as it is. Other numbers travel as decimal text. Lua numbers are doubles: every integer handled here stays below
+-- 2^53 (seqs are below 2^48).
+local P, NOW, GLO, GHI, BUDGET = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local CLOCK = KEYS[1]
+local sub = string.sub
+local ST = redis.call('HMGET', CLOCK, 'f', 'g', 's', 'u', 'q', 'w', 'y', 'n', 't')
+local FRESH = not ST[1]
+if FRESH and (ARGV[6] == '1' or RO) then
+  return redis.error_reply('NDLOST the namespace has no clock: it was deleted or the server lost its data')
+end
+if FRESH then
+  redis.call('HSET', CLOCK, 'f', FP)
+elseif ST[1] ~= FP then
+  return redis.error_reply('NDPARAMS namespace was created with: ' .. ST[1])
+end
+
+-- The generation is monotonic per shard: the largest of the stored one and
+-- the caller's clock, so a caller with a slow clock never writes into, or
+-- reads relative to, a generation that others have closed.
+--
+-- OLD lists the older live generations that can hold data, oldest first:
+-- those in which this shard was used (clock field w, kept when the
+-- generation changes), so a store younger than its retention, or one that
+-- was idle for a generation, reads no empty generation. DESC is the
+-- current generation followed by OLD, newest first.
+--
+-- LB[h] is the group bits of generation h in this shard (clock field y,
+-- "h:bits,…"): fixed by the first call in the generation, from the band
+-- entries the shard's previous generation received (clock field n,
+-- counted by the calls that insert) so that a band table's groups hold
+-- about 64 buckets; IB (Capacity) for the first generation.
+local LB = {}
+for h, b in string.gmatch(ST[7] or '', '(%d+):(%d+)') do LB[tonumber(h)] = tonumber(b) end
+local GEN = 0
+local OLD, DESC = {}, {0}
+if L > 0 and AHEAD > 0 then
+  -- A caller's clock far ahead of the server's would move the generation
+  -- forward for everyone: refuse it.
+  local t = tonumber(redis.call('TIME')[1])
+  if NOW > t + AHEAD then
+    return redis.error_reply('NDCLOCK the caller\'s clock is ' .. string.format('%d', NOW - t) .. ' s ahead of the server\'s')
+  end
+end
+if L > 0 then
+  GEN = math.floor(NOW / L)
+  local sg = tonumber(ST[2])
+  if sg and sg > GEN then GEN = sg end
+  local glive = GEN - NLIVE + 1
+  local w = ST[6]
+  if not w and not FRESH then
+    -- A namespace written before w was kept: any live generation may
+    -- hold data.
+    local all = {}
+    for h = glive, GEN - 1 do all[#all + 1] = h end
+    w = table.concat(all, ',')
+  end
+  for h in string.gmatch(w or '', '%d+') do
+    h = tonumber(h)
+    if h >= glive and h < GEN and LB[h] then OLD[#OLD + 1] = h end
+  end
+  if sg and sg ~= GEN and sg >= glive and LB[sg] then OLD[#OLD + 1] = sg end
+  local nw = table.concat(OLD, ',')
+  if RO then -- read as a writer would, writing nothing
+  elseif sg ~= GEN then redis.call('HSET', CLOCK, 'g', GEN, 'w', nw)
+  elseif nw ~= ST[6] then redis.call('HSET', CLOCK, 'w', nw) end
+  DESC[1] = GEN
+  for i = #OLD, 1, -1 do DESC[#DESC + 1] = OLD[i] end
+end
+local EXP = (GEN + 1) * L + R
+-- A read-only call (RO) reads a generation that no writer has started
+-- yet (it has no layout) as the empty generation it is.
+if RO and not LB[GEN] then table.remove(DESC, 1) end
+-- RECORDS are the per-document record kinds: meta (id), features,
+-- verdict, keys, source, lookup, origin and template.
+local RECORDS = {'m', 'f', 'v', 'k', 's', 'l', 'o', 't'}
+
+-- Numbers become key names through itos ('%d', an integer format): Lua's
+-- own number-to-string conversion (a concatenation with a number) goes
+-- through printf's %.14g, several times slower.
+local function itos(x) return string.format('%d', x) end
+
+-- The current generation's layout, fixed by the first call that sees it
+-- (scripts run one at a time on a shard, so the first writer wins and
+-- every member uses it). The previous generation's band entries n (this
+-- shard's share: S/B of them are a document), extrapolated to the whole
+-- generation when it was first written after it began (first write t),
+-- give the documents to size for; the rule is groupBits's in Go.
+if not LB[GEN] and not RO then
+  local b = IB
+  local sg, n, t0 = tonumber(ST[2]), tonumber(ST[8]), tonumber(ST[9])
+  if L > 0 and sg and sg < GEN and n then
+    local docs = n * S / B
+    if t0 then
+      local covered = (sg + 1) * L - t0
+      if covered < L / 64 then covered = L / 64 end
+      if covered < L then docs = docs * L / covered end
+    end
+    b = MINB
+    while b < GB and 64 * 2 ^ b < docs do b = b + 1 end
+  end
+  LB[GEN] = b
+  -- Kept: the layouts of live generations and of the closed ones the
+  -- sweep has still to walk.
+  local keep, lo = {}, GEN - NLIVE + 1
+  local sw = tonumber(ST[3])
+  if sw and sw < lo then lo = sw end
+  for h, hb in pairs(LB) do
+    if h >= lo then keep[#keep + 1] = itos(h) .. ':' .. itos(hb) end
+  end
+  redis.call('HSET', CLOCK, 'y', table.concat(keep, ','), 'n', 0, 't', NOW)
+end
+-- NADD counts the band entries this call inserts into GEN (countEntries).
+local NADD = 0
+local function countEntries()
+  if NADD > 0 then redis.call('HINCRBY', CLOCK, 'n', NADD) end
+end
+
+-- BIN4 writes a hex digit as 4 binary digits (bin, for the sweep). A
+-- literal: built with a loop, it cost more than the rest of a call's setup
+-- (every call runs the prelude).
+local BIN4 = {
+  ['0'] = '0000', ['1'] = '0001', ['2'] = '0010', ['3'] = '0011',
+  ['4'] = '0100', ['5'] = '0101', ['6'] = '0110', ['7'] = '0111',
+  ['8'] = '1000', ['9'] = '1001', a = '1010', b = '1011',
+  c = '1100', d = '1101', e = '1110', f = '1111',
+}
+-- bin names group g of c bits (c ≤ 28) as the ops do: c binary digits.
+local function bin(g, c)
+  local s = string.gsub(string.format('%07x', g), '.', BIN4)
+  return sub(s, 29 - c)
+end
+
+-- Key prefixes are built once per call and generation. A bucket group's
+-- key is its table's prefix and the group's binary digits: the op's first
+-- LB[h] digits (LB[h] + 1 characters in the passage table), cut from the op at
+-- position p of ops. An id, I-Match or content group's key ends in the
+-- decimal digits of the group: the top LB[h] bits of its 32-bit value x
+-- (a number, or decimal text).
+local KB, KI = {}, {}
+local function tpre(h, t)
+  local row = KB[h]
+  if not row then row = {}; KB[h] = row end
+  local p = row[t]
+  if not p then p = P .. 'b' .. itos(h) .. ':' .. itos(t) .. ':'; row[t] = p end
+  return p
+end
+local function tkey(h, t, ops, p)
+  local c = LB[h]
+  if t == PT then c = c + 1 end
+  return tpre(h, t) .. sub(ops, p, p + c - 1)
+end
+-- GK[t] is the current generation's key prefix of table t and GC[t] one
+-- less than the digits its groups take: tkey's for GEN, cached per call,
+-- since every op names a key of the current generation (two function
+-- calls and three table reads fewer per op).
+local GK, GC = {}, {}
+local function gentable(t)
+  local c = LB[GEN]
+  if t == PT then c = c + 1 end
+  GK[t], GC[t] = tpre(GEN, t), c - 1
+end
+local function gpre(kind, h)
+  local row = KI[kind]
+  if not row then row = {}; KI[kind] = row end
+  local p = row[h]
+  if not p then p = P .. kind .. itos(h) .. ':'; row[h] = p end
+  return p
+end
+local function gkey(kind, h, x)
+  if type(x) == 'string' then x = tonumber(x) end
+  return gpre(kind, h) .. itos(math.floor(x / 2 ^ (32 - LB[h])))
+end
+local function ikey(h, x) return gkey('i', h, x) end
+local function xkey(h, x) return gkey('x', h, x) end
+local function ckey(h, x) return gkey('e', h, x) end
+
+-- Generation keys get their expiry when their generation has closed: the
+-- sweep walks every key name a closed generation can have in this shard
+-- (the band and SimHash tables, the PSPLIT parts of the passage table, ids,
+-- digests, contents × the generation's groups that overlap the shard's
+-- route range) and sets EXPIREAT (gen+1)·L + R, BUDGET names per call. A
+-- key in the past is deleted. A generation without a layout was never
+-- written in this shard: it has no keys.
+local SWEPT = true
+local function sweep(sw, u, budget)
+  while budget > 0 and sw < GEN do
+    local b = LB[sw]
+    if not b then
+      local nx = GEN
+      for h in pairs(LB) do if h > sw and h < nx then nx = h end end
+      sw, u = nx, 0
+    else
+      local exp = (sw + 1) * L + R
+      local sh = 2 ^ (GB - b)
+      local glo = math.floor(GLO / sh)
+      local n = math.floor((GHI - 1) / sh) + 1 - glo
+      if GHI <= GLO then n = 0 end
+      local total = (PT + PSPLIT + 3) * n
+      local stop = u + budget
+      if stop > total then stop = total end
+      for k = u, stop - 1 do
+        local tt = math.floor(k / n)
+        local g = glo + k % n
+        local key
+        if tt < PT then key = tpre(sw, tt) .. bin(g, b)
+        elseif tt < PT + PSPLIT then key = tpre(sw, PT) .. sub(SPLITA, tt - PT + 1, tt - PT + 1) .. bin(g, b)
+        elseif tt == PT + PSPLIT then key = gpre('i', sw) .. itos(g)
+        elseif tt == PT + PSPLIT + 1 then key = gpre('x', sw) .. itos(g)
+        else key = gpre('e', sw) .. itos(g) end
+        redis.call('EXPIREAT', key, exp)
+      end
+      budget = budget - (stop - u)
+      u = stop
+      if u >= total then sw = sw + 1; u = 0 end
+    end
+  end
+  redis.call('HSET', CLOCK, 's', sw, 'u', u)
+  SWEPT = sw >= GEN
+end
+if L > 0 and not RO then
+  local sw = tonumber(ST[3])
+  if not sw then redis.call('HSET', CLOCK, 's', GEN)
+  elseif sw < GEN then sweep(sw, tonumber(ST[4]) or 0, BUDGET) end
+end
+
+local function pop32(x)
+  x = x - bit.band(bit.rshift(x, 1), 0x55555555)
+  x = bit.band(x, 0x33333333) + bit.band(bit.rshift(x, 2), 0x33333333)
+  x = bit.band(x + bit.rshift(x, 4), 0x0F0F0F0F)
+  return x % 255
+end
+
+-- fnv32 is FNV-1a 32 (index.fnv32 in Go): it places an id in its group.
+local function fnv32(s)
+  local h = 2166136261
+  for i = 1, #s do
+    h = bit.bxor(h, string.byte(s, i))
+    h = bit.tobit(bit.lshift(h, 24) + h * 403)
+  end
+  if h < 0 then h = h + 4294967296 end
+  return h
+end
+
+local function lenstr(x)
+  if x then return struct.pack('>i4', #x) .. x end
+  return struct.pack('>i4', -1)
+end
+
+-- Per-document records live in hashes of 64 consecutive local seqs. The
+-- field is returned as text from FLD: a number given to redis.call is
+-- converted by Lua's own number-to-string conversion (printf's %.14g) and
+-- interned on every call (an HGET with a numeric field cost ~1.5 µs more,
+-- index/BENCHMARKS.md section 10). Seqs written as values go through itos
+-- for the same reason (and %.14g would write a seq of 15 digits in
+-- exponent form).
+-- FLD is a literal for the reason BIN4 is.
+local FLD = {[0] = '0',
+  '1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11', '12', '13', '14', '15',
+  '16', '17', '18', '19', '20', '21', '22', '23', '24', '25', '26', '27', '28', '29', '30', '31',
+  '32', '33', '34', '35', '36', '37', '38', '39', '40', '41', '42', '43', '44', '45', '46', '47',
+  '48', '49', '50', '51', '52', '53', '54', '55', '56', '57', '58', '59', '60', '61', '62', '63'}
+local function rkey(kind, s)
+  local ls = math.floor(s / S)
+  return P .. kind .. itos(math.floor(ls / 64)), FLD[ls % 64]
+end
+
+-- Resolution of seqs to external ids; false marks a deleted or expired
+-- document (its meta record is gone).
+local RCACHE = {}
+local function resolve(s)
+  local id = RCACHE[s]
+  if id == nil then
+    local k, f = rkey('m', s)
+    id = redis.call('HGET', k, f)
+    RCACHE[s] = id
+  end
+  return id
+end
+
+-- Deferred writes of per-document records, one HSET per record hash.
+local WM, WF, WK, WL, WO = {}, {}, {}, {}, {}
+local function defer(w, kind, s, v)
+  local k, f = rkey(kind, s)
+  local l = w[k]
+  if not l then l = {}; w[k] = l end
+  l[#l + 1] = f
+  l[#l + 1] = v
+end
+local function flush(w)
+  for k, l in pairs(w) do
+    redis.call('HSET', k, unpack(l))
+    if R > 0 and redis.call('EXPIREAT', k, EXP, 'NX') == 0 then
+      redis.call('EXPIREAT', k, EXP, 'GT')
+    end
+  end
+end
+
+-- An id hash field holds the seq of the document stored under the id,
+-- or, once that document is removed, '-' and its origin (Entry.Origin:
+-- the topic's FNV-1a 32, the partition u32, the offset u64): the
+-- removal's mark.
+local function ismark(v) return sub(v, 1, 1) == '-' end
+-- gone reports whether an entry from origin o re-reads a record stored
+-- before the removal marked mark: the same topic and partition, at or
+-- before the removed document's offset.
+local function gone(o, mark)
+  if #o ~= 16 or #mark ~= 17 or sub(o, 1, 8) ~= sub(mark, 2, 9) then return false end
+  return sub(o, 9) <= sub(mark, 10)
+end
+
+-- register returns the stored seq of id and whether it was already
+-- stored; otherwise, unless the entry (origin) re-reads the record of a
+-- document removed since (the third result), it stores id → seq in the
+-- current generation.
+local function register(id, ig, seq, origin)
+  local mark
+  for _, h in ipairs(DESC) do -- newest first
+    local s = redis.call('HGET', ikey(h, ig), id)
+    if s and not ismark(s) then return tonumber(s), true, false end
+    mark = mark or s
+  end
+  if mark and origin ~= '' and gone(origin, mark) then return 0, false, true end
+  redis.call('HSET', ikey(GEN, ig), id, itos(seq))
+  return seq, false, false
+end
+
+-- idSeq returns the seq of a live document stored under id (id group ig),
+-- looked up newest generation first; nil for none.
+local function idSeq(id, ig)
+  for _, h in ipairs(DESC) do
+    local s = redis.call('HGET', ikey(h, ig), id)
+    if s then
+      if ismark(s) then return nil end
+      s = tonumber(s)
+      if resolve(s) then return s end
+      return nil
+    end
+  end
+  return nil
+end
+
+-- liveSeq reports whether document s is stored and findable: its meta
+-- record exists and its id maps to it in a live generation (a record hash
+-- holds 64 documents and lives as long as the newest of them, so a
+-- document's meta record may outlive its generation). It is what the
+-- memory store's alive says of a Seq.
+local function liveSeq(s)
+  local id = resolve(s)
+  if not id then return false end
+  return idSeq(id, fnv32(id)) == s
+end
+
+local function verdict(s)
+  local k, f = rkey('v', s)
+  return redis.call('HGET', k, f)
+end
+
+-- Per-document lookup state.
+local SELF, MODE, LOWER      -- MODE 0 insert, 1 look up only, 2 insert unless present
+local LOCAL = false          -- records are in this shard: members can be resolved
+local QHI, QLO = 0, 0        -- the document's SimHash halves
+local CAND, HITS, LASTT, CORDER, OLDC, LIVEC, PEND, RFULL, TRUNC, HOT, HOTA, CHK, HOTD
+local function begin(self, mode)
+  SELF, MODE = self, mode
+  CAND, HITS, LASTT, CORDER, OLDC, LIVEC, PEND, RFULL, TRUNC, HOT, HOTA, CHK = {}, {}, {}, {}, {}, {}, {}, {}, 0, 0, {}, {}
+  HOTD = {}
+end
+-- addc counts a bucket op's hit (hit key hk) on candidate s: a member met
+-- in several generations of one table, or of one anchor's bucket, counts
+-- once. via: 1 LSH, 2 SimHash, 3 passage; the lowest met wins.
+local function addc(s, via, hk)
+  local v = CAND[s]
+  if not v then CAND[s] = via; HITS[s] = 1; LASTT[s] = hk; CORDER[#CORDER + 1] = s
+  else
+    if via < v then CAND[s] = via end
+    if LASTT[s] ~= hk then HITS[s] = HITS[s] + 1; LASTT[s] = hk end
+  end
+end
+-- rank orders the candidates best first: most hits, then the most recent.
+local function rank()
+  table.sort(CORDER, function(a, b)
+    if HITS[a] ~= HITS[b] then return HITS[a] > HITS[b] end
+    return a > b
+  end)
+end
+
+-- scan adds the members of a bucket value as candidates (hit key hk, via)
+-- and returns whether SELF is among them. LSH and passage members are
+-- 6-byte seqs; SimHash members are a 6-byte seq and the 8-byte
+-- fingerprint, kept only within SIMK bits. Members are in the order they
+-- were added: for a replay (MODE 2) a later document after SELF was added
+-- after SELF's first attempt added it, so it saw SELF there and is no
+-- candidate; one before it (or where SELF is absent) did not.
+local function scan(val, w, old, hk, via)
+  local present = false
+  for p = 1, #val, w do
+    local s, hi, lo
+    if w == 6 then s = struct.unpack('>I6', val, p)
+    else s, hi, lo = struct.unpack('>I6I4I4', val, p) end
+    local near = w == 6
+    if not near then
+      local d = pop32(bit.bxor(hi, QHI)) -- most members fail on the first half
+      near = d <= SIMK and d + pop32(bit.bxor(lo, QLO)) <= SIMK
+    end
+    if s == SELF then present = true
+    elseif present and MODE == 2 and s > SELF then -- saw SELF
+    elseif near and (not LOWER or s < SELF) then
+      addc(s, via, hk)
+      if old then old[#old + 1] = s; old[#old + 1] = string.sub(val, p, p + w - 1); OLDC[s] = true end
+    end
+  end
+  return present
+end
+
+-- overflow counts a full bucket (hit key hk); for an anchor's bucket
+-- (hk = PT + 1 + its index) the index joins HOTA, the hot anchors.
+local function overflow(k, f, add, hk)
+  HOT = HOT + 1
+  if hk > PT then HOTA[#HOTA + 1] = hk - PT - 1 end
+  if add then TRUNC = TRUNC + redis.call('HINCRBY', k, 'o' .. f, 1) - 1
+  else TRUNC = TRUNC + (tonumber(redis.call('HGET', k, 'o' .. f)) or 0) end
+end
+
+-- A common key (LSH and passage tables: COMMON_DOCS documents hold it) is an
+-- 8-byte value: 'C', the 6-byte seq of its exemplar (the first document
+-- that held it) and the documents that held or found it in this
+-- generation, capped at 255. Member lists are multiples of 6 bytes.
+local function iscommon(val, w) return w == 6 and #val % 6 == 2 end
+-- NOEX is the exemplar of a common key whose exemplar was deleted: it
+-- yields no candidate, and the next document to find the key in its
+-- generation becomes the exemplar.
+local NOEX = string.rep('\0', 6)
+local function cmark(ex, n) return 'C' .. ex .. string.char(math.min(n, 255)) end
+
+-- commonHit counts common key hk once (its anchor joins HOTA with the
+-- documents that hold it: the most any generation counts) and adds its
+-- exemplar as a candidate; old marks one found in an older generation
+-- (for refresh). Returns the key's count.
+local function commonHit(val, hk, via, old)
+  local n = string.byte(val, 8)
+  if not CHK[hk] then
+    CHK[hk] = true
+    HOT = HOT + 1
+    if hk > PT then HOTA[#HOTA + 1] = hk - PT - 1 end
+    HOTD[hk] = n
+  elseif n > HOTD[hk] then HOTD[hk] = n end
+  local s = struct.unpack('>I6', val, 2)
+  if s ~= SELF and s ~= 0 and (not LOWER or s < SELF) then -- 0: exemplar deleted
+    addc(s, via, hk)
+    if old then OLDC[s] = true end
+  end
+  return n
+end
+
+-- hotList encodes HOTA: nhot u16 · nhot × (anchor index u16 · documents
+-- u8), the index of the anchor among the document's distinct anchors, or
+-- in cluster mode of the op among the call's ops of the document.
+local function hotList()
+  local p = {struct.pack('>I2', #HOTA)}
+  for _, j in ipairs(HOTA) do p[#p + 1] = struct.pack('>I2B', j, HOTD[PT + 1 + j]) end
+  return table.concat(p)
+end
+
+-- tableOp looks up (and unless MODE 1 inserts into) the bucket of table t
+-- of the op at position op of ops (its group's digits, cut per
+-- generation by tkey) and field f (4 bytes) in every live generation; its members count under hit key hk (the table, or one per
+-- anchor of the passage table). The passage table holds about 64 anchors
+-- per document, so it has PSPLIT times the groups (the caller moved the
+-- top bits of its field into the group, in the same shard). A new bucket
+-- costs one HSETNX (or an HGET and an HSET, see GUESS); an existing one is
+-- read and rewritten after resolution (PEND). A common key costs one HGET
+-- (two commands when HSETNX was tried first): its exemplar is the only candidate and it
+-- takes no member; common in an older generation, it is marked common in
+-- the current one too, with the document as its exemplar there (one that
+-- lives as long as the mark).
+-- GUESS[via] is a moving average, over the call, of whether the buckets
+-- of a table kind (via: 1 LSH, 2 SimHash, 3 passage) existed (+) or were
+-- new (−) when inserted into.
+local GUESS = {0, 0, 0}
+local function tableOp(t, ops, op, f, sim, me, hk)
+  local via = sim and 2 or (t == PT and 3 or 1)
+  local w = sim and 14 or 6
+  local collect = REFRESH == 1 and MODE ~= 1
+  local old, oc
+  for i = 1, #OLD do
+    local h = OLD[i]
+    local val = redis.call('HGET', tkey(h, t, ops, op), f)
+    if val then
+      if iscommon(val, w) then
+        oc = math.max(oc or 0, commonHit(val, hk, via, collect))
+      else
+        if collect then old = old or {} end
+        scan(val, w, old, hk, via)
+      end
+    end
+  end
+  if not LB[GEN] then return end -- RO: no current generation yet
+  local kp = GK[t]
+  if not kp then gentable(t); kp = GK[t] end
+  local k = kp .. sub(ops, op, op + GC[t])
+  local lim = sim and MAXS or COMMON_DOCS
+  if MODE == 0 and t < B then NADD = NADD + 1 end
+  if MODE == 1 then
+    local val = redis.call('HGET', k, f)
+    if val then
+      if iscommon(val, w) then commonHit(val, hk, via, false); return end
+      scan(val, w, nil, hk, via)
+      if sim and #val >= w * lim then RFULL[#RFULL + 1] = {k, f, val, w, lim, hk} end
+    end
+    return
+  end
+  local val
+  if not old and not oc and MODE == 0 then
+    -- Which command comes first follows what this table kind's buckets
+    -- were lately: mostly new, HSETNX (one command for a new bucket, three
+    -- for an existing one); mostly existing (copies, templates), HGET
+    -- (two for a new one, two for an existing one, one for a common key
+    -- whose count is capped). Either order stores the same.
+    if GUESS[via] > 0 then
+      val = redis.call('HGET', k, f)
+      if not val then
+        GUESS[via] = GUESS[via] * 0.75 - 0.25
+        redis.call('HSET', k, f, me)
+        return
+      end
+    else
+      if redis.call('HSETNX', k, f, me) == 1 then
+        GUESS[via] = GUESS[via] * 0.75 - 0.25
+        return
+      end
+      val = redis.call('HGET', k, f)
+    end
+    GUESS[via] = GUESS[via] * 0.75 + 0.25
+  else
+    val = redis.call('HGET', k, f)
+  end
+  val = val or ''
+  if iscommon(val, w) then
+    local n = commonHit(val, hk, via, false)
+    local ex = sub(val, 2, 7)
+    if ex == NOEX then
+      redis.call('HSET', k, f, cmark(me, n + 1)) -- the deleted exemplar's successor
+    elseif n < 255 then redis.call('HSET', k, f, cmark(ex, n + 1)) end
+    return
+  end
+  if oc then
+    scan(val, w, nil, hk, via)
+    redis.call('HSET', k, f, cmark(me, oc + 1))
+    return
+  end
+  local present = scan(val, w, nil, hk, via)
+  PEND[#PEND + 1] = {k, f, val, w, lim, old, present, me, hk}
+end
+
+local function has(val, s, w)
+  for p = 1, #val, w do
+    if struct.unpack('>I6', val, p) == s then return true end
+  end
+  return false
+end
+
+-- finish counts the full buckets a replay looked up and rewrites the
+-- pending buckets: members whose document is gone (dead) are dropped,
+-- refreshed members of older generations are copied in (on a single node
+-- only the candidates returned, whose records were refreshed; in cluster
+-- mode, where records are resolved later, every one found), and the
+-- document is appended unless the bucket is full.
+-- live keeps the members of val whose document exists. Only a bucket that
+-- looks full is checked member by member (SimHash members outside SIMK and
+-- later members of a replay are not resolved otherwise), so that the guard
+-- counts live documents, exactly as the memory store does.
+local function live(val, w)
+  if not LOCAL then return val end
+  local parts = {}
+  for p = 1, #val, w do
+    local s = struct.unpack('>I6', val, p)
+    if s == SELF or resolve(s) then parts[#parts + 1] = string.sub(val, p, p + w - 1) end
+  end
+  return table.concat(parts)
+end
+
+local function finish(dead)
+  for _, pe in ipairs(RFULL) do
+    local k, f, val, w, lim, hk = unpack(pe)
+    if #live(val, w) >= w * lim then overflow(k, f, false, hk) end
+  end
+  for _, pe in ipairs(PEND) do
+    local k, f, val, w, lim, old, present, me, hk = unpack(pe)
+    local nv = val
+    if dead then
+      local parts, drop = {}, false
+      for p = 1, #val, w do
+        if dead[struct.unpack('>I6', val, p)] then drop = true
+        else parts[#parts + 1] = string.sub(val, p, p + w - 1) end
+      end
+      if drop then nv = table.concat(parts) end
+    end
+    if old then
+      for i = 1, #old, 2 do
+        if not (dead and dead[old[i]]) and (not LOCAL or LIVEC[old[i]]) and #nv < w * lim and not has(nv, old[i], w) then
+          nv = nv .. old[i + 1]
+        end
+      end
+    end
+    -- A key that reaches lim members with the document becomes common
+    -- (LSH and passage tables); a SimHash bucket stops growing. Only live
+    -- members count.
+    local grow = w == 6 and w or 0
+    if not present and #nv + grow >= w * lim then nv = live(nv, w) end
+    if present then
+      if nv ~= val then redis.call('HSET', k, f, nv) end
+    elseif w == 6 and #nv + w >= w * lim then
+      local ex = me
+      if #nv > 0 then ex = sub(nv, 1, 6) end
+      redis.call('HSET', k, f, cmark(ex, #nv / 6 + 1))
+    elseif #nv >= w * lim then
+      overflow(k, f, true, hk)
+      if nv ~= val then redis.call('HSET', k, f, nv) end
+    else
+      redis.call('HSET', k, f, nv .. me)
+    end
+  end
+end
+
+-- exactOp looks up the I-Match digest d (and unless MODE 1 records SELF
+-- as its first document). With check, a hit must resolve to a live
+-- document (single node); otherwise resolution is left to the caller.
+local function exactOp(d, check)
+  local g = struct.unpack('>I4', d, 17)
+  local f = string.sub(d, 1, 16)
+  local found
+  for _, h in ipairs(OLD) do
+    local s = tonumber(redis.call('HGET', xkey(h, g), f))
+    if s and s ~= SELF and (not LOWER or s < SELF) and (not check or resolve(s)) then found = s; break end
+  end
+  if found then
+    if MODE ~= 1 then redis.call('HSETNX', xkey(GEN, g), f, itos(REFRESH == 1 and found or SELF)) end
+    return found, true
+  end
+  if not LB[GEN] then return 0, false end -- RO: no current generation yet
+  local k = xkey(GEN, g)
+  if MODE == 1 then
+    local s = tonumber(redis.call('HGET', k, f))
+    if s and s ~= SELF and (not LOWER or s < SELF) and (not check or resolve(s)) then return s, false end
+    return 0, false
+  end
+  if redis.call('HSETNX', k, f, itos(SELF)) == 1 then return 0, false end
+  local s = tonumber(redis.call('HGET', k, f))
+  if s ~= SELF and (not check or resolve(s)) then return s, false end
+  if s ~= SELF then redis.call('HSET', k, f, itos(SELF)) end
+  return 0, false
+end
+
+-- COPIES is how many recent exact copies a content lane entry keeps
+-- (field f+) to take the representative's place when it is removed.
+local COPIES = 4
+
+-- copyOp looks up the content digest c (16 bytes: the field is its first
+-- 12, the group its last 4). It returns the first earlier document with
+-- that content in an older generation, else the current generation's
+-- representative (0 for none); whether it was found in an older
+-- generation; whether the entry is a copy of the current generation's
+-- representative, which ends its lookup; and that representative. With
+-- check, a hit must resolve to a live document (single node); otherwise
+-- (cluster) the caller resolves and decides. Unless MODE 1, an entry that
+-- finds no such representative becomes it (with REFRESH, the older
+-- document found is carried forward instead); MODE 2 (a cluster replay
+-- whose first attempt may have stopped half-way) writes only what that
+-- attempt did not.
+local function copyOp(c, check)
+  local g = struct.unpack('>I4', c, 13)
+  local f = string.sub(c, 1, 12)
+  local function usable(s)
+    return s and s ~= SELF and (not LOWER or s < SELF) and (not check or resolve(s))
+  end
+  local found, old = 0, false
+  for _, h in ipairs(OLD) do
+    local s = tonumber(redis.call('HGET', ckey(h, g), f))
+    if usable(s) then found, old = s, true; break end
+  end
+  if not LB[GEN] then return found, old, found > 0, 0 end -- RO: no current generation yet
+  local k = ckey(GEN, g)
+  local v = redis.call('HMGET', k, f, f .. '+')
+  local cur = tonumber(v[1])
+  if usable(cur) then
+    if found == 0 then found = cur end
+    local me = struct.pack('>I6', SELF)
+    local list = v[2] or ''
+    local present = false
+    if MODE == 2 then -- a replay: its first attempt may have added it
+      for p = 1, #list, 6 do
+        if sub(list, p, p + 5) == me then present = true; break end
+      end
+    end
+    if MODE ~= 1 and not present then
+      -- The entry holds the representative's content: one of the recent
+      -- copies (field f+, the last COPIES seqs) that a delete of the
+      -- representative makes the representative (laneRep).
+      list = list .. me
+      if #list > 6 * COPIES then list = sub(list, -6 * COPIES) end
+      redis.call('HSET', k, f .. '+', list)
+    end
+    return found, old, true, cur
+  end
+  if MODE == 1 then return found, old, found > 0, cur or 0 end
+  if MODE == 2 and cur == SELF then return found, old, false, cur end -- registered by its first attempt
+  if REFRESH == 1 and found > 0 then redis.call('HSET', k, f, itos(found))
+  else redis.call('HSET', k, f, itos(SELF)) end
+  return found, old, false, cur or 0
+end
+
+-- refreshRecords restarts the lifetime of document s (found in an older
+-- generation): its record hashes are extended and its id copied into the
+-- current generation.
+local function refreshRecords(s, id)
+  for _, kind in ipairs(RECORDS) do
+    local k = rkey(kind, s)
+    redis.call('EXPIREAT', k, EXP, 'GT')
+  end
+  redis.call('HSET', ikey(GEN, fnv32(id)), id, itos(s))
+end
+
+-- A document's lookup record (recall.go) keeps what its insertion's
+-- lookup found, for a replay that finds no verdict: version 1 · copy seq
+-- u48 · imatch seq u48 · withheld u32 · common u16 · dropped u32 · ncand
+-- u16 · ncand × (seq u48 · via u8 · hits u16) · nhot u16 · nhot × (anchor
+-- index u16 · documents u8).
+local function lookupRecord(cp, ex, trunc, hot, dropped, cands, hotl)
+  return struct.pack('>BI6I6I4I2I4I2', 1, cp, ex, trunc, hot, dropped, #cands) .. table.concat(cands) .. hotl
+end
+-- recall reads document s's lookup record (false for none) and returns
+-- its parts, the candidates resolved to ids (those gone left out), as the
+-- reply of luaLookupInsert has them: copy seq, imatch seq, withheld, hot,
+-- dropped, ncand, the candidates (seq u48 · via u8 · hits u16 · id), and
+-- the hot list.
+local LREC = {} -- lookup records written by this call (deferred)
+local function lookupOf(s)
+  if LREC[s] then return LREC[s] end
+  local k, f = rkey('l', s)
+  return redis.call('HGET', k, f)
+end
+local function recall(rec)
+  local _, cp, ex, trunc, hot, dropped, n, p = struct.unpack('>BI6I6I4I2I4I2', rec)
+  local cands, m = {}, 0
+  for _ = 1, n do
+    local c, v, h
+    c, v, h, p = struct.unpack('>I6BI2', rec, p)
+    local cid = liveSeq(c) and resolve(c)
+    if cid then
+      m = m + 1
+      cands[#cands + 1] = struct.pack('>I6BI2', c, v, h) .. lenstr(cid)
+    end
+  end
+  if cp > 0 and not liveSeq(cp) then cp = 0 end
+  if ex > 0 and not liveSeq(ex) then ex = 0 end
+  return cp, ex, trunc, hot, dropped, m, table.concat(cands), sub(rec, p)
+end
