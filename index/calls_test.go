@@ -266,7 +266,10 @@ func TestCallWorstCase(t *testing.T) {
 		whole, cut := slowest(durs[0]), slowest(durs[1])
 		t.Logf("%d pages: cut by ops only, %d calls, longest %v; with the %v budget, %d calls, longest %v",
 			len(docs), len(durs[0]), whole, callBudget, len(durs[1]), cut)
-		if len(durs[1]) <= len(durs[0]) || cut >= whole/2 {
+		// That the budget cut the calls shows in their number; their
+		// durations are logged, not compared: on a loaded machine one
+		// call of either run can wait for the CPU longer than the budget.
+		if len(durs[1]) <= len(durs[0]) {
 			t.Errorf("the time budget did not cut the calls: %d calls, longest %v, against %d, %v", len(durs[1]), cut, len(durs[0]), whole)
 		}
 		if cut > timeout/2 {
