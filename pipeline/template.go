@@ -426,6 +426,7 @@ func (p *Pipeline) acrossSites(j *job, mine, known []uint32, others []otherPage,
 	}
 	type pair struct{ a, b int } // -1 is the document
 	memo := map[pair]bool{}
+	edges := edgeRuns{}
 	one := func(a, b int) bool {
 		if a > b {
 			a, b = b, a
@@ -452,10 +453,16 @@ func (p *Pipeline) acrossSites(j *job, mine, known []uint32, others []otherPage,
 		}
 		var hold []int // the other pages sharing it to the edge
 		for i, o := range others {
-			if _, in := slices.BinarySearch(o.anchors, h); in && sharedToEdge(j.feats, o.f, h) {
+			if _, in := slices.BinarySearch(o.anchors, h); in {
 				hold = append(hold, i)
 			}
 		}
+		if len(hold) < minTexts-1 {
+			continue
+		}
+		// Copies of the document are its own text (a cluster of copies
+		// shares everything); then the edges.
+		hold = slices.DeleteFunc(hold, func(i int) bool { return one(-1, i) || !edges.at(j.feats, i, others[i].f, h) })
 		if len(hold) < minTexts-1 {
 			continue
 		}
@@ -474,16 +481,34 @@ func (p *Pipeline) acrossSites(j *job, mine, known []uint32, others []otherPage,
 	return out
 }
 
-// sharedToEdge reports whether the text pages a and b share around the
-// anchor whose stored hash is h (their stored per-position fingerprints
-// agree, from the anchor outwards) reaches the start or the end of each
-// of them.
-func sharedToEdge(a, b *sketch.Features, h uint32) bool {
+// edgeRuns caches, for each other page (by index) and offset between
+// the two pages' positions, the runs of text the document and that page
+// share at that offset, and whether each reaches an edge of both.
+type edgeRuns map[[2]int][]edgeRun
+
+// edgeRun is a run of positions [lo, hi) of the document that a page
+// holds at one offset, and whether it reaches an edge of both pages.
+type edgeRun struct {
+	lo, hi int
+	edge   bool
+}
+
+// at reports whether the text that page b (other page i) shares with a
+// around the anchor whose stored hash is h (their stored per-position
+// fingerprints agree, from the anchor outwards) reaches the start or the
+// end of each of them. Each run is scanned once.
+func (e edgeRuns) at(a *sketch.Features, i int, b *sketch.Features, h uint32) bool {
 	pa, ok := anchorPos(a, h)
 	pb, okb := anchorPos(b, h)
 	fa, fb := a.Passage.Fp, b.Passage.Fp
 	if !ok || !okb || pa >= len(fa) || pb >= len(fb) {
 		return false
+	}
+	k := [2]int{i, pb - pa}
+	for _, r := range e[k] {
+		if r.lo <= pa && pa < r.hi {
+			return r.edge
+		}
 	}
 	lo := 0 // how far back from the anchor they agree
 	for pa-lo-1 >= 0 && pb-lo-1 >= 0 && fa[pa-lo-1] == fb[pb-lo-1] {
@@ -495,7 +520,9 @@ func sharedToEdge(a, b *sketch.Features, h uint32) bool {
 	}
 	edgeA := pa-lo == 0 || pa+hi == len(fa)
 	edgeB := pb-lo == 0 || pb+hi == len(fb)
-	return edgeA && edgeB
+	r := edgeRun{lo: pa - lo, hi: pa + hi, edge: edgeA && edgeB}
+	e[k] = append(e[k], r)
+	return r.edge
 }
 
 // mayBeSameText reports whether page f, which shares the anchors shared
