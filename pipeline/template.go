@@ -110,6 +110,7 @@ func (p *Pipeline) siteTemplates(jobs []*job, feats func(c *index.Candidate) *sk
 			shared   [][]uint32         // the anchors each of them shares
 			sameTpl  [][]uint64         // their own template shingles (records)
 			earlier  [][]uint32         // every earlier candidate's anchors
+			others   []otherPage        // earlier candidates of other sites
 			holders  = templateHolders{}
 		)
 		for ci := range j.cands[:min(j.earlier, len(j.cands))] {
@@ -145,10 +146,13 @@ func (p *Pipeline) siteTemplates(jobs []*job, feats func(c *index.Candidate) *sk
 				sameSeqs, same = append(sameSeqs, c.Seq), append(same, f)
 				shared = append(shared, intersect(mine, ca))
 				sameTpl = append(sameTpl, tpl)
+			} else if f.Host != 0 {
+				others = append(others, otherPage{f: f, anchors: ca, tpl: tpl})
 			}
 		}
 		frame, most, wide := p.siteWide(j, as, same, earlier)
-		template = adopted
+		across := p.acrossSites(j, mine, adopted, others, holders)
+		template = union(adopted, across)
 		// The pages that share the least with the document come first:
 		// pages that share only the template with it. On the rest, a page
 		// of the same text (a republished or updated page) is a near
@@ -188,7 +192,7 @@ func (p *Pipeline) siteTemplates(jobs []*job, feats func(c *index.Candidate) *sk
 		// marked: what most of a site's pages show is template wherever it
 		// appears, while what sits in one site's frame (an author box) may
 		// be text that another site holds in its own.
-		known := intersect(template, union(most, adopted))
+		known := intersect(template, union(most, union(adopted, across)))
 		if rec, ok := recordOf(j.feats, known, own, j.feats.ShingleShift); ok {
 			recs.write(j, j.res.Seq, rec)
 		}
@@ -357,12 +361,18 @@ func (p *Pipeline) runFlagsOf(as []sketch.Anchor, n int, shared, frame []uint32)
 // values of its sample at j's shingle shift, sorted; templateDrop) and
 // outside theirs (f's own template, as its record says, at f's shift).
 func (p *Pipeline) sameText(j *job, f *sketch.Features, mine, theirs []uint64) bool {
-	sa, sb, _, _ := sketch.AlignSamples(j.feats, f)
-	narrow := min(j.feats.ShingleShift, f.ShingleShift)
+	return p.oneText(j.feats, f, mine, theirs)
+}
+
+// oneText is sameText of pages a and b, outside dropA (a's template, at
+// a's shift) and dropB (b's, at b's).
+func (p *Pipeline) oneText(a, b *sketch.Features, dropA, dropB []uint64) bool {
+	sa, sb, _, _ := sketch.AlignSamples(a, b)
+	narrow := min(a.ShingleShift, b.ShingleShift)
 	for _, d := range []struct {
 		vals  []uint64
 		shift byte
-	}{{theirs, f.ShingleShift}, {mine, j.feats.ShingleShift}} {
+	}{{dropB, b.ShingleShift}, {dropA, a.ShingleShift}} {
 		if len(d.vals) == 0 {
 			continue
 		}
@@ -377,6 +387,142 @@ func (p *Pipeline) sameText(j *job, f *sketch.Features, mine, theirs []uint64) b
 	}
 	return verify.Jaccard(sa, sb) >= p.threshold(verify.MethodJaccard, verify.DefaultJaccard) ||
 		max(verify.Containment(sa, sb), verify.Containment(sb, sa)) >= p.threshold(verify.MethodContainment, verify.DefaultContainment)
+}
+
+// otherPage is an earlier candidate of another site than the document's:
+// its features, its anchors' stored hashes (sorted) and its own template
+// shingles (its record's).
+type otherPage struct {
+	f       *sketch.Features
+	anchors []uint32
+	tpl     []uint64
+}
+
+// minTexts: a block that three different texts hold at their edge is
+// template. Two pages sharing a block is what a copy or a quote is; a
+// third text holding it too, when none of the three is a copy of
+// another, makes it text that pages with different content share.
+const minTexts = 3
+
+// acrossSites returns j's anchors (mine, sorted) outside known that are
+// template because pages of other sites with different content frame
+// their own text with it: the text around the anchor that the document
+// shares with an earlier candidate of another site (others) runs to the
+// start or end of both pages (sharedToEdge: a consent notice above the
+// page or below its footer), and the document and the candidates it so
+// shares the anchor with are at least minTexts distinct texts, two pages
+// being one text when they are near duplicates by the profile's
+// resemblance, or one holds the other by its containment, on their
+// stored shingles outside their own templates (their records: oneText).
+// Copies of one article, however many sites republished it, are one
+// text, and sit inside their pages (a site's name and navigation come
+// before them); a notice several sites show around their own articles is
+// held by as many texts as pages. It adds the first page holding each
+// such anchor to holders. A document without a host has no other sites
+// and finds nothing here.
+func (p *Pipeline) acrossSites(j *job, mine, known []uint32, others []otherPage, holders templateHolders) []uint32 {
+	if len(others) < minTexts-1 {
+		return nil
+	}
+	type pair struct{ a, b int } // -1 is the document
+	memo := map[pair]bool{}
+	edges := edgeRuns{}
+	one := func(a, b int) bool {
+		if a > b {
+			a, b = b, a
+		}
+		k := pair{a, b}
+		if v, ok := memo[k]; ok {
+			return v
+		}
+		fb := others[b]
+		var v bool
+		if a < 0 {
+			v = p.oneText(j.feats, fb.f, nil, fb.tpl)
+		} else {
+			fa := others[a]
+			v = p.oneText(fa.f, fb.f, fa.tpl, fb.tpl)
+		}
+		memo[k] = v
+		return v
+	}
+	var out []uint32
+	for _, h := range mine {
+		if _, in := slices.BinarySearch(known, h); in {
+			continue
+		}
+		var hold []int // the other pages sharing it to the edge
+		for i, o := range others {
+			if _, in := slices.BinarySearch(o.anchors, h); in {
+				hold = append(hold, i)
+			}
+		}
+		if len(hold) < minTexts-1 {
+			continue
+		}
+		// Copies of the document are its own text (a cluster of copies
+		// shares everything); then the edges.
+		hold = slices.DeleteFunc(hold, func(i int) bool { return one(-1, i) || !edges.at(j.feats, i, others[i].f, h) })
+		if len(hold) < minTexts-1 {
+			continue
+		}
+		texts := []int{-1} // one page of each distinct text
+		for _, i := range hold {
+			if !slices.ContainsFunc(texts, func(t int) bool { return one(t, i) }) {
+				texts = append(texts, i)
+			}
+			if len(texts) == minTexts {
+				out = append(out, h)
+				holders.add([]uint32{h}, others[hold[0]].f)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// edgeRuns caches, for each other page (by index) and offset between
+// the two pages' positions, the runs of text the document and that page
+// share at that offset, and whether each reaches an edge of both.
+type edgeRuns map[[2]int][]edgeRun
+
+// edgeRun is a run of positions [lo, hi) of the document that a page
+// holds at one offset, and whether it reaches an edge of both pages.
+type edgeRun struct {
+	lo, hi int
+	edge   bool
+}
+
+// at reports whether the text that page b (other page i) shares with a
+// around the anchor whose stored hash is h (their stored per-position
+// fingerprints agree, from the anchor outwards) reaches the start or the
+// end of each of them. Each run is scanned once.
+func (e edgeRuns) at(a *sketch.Features, i int, b *sketch.Features, h uint32) bool {
+	pa, ok := anchorPos(a, h)
+	pb, okb := anchorPos(b, h)
+	fa, fb := a.Passage.Fp, b.Passage.Fp
+	if !ok || !okb || pa >= len(fa) || pb >= len(fb) {
+		return false
+	}
+	k := [2]int{i, pb - pa}
+	for _, r := range e[k] {
+		if r.lo <= pa && pa < r.hi {
+			return r.edge
+		}
+	}
+	lo := 0 // how far back from the anchor they agree
+	for pa-lo-1 >= 0 && pb-lo-1 >= 0 && fa[pa-lo-1] == fb[pb-lo-1] {
+		lo++
+	}
+	hi := 1 // how far on
+	for pa+hi < len(fa) && pb+hi < len(fb) && fa[pa+hi] == fb[pb+hi] {
+		hi++
+	}
+	edgeA := pa-lo == 0 || pa+hi == len(fa)
+	edgeB := pb-lo == 0 || pb+hi == len(fb)
+	r := edgeRun{lo: pa - lo, hi: pa + hi, edge: edgeA && edgeB}
+	e[k] = append(e[k], r)
+	return r.edge
 }
 
 // mayBeSameText reports whether page f, which shares the anchors shared

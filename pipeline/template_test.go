@@ -160,14 +160,16 @@ func TestSiteTemplatesLargeHost(t *testing.T) {
 // another site is not linked through it. The template records make it
 // so; a store that keeps none links the page to the notice's first holder
 // (one document per batch: a batch's own records are used within it).
+// The notice sits above each site's footer: on b1 it does not reach the
+// page's edge, so only the records tell (TestAcrossSites).
 func TestTemplateRecords(t *testing.T) {
 	words, join := wordSource(38)
 	notice := words(60)
 	headA, footA, headB, footB := words(40), words(40), words(40), words(40)
 	pages := []sitePage{
-		{"a1", "https://a.example/1", join(headA, words(150), footA, notice)},
-		{"a2", "https://a.example/2", join(headA, words(150), footA, notice)},
-		{"b1", "https://b.example/1", join(headB, words(150), footB, notice)},
+		{"a1", "https://a.example/1", join(headA, words(150), notice, footA)},
+		{"a2", "https://a.example/2", join(headA, words(150), notice, footA)},
+		{"b1", "https://b.example/1", join(headB, words(150), notice, footB)},
 	}
 	t.Run("records", func(t *testing.T) {
 		checkKinds(t, pages, true, func(pl *Pipeline) index.Store { return memoryIndex(t, pl) }, map[string]string{"a2": "unique", "b1": "unique"})
@@ -234,4 +236,37 @@ func TestMainTextShares(t *testing.T) {
 	if m := got["b3"]; m.ID != "a2" || m.Kind != "partial" || m.Share > 0.4 || m.Share < 0.2 {
 		t.Errorf("b3: %+v, want partial a2 with a share of 0.2–0.4 (60 of 210 words)", m)
 	}
+}
+
+// A consent notice at the top or the bottom of the first pages of
+// several sites, before any site has shown a second page: the second
+// page holding it is linked to the first (two pages sharing a block is
+// what a copy is), the third is not (three different texts frame their
+// own text with it), while an article syndicated whole to three sites,
+// inside each site's name and navigation, is found on every copy, and the
+// opening of an article copied at the very start of pages of two other
+// sites is a copy still (the article's page holds it inside its text).
+// Without urls the counts decide.
+func TestAcrossSites(t *testing.T) {
+	words, join := wordSource(40)
+	notice, art, quoted := words(70), words(150), words(150)
+	head := func() []string { return words(30) }
+	pages := []sitePage{
+		{"a1", "https://a.example/1", join(notice, head(), words(150), words(40))},
+		{"b1", "https://b.example/1", join(head(), words(150), words(40), notice)},
+		{"c1", "https://c.example/1", join(notice, head(), words(150), words(40))},
+		{"d1", "https://d.example/1", join(head(), art, words(40))},
+		{"e1", "https://e.example/1", join(head(), art, words(40))},
+		{"f1", "https://f.example/1", join(head(), art, words(40))},
+		{"g1", "https://g.example/1", join(words(50), quoted, words(150))},
+		{"h1", "https://h.example/1", join(quoted[:80], words(200))},
+		{"i1", "https://i.example/1", join(quoted[:80], words(200))},
+	}
+	mem := func(pl *Pipeline) index.Store { return memoryIndex(t, pl) }
+	t.Run("urls", func(t *testing.T) {
+		checkKinds(t, pages, true, mem, map[string]string{"b1": "partial a1", "c1": "unique", "e1": "near d1", "f1": "near d1", "h1": "partial g1", "i1": "partial g1"})
+	})
+	t.Run("no urls", func(t *testing.T) {
+		checkKinds(t, pages, false, mem, map[string]string{"b1": "partial a1", "c1": "partial a1"})
+	})
 }
