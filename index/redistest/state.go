@@ -2,6 +2,7 @@ package redistest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"slices"
@@ -68,6 +69,9 @@ func Snapshot(t testing.TB, masters []*redis.Client) State {
 		}
 		for _, k := range keys {
 			d, err := c.Dump(ctx, k).Result()
+			if errors.Is(err, redis.Nil) {
+				continue // expired since KEYS listed it: not there
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
