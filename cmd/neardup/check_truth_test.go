@@ -136,8 +136,11 @@ func TestCheckWritesNothingAfterTurnover(t *testing.T) {
 	}
 	for _, tg := range startTargets(t, "turn") {
 		t.Run(tg.name, func(t *testing.T) {
-			// Generations of one second, kept for two.
-			url := tg.url + "&retention=2s&generation=1s"
+			// Generations of two seconds, kept for four: what scan stored
+			// outlives the sleep below and check's start by about two
+			// seconds (with 1s/2s, 0.8 s, which a loaded machine running
+			// the race detector overran: Redis expired s1 mid-check).
+			url := tg.url + "&retention=4s&generation=2s"
 			if code, _, errOut := neardup(t, "scan", "--quiet", "--index", url, stored); code != 0 {
 				t.Fatalf("scan into Redis: exit %d: %s", code, errOut)
 			}
@@ -146,7 +149,7 @@ func TestCheckWritesNothingAfterTurnover(t *testing.T) {
 			}
 			// The sleep is the scenario: the clock moves into the next
 			// generation, which nobody has written.
-			time.Sleep(1200 * time.Millisecond)
+			time.Sleep(2200 * time.Millisecond)
 			before := redistest.Snapshot(t, tg.masters)
 			code, out, errOut := neardup(t, "check", "--index", url, checked, filepath.Join(stored, "s2.txt"))
 			if code != 0 {
