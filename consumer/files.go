@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/neardup/neardup/extract"
 	"github.com/neardup/neardup/stream"
 )
 
@@ -218,7 +217,7 @@ func (f *Files) file(path string, info fs.FileInfo) stream.Item {
 	if len(b) > f.MaxBytes {
 		return rejected(path, 0, stream.ReasonTooLarge, fmt.Errorf("more than %d bytes", f.MaxBytes))
 	}
-	doc := stream.Document{ID: idFor(path, 0), Text: b, IsHTML: extract.FormatOf(path) == extract.HTML}
+	doc := stream.Document{ID: idFor(path, 0), Text: b, IsHTML: stream.IsHTMLName(path)}
 	return stream.Item{Doc: doc, Source: src}
 }
 

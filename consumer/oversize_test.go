@@ -69,7 +69,7 @@ func oversizedFirstBatch(t *testing.T, round, brokers int, slowHeartbeat time.Du
 	if slowHeartbeat > 0 {
 		cl.ControlKey(kmsg.Heartbeat.Int16(), func(kmsg.Request) (kmsg.Response, error, bool) {
 			cl.KeepControl()
-			cl.SleepControl(func() { time.Sleep(slowHeartbeat) })
+			cl.SleepControl(func() { time.Sleep(slowHeartbeat) }) // the scenario: a slow broker
 			return nil, nil, false
 		})
 	}
@@ -130,7 +130,7 @@ func oversizedFirstBatch(t *testing.T, round, brokers int, slowHeartbeat time.Du
 	wg.Go(func() { // the service's periodic commit
 		for ctx.Err() == nil {
 			_ = k.Commit(ctx)
-			time.Sleep(100 * time.Millisecond)
+			time.Sleep(100 * time.Millisecond) // the scenario: a commit every 100 ms
 		}
 	})
 	var pending sync.WaitGroup
@@ -143,7 +143,7 @@ func oversizedFirstBatch(t *testing.T, round, brokers int, slowHeartbeat time.Du
 			fed[r.Offset] = true
 			pending.Go(func() { // the pipeline and the sink
 				if len(r.Value) > 1<<20 {
-					time.Sleep(time.Second)
+					time.Sleep(time.Second) // the scenario: a slow dead letter
 				}
 				r.Done()
 			})

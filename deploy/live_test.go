@@ -3,6 +3,7 @@ package deploy
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/neardup/neardup/index/redistest"
 	"github.com/neardup/neardup/internal/kafkatest"
+	"github.com/neardup/neardup/internal/poll"
 	"github.com/neardup/neardup/internal/synth"
 )
 
@@ -204,15 +206,15 @@ func httpStatus(url string) int {
 	return resp.StatusCode
 }
 
-// waitFor polls cond every 100 ms for up to a minute.
+// waitFor polls cond for up to a minute.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(time.Minute); !cond(); {
-		if time.Now().After(deadline) {
-			t.Fatalf("no %s within a minute", what)
+	poll.Until(t, time.Minute, func() error {
+		if !cond() {
+			return fmt.Errorf("no %s", what)
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 // summary lists the exported names, for failure messages.

@@ -42,7 +42,7 @@ func TestRenderEscapesAndHighlights(t *testing.T) {
 	if err := Render(&buf, r); err != nil {
 		t.Fatal(err)
 	}
-	s, err := ReadShown(bytes.NewReader(buf.Bytes()))
+	s, err := browsertest.ReadShown(bytes.NewReader(buf.Bytes()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,10 +52,10 @@ func TestRenderEscapesAndHighlights(t *testing.T) {
 	if bytes.Contains(buf.Bytes(), []byte("<img")) || bytes.Contains(buf.Bytes(), []byte("<b>title")) {
 		t.Error("unescaped markup in the page")
 	}
-	for _, e := range s.Check(a, b, r.Passages) {
+	for _, e := range s.Check(a, b, shownPassages(r.Passages)) {
 		t.Error(e)
 	}
-	if s.Verdict != "partial" || s.Method != "passage" || len(s.Passages) != 3 || s.Passages[2] != r.Passages[2] {
+	if s.Verdict != "partial" || s.Method != "passage" || len(s.Passages) != 3 || Passage(s.Passages[2]) != r.Passages[2] {
 		t.Errorf("verdict %q method %q data %v", s.Verdict, s.Method, s.Passages)
 	}
 	if bytes.Contains(buf.Bytes(), []byte("http://")) || bytes.Contains(buf.Bytes(), []byte("https://")) {
@@ -109,7 +109,7 @@ func TestPageInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	dom := browsertest.DumpDOM(t, page)
-	s, err := ReadShown(bytes.NewReader(dom))
+	s, err := browsertest.ReadShown(bytes.NewReader(dom))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestPageInChromium(t *testing.T) {
 	if s.Scripts != 2 {
 		t.Errorf("%d script elements after the script ran, want 2", s.Scripts)
 	}
-	for _, e := range s.Check(a, b, r.Passages) {
+	for _, e := range s.Check(a, b, shownPassages(r.Passages)) {
 		t.Error(e)
 	}
 	if !bytes.Contains(dom, []byte(`class="active"`)) {
@@ -132,4 +132,13 @@ func TestPageInChromium(t *testing.T) {
 	if n := browsertest.ColouredPixels(img); n < 200 {
 		t.Errorf("%d highlight-coloured pixels in the screenshot, want ≥ 200", n)
 	}
+}
+
+// shownPassages converts passages for [browsertest.Shown.Check].
+func shownPassages(ps []Passage) []browsertest.Passage {
+	out := make([]browsertest.Passage, len(ps))
+	for i, p := range ps {
+		out[i] = browsertest.Passage(p)
+	}
+	return out
 }

@@ -7,9 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strings"
 
+	"github.com/neardup/neardup/stream"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
@@ -34,10 +33,10 @@ const (
 	HTML
 )
 
-// FormatOf guesses the format from a file name: .html and .htm are HTML.
+// FormatOf guesses the format from a file name by [stream.IsHTMLName]:
+// .html, .htm and .xhtml are HTML.
 func FormatOf(name string) Format {
-	switch strings.ToLower(filepath.Ext(name)) {
-	case ".html", ".htm", ".xhtml":
+	if stream.IsHTMLName(name) {
 		return HTML
 	}
 	return Text

@@ -15,6 +15,7 @@ import (
 	"github.com/neardup/neardup/index/redistest"
 	"github.com/neardup/neardup/internal/schematest"
 	"github.com/neardup/neardup/internal/synth"
+	"github.com/neardup/neardup/stream"
 	"github.com/neardup/neardup/verify"
 )
 
@@ -182,7 +183,7 @@ func TestDeadLetters(t *testing.T) {
 	d := NewDecoder(cfg.Sketch.MaxBytes)
 	mk := func(line string) Item {
 		doc, err := d.DecodeJSON([]byte(line), "")
-		return Item{Doc: doc, Err: err, Raw: Raw([]byte(line))}
+		return Item{Doc: doc, Err: err, Raw: stream.Raw([]byte(line))}
 	}
 	items := []Item{
 		mk(`{"id":"ok-1","text":"the first document has enough words to be sketched and indexed"}`),

@@ -12,6 +12,7 @@ import (
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/redistest"
 	"github.com/neardup/neardup/internal/synth"
+	"github.com/neardup/neardup/stream"
 	"github.com/neardup/neardup/verify"
 )
 
@@ -20,7 +21,7 @@ func decodeItem(d *Decoder, line string, tag any) Item {
 	doc, err := d.DecodeJSON([]byte(line), "")
 	it := Item{Doc: doc, Err: err, Tag: tag}
 	if err != nil {
-		it.Raw = Raw([]byte(line))
+		it.Raw = stream.Raw([]byte(line))
 	}
 	return it
 }

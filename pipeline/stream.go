@@ -64,6 +64,3 @@ func NewDecoder(maxBytes int) *Decoder { return stream.NewDecoder(maxBytes) }
 
 // CheckID reports why id cannot name a document ([stream.CheckID]).
 func CheckID(id string) error { return stream.CheckID(id) }
-
-// Raw keeps a bounded copy of a rejected input ([stream.Raw]).
-func Raw(b []byte) []byte { return stream.Raw(b) }

@@ -53,7 +53,9 @@ func TestServeAdminEndpoint(t *testing.T) {
 			t.Errorf("%s: %d %q, want %d", tt.name, code, body, tt.want)
 		}
 	}
-	time.Sleep(time.Second) // time for a wrongly accepted loss to end
+	// The sleep is the scenario: no condition marks "the loss was not
+	// accepted", so a wrongly accepted one is given a second to show.
+	time.Sleep(time.Second)
 	if code, body := in.httpGet(t, "/readyz"); code != http.StatusServiceUnavailable || !strings.Contains(body, "index lost") {
 		t.Fatalf("/readyz %d %q: the loss was accepted by a refused request", code, body)
 	}

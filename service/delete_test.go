@@ -16,6 +16,7 @@ import (
 
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/redistest"
+	"github.com/neardup/neardup/internal/poll"
 	"github.com/neardup/neardup/internal/synth"
 	"github.com/neardup/neardup/pipeline"
 )
@@ -368,13 +369,12 @@ func TestServeDeletesSurviveCrashKeyedBySite(t *testing.T) {
 				tombstones = append(tombstones, kafka.Message{Key: []byte(id)})
 			}
 			a, b := start(t, c, st), start(t, c, st)
-			deadline := time.Now().Add(time.Minute)
-			for len(metricLag(t, a)) != 1 || len(metricLag(t, b)) != 1 {
-				if time.Now().After(deadline) {
-					t.Fatalf("partitions not split between the members: %v, %v", metricLag(t, a), metricLag(t, b))
+			poll.Until(t, time.Minute, func() error {
+				if la, lb := metricLag(t, a), metricLag(t, b); len(la) != 1 || len(lb) != 1 {
+					return fmt.Errorf("partitions not split between the members: %v, %v", la, lb)
 				}
-				time.Sleep(100 * time.Millisecond)
-			}
+				return nil
+			})
 			docsOwner := a
 			if _, ok := metricLag(t, b)[part(site)]; ok {
 				docsOwner = b

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/neardup/neardup/index/redistest"
+	"github.com/neardup/neardup/internal/poll"
 )
 
 // Issue 38, point 7: a Redis whose maxmemory-policy is not noeviction
@@ -35,13 +37,17 @@ func TestServeIndexEviction(t *testing.T) {
 		cl := startKafka(t, 1)
 		c := loadConfig(t, cl.Brokers, "index.url", "redis://"+srv.Addr+"/0?namespace=evict")
 		in := start(t, c, openStore(t, c), fast)
-		body := in.waitReady(t, http.StatusServiceUnavailable, 30*time.Second)
-		for !strings.Contains(body, "maxmemory-policy allkeys-lru on "+srv.Addr) {
-			if _, body = in.httpGet(t, "/readyz"); !strings.Contains(body, "not ready") {
+		in.waitReady(t, http.StatusServiceUnavailable, 30*time.Second)
+		poll.Until(t, 30*time.Second, func() error {
+			_, body := in.httpGet(t, "/readyz")
+			if !strings.Contains(body, "not ready") {
 				t.Fatalf("/readyz %q with maxmemory-policy allkeys-lru", body)
 			}
-			time.Sleep(50 * time.Millisecond)
-		}
+			if !strings.Contains(body, "maxmemory-policy allkeys-lru on "+srv.Addr) {
+				return fmt.Errorf("/readyz %q does not name the policy", body)
+			}
+			return nil
+		})
 		waitGauge(t, in, "neardup_index_evicting_servers", 1, 10*time.Second)
 		setPolicy(t, srv.Addr, "noeviction")
 		in.waitReady(t, http.StatusOK, 30*time.Second)

@@ -36,7 +36,7 @@ func TestServeFetchedRecordsBounded(t *testing.T) {
 		if r := cl.BufferedFetchRecords(); r > peak {
 			peak, peakBytes = r, cl.BufferedFetchBytes()
 		}
-		time.Sleep(2 * time.Millisecond)
+		time.Sleep(2 * time.Millisecond) // a sample every 2 ms, for the peak; not a wait
 	}
 	if got := in.Completed(); got < n {
 		t.Fatalf("%d of %d records done", got, n)

@@ -21,6 +21,7 @@ import (
 	"github.com/neardup/neardup/config"
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/internal/kafkatest"
+	"github.com/neardup/neardup/internal/poll"
 	"github.com/neardup/neardup/internal/synth"
 	"github.com/neardup/neardup/pipeline"
 )
@@ -318,23 +319,22 @@ func waitEvents(t testing.TB, cl *kafkatest.Cluster, ids []string, timeout time.
 	for _, id := range ids {
 		want[id] = true
 	}
-	deadline := time.Now().Add(timeout)
-	for {
-		evs := decodeEvents(t, cl.ReadAll(t, outTopic))
+	var evs []event
+	// Every check reads the whole output topic: at most 5 reads a second.
+	poll.UntilEvery(t, timeout, 200*time.Millisecond, func() error {
+		evs = decodeEvents(t, cl.ReadAll(t, outTopic))
 		seen := map[string]bool{}
 		for _, ev := range evs {
 			if want[ev.ID] {
 				seen[ev.ID] = true
 			}
 		}
-		if len(seen) == len(want) {
-			return evs
+		if len(seen) < len(want) {
+			return fmt.Errorf("%d of %d documents decided", len(seen), len(want))
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d documents decided after %v", len(seen), len(want), timeout)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return nil
+	})
+	return evs
 }
 
 // checkCommittedCovered checks that every record below a committed offset
@@ -419,17 +419,15 @@ func (in *instance) httpGet(t testing.TB, path string) (int, string) {
 // waitReady waits until /readyz answers want.
 func (in *instance) waitReady(t testing.TB, want int, timeout time.Duration) string {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		code, body := in.httpGet(t, "/readyz")
-		if code == want {
-			return body
+	var body string
+	poll.Until(t, timeout, func() error {
+		var code int
+		if code, body = in.httpGet(t, "/readyz"); code != want {
+			return fmt.Errorf("/readyz %d %q, want %d", code, body, want)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("/readyz %d %q after %v, want %d", code, body, timeout, want)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return nil
+	})
+	return body
 }
 
 // counterValue returns the value of a counter (or gauge) of reg whose

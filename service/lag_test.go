@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"net/http"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/neardup/neardup/index/redistest"
 	"github.com/neardup/neardup/internal/kafkatest"
+	"github.com/neardup/neardup/internal/poll"
 	"github.com/neardup/neardup/internal/synth"
 )
 
@@ -97,15 +99,11 @@ func TestServeLagAsBrokerMeasures(t *testing.T) {
 	srv.Freeze()
 	cl.Produce(t, inTopic, docMessages(t, docs[n/10:])...)
 	var broker, got map[int]int64
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	poll.WaitEvery(30*time.Second, 200*time.Millisecond, func() bool {
 		broker = brokerLag(t, cl, "neardup-test", inTopic)
 		got = metricLag(t, in)
-		if within(got, broker, 0.05) || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return within(got, broker, 0.05)
+	})
 	if !within(got, broker, 0.05) {
 		t.Errorf("lag gauge %v (sum %d), brokers' lag %v (sum %d): want every partition within 5%%", got, sum(got), broker, sum(broker))
 	}
@@ -115,19 +113,15 @@ func TestServeLagAsBrokerMeasures(t *testing.T) {
 
 	srv.Thaw()
 	waitEvents(t, cl, idsOf(docs), 2*time.Minute)
-	deadline = time.Now().Add(30 * time.Second)
-	for {
+	poll.UntilEvery(t, 30*time.Second, 200*time.Millisecond, func() error {
 		got = metricLag(t, in)
 		recs := counterValue(t, in.reg, "neardup_inflight_records", "")
 		bytes := counterValue(t, in.reg, "neardup_inflight_bytes", "")
-		if sum(got) == 0 && len(got) == 6 && recs == 0 && bytes == 0 {
-			break
+		if sum(got) != 0 || len(got) != 6 || recs != 0 || bytes != 0 {
+			return fmt.Errorf("at idle: lag %v, in flight %v records, %v bytes; want 0 for all 6 partitions and 0 in flight", got, recs, bytes)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("at idle: lag %v, in flight %v records, %v bytes; want 0 for all 6 partitions and 0 in flight", got, recs, bytes)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return nil
+	})
 	if err := in.stop(t); err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/neardup/neardup/index/redistest"
+	"github.com/neardup/neardup/internal/poll"
 	"github.com/neardup/neardup/internal/synth"
 	"github.com/neardup/neardup/pipeline"
 )
@@ -61,7 +63,9 @@ func TestServeIndexLost(t *testing.T) {
 	if v := counterValue(t, in.reg, "neardup_ready", ""); v != 0 {
 		t.Errorf("neardup_ready %v while the index is lost", v)
 	}
-	time.Sleep(2 * time.Second) // time for anything wrong to happen
+	// The sleep is the scenario: no condition marks "nothing was decided",
+	// so a wrong decision is given two seconds to show.
+	time.Sleep(2 * time.Second)
 	isLater := map[string]bool{}
 	for _, id := range idsOf(later) {
 		isLater[id] = true
@@ -129,33 +133,24 @@ func (in *instance) post(t testing.TB, path string) (int, string) {
 // (it may name the index unavailable first, while the server restarts).
 func waitLost(t testing.TB, in *instance, timeout time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
+	poll.Until(t, timeout, func() error {
 		code, body := in.httpGet(t, "/readyz")
-		if code == http.StatusServiceUnavailable && strings.Contains(body, "not ready: index lost: ") {
-			return
+		if code != http.StatusServiceUnavailable || !strings.Contains(body, "not ready: index lost: ") {
+			return fmt.Errorf("/readyz %d %q, want 503 naming the lost index", code, body)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("/readyz %d %q after %v, want 503 naming the lost index", code, body, timeout)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 // waitGauge waits until the gauge name of in is want.
 func waitGauge(t testing.TB, in *instance, name string, want float64, timeout time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		v := counterValue(t, in.reg, name, "")
-		if v == want {
-			return
+	poll.Until(t, timeout, func() error {
+		if v := counterValue(t, in.reg, name, ""); v != want {
+			return fmt.Errorf("%s %v, want %v", name, v, want)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s %v after %v, want %v", name, v, timeout, want)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 // Two members over one index, both finding it lost: the loss accepted on

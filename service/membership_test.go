@@ -18,6 +18,7 @@ import (
 
 	"github.com/neardup/neardup/config"
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/internal/poll"
 	"github.com/neardup/neardup/internal/synth"
 	"github.com/neardup/neardup/pipeline"
 )
@@ -65,10 +66,9 @@ func runMember() int {
 		return 1
 	}
 	go func() { // owned by the process, which only ends by a signal
-		for !svc.Ready() {
-			time.Sleep(50 * time.Millisecond)
+		if poll.Wait(10*time.Minute, svc.Ready) {
+			fmt.Println("ready")
 		}
-		fmt.Println("ready")
 	}()
 	if err := svc.Run(context.Background()); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -137,13 +137,12 @@ func TestServeMemberKilledReassignedWithin30s(t *testing.T) {
 	a.waitReady(t, http.StatusOK, 30*time.Second)
 	victim := startMember(t, cl.Brokers)
 	// The survivor gives half of its partitions to the victim.
-	deadline := time.Now().Add(30 * time.Second)
-	for len(metricLag(t, a)) != 3 {
-		if time.Now().After(deadline) {
-			t.Fatalf("survivor owns %d partitions after the victim joined, want 3", len(metricLag(t, a)))
+	poll.Until(t, 30*time.Second, func() error {
+		if n := len(metricLag(t, a)); n != 3 {
+			return fmt.Errorf("survivor owns %d partitions after the victim joined, want 3", n)
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return nil
+	})
 	if err := victim.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/common/model"
 	"github.com/segmentio/kafka-go"
 
+	"github.com/neardup/neardup/internal/poll"
 	"github.com/neardup/neardup/internal/synth"
 )
 
@@ -67,7 +68,27 @@ func TestServeMetrics(t *testing.T) {
 	in := start(t, c, memoryStore(t, c))
 	waitEvents(t, cl, idsOf(docs), time.Minute)
 	cl.WaitFor(t, deadTopic, 1, 30*time.Second, nil)
-	time.Sleep(2500 * time.Millisecond) // a commit interval and a health check
+	moved := []struct{ name, label string }{
+		{"neardup_documents_total", "unique"}, {"neardup_documents_total", "near"}, {"neardup_documents_total", "exact"},
+		{"neardup_dead_letters_total", "malformed_json"}, {"neardup_candidates_per_document", ""},
+		{"neardup_verifications_total", ""}, {"neardup_stage_duration_seconds", "decode"},
+		{"neardup_stage_duration_seconds", "sketch"}, {"neardup_stage_duration_seconds", "index"},
+		{"neardup_stage_duration_seconds", "verify"}, {"neardup_stage_duration_seconds", "produce"},
+		{"neardup_end_to_end_seconds", ""}, {"neardup_rebalances_total", "assigned"},
+		{"neardup_produced_records_total", "events"}, {"neardup_produced_records_total", "dead_letters"},
+		{"neardup_produced_records_total", "unique"}, {"neardup_offset_commits_total", ""},
+		{"neardup_index_up", ""}, {"neardup_ready", ""}, {"neardup_build_info", ""},
+		{"neardup_kafka_connects_total", ""}, {"neardup_kafka_fetch_bytes_total", ""}, {"neardup_kafka_produce_bytes_total", ""},
+	}
+	// Wait for a commit and a health check to have moved their counters too.
+	poll.Wait(30*time.Second, func() bool {
+		for _, m := range moved {
+			if counterValue(t, in.reg, m.name, m.label) <= 0 {
+				return false
+			}
+		}
+		return true
+	})
 	if code, _ := in.httpGet(t, "/healthz"); code != http.StatusOK {
 		t.Errorf("/healthz %d", code)
 	}
@@ -83,18 +104,6 @@ func TestServeMetrics(t *testing.T) {
 		if _, ok := mfs[name]; !ok {
 			t.Errorf("documented metric %s is not exported", name)
 		}
-	}
-	moved := []struct{ name, label string }{
-		{"neardup_documents_total", "unique"}, {"neardup_documents_total", "near"}, {"neardup_documents_total", "exact"},
-		{"neardup_dead_letters_total", "malformed_json"}, {"neardup_candidates_per_document", ""},
-		{"neardup_verifications_total", ""}, {"neardup_stage_duration_seconds", "decode"},
-		{"neardup_stage_duration_seconds", "sketch"}, {"neardup_stage_duration_seconds", "index"},
-		{"neardup_stage_duration_seconds", "verify"}, {"neardup_stage_duration_seconds", "produce"},
-		{"neardup_end_to_end_seconds", ""}, {"neardup_rebalances_total", "assigned"},
-		{"neardup_produced_records_total", "events"}, {"neardup_produced_records_total", "dead_letters"},
-		{"neardup_produced_records_total", "unique"}, {"neardup_offset_commits_total", ""},
-		{"neardup_index_up", ""}, {"neardup_ready", ""}, {"neardup_build_info", ""},
-		{"neardup_kafka_connects_total", ""}, {"neardup_kafka_fetch_bytes_total", ""}, {"neardup_kafka_produce_bytes_total", ""},
 	}
 	for _, m := range moved {
 		if v := counterValue(t, in.reg, m.name, m.label); v <= 0 {

@@ -16,6 +16,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/neardup/neardup/internal/kafkatest"
+	"github.com/neardup/neardup/internal/poll"
 	"github.com/neardup/neardup/internal/synth"
 )
 
@@ -154,11 +155,12 @@ func TestServeStalledPartitionNotReady(t *testing.T) {
 		}
 	})
 	body := in.waitReady(t, http.StatusServiceUnavailable, 30*time.Second)
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(body, "cannot advance") && time.Now().Before(deadline) {
-		_, body = in.httpGet(t, "/readyz")
-		time.Sleep(100 * time.Millisecond)
-	}
+	poll.Wait(30*time.Second, func() bool {
+		if !strings.Contains(body, "cannot advance") {
+			_, body = in.httpGet(t, "/readyz")
+		}
+		return strings.Contains(body, "cannot advance")
+	})
 	if !strings.Contains(body, "cannot advance") {
 		t.Fatalf("/readyz %q does not say a partition cannot advance", body)
 	}

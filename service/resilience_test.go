@@ -2,6 +2,7 @@ package service
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/neardup/neardup/index/redistest"
+	"github.com/neardup/neardup/internal/poll"
 	"github.com/neardup/neardup/internal/synth"
 )
 
@@ -35,7 +37,9 @@ func TestServeIndexFrozen(t *testing.T) {
 	if !strings.Contains(body, "index unavailable") {
 		t.Errorf("/readyz body %q does not say why", body)
 	}
-	time.Sleep(time.Second) // time for anything wrong to happen
+	// The sleep is the scenario: no condition marks "nothing was decided",
+	// so the test gives a wrong decision a second to show.
+	time.Sleep(time.Second)
 	later := map[string]bool{}
 	for _, id := range idsOf(docs[half:]) {
 		later[id] = true
@@ -72,7 +76,13 @@ func TestServeIndexFrozen(t *testing.T) {
 	in2.waitReady(t, http.StatusOK, 30*time.Second)
 	srv.Freeze()
 	cl.Produce(t, inTopic, docMessages(t, more)...)
-	time.Sleep(500 * time.Millisecond)
+	// Stop once the member holds records it cannot decide.
+	poll.Until(t, 30*time.Second, func() error {
+		if v := counterValue(t, in2.reg, "neardup_inflight_records", ""); v == 0 {
+			return errors.New("no record in flight with the index frozen")
+		}
+		return nil
+	})
 	t0 := time.Now()
 	err := in2.stop(t)
 	if !errors.Is(err, ErrShutdownDeadline) {
@@ -115,13 +125,12 @@ func TestServeInstanceKilled(t *testing.T) {
 	docs := synth.Corpus(synth.Config{Docs: n, Seed: 31, Contain: true})
 	cl.Produce(t, inTopic, docMessages(t, docs)...)
 	// Kill the victim once it has decided a good share of its records.
-	deadline := time.Now().Add(time.Minute)
-	for victim.docs.Load() < int64(n/10) {
-		if time.Now().After(deadline) {
-			t.Fatalf("victim decided %d documents in a minute", victim.docs.Load())
+	poll.Until(t, time.Minute, func() error {
+		if d := victim.docs.Load(); d < int64(n/10) {
+			return fmt.Errorf("victim decided %d documents", d)
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return nil
+	})
 	victim.Kill()
 	if err := victim.stop(t); !errors.Is(err, ErrKilled) {
 		t.Errorf("killed instance returned %v", err)
@@ -185,7 +194,7 @@ func TestServeRebalanceJoin(t *testing.T) {
 				<-joined // the last quarter only once the second member is in
 			}
 			cl.Produce(t, inTopic, msgs[i:min(i+100, n)]...)
-			time.Sleep(50 * time.Millisecond)
+			time.Sleep(50 * time.Millisecond) // the scenario: records arrive over time
 		}
 	}()
 	go func() { // owned: stopped and waited for below
@@ -197,16 +206,15 @@ func TestServeRebalanceJoin(t *testing.T) {
 			default:
 			}
 			checkCommittedCovered(t, cl, "neardup-test", offsetsOf(t, cl))
-			time.Sleep(100 * time.Millisecond)
+			time.Sleep(100 * time.Millisecond) // a sample every 100 ms, not a wait
 		}
 	}()
-	deadline := time.Now().Add(time.Minute)
-	for a.docs.Load() < int64(n/8) {
-		if time.Now().After(deadline) {
-			t.Fatalf("first instance decided %d documents in a minute", a.docs.Load())
+	poll.Until(t, time.Minute, func() error {
+		if d := a.docs.Load(); d < int64(n/8) {
+			return fmt.Errorf("first instance decided %d documents", d)
 		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return nil
+	})
 	b := start(t, c, openStore(t, c))
 	b.waitReady(t, http.StatusOK, time.Minute)
 	close(joined)

@@ -18,6 +18,7 @@ import (
 	"github.com/neardup/neardup/consumer"
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/internal/kafkatest"
+	"github.com/neardup/neardup/internal/poll"
 	"github.com/neardup/neardup/internal/synth"
 	"github.com/neardup/neardup/pipeline"
 )
@@ -268,10 +269,7 @@ func TestServeMaintainsIndex(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- svc.Run(ctx) }() // owned: waited for below
-	deadline := time.Now().Add(30 * time.Second)
-	for st.runs.Load() < 3 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
+	poll.Wait(30*time.Second, func() bool { return st.runs.Load() >= 3 })
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)

@@ -36,7 +36,9 @@ func TestServeShutdownBrokerFrozen(t *testing.T) {
 		return nil, nil, frozen.Load()
 	})
 	t.Cleanup(func() { frozen.Store(false) })
-	time.Sleep(500 * time.Millisecond) // requests pile up unanswered
+	// The sleep is the scenario: the broker stays frozen half a second,
+	// so requests pile up unanswered before the shutdown.
+	time.Sleep(500 * time.Millisecond)
 
 	t0 := time.Now()
 	in.cancel()

@@ -12,6 +12,7 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/neardup/neardup/internal/kafkatest"
+	"github.com/neardup/neardup/internal/poll"
 	"github.com/neardup/neardup/internal/synth"
 )
 
@@ -193,10 +194,7 @@ func TestServeRecordsFitTheirTopics(t *testing.T) {
 			in := start(t, c, memoryStore(t, c))
 			evs := waitEvents(t, cl, idsOf(after), time.Minute)
 			checkPlanted(t, after, firstVerdicts(t, evs))
-			deadline := time.Now().Add(30 * time.Second)
-			for in.Completed() < int64(total) && time.Now().Before(deadline) {
-				time.Sleep(50 * time.Millisecond)
-			}
+			poll.Wait(30*time.Second, func() bool { return in.Completed() >= int64(total) })
 			in.checkRunning(t)
 			tt.check(t, readLarge(t, cl, outTopic), readLarge(t, cl, deadTopic), readLarge(t, cl, uniqueTopic))
 			if err := in.stop(t); err != nil {

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/neardup/neardup/internal/poll"
 	"github.com/neardup/neardup/internal/synth"
 )
 
@@ -45,15 +47,12 @@ func TestServeProductionStalled(t *testing.T) {
 	cl.Produce(t, inTopic, docMessages(t, docs)...)
 
 	// Ready until the oldest held record is older than the timeout.
-	deadline := time.Now().Add(30 * time.Second)
-	body := ""
-	for !strings.Contains(body, "production stalled") {
-		if time.Now().After(deadline) {
-			t.Fatalf("/readyz %q 30s after every output write was held", body)
+	poll.Until(t, 30*time.Second, func() error {
+		if _, body := in.httpGet(t, "/readyz"); !strings.Contains(body, "production stalled") {
+			return fmt.Errorf("/readyz %q with every output write held", body)
 		}
-		time.Sleep(100 * time.Millisecond)
-		_, body = in.httpGet(t, "/readyz")
-	}
+		return nil
+	})
 	waitGauge(t, in, "neardup_produce_stalled", 1, 10*time.Second)
 	if v := counterValue(t, in.reg, "neardup_produce_pending_seconds", ""); v < 2 {
 		t.Errorf("neardup_produce_pending_seconds = %v while stalled, want > kafka.produce_timeout", v)

@@ -15,7 +15,6 @@ type Lines struct {
 	mu  sync.Mutex
 	bw  *bufio.Writer
 	enc *json.Encoder
-	n   int
 }
 
 // NewLines returns a Lines writing to w.
@@ -33,15 +32,7 @@ func (l *Lines) Write(v any) error {
 	if err := l.enc.Encode(v); err != nil {
 		return fmt.Errorf("sink: write: %w", err)
 	}
-	l.n++
 	return nil
-}
-
-// Count returns the number of values written.
-func (l *Lines) Count() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.n
 }
 
 // Flush writes buffered lines through.

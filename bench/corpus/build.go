@@ -163,10 +163,6 @@ func LoadTexts(dataDir string) (*Texts, error) {
 	return &Texts{pars: pars, ciph: newCipher(pars), sizes: map[int][][][]string{}}, nil
 }
 
-// Chunks returns how many distinct plain chunks of size bytes the texts
-// hold: the originals a corpus has before it enciphers.
-func (t *Texts) Chunks(size int) int { return len(t.chunks(size)) }
-
 func (t *Texts) chunks(size int) [][][]string {
 	c, ok := t.sizes[size]
 	if !ok {

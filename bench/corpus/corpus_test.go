@@ -83,7 +83,7 @@ func TestBuildDensitiesAndTruth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%d distinct chunks of 5,000 bytes", texts.Chunks(5000))
+	t.Logf("%d distinct chunks of 5,000 bytes", len(texts.chunks(5000)))
 	for _, tc := range []struct {
 		docs    int
 		dup     float64

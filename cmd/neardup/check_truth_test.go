@@ -89,7 +89,9 @@ func TestCheckAfterFlushAllLeavesMembersStopped(t *testing.T) {
 			if n := tg.dbsize(t); n != 0 {
 				t.Errorf("DBSIZE %d after check, want 0: check re-created the namespace", n)
 			}
-			time.Sleep(3 * time.Second) // longer than the members' probe interval
+			// The sleep is the scenario: longer than the members' probe
+			// interval, so a member that wrongly resumed would show it.
+			time.Sleep(3 * time.Second)
 			if code, body := httpDo(t, "GET", addr, "/readyz"); code != http.StatusServiceUnavailable || !strings.Contains(body, "index lost") {
 				t.Errorf("/readyz %d %q after check, want 503 naming the loss: the member resumed", code, body)
 			}
@@ -98,7 +100,7 @@ func TestCheckAfterFlushAllLeavesMembersStopped(t *testing.T) {
 				more[i].ID = "after-" + more[i].ID
 			}
 			produceDocs(t, cl, "crawl", more)
-			time.Sleep(time.Second)
+			time.Sleep(time.Second) // the scenario: a wrong decision is given a second to show
 			if n := len(cl.ReadAll(t, "neardup.events")); n != len(docs) {
 				t.Errorf("%d events after check, want %d: the member decided against an empty index", n, len(docs))
 			}
@@ -152,7 +154,9 @@ func TestCheckWritesNothingAfterTurnover(t *testing.T) {
 				for _, c := range tg.masters { // an older build's layout beside it
 					_ = c.HSet(context.Background(), ns+":v"+strconv.Itoa(index.SchemaVersion-1)+":{0}c", "f", "an older fingerprint").Err()
 				}
-				time.Sleep(gen + gen/5) // the next generation: nobody has written it
+				// The sleep is the scenario: the clock moves into the next
+				// generation, which nobody has written.
+				time.Sleep(gen + gen/5)
 				before = redistest.Snapshot(t, tg.masters)
 				var code int
 				var errOut string

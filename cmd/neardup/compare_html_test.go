@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/neardup/neardup/explain"
 	"github.com/neardup/neardup/extract"
 	"github.com/neardup/neardup/internal/browsertest"
 	"github.com/neardup/neardup/internal/dataset"
@@ -36,7 +35,7 @@ func TestCompareHTMLInChromium(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
 		t.Fatal(err)
 	}
-	s, err := explain.ReadShown(bytes.NewReader(browsertest.DumpDOM(t, page)))
+	s, err := browsertest.ReadShown(bytes.NewReader(browsertest.DumpDOM(t, page)))
 	if err != nil {
 		t.Fatal(err)
 	}

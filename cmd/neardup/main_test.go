@@ -9,12 +9,15 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/neardup/neardup/index/redistest"
 	"github.com/neardup/neardup/internal/buildinfo"
 	"github.com/neardup/neardup/internal/dataset"
+	"github.com/neardup/neardup/internal/poll"
 	"github.com/neardup/neardup/internal/schematest"
 )
 
@@ -330,7 +333,15 @@ func TestScanInterrupt(t *testing.T) {
 	done := make(chan int, 1)
 	go func() { done <- run(ctx, []string{"scan", "--emit", "all", "-"}, &o, &e) }()
 	<-written
-	time.Sleep(300 * time.Millisecond) // let the pipeline take what was written
+	// Interrupt once scan has read what was written: the pipe holds no
+	// unread byte.
+	stdin := os.Stdin
+	poll.Until(t, 20*time.Second, func() error {
+		if n := unread(t, stdin); n > 0 {
+			return fmt.Errorf("%d bytes written to scan's stdin not read", n)
+		}
+		return nil
+	})
 	cancel()
 	var code int
 	select {
@@ -369,6 +380,27 @@ func pipeStdin(t *testing.T) *os.File {
 		w.Close()
 	})
 	return w
+}
+
+// unread returns the number of bytes in the pipe r not yet read
+// (ioctl FIONREAD, Linux's TIOCINQ).
+func unread(t *testing.T, r *os.File) int {
+	t.Helper()
+	rc, err := r.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	var errno syscall.Errno
+	if err := rc.Control(func(fd uintptr) {
+		_, _, errno = syscall.Syscall(syscall.SYS_IOCTL, fd, syscall.TIOCINQ, uintptr(unsafe.Pointer(&n)))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if errno != 0 {
+		t.Fatalf("ioctl FIONREAD: %v", errno)
+	}
+	return n
 }
 
 // deadLetters reads a dead-letter file into id → reason (the source line

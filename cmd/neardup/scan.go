@@ -45,8 +45,18 @@ func (s *summary) String() string {
 		s.docs, dups, s.kinds[pipeline.KindExact], s.kinds[pipeline.KindNear], s.kinds[pipeline.KindPartial], sent, s.dead, rate, el.Round(time.Millisecond))
 }
 
-// runScan implements "neardup scan [PATH...]".
-func runScan(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// scanArgs are scan's flags and paths, checked before anything opens.
+type scanArgs struct {
+	cfg      config.Config
+	paths    []string
+	format   consumer.Format
+	warcIDs  consumer.WARCID
+	deadPath string
+	quiet    bool
+}
+
+// parseScan reads scan's flags and configuration and checks the paths.
+func parseScan(args []string, stderr io.Writer) (*scanArgs, error) {
 	fs := flag.NewFlagSet("scan", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	overrides, path := config.RegisterFlags(fs, config.PipelineSections...)
@@ -76,36 +86,45 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
-		return err
+		return nil, err
 	}
 	if *emit != "" {
 		overrides.Add("pipeline.emit", *emit)
 	}
 	cfg, err := loadConfig(*path, *ixURL, overrides)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	format, err := consumer.ParseFormat(*inFormat)
 	if err != nil {
-		return usagef("%w", err)
+		return nil, usagef("%w", err)
 	}
 	warcIDs, err := consumer.ParseWARCID(*warcID)
 	if err != nil {
-		return usagef("%w", err)
+		return nil, usagef("%w", err)
 	}
 	paths := fs.Args()
 	if len(paths) == 0 {
 		paths = []string{"-"}
 	}
 	if err := checkPaths(paths); err != nil {
-		return err
+		return nil, err
 	}
 	if format == consumer.FormatWARC {
 		if err := checkWARC(paths); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	pc, store, err := openIndex(ctx, &cfg, index.Options{})
+	return &scanArgs{cfg: cfg, paths: paths, format: format, warcIDs: warcIDs, deadPath: *deadPath, quiet: *quiet}, nil
+}
+
+// runScan implements "neardup scan [PATH...]".
+func runScan(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	a, err := parseScan(args, stderr)
+	if err != nil {
+		return err
+	}
+	pc, store, err := openIndex(ctx, &a.cfg, index.Options{})
 	if err != nil {
 		return err
 	}
@@ -115,35 +134,27 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 		return err
 	}
 
-	events := sink.NewLines(stdout)
+	w := &scanWriter{events: sink.NewLines(stdout), stderr: stderr}
 	deadOut := stderr
-	if *deadPath != "" {
-		f, err := os.Create(*deadPath)
+	if a.deadPath != "" {
+		f, err := os.Create(a.deadPath)
 		if err != nil {
 			return err
 		}
 		defer f.Close()
 		deadOut = f
 	}
-	dead := sink.NewLines(deadOut)
+	w.dead = sink.NewLines(deadOut)
 	// On a terminal a dead letter is one line a person reads: its input
 	// (up to 64 KiB, base64 for a binary file) would fill the screen.
 	// Elsewhere (a pipe, a file) it is the JSON line whole.
-	deadShort := *deadPath == "" && isTerminal(stderr)
+	w.deadShort = a.deadPath == "" && isTerminal(stderr)
 
-	src := &consumer.Files{Paths: paths, MaxBytes: cfg.Sketch.MaxBytes, Format: format, WARCID: warcIDs}
-	if *deadPath != "" {
-		src.Exclude = []string{*deadPath} // never read our own output
+	src := &consumer.Files{Paths: a.paths, MaxBytes: a.cfg.Sketch.MaxBytes, Format: a.format, WARCID: a.warcIDs}
+	if a.deadPath != "" {
+		src.Exclude = []string{a.deadPath} // never read our own output
 	}
-	var bar *progressbar.ProgressBar
-	if f, ok := stderr.(*os.File); ok && !*quiet && isTerminal(f) {
-		if total, err := src.Total(); err == nil && total > 0 {
-			bar = progressbar.NewOptions64(total, progressbar.OptionSetWriter(stderr), progressbar.OptionShowBytes(true),
-				progressbar.OptionSetDescription("scanning"), progressbar.OptionShowCount(), progressbar.OptionThrottle(100*time.Millisecond),
-				progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish())
-			src.Progress = func(n int64) { _ = bar.Set64(n) }
-		}
-	}
+	w.bar = progressBar(src, stderr, a.quiet)
 
 	// The first interrupt stops reading input (ctx is cancelled by main);
 	// in-flight documents are finished and flushed. A second interrupt
@@ -151,7 +162,7 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 	work, abort := context.WithCancel(context.WithoutCancel(ctx))
 	defer abort()
 
-	sum := &summary{kinds: map[string]int{}, start: time.Now()}
+	w.sum = &summary{kinds: map[string]int{}, start: time.Now()}
 	read := func(sctx context.Context, items chan<- pipeline.Item) error {
 		// The first interrupt (ctx) stops reading only.
 		readCtx, stop := context.WithCancel(sctx)
@@ -163,42 +174,107 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 		}
 		return err
 	}
-	write := func(o pipeline.Output) error {
-		if o.Dead == nil {
-			sum.docs++
+	stopWatching := watchSecondInterrupt(ctx, abort)
+	err = pl.Stream(work, read, w.write)
+	stopWatching()
+	if w.bar != nil {
+		_ = w.bar.Finish()
+	}
+	if ferr := w.events.Flush(); err == nil {
+		err = ferr
+	}
+	if ferr := w.dead.Flush(); err == nil {
+		err = ferr
+	}
+	if !a.quiet {
+		fmt.Fprintln(stderr, w.sum)
+		if w.deadShort && w.sum.dead > 0 {
+			fmt.Fprintln(stderr, "neardup scan: dead letters shown abridged; --dead-letter FILE writes each whole, with its input")
 		}
-		switch {
-		case o.Dead != nil && deadShort:
-			sum.dead++
-			if bar != nil {
-				_ = bar.Clear()
-			}
-			fmt.Fprintln(stderr, deadLine(o.Dead))
-		case o.Dead != nil:
-			sum.dead++
-			if err := dead.Write(o.Dead); err != nil {
-				return err
-			}
-		case o.Event != nil:
-			sum.kinds[o.Event.Kind]++
-			if len(o.Event.Sentences) > 0 {
-				sum.sentences++
-			}
-			if err := events.Write(o.Event); err != nil {
-				return err
-			}
+		if src.WARC.Records > 0 {
+			fmt.Fprintln(stderr, "neardup scan:", src.WARC)
 		}
-		for _, c := range o.Corrections {
-			if err := events.Write(c); err != nil {
-				return err
-			}
-		}
+	}
+	if err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		return errInterrupted
+	}
+	return nil
+}
+
+// progressBar returns a bar over the bytes src will read, shown on a
+// terminal only; nil on anything else, with quiet, or when src cannot
+// tell its size.
+func progressBar(src *consumer.Files, stderr io.Writer, quiet bool) *progressbar.ProgressBar {
+	f, ok := stderr.(*os.File)
+	if !ok || quiet || !isTerminal(f) {
 		return nil
 	}
-	// The interrupt watcher is owned here: it ends when the scan ends.
+	total, err := src.Total()
+	if err != nil || total <= 0 {
+		return nil
+	}
+	bar := progressbar.NewOptions64(total, progressbar.OptionSetWriter(stderr), progressbar.OptionShowBytes(true),
+		progressbar.OptionSetDescription("scanning"), progressbar.OptionShowCount(), progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish())
+	src.Progress = func(n int64) { _ = bar.Set64(n) }
+	return bar
+}
+
+// scanWriter writes a scan's outputs in input order: events (and their
+// corrections) as JSON lines, dead letters whole to their file or one
+// line each to a terminal; it counts them for the summary.
+type scanWriter struct {
+	events, dead *sink.Lines
+	stderr       io.Writer
+	deadShort    bool // dead letters abridged, to the terminal
+	bar          *progressbar.ProgressBar
+	sum          *summary
+}
+
+func (w *scanWriter) write(o pipeline.Output) error {
+	if o.Dead == nil {
+		w.sum.docs++
+	}
+	switch {
+	case o.Dead != nil && w.deadShort:
+		w.sum.dead++
+		if w.bar != nil {
+			_ = w.bar.Clear()
+		}
+		fmt.Fprintln(w.stderr, deadLine(o.Dead))
+	case o.Dead != nil:
+		w.sum.dead++
+		if err := w.dead.Write(o.Dead); err != nil {
+			return err
+		}
+	case o.Event != nil:
+		w.sum.kinds[o.Event.Kind]++
+		if len(o.Event.Sentences) > 0 {
+			w.sum.sentences++
+		}
+		if err := w.events.Write(o.Event); err != nil {
+			return err
+		}
+	}
+	for _, c := range o.Corrections {
+		if err := w.events.Write(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// watchSecondInterrupt aborts the scan at a second interrupt: once ctx
+// ends (the first), it listens for os.Interrupt and calls abort. The
+// returned stop ends the watcher and waits for it; the caller calls it
+// when the scan ends.
+func watchSecondInterrupt(ctx context.Context, abort func()) (stop func()) {
 	finished := make(chan struct{})
 	watcher := make(chan struct{})
-	go func() {
+	go func() { // owned: stop ends it and waits
 		defer close(watcher)
 		select {
 		case <-ctx.Done():
@@ -215,34 +291,10 @@ Flags (any configuration key is also a flag; see 'neardup config example'):
 		case <-finished:
 		}
 	}()
-	err = pl.Stream(work, read, write)
-	close(finished)
-	<-watcher
-	if bar != nil {
-		_ = bar.Finish()
+	return func() {
+		close(finished)
+		<-watcher
 	}
-	if ferr := events.Flush(); err == nil {
-		err = ferr
-	}
-	if ferr := dead.Flush(); err == nil {
-		err = ferr
-	}
-	if !*quiet {
-		fmt.Fprintln(stderr, sum)
-		if deadShort && sum.dead > 0 {
-			fmt.Fprintln(stderr, "neardup scan: dead letters shown abridged; --dead-letter FILE writes each whole, with its input")
-		}
-		if src.WARC.Records > 0 {
-			fmt.Fprintln(stderr, "neardup scan:", src.WARC)
-		}
-	}
-	if err != nil {
-		return err
-	}
-	if ctx.Err() != nil {
-		return errInterrupted
-	}
-	return nil
 }
 
 // checkPaths fails with a usage error on a PATH that does not exist ("-"

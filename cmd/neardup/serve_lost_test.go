@@ -16,6 +16,7 @@ import (
 
 	"github.com/neardup/neardup/index/redistest"
 	"github.com/neardup/neardup/internal/kafkatest"
+	"github.com/neardup/neardup/internal/poll"
 	"github.com/neardup/neardup/internal/synth"
 )
 
@@ -73,7 +74,9 @@ func TestServeCommandIndexLostAtStart(t *testing.T) {
 	if msg, _ := rec["err"].(string); !strings.Contains(msg, "stored documents are gone") {
 		t.Errorf("log of the loss: %v", rec)
 	}
-	time.Sleep(2 * time.Second) // time for anything wrong to happen
+	// The sleep is the scenario: no condition marks "nothing was decided",
+	// so a wrong decision is given two seconds to show.
+	time.Sleep(2 * time.Second)
 	if n := events(); n != len(first) {
 		t.Errorf("%d events with the index lost, want the first run's %d", n, len(first))
 	}
@@ -192,22 +195,21 @@ func freeAddr(t *testing.T) string {
 // attempts the address is briefly unbound.
 func httpDo(t *testing.T, method, addr, path string) (int, string) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
 	var resp *http.Response
-	for {
+	poll.Until(t, 5*time.Second, func() error {
 		req, err := http.NewRequest(method, fmt.Sprintf("http://%s%s", addr, path), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		resp, err = http.DefaultClient.Do(req)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, syscall.ECONNREFUSED) || time.Now().After(deadline) {
+		if err != nil && !errors.Is(err, syscall.ECONNREFUSED) {
 			t.Fatalf("%s %s: %v", method, path, err)
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		if err != nil {
+			return fmt.Errorf("%s %s: %w", method, path, err)
+		}
+		return nil
+	})
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(b)

@@ -21,6 +21,7 @@ import (
 
 	"github.com/neardup/neardup/index/redistest"
 	"github.com/neardup/neardup/internal/kafkatest"
+	"github.com/neardup/neardup/internal/poll"
 )
 
 // truthDocs sizes TestServeKilledEqualsScan's stream. The default keeps
@@ -331,19 +332,16 @@ func serveAgainst(t *testing.T, mode string, docs []truthDoc, msgs []kafka.Messa
 				produced <- err
 				return
 			}
-			time.Sleep(pause)
+			time.Sleep(pause) // the scenario: a crawl arrives over time
 		}
 	}()
 	tail := cl.Tail("neardup.events")
 	decided := map[string]bool{}
 	events := map[string][]truthEvent{}
 	restarts, last := 0, time.Now()
-	deadline := time.Now().Add(10 * time.Minute)
-	for len(decided) < len(docs) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d records decided after 10 minutes (%d restarts); members' log: %s", len(decided), len(docs), restarts, logs)
-		}
-		time.Sleep(500 * time.Millisecond)
+	// Read the events twice a second until every record is decided,
+	// killing or restarting members on the way.
+	poll.UntilEvery(t, 10*time.Minute, 500*time.Millisecond, func() error {
 		for _, m := range tail.Read(t) {
 			id, e := truthVerdictOf(t, m.Value)
 			decided[id] = true
@@ -365,7 +363,11 @@ func serveAgainst(t *testing.T, mode string, docs []truthDoc, msgs []kafka.Messa
 			members[0] = startServedMember(t, env, logs)
 			restarts++
 		}
-	}
+		if len(decided) < len(docs) {
+			return fmt.Errorf("%d of %d records decided (%d restarts); members' log: %s", len(decided), len(docs), restarts, logs)
+		}
+		return nil
+	})
 	elapsed := time.Since(t0)
 	for _, m := range members {
 		m.kill()

@@ -1,4 +1,4 @@
-package explain
+package browsertest
 
 import (
 	"encoding/json"
@@ -10,9 +10,19 @@ import (
 	"golang.org/x/net/html"
 )
 
-// Shown is what a rendered page holds, read back from its DOM (for
-// example Chromium's --dump-dom after the page's script ran): the texts
-// of both columns and, for each passage, the highlighted text in each.
+// Passage is one passage's offsets as explain's page embeds them
+// (explain.Passage; a struct of the same fields converts to it).
+type Passage struct {
+	AOffset int `json:"a_offset"`
+	ALength int `json:"a_length"`
+	BOffset int `json:"b_offset"`
+	BLength int `json:"b_length"`
+}
+
+// Shown is what a side-by-side page of explain (neardup compare --html)
+// holds, read back from its DOM (for example [DumpDOM], after the page's
+// script ran): the texts of both columns and, for each passage, the
+// highlighted text in each.
 type Shown struct {
 	Verdict, Method string
 	// Texts are the full texts of columns A and B.
@@ -33,7 +43,7 @@ type Shown struct {
 func ReadShown(r io.Reader) (*Shown, error) {
 	doc, err := html.Parse(r)
 	if err != nil {
-		return nil, fmt.Errorf("explain: parse page: %w", err)
+		return nil, fmt.Errorf("browsertest: parse page: %w", err)
 	}
 	s := &Shown{Highlighted: [2]map[int]string{{}, {}}}
 	var walk func(n *html.Node, side int, marks []int)
