@@ -7,19 +7,6 @@ import (
 	"github.com/neardup/neardup/verify"
 )
 
-// passageShares returns the share of the document's words and of the
-// candidate's words that the aligned passages al cover (each side's union
-// of the words of its passages over its word count), rounded to three
-// decimals: how much of each text the copy is. A passage of shingle
-// positions [p0, p1) covers the words [p0, p1+k−1). Both are 0 when
-// either side has no passage section. The words of each side's site
-// template (docTpl, candTpl: shingle positions, as template passages are)
-// count on neither side of the share: it is a share of the main text.
-func passageShares(doc, cand *sketch.Features, al []verify.AlignPassage, k int, docTpl, candTpl []verify.Range) (share, matchShare float64) {
-	a, b := passageWords(doc, cand, al, k, docTpl, candTpl)
-	return a.share(), b.share()
-}
-
 // mainWords counts a page's main text (its words outside its template)
 // and those of them a match's passages cover.
 type mainWords struct{ covered, total int }
@@ -32,8 +19,14 @@ func (w mainWords) share() float64 {
 	return math.Round(1000*float64(w.covered)/float64(w.total)) / 1000
 }
 
-// passageWords is passageShares in words: the main text of the document
-// and of the candidate, and the words of each that the passages cover.
+// passageWords counts, on each side, the main text's words and those the
+// aligned passages al cover (the union of the words of its passages); their
+// share (rounded to three decimals) is how much of each text the copy is.
+// A passage of shingle positions [p0, p1) covers the words [p0, p1+k−1).
+// Both are zero when either side has no passage section. The words of
+// each side's site template (docTpl, candTpl: shingle positions, as
+// template passages are) count on neither side: it is a share of the main
+// text.
 func passageWords(doc, cand *sketch.Features, al []verify.AlignPassage, k int, docTpl, candTpl []verify.Range) (a, b mainWords) {
 	if len(al) == 0 || doc == nil || cand == nil {
 		return mainWords{}, mainWords{}
