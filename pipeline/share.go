@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"math"
+	"slices"
 
 	"github.com/neardup/neardup/sketch"
 	"github.com/neardup/neardup/verify"
@@ -43,6 +44,9 @@ func passageWords(doc, cand *sketch.Features, al []verify.AlignPassage, k int, d
 // mainCover counts the n words less the words of the template passages
 // tpl (shingle positions), and those of them rs covers.
 func mainCover(rs []verify.Range, n int, tpl []verify.Range, k int) mainWords {
+	if len(tpl) == 0 {
+		return mainWords{covered: covered(rs, n), total: max(n, 0)}
+	}
 	own := make([]bool, n) // the main text's words
 	for i := range own {
 		own[i] = true
@@ -71,10 +75,22 @@ func mainCover(rs []verify.Range, n int, tpl []verify.Range, k int) mainWords {
 }
 
 // coveredShare is the share of n words that the union of rs covers,
-// rounded to three decimals.
+// rounded to three decimals; rs is sorted in place.
 func coveredShare(rs []verify.Range, n int) float64 {
-	if n <= 0 {
-		return 0
-	}
 	return mainCover(rs, n, nil, 1).share()
+}
+
+// covered counts the words of [0, n) that the union of rs covers; rs is
+// sorted in place.
+func covered(rs []verify.Range, n int) int {
+	slices.SortFunc(rs, func(x, y verify.Range) int { return x.Lo - y.Lo })
+	c, end := 0, 0
+	for _, r := range rs {
+		lo, hi := max(r.Lo, end, 0), min(r.Hi, n)
+		if hi > lo {
+			c += hi - lo
+			end = hi
+		}
+	}
+	return c
 }
