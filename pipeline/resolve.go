@@ -304,7 +304,11 @@ func (p *Pipeline) resolve(ctx context.Context, r verify.Result, fl *inflight, p
 		m := Match{ID: j.cands[i].ID, Kind: string(v.Kind), Method: v.Check, Scores: v.Scores}
 		if i < len(j.candFeats) {
 			m.Passages = p.passages(j.feats, j.candFeats[i], v.Passages)
-			m.Share, m.MatchShare = passageShares(j.feats, j.candFeats[i], v.Passages, p.cfg.Sketch.Shingle, j.siteTemplate, j.candTemplates[j.cands[i].Seq])
+			a, b := passageWords(j.feats, j.candFeats[i], v.Passages, p.cfg.Sketch.Shingle, j.siteTemplate, j.candTemplates[j.cands[i].Seq])
+			m.Share, m.MatchShare = a.share(), b.share()
+			if v.Kind == verify.Partial && p.mainNear(j.feats, j.candFeats[i], a, b) {
+				m.Kind = string(verify.Near) // template.go
+			}
 		}
 		if i < j.earlier {
 			ev.Matches = append(ev.Matches, m)

@@ -557,6 +557,26 @@ func (p *Pipeline) templateDrop(j *job, as []sketch.Anchor, template []uint32, h
 	return keptShingles(nil, j.seq, p.templateRanges(j, as, template, holders), j.feats.ShingleShift)
 }
 
+// mainNear reports whether a partial match by passages between two pages
+// with a url is a near duplicate on their main text (each page's words
+// outside its template: its site's for the document, its record's for the
+// candidate, as the shares are counted): the words the passages cover, over
+// the union of the two main texts, reach the profile's resemblance (web:
+// 0.5). The sample's resemblance counts what is left of each site's frame
+// that is not template yet (a page's breadcrumbs, lists of its site's
+// titles, a young site's whole frame), which outweighs a short article on
+// both pages; the alignment counts the article's words, so a whole copy of
+// a short article on a site of its own is near to the first, while a
+// quote, one paragraph of the other's article, stays partial.
+func (p *Pipeline) mainNear(doc, cand *sketch.Features, a, b mainWords) bool {
+	if doc == nil || cand == nil || doc.Host == 0 || cand.Host == 0 {
+		return false
+	}
+	inter := min(a.covered, b.covered)
+	union := a.total + b.total - inter
+	return union > 0 && float64(inter) >= p.threshold(verify.MethodJaccard, verify.DefaultJaccard)*float64(union)
+}
+
 // threshold is the profile's first threshold of method m (def without
 // one): the resemblance it calls near, the containment it calls partial.
 func (p *Pipeline) threshold(m verify.Method, def float64) float64 {

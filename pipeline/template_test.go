@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/sketch"
+	"github.com/neardup/neardup/verify"
 )
 
 func TestHostOf(t *testing.T) {
@@ -269,4 +271,32 @@ func TestAcrossSites(t *testing.T) {
 	t.Run("no urls", func(t *testing.T) {
 		checkKinds(t, pages, false, mem, map[string]string{"b1": "partial a1", "c1": "partial a1"})
 	})
+}
+
+// A partial match by passages between two pages with a url is near when
+// the words its passages cover, over the union of the two main texts,
+// reach the profile's resemblance: a short article copied whole, the rest
+// of each main text less than the article, is near; a quoted paragraph, or
+// a page without a url, is not.
+func TestMainNear(t *testing.T) {
+	p := &Pipeline{cfg: Config{Verify: verify.WebProfile()}}
+	site, other, none := &sketch.Features{Host: 1}, &sketch.Features{Host: 2}, &sketch.Features{}
+	for _, tt := range []struct {
+		name      string
+		doc, cand *sketch.Features
+		a, b      mainWords
+		want      bool
+	}{
+		{"whole copy, the rest of the copy's main text a fifth", site, other, mainWords{covered: 150, total: 190}, mainWords{covered: 150, total: 150}, true},
+		{"whole copy, both pages' other text as long as the article", site, other, mainWords{covered: 150, total: 300}, mainWords{covered: 150, total: 300}, false},
+		{"at the resemblance: 150 of 300 words", site, other, mainWords{covered: 150, total: 300}, mainWords{covered: 150, total: 150}, true},
+		{"a quoted paragraph", site, other, mainWords{covered: 60, total: 210}, mainWords{covered: 60, total: 150}, false},
+		{"the document without a url", none, other, mainWords{covered: 150, total: 150}, mainWords{covered: 150, total: 150}, false},
+		{"the candidate without a url", site, none, mainWords{covered: 150, total: 150}, mainWords{covered: 150, total: 150}, false},
+		{"no main text", site, other, mainWords{}, mainWords{}, false},
+	} {
+		if got := p.mainNear(tt.doc, tt.cand, tt.a, tt.b); got != tt.want {
+			t.Errorf("%s: mainNear %v, want %v", tt.name, got, tt.want)
+		}
+	}
 }
