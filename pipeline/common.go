@@ -456,13 +456,61 @@ func (p *Pipeline) markSources(jobs []*job, feats func(c *index.Candidate) *sket
 			if f := feats(c); f != nil {
 				if shared := copiedWhole(common, j.feats.Passage.Anchors, f); shared != nil {
 					if p.sourceOf(j, c, decoded) == nil {
-						p.sources.add(c.Seq, j.res.Seq, shared)
+						p.sources.add(c.Seq, j.res.Seq, p.ownText(shared, c, f, cands, feats))
 					}
 					break
 				}
 			}
 		}
 	}
+}
+
+// ownText returns the part of shared (a source's copied text: stored
+// anchor hashes, sorted) that no earlier distinct text holds: hashes
+// that an earlier candidate than the source c (f its features) holds
+// are left out unless that candidate is one text with c (a near
+// duplicate of it or one holding the other: p.oneText). A source is the
+// first holder of its text, which copies of it hold after it; a text
+// that a different, earlier page held before it is not its own (an
+// inherited description, a generated section of a reference page that
+// many pages carry), and a later page holding that text has not copied
+// the source. So counting texts, not documents: copies of one text never
+// make its passages another's, and a block of a template-heavy page
+// copied whole by its own variant does not become the copied text that
+// unrelated pages are then linked to it through.
+func (p *Pipeline) ownText(shared []uint32, c *index.Candidate, f *sketch.Features, cands []index.Candidate, feats func(*index.Candidate) *sketch.Features) []uint32 {
+	var held []uint32 // hashes earlier distinct texts hold
+	for i := range cands {
+		d := &cands[i]
+		if d.Seq >= c.Seq {
+			continue
+		}
+		g := feats(d)
+		if g == nil {
+			continue
+		}
+		var in []uint32
+		for _, a := range g.Passage.Anchors {
+			if _, ok := slices.BinarySearch(shared, uint32(a.Hash)); ok {
+				in = append(in, uint32(a.Hash))
+			}
+		}
+		if len(in) == 0 || p.oneText(f, g, nil, nil) {
+			continue
+		}
+		held = append(held, in...)
+	}
+	if len(held) == 0 {
+		return shared
+	}
+	slices.Sort(held)
+	out := make([]uint32, 0, len(shared))
+	for _, h := range shared {
+		if _, ok := slices.BinarySearch(held, h); !ok {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // anchorAt is one of a document's common anchors: its stored hash (the
