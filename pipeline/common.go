@@ -463,6 +463,90 @@ func (p *Pipeline) markSources(jobs []*job, feats func(c *index.Candidate) *sket
 			}
 		}
 	}
+	for _, j := range jobs {
+		p.copyOwnLinks(j, feats)
+	}
+}
+
+// copyOwnLinks keeps a copy from re-reporting its original's passages. A
+// document that is a near duplicate of an earlier candidate (one text,
+// by the profile's resemblance on their stored samples) shares with a
+// third candidate what its earlier copy shares with it: that copy's own
+// event reported the link, and the document is linked to its copy. So
+// against every candidate that is not a near duplicate of the document,
+// the text that the document, the candidate and an earlier near
+// duplicate of the document all hold (their stored passage anchors,
+// widened by a winnowing window less one like a common passage) is no
+// evidence: a later variant of a reference page is not linked to the
+// other pages its first version shares inherited descriptions with, and
+// a document is still linked to whatever it shares with others beyond
+// its earlier copy's text. Containment is not one text here: a document
+// held by a longer one (PAN13's short suspicious documents) can copy
+// from a source what the longer one copied too, and is linked to it.
+func (p *Pipeline) copyOwnLinks(j *job, feats func(*index.Candidate) *sketch.Features) {
+	if j.feats == nil || len(j.seq) == 0 || len(j.feats.Passage.Anchors) == 0 {
+		return
+	}
+	cands := j.cands[:min(j.earlier, len(j.cands))]
+	if len(cands) < 2 {
+		return
+	}
+	thr := p.threshold(verify.MethodJaccard, verify.DefaultJaccard)
+	near := make([]bool, len(cands))
+	var held map[uint32]bool // anchors the document's earlier near duplicates hold
+	for i := range cands {
+		f := feats(&cands[i])
+		if f == nil {
+			continue
+		}
+		sa, sb, _, _ := sketch.AlignSamples(j.feats, f)
+		if len(sa) == 0 || len(sb) == 0 || verify.Jaccard(sa, sb) < thr {
+			continue
+		}
+		near[i] = true
+		if held == nil {
+			held = map[uint32]bool{}
+		}
+		for _, a := range f.Passage.Anchors {
+			held[uint32(a.Hash)] = true
+		}
+	}
+	if held == nil {
+		return
+	}
+	n := len(j.seq)
+	w := sketch.PassageWindow(n, p.passageWords(), p.cfg.Sketch.Shingle)
+	for i := range cands {
+		f := feats(&cands[i])
+		if near[i] || f == nil {
+			continue
+		}
+		theirs := make(map[uint32]bool, len(f.Passage.Anchors))
+		for _, a := range f.Passage.Anchors {
+			if held[uint32(a.Hash)] {
+				theirs[uint32(a.Hash)] = true
+			}
+		}
+		var rs []verify.Range
+		for _, a := range j.feats.Passage.Anchors {
+			if pos := int(a.Pos); theirs[uint32(a.Hash)] && pos < n {
+				rs = addRange(rs, verify.Range{Lo: max(pos-(w-1), 0), Hi: min(pos+w, n)})
+			}
+		}
+		if len(rs) == 0 {
+			continue
+		}
+		if j.discount == nil {
+			j.discount = &verify.Discount{}
+		}
+		d := j.discount
+		k := slices.IndexFunc(d.Sources, func(s verify.Source) bool { return s.Features == f })
+		if k < 0 {
+			d.Sources = append(d.Sources, verify.Source{Features: f, Common: withRanges(d.Common, rs)})
+		} else {
+			d.Sources[k].Common = withRanges(d.Sources[k].Common, rs)
+		}
+	}
 }
 
 // ownText returns the part of shared (a source's copied text: stored

@@ -429,3 +429,45 @@ func TestOwnText(t *testing.T) {
 		t.Errorf("without the earlier text: copied text %v, want all of it", got)
 	}
 }
+
+// TestCopyOwnLinks: a document that is a near duplicate of an earlier
+// candidate takes no passage evidence against a third candidate from the
+// text that all three hold (the earlier copy's own event reported that
+// link); what it shares with the third beyond its copy's text stays
+// evidence, and against the copy itself nothing changes. Without an
+// earlier near duplicate there is no such discount.
+func TestCopyOwnLinks(t *testing.T) {
+	page := func(shingles int, anchors ...[2]int) *sketch.Features {
+		f := &sketch.Features{}
+		for _, r := range anchors {
+			for h := r[0]; h < r[1]; h++ {
+				f.Passage.Anchors = append(f.Passage.Anchors, sketch.Anchor{Hash: uint64(h), Pos: uint32(5 * h)})
+			}
+		}
+		for v := shingles; v < shingles+200; v++ {
+			f.Shingles = append(f.Shingles, uint64(v))
+		}
+		return f
+	}
+	doc := page(1000, [2]int{1, 21}, [2]int{30, 41})
+	copyOf := page(1000, [2]int{1, 21})                // an earlier version of the document's text
+	other := page(5000, [2]int{1, 11}, [2]int{30, 41}) // another text sharing a section with both
+	p := &Pipeline{}
+	run := func(feats map[uint64]*sketch.Features) *verify.Discount {
+		j := &job{feats: doc, seq: make([]uint32, 4200), cands: []index.Candidate{{Seq: 1}, {Seq: 2}}, earlier: 2}
+		p.copyOwnLinks(j, func(c *index.Candidate) *sketch.Features { return feats[c.Seq] })
+		return j.discount
+	}
+	d := run(map[uint64]*sketch.Features{1: other, 2: copyOf})
+	if d == nil || len(d.Sources) != 1 || d.Sources[0].Features != other {
+		t.Fatalf("discount %+v, want one entry, for the other text", d)
+	}
+	w := sketch.PassageWindow(4200, p.passageWords(), p.cfg.Sketch.Shingle)
+	want := []verify.Range{{Lo: max(5-(w-1), 0), Hi: 50 + w}}
+	if got := d.Sources[0].Common; !reflect.DeepEqual(got, want) {
+		t.Errorf("kept out against the other text %v, want %v (the section all three hold, not 30–40)", got, want)
+	}
+	if d := run(map[uint64]*sketch.Features{1: other, 2: page(9000, [2]int{1, 21})}); d != nil {
+		t.Errorf("no earlier near duplicate: discount %+v, want none", d)
+	}
+}
