@@ -456,13 +456,145 @@ func (p *Pipeline) markSources(jobs []*job, feats func(c *index.Candidate) *sket
 			if f := feats(c); f != nil {
 				if shared := copiedWhole(common, j.feats.Passage.Anchors, f); shared != nil {
 					if p.sourceOf(j, c, decoded) == nil {
-						p.sources.add(c.Seq, j.res.Seq, shared)
+						p.sources.add(c.Seq, j.res.Seq, p.ownText(shared, c, f, cands, feats))
 					}
 					break
 				}
 			}
 		}
 	}
+	for _, j := range jobs {
+		p.copyOwnLinks(j, feats)
+	}
+}
+
+// copyOwnLinks keeps a copy from re-reporting its original's passages. A
+// document that is a near duplicate of an earlier candidate (one text,
+// by the profile's resemblance on their stored samples) shares with a
+// third candidate what its earlier copy shares with it: that copy's own
+// event reported the link, and the document is linked to its copy. So
+// against every candidate that is not a near duplicate of the document,
+// the text that the document, the candidate and an earlier near
+// duplicate of the document all hold (their stored passage anchors,
+// widened by a winnowing window less one like a common passage) is no
+// evidence: a later variant of a reference page is not linked to the
+// other pages its first version shares inherited descriptions with, and
+// a document is still linked to whatever it shares with others beyond
+// its earlier copy's text. Containment is not one text here: a document
+// held by a longer one (PAN13's short suspicious documents) can copy
+// from a source what the longer one copied too, and is linked to it.
+func (p *Pipeline) copyOwnLinks(j *job, feats func(*index.Candidate) *sketch.Features) {
+	if j.feats == nil || len(j.seq) == 0 || len(j.feats.Passage.Anchors) == 0 {
+		return
+	}
+	cands := j.cands[:min(j.earlier, len(j.cands))]
+	if len(cands) < 2 {
+		return
+	}
+	thr := p.threshold(verify.MethodJaccard, verify.DefaultJaccard)
+	near := make([]bool, len(cands))
+	var held map[uint32]bool // anchors the document's earlier near duplicates hold
+	for i := range cands {
+		f := feats(&cands[i])
+		if f == nil {
+			continue
+		}
+		sa, sb, _, _ := sketch.AlignSamples(j.feats, f)
+		if len(sa) == 0 || len(sb) == 0 || verify.Jaccard(sa, sb) < thr {
+			continue
+		}
+		near[i] = true
+		if held == nil {
+			held = map[uint32]bool{}
+		}
+		for _, a := range f.Passage.Anchors {
+			held[uint32(a.Hash)] = true
+		}
+	}
+	if held == nil {
+		return
+	}
+	n := len(j.seq)
+	w := sketch.PassageWindow(n, p.passageWords(), p.cfg.Sketch.Shingle)
+	for i := range cands {
+		f := feats(&cands[i])
+		if near[i] || f == nil {
+			continue
+		}
+		theirs := make(map[uint32]bool, len(f.Passage.Anchors))
+		for _, a := range f.Passage.Anchors {
+			if held[uint32(a.Hash)] {
+				theirs[uint32(a.Hash)] = true
+			}
+		}
+		var rs []verify.Range
+		for _, a := range j.feats.Passage.Anchors {
+			if pos := int(a.Pos); theirs[uint32(a.Hash)] && pos < n {
+				rs = addRange(rs, verify.Range{Lo: max(pos-(w-1), 0), Hi: min(pos+w, n)})
+			}
+		}
+		if len(rs) == 0 {
+			continue
+		}
+		if j.discount == nil {
+			j.discount = &verify.Discount{}
+		}
+		d := j.discount
+		k := slices.IndexFunc(d.Sources, func(s verify.Source) bool { return s.Features == f })
+		if k < 0 {
+			d.Sources = append(d.Sources, verify.Source{Features: f, Common: withRanges(d.Common, rs)})
+		} else {
+			d.Sources[k].Common = withRanges(d.Sources[k].Common, rs)
+		}
+	}
+}
+
+// ownText returns the part of shared (a source's copied text: stored
+// anchor hashes, sorted) that no earlier distinct text holds: hashes
+// that an earlier candidate than the source c (f its features) holds
+// are left out unless that candidate is one text with c (a near
+// duplicate of it or one holding the other: p.oneText). A source is the
+// first holder of its text, which copies of it hold after it; a text
+// that a different, earlier page held before it is not its own (an
+// inherited description, a generated section of a reference page that
+// many pages carry), and a later page holding that text has not copied
+// the source. So counting texts, not documents: copies of one text never
+// make its passages another's, and a block of a template-heavy page
+// copied whole by its own variant does not become the copied text that
+// unrelated pages are then linked to it through.
+func (p *Pipeline) ownText(shared []uint32, c *index.Candidate, f *sketch.Features, cands []index.Candidate, feats func(*index.Candidate) *sketch.Features) []uint32 {
+	var held []uint32 // hashes earlier distinct texts hold
+	for i := range cands {
+		d := &cands[i]
+		if d.Seq >= c.Seq {
+			continue
+		}
+		g := feats(d)
+		if g == nil {
+			continue
+		}
+		var in []uint32
+		for _, a := range g.Passage.Anchors {
+			if _, ok := slices.BinarySearch(shared, uint32(a.Hash)); ok {
+				in = append(in, uint32(a.Hash))
+			}
+		}
+		if len(in) == 0 || p.oneText(f, g, nil, nil) {
+			continue
+		}
+		held = append(held, in...)
+	}
+	if len(held) == 0 {
+		return shared
+	}
+	slices.Sort(held)
+	out := make([]uint32, 0, len(shared))
+	for _, h := range shared {
+		if _, ok := slices.BinarySearch(held, h); !ok {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // anchorAt is one of a document's common anchors: its stored hash (the

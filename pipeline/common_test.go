@@ -385,3 +385,89 @@ func TestSampledOut(t *testing.T) {
 	}
 	t.Logf("%d verdicts compared, shifts %v, %d common shingles left out", compared, shifts, filtered)
 }
+
+// TestOwnText: a source's copied text is what no earlier distinct text
+// holds. A section that a different, earlier page held first (a
+// generated section many reference pages carry) is not the source's own;
+// what an earlier copy of the source itself holds (one text), and what
+// pages after the source hold (its copies and quotes), is.
+func TestOwnText(t *testing.T) {
+	hashes := func(lo, hi int) []uint32 {
+		var out []uint32
+		for h := lo; h < hi; h++ {
+			out = append(out, uint32(h))
+		}
+		return out
+	}
+	page := func(anchors []uint32, shingles ...int) *sketch.Features {
+		f := &sketch.Features{}
+		for i, h := range anchors {
+			f.Passage.Anchors = append(f.Passage.Anchors, sketch.Anchor{Hash: uint64(h), Pos: uint32(20 * i)})
+		}
+		for _, s := range shingles {
+			for v := s; v < s+100; v++ {
+				f.Shingles = append(f.Shingles, uint64(v))
+			}
+		}
+		return f
+	}
+	source := page(hashes(1, 31), 1000, 2000)
+	feats := map[uint64]*sketch.Features{
+		2: page(hashes(1, 11), 5000),        // another text, earlier: its section
+		3: page(hashes(11, 21), 1000, 2000), // an earlier copy of the source's text
+		5: source,
+		7: page(hashes(21, 26), 7000), // a later page quoting the source
+	}
+	cands := []index.Candidate{{Seq: 7}, {Seq: 5}, {Seq: 3}, {Seq: 2}}
+	p := &Pipeline{}
+	got := p.ownText(hashes(1, 31), &cands[1], source, cands, func(c *index.Candidate) *sketch.Features { return feats[c.Seq] })
+	if want := hashes(11, 31); !slices.Equal(got, want) {
+		t.Errorf("copied text %v, want %v", got, want)
+	}
+	delete(feats, 2) // the other text gone: the whole shared text is the source's
+	if got := p.ownText(hashes(1, 31), &cands[1], source, cands, func(c *index.Candidate) *sketch.Features { return feats[c.Seq] }); !slices.Equal(got, hashes(1, 31)) {
+		t.Errorf("without the earlier text: copied text %v, want all of it", got)
+	}
+}
+
+// TestCopyOwnLinks: a document that is a near duplicate of an earlier
+// candidate takes no passage evidence against a third candidate from the
+// text that all three hold (the earlier copy's own event reported that
+// link); what it shares with the third beyond its copy's text stays
+// evidence, and against the copy itself nothing changes. Without an
+// earlier near duplicate there is no such discount.
+func TestCopyOwnLinks(t *testing.T) {
+	page := func(shingles int, anchors ...[2]int) *sketch.Features {
+		f := &sketch.Features{}
+		for _, r := range anchors {
+			for h := r[0]; h < r[1]; h++ {
+				f.Passage.Anchors = append(f.Passage.Anchors, sketch.Anchor{Hash: uint64(h), Pos: uint32(5 * h)})
+			}
+		}
+		for v := shingles; v < shingles+200; v++ {
+			f.Shingles = append(f.Shingles, uint64(v))
+		}
+		return f
+	}
+	doc := page(1000, [2]int{1, 21}, [2]int{30, 41})
+	copyOf := page(1000, [2]int{1, 21})                // an earlier version of the document's text
+	other := page(5000, [2]int{1, 11}, [2]int{30, 41}) // another text sharing a section with both
+	p := &Pipeline{}
+	run := func(feats map[uint64]*sketch.Features) *verify.Discount {
+		j := &job{feats: doc, seq: make([]uint32, 4200), cands: []index.Candidate{{Seq: 1}, {Seq: 2}}, earlier: 2}
+		p.copyOwnLinks(j, func(c *index.Candidate) *sketch.Features { return feats[c.Seq] })
+		return j.discount
+	}
+	d := run(map[uint64]*sketch.Features{1: other, 2: copyOf})
+	if d == nil || len(d.Sources) != 1 || d.Sources[0].Features != other {
+		t.Fatalf("discount %+v, want one entry, for the other text", d)
+	}
+	w := sketch.PassageWindow(4200, p.passageWords(), p.cfg.Sketch.Shingle)
+	want := []verify.Range{{Lo: max(5-(w-1), 0), Hi: 50 + w}}
+	if got := d.Sources[0].Common; !reflect.DeepEqual(got, want) {
+		t.Errorf("kept out against the other text %v, want %v (the section all three hold, not 30–40)", got, want)
+	}
+	if d := run(map[uint64]*sketch.Features{1: other, 2: page(9000, [2]int{1, 21})}); d != nil {
+		t.Errorf("no earlier near duplicate: discount %+v, want none", d)
+	}
+}

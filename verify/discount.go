@@ -91,7 +91,7 @@ type Range struct{ Lo, Hi int }
 
 // empty reports whether d leaves nothing out.
 func (d *Discount) empty() bool {
-	return d == nil || len(d.Shingles) == 0 && len(d.Common) == 0 && len(d.Templates) == 0
+	return d == nil || len(d.Shingles) == 0 && len(d.Common) == 0 && len(d.Templates) == 0 && len(d.Sources) == 0
 }
 
 // Without appends to dst the values of set (sorted) that are not in drop
