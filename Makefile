@@ -43,6 +43,12 @@ deps:
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq kcat >/dev/null; \
 	fi
 	@kcat -V 2>/dev/null | head -1
+	@if ! command -v luacheck >/dev/null 2>&1; then \
+		echo "installing luacheck (Debian's lua-check: the index's Lua scripts)"; \
+		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq lua-check >/dev/null; \
+	fi
+	@luacheck --version | head -1
 
 vet:
 	$(GO) vet ./...
@@ -62,11 +68,6 @@ staticcheck:
 	fi
 	$(STATICCHECK) ./...
 	@for m in $(BENCH_MODULES) deploy; do (cd $$m && $(STATICCHECK) ./...) || exit 1; done
-	@if ! command -v luacheck >/dev/null 2>&1; then \
-		echo "installing luacheck (Debian's lua-check: the index's Lua scripts)"; \
-		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
-		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq lua-check >/dev/null; \
-	fi
 	cd index/lua && luacheck --quiet --no-color .
 
 # Tests that mostly wait (service/'s Kafka and Redis scenarios, index/'s
