@@ -491,7 +491,6 @@ func (p *Pipeline) copyOwnLinks(j *job, feats func(*index.Candidate) *sketch.Fea
 	if len(cands) < 2 {
 		return
 	}
-	thr := p.threshold(verify.MethodJaccard, verify.DefaultJaccard)
 	near := make([]bool, len(cands))
 	var held map[uint32]bool // anchors the document's earlier near duplicates hold
 	for i := range cands {
@@ -499,8 +498,7 @@ func (p *Pipeline) copyOwnLinks(j *job, feats func(*index.Candidate) *sketch.Fea
 		if f == nil {
 			continue
 		}
-		sa, sb, _, _ := sketch.AlignSamples(j.feats, f)
-		if len(sa) == 0 || len(sb) == 0 || verify.Jaccard(sa, sb) < thr {
+		if sa, sb, _, _ := sketch.AlignSamples(j.feats, f); !p.resemble(sa, sb) {
 			continue
 		}
 		near[i] = true

@@ -385,8 +385,14 @@ func (p *Pipeline) oneText(a, b *sketch.Features, dropA, dropB []uint64) bool {
 	if len(sa) == 0 || len(sb) == 0 {
 		return false
 	}
-	return verify.Jaccard(sa, sb) >= p.threshold(verify.MethodJaccard, verify.DefaultJaccard) ||
+	return p.resemble(sa, sb) ||
 		max(verify.Containment(sa, sb), verify.Containment(sb, sa)) >= p.threshold(verify.MethodContainment, verify.DefaultContainment)
+}
+
+// resemble reports whether two aligned stored samples (sketch.AlignSamples)
+// are near duplicates by the profile's resemblance; empty samples are not.
+func (p *Pipeline) resemble(sa, sb []uint64) bool {
+	return len(sa) > 0 && len(sb) > 0 && verify.Jaccard(sa, sb) >= p.threshold(verify.MethodJaccard, verify.DefaultJaccard)
 }
 
 // otherPage is an earlier candidate of another site than the document's:
