@@ -168,6 +168,28 @@ func TestDenseEventsStable(t *testing.T) {
 	}
 }
 
+// TestDenseEventsWithoutFeatureCache runs the dense stream with a
+// features cache that keeps nothing, so that every decode of a
+// candidate's stored features gives new features: the events are the
+// same as with the cache. Verification must not depend on whether the
+// index stage and a verifier worker were handed the same decoded
+// features (a source's discount is named by the candidate it applies to,
+// not by a cache hit).
+func TestDenseEventsWithoutFeatureCache(t *testing.T) {
+	items, _ := denseCorpus(t, 30, 19, 1)
+	first := runPipeline(t, densePipeline(t, 1, 16), items)
+	pl := densePipeline(t, 1, 16)
+	pl.decoded = newFeatCache(0)
+	again := runPipeline(t, pl, items)
+	for i := range items {
+		x, _ := json.Marshal(first[i].Event)
+		y, _ := json.Marshal(again[i].Event)
+		if string(x) != string(y) {
+			t.Fatalf("without the cache, events differ:\n%s\n%s", x, y)
+		}
+	}
+}
+
 // BenchmarkDenseRealText runs the pipeline (memory index, web profile)
 // over a duplicate-dense real-text stream and reports the process's CPU
 // time per document (user + system, all goroutines) and the decoded

@@ -186,6 +186,16 @@ func (p *Pipeline) processBatch(ctx context.Context, batch []*job, verifyIn chan
 		// in parallel: Load fills j.candFeats, which the resolve stage
 		// reads after the job's result.
 		j.candFeats = make([]*sketch.Features, len(j.cands))
+		// The features this stage decoded are the ones its discount
+		// names (verify.Source is matched by the features handed to
+		// verification), so they are handed on as they are; a cache
+		// miss in a worker would decode other features of the same
+		// bytes.
+		for i := range j.cands {
+			if f := decoded[j.cands[i].Seq]; f != nil {
+				j.candFeats[i] = f
+			}
+		}
 		vj := verify.Job{Doc: j.feats, Discount: j.discount, Tag: j, Candidates: j.candFeats}
 		if len(j.cands) > 0 {
 			vj.Load = func(i int) *sketch.Features { return p.decoded.decode(j.cands[i].Features) }
