@@ -11,6 +11,7 @@ import (
 
 	"github.com/neardup/neardup/config"
 	"github.com/neardup/neardup/extract"
+	"github.com/neardup/neardup/pipeline"
 	"github.com/neardup/neardup/sketch"
 	"github.com/neardup/neardup/verify"
 )
@@ -89,11 +90,11 @@ type scorer struct {
 }
 
 func newScorer(cfg *config.Config) (*scorer, error) {
-	lex, err := cfg.Lexicon()
+	lex, err := pipeline.Lexicon(cfg)
 	if err != nil {
 		return nil, err
 	}
-	sk := cfg.SketchConfig()
+	sk := pipeline.SketchConfig(cfg)
 	sk.KeepText = EditMaxBytes
 	b, r := cfg.BandsRows()
 	return &scorer{sk: sk, lex: lex, bands: b, rows: r}, nil

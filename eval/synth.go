@@ -156,11 +156,11 @@ func RunSynth(ctx context.Context, sc SynthConfig, progress func(done, total int
 		if err != nil {
 			return nil, err
 		}
-		lex, err := cfg.Lexicon()
+		lex, err := pipeline.Lexicon(&cfg)
 		if err != nil {
 			return nil, err
 		}
-		sk, err := sketch.New(cfg.SketchConfig(), lex)
+		sk, err := sketch.New(pipeline.SketchConfig(&cfg), lex)
 		if err != nil {
 			return nil, err
 		}

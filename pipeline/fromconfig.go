@@ -1,20 +1,29 @@
+// This file is the one place that turns configuration into components:
+// the sketcher's settings and lexicon, the verification profile, the
+// index (opened with its TLS settings) and the pipeline's Config. Every
+// command (scan, check, delete, serve, demo) goes through it; config
+// itself only loads, checks and resolves settings (config.BandsRows).
+
 package pipeline
 
 import (
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/neardup/neardup/config"
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/sketch"
 	"github.com/neardup/neardup/verify"
 )
 
 // FromConfig returns the pipeline configuration that a loaded
 // configuration describes; version is echoed in events.
 func FromConfig(c *config.Config, version string) (Config, error) {
-	lex, err := c.Lexicon()
+	lex, err := Lexicon(c)
 	if err != nil {
 		return Config{}, err
 	}
@@ -24,9 +33,9 @@ func FromConfig(c *config.Config, version string) (Config, error) {
 	}
 	b, r := c.BandsRows()
 	pc := Config{
-		Sketch:     c.SketchConfig(),
+		Sketch:     SketchConfig(c),
 		Lexicon:    lex,
-		Limits:     c.Limits(),
+		Limits:     Limits(c),
 		Bands:      b,
 		Rows:       r,
 		SimHashK:   c.Sketch.SimHashK,
@@ -84,8 +93,8 @@ func OpenStore(ctx context.Context, c *config.Config, version string) (Config, i
 }
 
 // OpenIndex is OpenStore in one of the index's modes (mode's
-// RequireExisting and ReadOnly; its other fields are ignored, the
-// configuration gives them): RequireExisting for a caller that has
+// RequireExisting and ReadOnly, and Clock, a benchmark's clock; its other
+// fields are ignored, the configuration gives them): RequireExisting for a caller that has
 // written to the index before (a service whose consumer group has
 // committed offsets, a delete), so that a Redis namespace that does not
 // exist is index.ErrIndexLost instead of a new, empty one; ReadOnly for a
@@ -123,6 +132,7 @@ func OpenIndex(ctx context.Context, c *config.Config, version string, mode index
 		TLS:             tc,
 		RequireExisting: mode.RequireExisting,
 		ReadOnly:        mode.ReadOnly,
+		Clock:           mode.Clock,
 	})
 	return pc, store, err
 }
@@ -134,5 +144,92 @@ func redisTLS(c *config.Config) (*tls.Config, error) {
 	if ix.TLSCA == "" && ix.TLSCert == "" && ix.TLSKey == "" {
 		return nil, nil
 	}
-	return config.ClientTLS("index.tls_", ix.TLSCA, ix.TLSCert, ix.TLSKey)
+	return ClientTLS("index.tls_", ix.TLSCA, ix.TLSCert, ix.TLSKey)
+}
+
+// SketchConfig returns the sketch configuration c describes.
+func SketchConfig(c *config.Config) sketch.Config {
+	s := c.Sketch
+	sc := sketch.Config{
+		Normalize: sketch.Normalization{FoldQuotes: s.FoldQuotes, StripAccents: s.StripAccents, DropDigits: s.DropDigits},
+		Shingle:   s.Shingle,
+		CharGram:  s.CharGram,
+		K:         s.K,
+		Method:    sketch.Method(s.Method),
+		Seed:      s.Seed,
+		IMatch: sketch.IMatch{
+			Mode: sketch.IMatchMode(s.IMatch), Cutoff: s.IMatchCutoff, Keep: s.IMatchKeep, MinTerms: s.IMatchMin,
+		},
+		KeepText:     s.KeepText,
+		SimHashIDF:   s.SimHashIDF,
+		MaxBytes:     s.MaxBytes,
+		PassageWords: s.PassageWords,
+	}
+	if c.Pipeline.Granularity == "sentence" {
+		p := c.Pipeline
+		sc.Sentence = sketch.SentenceConfig{On: true, CharGram: s.SentenceCharGram, Bands: s.SentenceBands, Rows: s.SentenceRows,
+			MinChars: p.SentenceMinChars, MaxChars: p.SentenceMaxChars, MaxSentences: p.MaxSentences}
+	}
+	if s.IMatch == "off" {
+		// No digest: a minimum no document reaches.
+		sc.IMatch.Mode = sketch.IMatchIDF
+		sc.IMatch.MinTerms = 1 << 30
+	}
+	return sc.WithDefaults()
+}
+
+// Limits returns the storage limits of sketched features c sets.
+func Limits(c *config.Config) sketch.Limits {
+	return sketch.Limits{MaxShingles: c.Sketch.MaxShingles, MaxUnique: c.Sketch.MaxUnique, Passages: c.Sketch.PassageWords > 0,
+		Sentences: c.Pipeline.Granularity == "sentence"}
+}
+
+// Lexicon loads the I-Match lexicon c names (sketch.lexicon), or returns nil for the
+// built-in one.
+func Lexicon(c *config.Config) (*sketch.Lexicon, error) {
+	if c.Sketch.Lexicon == "" {
+		return nil, nil
+	}
+	f, err := os.Open(c.Sketch.Lexicon)
+	if err != nil {
+		return nil, fmt.Errorf("config: sketch.lexicon: %w", err)
+	}
+	defer f.Close()
+	lex, err := sketch.ReadLexicon(f)
+	if err != nil {
+		return nil, fmt.Errorf("config: sketch.lexicon %s: %w", c.Sketch.Lexicon, err)
+	}
+	return lex, nil
+}
+
+// ClientTLS builds a client's TLS settings from PEM files: ca, the roots
+// that sign the server's certificate (the system's when empty), and cert
+// and key, a client certificate for mutual TLS (both or neither). prefix
+// names their keys in errors ("kafka.tls." for kafka.tls.ca, "index.tls_"
+// for index.tls_ca). The files are read now, so a bad path fails at
+// start, naming its key.
+func ClientTLS(prefix, ca, cert, key string) (*tls.Config, error) {
+	tc := &tls.Config{MinVersion: tls.VersionTLS12}
+	if ca != "" {
+		pem, err := os.ReadFile(ca)
+		if err != nil {
+			return nil, fmt.Errorf("%sca: %w", prefix, err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("%sca %s: no PEM certificate found", prefix, ca)
+		}
+		tc.RootCAs = pool
+	}
+	if (cert == "") != (key == "") {
+		return nil, fmt.Errorf("%scert and %skey go together", prefix, prefix)
+	}
+	if cert != "" {
+		c, err := tls.LoadX509KeyPair(cert, key)
+		if err != nil {
+			return nil, fmt.Errorf("%scert/%skey: %w", prefix, prefix, err)
+		}
+		tc.Certificates = []tls.Certificate{c}
+	}
+	return tc, nil
 }

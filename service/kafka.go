@@ -20,6 +20,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl/scram"
 
 	"github.com/neardup/neardup/config"
+	"github.com/neardup/neardup/pipeline"
 	"github.com/neardup/neardup/sink"
 )
 
@@ -35,7 +36,7 @@ func clientOptions(k config.Kafka, log *slog.Logger) ([]kgo.Opt, *saslWatch, err
 	sw := &saslWatch{}
 	opts := []kgo.Opt{kgo.SeedBrokers(k.BrokerList()...), kgo.ClientID(k.ClientID), kgo.WithLogger(kgoLogger{log}), kgo.WithHooks(sw)}
 	if k.TLS.Enabled || k.TLS.CA != "" || k.TLS.Cert != "" {
-		tc, err := config.ClientTLS("kafka.tls.", k.TLS.CA, k.TLS.Cert, k.TLS.Key)
+		tc, err := pipeline.ClientTLS("kafka.tls.", k.TLS.CA, k.TLS.Cert, k.TLS.Key)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -321,25 +321,12 @@ func openTwoGenerations(ctx context.Context, c *config.Config) (pc pipeline.Conf
 	if c.Index.Retention <= 0 {
 		return pc, nil, nil, fmt.Errorf("-generation-at needs index.retention")
 	}
-	pc, err = pipeline.FromConfig(c, "bytesbench")
-	if err != nil {
-		return pc, nil, nil, err
-	}
-	probe, err := pipeline.New(pc, nil)
-	if err != nil {
-		return pc, nil, nil, err
-	}
 	base := time.Now()
 	L := int64(c.Index.Generation / time.Second)
 	var start atomic.Int64
 	start.Store((base.Unix()/L - 1) * L)
 	clock := func() time.Time { return time.Unix(start.Load(), 0).Add(time.Since(base)) }
-	ix, err = index.Open(ctx, c.Index.URL, index.Options{
-		Params: probe.IndexParams(), Namespace: c.Index.Namespace, Retention: c.Index.Retention,
-		Generation: c.Index.Generation, RefreshOnMatch: c.Index.RefreshOnMatch, CommonDocs: c.Index.CommonDocs,
-		MaxCandidates: c.Verify.MaxCandidates, Capacity: c.Index.Capacity, Batch: c.Index.Batch,
-		Timeout: c.Index.Timeout, Clock: clock,
-	})
+	pc, ix, err = pipeline.OpenIndex(ctx, c, "bytesbench", index.Options{Clock: clock})
 	return pc, ix, func() { start.Add(L) }, err
 }
 

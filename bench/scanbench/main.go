@@ -232,17 +232,9 @@ func loadConfig(profile string) *config.Config {
 // runNeardup runs the pipeline over the corpus and returns the reported
 // (duplicate, duplicate_of) pairs. Its workers follow GOMAXPROCS.
 func runNeardup(lines [][]byte, cfg *config.Config) (pairs map[[2]string]bool, cands string) {
-	pc, err := pipeline.FromConfig(cfg, "bench")
-	if err != nil {
-		panic(err)
-	}
-	probe, err := pipeline.New(pc, nil)
-	if err != nil {
-		panic(err)
-	}
-	ix, err := index.Open(context.Background(), "memory", index.Options{Params: probe.IndexParams(),
-		Retention: cfg.Index.Retention, Generation: cfg.Index.Generation, Capacity: cfg.Index.Capacity,
-		CommonDocs: cfg.Index.CommonDocs, MaxCandidates: cfg.Verify.MaxCandidates})
+	mem := *cfg
+	mem.Index.URL = "memory"
+	pc, ix, err := pipeline.OpenIndex(context.Background(), &mem, "bench", index.Options{})
 	if err != nil {
 		panic(err)
 	}
@@ -324,7 +316,7 @@ type shingler struct {
 }
 
 func newShingler(cfg *config.Config) *shingler {
-	return &shingler{norm: sketch.NewNormalizer(cfg.SketchConfig().Normalize), w: cfg.Sketch.Shingle}
+	return &shingler{norm: sketch.NewNormalizer(pipeline.SketchConfig(cfg).Normalize), w: cfg.Sketch.Shingle}
 }
 
 // each calls push with every shingle of text, in order (the slice is

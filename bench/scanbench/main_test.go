@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/neardup/neardup/pipeline"
 	"github.com/neardup/neardup/sketch"
 )
 
@@ -17,7 +18,7 @@ func TestPeerGetsNeardupShingles(t *testing.T) {
 		cfg := loadConfig(profile)
 		text := []byte("Hello, World! “Don’t” panic — the QUICK brown fox jumps over the lazy dog. " +
 			"Page 12 of 300; the fox, again: quick, brown... and the dog (lazy) sleeps on.")
-		s, err := sketch.New(cfg.SketchConfig(), nil)
+		s, err := sketch.New(pipeline.SketchConfig(cfg), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

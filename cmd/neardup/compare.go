@@ -11,6 +11,7 @@ import (
 
 	"github.com/neardup/neardup/config"
 	"github.com/neardup/neardup/extract"
+	"github.com/neardup/neardup/pipeline"
 	"github.com/neardup/neardup/sketch"
 	"github.com/neardup/neardup/verify"
 )
@@ -63,7 +64,7 @@ func runCompare(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	lex, err := cfg.Lexicon()
+	lex, err := pipeline.Lexicon(&cfg)
 	if err != nil {
 		return usagef("%w", err)
 	}
@@ -79,7 +80,7 @@ func runCompare(_ context.Context, args []string, stdout, stderr io.Writer) erro
 			return fmt.Errorf("%s: %w", p, err)
 		}
 	}
-	sc := cfg.SketchConfig()
+	sc := pipeline.SketchConfig(&cfg)
 	var feats [2]map[sketch.Method]*sketch.Features
 	for _, m := range []sketch.Method{sketch.Classic, sketch.OnePerm} {
 		c := sc

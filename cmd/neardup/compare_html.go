@@ -24,7 +24,7 @@ func verifyStored(c *config.Config, b, a *sketch.Features) (verify.Verdict, veri
 	if err != nil {
 		return verify.Verdict{}, prof, "", err
 	}
-	lim := prof.Limits(c.Limits())
+	lim := prof.Limits(pipeline.Limits(c))
 	var sa, sb sketch.Features
 	a.Stored(&sa, lim)
 	b.Stored(&sb, lim)

@@ -1,4 +1,4 @@
-package config
+package pipeline
 
 import (
 	"crypto/tls"
