@@ -3,7 +3,6 @@ package eval
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -100,9 +99,6 @@ func Evaluate(ctx context.Context, cfg config.Config, s *Set, progress Progress)
 	r.Elapsed = time.Since(t0)
 	return r, nil
 }
-
-// Curve returns the result's curve of score s.
-func (r *Result) Curve(s Score) Curve { return r.Curves[s] }
 
 func eventsByID(events []Event) map[string]*Event {
 	m := make(map[string]*Event, len(events))
@@ -266,21 +262,6 @@ func cloughResult(s *Set, events []Event) *CloughResult {
 	return res
 }
 
-// Row returns the row of a category.
-func (c *CloughResult) Row(category string) CloughRow {
-	return find(c.Rows, func(r CloughRow) bool { return r.Category == category })
-}
-
-// find returns the first element of rows that ok accepts, or the zero
-// value.
-func find[T any](rows []T, ok func(T) bool) T {
-	if i := slices.IndexFunc(rows, ok); i >= 0 {
-		return rows[i]
-	}
-	var zero T
-	return zero
-}
-
 // GutenbergRow is one pair of e-texts and what the stream reported.
 type GutenbergRow struct {
 	Later, Earlier string
@@ -432,11 +413,6 @@ func licenseResult(s *Set, events []Event) *LicenseResult {
 	return res
 }
 
-// Class returns the row of a class.
-func (l *LicenseResult) Class(class string) ClassRow {
-	return find(l.Classes, func(r ClassRow) bool { return r.Class == class })
-}
-
 func clusterStats(s *Set, events []Event) ClusterStats {
 	var st ClusterStats
 	members := map[string][]string{} // cluster → labelled documents
@@ -508,13 +484,6 @@ func sum(m map[string]int) int {
 		n += v
 	}
 	return n
-}
-
-// String summarizes a result in one line.
-func (r *Result) String() string {
-	l := r.Links
-	return fmt.Sprintf("%s: %d documents, links precision %.3f recall %.3f (%d of %d expected), %v",
-		r.Set.Name, len(r.Events), l.All.Precision(), l.All.Recall(l.Expected), l.All.Found, l.Expected, r.Elapsed.Round(time.Millisecond))
 }
 
 // lockedStep makes step safe to call from several goroutines.

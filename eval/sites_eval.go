@@ -393,14 +393,3 @@ func (g *Sites) Write(dir string) ([]string, error) {
 	})
 	return paths, err
 }
-
-// WriteSites generates the site corpus of the evaluation (the default
-// [SitesConfig]) from the gutenberg-editions folder under the data root
-// and writes it into dir with [Sites.Write].
-func WriteSites(root, dir string) ([]string, error) {
-	g, err := GenerateSites(filepath.Join(root, SetGutenberg), SitesConfig{})
-	if err != nil {
-		return nil, err
-	}
-	return g.Write(dir)
-}

@@ -74,12 +74,6 @@ func mainCover(rs []verify.Range, n int, tpl []verify.Range, k int) mainWords {
 	return w
 }
 
-// coveredShare is the share of n words that the union of rs covers,
-// rounded to three decimals; rs is sorted in place.
-func coveredShare(rs []verify.Range, n int) float64 {
-	return mainCover(rs, n, nil, 1).share()
-}
-
 // covered counts the words of [0, n) that the union of rs covers; rs is
 // sorted in place.
 func covered(rs []verify.Range, n int) int {

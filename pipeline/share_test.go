@@ -95,3 +95,9 @@ func TestMatchShare(t *testing.T) {
 		}
 	}
 }
+
+// coveredShare is the share of n words that the union of rs covers,
+// rounded to three decimals; rs is sorted in place.
+func coveredShare(rs []verify.Range, n int) float64 {
+	return mainCover(rs, n, nil, 1).share()
+}

@@ -77,9 +77,6 @@ func NewPool(v *Verifier, workers int) *Pool {
 	return &Pool{v: v, workers: workers, check: v.verify}
 }
 
-// Workers returns the number of verifying goroutines Run starts.
-func (p *Pool) Workers() int { return p.workers }
-
 // maxChunk bounds the candidates verified by one task, so that a job with
 // thousands of candidates still spreads over all workers while a task
 // amortises its channel hand-off over several verifications.

@@ -292,3 +292,6 @@ func TestPoolPanic(t *testing.T) {
 		t.Fatal("no job had the panicking candidate")
 	}
 }
+
+// Workers returns the number of verifying goroutines Run starts.
+func (p *Pool) Workers() int { return p.workers }
