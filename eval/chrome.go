@@ -27,15 +27,15 @@ import (
 
 // Names of the chrome sets: one corpus in two renderings.
 const (
-	// SetChrome renders each page as its visible text.
-	SetChrome = "chrome"
-	// SetChromeHTML renders each page as HTML.
-	SetChromeHTML = "chrome-html"
+	// setChrome renders each page as its visible text.
+	setChrome = "chrome"
+	// setChromeHTML renders each page as HTML.
+	setChromeHTML = "chrome-html"
 )
 
-// ChromeConfig shapes the chrome corpus. The zero value gives the corpus
+// chromeConfig shapes the chrome corpus. The zero value gives the corpus
 // the evaluation uses.
-type ChromeConfig struct {
+type chromeConfig struct {
 	// Seed seeds every choice; default 36.
 	Seed uint64
 	// Sites is the number of sites; default 40. Each has 5 to 15 pages.
@@ -47,7 +47,7 @@ type ChromeConfig struct {
 	Syndicated, Quotes, Updates float64
 }
 
-func (c ChromeConfig) withDefaults() ChromeConfig {
+func (c chromeConfig) withDefaults() chromeConfig {
 	if c.Seed == 0 {
 		c.Seed = 36
 	}
@@ -89,10 +89,10 @@ type chromePage struct {
 	Quote       int
 }
 
-// GenerateChrome builds the chrome corpus from the Gutenberg e-texts in
+// generateChrome builds the chrome corpus from the Gutenberg e-texts in
 // dir (the gutenberg-editions folder). The same configuration gives the
 // same corpus, byte for byte.
-func GenerateChrome(dir string, cfg ChromeConfig) (*Sites, error) {
+func generateChrome(dir string, cfg chromeConfig) (*Sites, error) {
 	cfg = cfg.withDefaults()
 	r := rand.New(rand.NewPCG(cfg.Seed, 0xc4a0e))
 	books, err := loadBooks(dir)
@@ -525,15 +525,15 @@ func (p *Page) chromeHTML() []byte {
 	return []byte(b.String())
 }
 
-// SetArticles is a plain crawl of one site: a navigation bar, a cookie
+// setArticles is a plain crawl of one site: a navigation bar, a cookie
 // banner and a footer around an <article>, each page a different article.
 // No page copies another: every link is wrong, and the extracted text
 // should be the article alone.
-const SetArticles = "articles"
+const setArticles = "articles"
 
-// GenerateArticles builds the articles set: n pages (default 600) of one
+// generateArticles builds the articles set: n pages (default 600) of one
 // site, each an original article cut from the Gutenberg e-texts in dir.
-func GenerateArticles(dir string, n int) (*Sites, error) {
+func generateArticles(dir string, n int) (*Sites, error) {
 	if n == 0 {
 		n = 600
 	}
@@ -586,7 +586,7 @@ func (p *Page) plainHTML() []byte {
 }
 
 func buildArticles(g *Sites) *Set {
-	s := sitesSet(g, SitesHTML, SetArticles, "as HTML")
+	s := sitesSet(g, SitesHTML, setArticles, "as HTML")
 	s.Order = fmt.Sprintf("%d pages of one site, each a different article cut from the Gutenberg e-texts, as HTML with a navigation bar, a cookie banner and a footer around the <article>, every page with its url; no page copies another", len(g.Pages))
 	return s
 }

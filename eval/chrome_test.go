@@ -13,11 +13,11 @@ import (
 // configuration gives the same pages.
 func TestChromeCorpus(t *testing.T) {
 	dir := dataset.Dir(t, SetGutenberg)
-	g, err := GenerateChrome(dir, ChromeConfig{})
+	g, err := generateChrome(dir, chromeConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := GenerateChrome(dir, ChromeConfig{})
+	again, err := generateChrome(dir, chromeConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestChromeCorpus(t *testing.T) {
 // and 100 of 100). Main before the site templates: chrome-html precision
 // 0.771, 12.6% flagged.
 func TestChromeTemplates(t *testing.T) {
-	for _, name := range []string{SetChrome, SetChromeHTML} {
+	for _, name := range []string{setChrome, setChromeHTML} {
 		r := evaluate(t, name)
 		th := r.Sites.Third
 		if p := th.Links.Precision(); !(p >= 0.98) || 50*th.Flagged > th.Unique {
@@ -91,11 +91,11 @@ func TestChromeTemplates(t *testing.T) {
 			}
 		}
 	}
-	r := evaluate(t, SetChromeHTML)
+	r := evaluate(t, setChromeHTML)
 	if p, f := r.Links.All.Precision(), r.Sites.FlaggedShare(); !(p >= 0.95) || f > 0.02 {
 		t.Errorf("chrome-html: precision %s, %.1f%% unique pages flagged, want ≥ 0.95 and ≤ 2%%", num(p), 100*f)
 	}
-	if a := evaluate(t, SetArticles); a.Sites.Flagged > 0 {
+	if a := evaluate(t, setArticles); a.Sites.Flagged > 0 {
 		t.Errorf("articles: %d of %d unique pages flagged, want none", a.Sites.Flagged, a.Sites.Unique)
 	}
 }

@@ -6,8 +6,8 @@ import (
 	"slices"
 )
 
-// Scored is one labelled, weighted score.
-type Scored struct {
+// scored is one labelled, weighted score.
+type scored struct {
 	Score  float64
 	Pos    bool
 	Weight float64
@@ -41,13 +41,13 @@ type Curve struct {
 	PR []PRPoint
 }
 
-// NewCurve computes the curve of xs. Scores where lower means closer
+// newCurve computes the curve of xs. Scores where lower means closer
 // (the SimHash distance) are passed negated by the caller, so that a
 // higher score always means closer.
-func NewCurve(score Score, xs []Scored) Curve {
+func newCurve(score Score, xs []scored) Curve {
 	c := Curve{Score: score}
 	xs = slices.Clone(xs)
-	slices.SortFunc(xs, func(a, b Scored) int { return cmp.Compare(b.Score, a.Score) })
+	slices.SortFunc(xs, func(a, b scored) int { return cmp.Compare(b.Score, a.Score) })
 	var totPos, totNeg float64
 	for _, x := range xs {
 		if x.Pos {
@@ -105,7 +105,7 @@ func f1(p, r float64) float64 {
 func curves(pairs []PairScores) []Curve {
 	out := make([]Curve, 0, NumScores)
 	for s := range NumScores {
-		var xs []Scored
+		var xs []scored
 		for _, p := range pairs {
 			if !p.Has[s] {
 				continue
@@ -114,9 +114,9 @@ func curves(pairs []PairScores) []Curve {
 			if !s.HigherIsCloser() {
 				v = -v
 			}
-			xs = append(xs, Scored{Score: v, Pos: p.Label == Positive, Weight: p.Weight})
+			xs = append(xs, scored{Score: v, Pos: p.Label == Positive, Weight: p.Weight})
 		}
-		c := NewCurve(s, xs)
+		c := newCurve(s, xs)
 		if !s.HigherIsCloser() {
 			c.BestThreshold = -c.BestThreshold
 			for i := range c.PR {

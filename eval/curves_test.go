@@ -8,7 +8,7 @@ import (
 
 // aucBrute is the definition: over every (positive, negative) pair, the
 // weight of those where the positive scores higher, ties counting half.
-func aucBrute(xs []Scored) float64 {
+func aucBrute(xs []scored) float64 {
 	var num, den float64
 	for _, p := range xs {
 		if !p.Pos {
@@ -33,7 +33,7 @@ func aucBrute(xs []Scored) float64 {
 
 // prBrute returns precision and recall when every score ≥ t is called a
 // duplicate.
-func prBrute(xs []Scored, t float64) (p, r float64) {
+func prBrute(xs []scored, t float64) (p, r float64) {
 	var tp, fp, pos float64
 	for _, x := range xs {
 		if x.Pos {
@@ -53,13 +53,13 @@ func prBrute(xs []Scored, t float64) (p, r float64) {
 func TestCurveMatchesDefinition(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 7))
 	for range 200 {
-		var xs []Scored
+		var xs []scored
 		for range 2 + r.IntN(40) {
 			// Few distinct scores, so that ties are common.
-			xs = append(xs, Scored{Score: float64(r.IntN(8)) / 8, Pos: r.IntN(3) == 0, Weight: float64(1 + r.IntN(3))})
+			xs = append(xs, scored{Score: float64(r.IntN(8)) / 8, Pos: r.IntN(3) == 0, Weight: float64(1 + r.IntN(3))})
 		}
 		xs[0].Pos, xs[1].Pos = true, false
-		c := NewCurve(ScoreJaccard, xs)
+		c := newCurve(ScoreJaccard, xs)
 		if want := aucBrute(xs); math.Abs(c.AUC-want) > 1e-12 {
 			t.Fatalf("AUC %v, want %v for %v", c.AUC, want, xs)
 		}
@@ -81,15 +81,15 @@ func TestCurveMatchesDefinition(t *testing.T) {
 }
 
 func TestCurveEdges(t *testing.T) {
-	perfect := NewCurve(ScoreJaccard, []Scored{{0.9, true, 1}, {0.8, true, 1}, {0.1, false, 5}})
+	perfect := newCurve(ScoreJaccard, []scored{{0.9, true, 1}, {0.8, true, 1}, {0.1, false, 5}})
 	if perfect.AUC != 1 || perfect.AP != 1 || perfect.BestF1 != 1 || perfect.BestThreshold != 0.8 {
 		t.Errorf("perfect separation: %+v", perfect)
 	}
-	inverted := NewCurve(ScoreJaccard, []Scored{{0.1, true, 1}, {0.9, false, 1}})
+	inverted := newCurve(ScoreJaccard, []scored{{0.1, true, 1}, {0.9, false, 1}})
 	if inverted.AUC != 0 {
 		t.Errorf("inverted: AUC %v, want 0", inverted.AUC)
 	}
-	if none := NewCurve(ScoreJaccard, []Scored{{0.5, false, 1}}); !math.IsNaN(none.AUC) || !math.IsNaN(none.BestF1) {
+	if none := newCurve(ScoreJaccard, []scored{{0.5, false, 1}}); !math.IsNaN(none.AUC) || !math.IsNaN(none.BestF1) {
 		t.Errorf("no positive: %+v, want NaN figures", none)
 	}
 	// The SimHash distance is ranked lower-is-closer.

@@ -182,45 +182,45 @@ func sortedUnique(pairs [][2]string, side int) []string {
 	return out
 }
 
-// LicenseMatch is one license google/licensecheck expects to find in a
+// licenseMatch is one license google/licensecheck expects to find in a
 // test file: its name (an SPDX id for most) and the byte range it covers
 // in the file's text; End is len(Text) when the header says "$". IsURL
 // marks a match of the license's URL rather than of its text.
-type LicenseMatch struct {
+type licenseMatch struct {
 	Name       string
 	Start, End int
 	IsURL      bool
 }
 
-// LicenseVariant is one test file of google/licensecheck: a license text
+// licenseVariant is one test file of google/licensecheck: a license text
 // as found in the wild (reflowed, with copyright lines, cut short, or
 // embedded in a longer file) and what licensecheck expects to match in it.
-type LicenseVariant struct {
+type licenseVariant struct {
 	File string // e.g. MIT.t12
 	Kind string // the file name before .tN, e.g. MIT, Apache-2.0-Header
 	// Coverage is the expected percentage of the text the matches cover.
 	Coverage float64
-	Matches  []LicenseMatch
+	Matches  []licenseMatch
 	Text     []byte // the test input, after the header
 }
 
-// Licensecheck is the google/licensecheck test data.
-type Licensecheck struct {
+// licensecheck is the google/licensecheck test data.
+type licensecheck struct {
 	Dir      string
-	Variants []LicenseVariant // sorted by kind, then by test number
+	Variants []licenseVariant // sorted by kind, then by test number
 }
 
-// LoadLicensecheck reads every Kind.tN file of dir/testdata and parses its
+// loadLicensecheck reads every Kind.tN file of dir/testdata and parses its
 // header (testdata/README): comment lines, the expected coverage ("91.2%"),
 // one "Name [Percent] Start,End [URL]" line per match, then optionally a
 // "scan" stanza of the same form (ignored here), and a blank line.
-func LoadLicensecheck(dir string) (*Licensecheck, error) {
+func loadLicensecheck(dir string) (*licensecheck, error) {
 	td := filepath.Join(dir, "testdata")
 	ents, err := os.ReadDir(td)
 	if err != nil {
 		return nil, fmt.Errorf("eval: licensecheck: %w", err)
 	}
-	lc := &Licensecheck{Dir: dir}
+	lc := &licensecheck{Dir: dir}
 	for _, e := range ents {
 		kind, _, ok := splitTestName(e.Name())
 		if !ok || e.IsDir() {
@@ -237,7 +237,7 @@ func LoadLicensecheck(dir string) (*Licensecheck, error) {
 		v.File, v.Kind = e.Name(), kind
 		lc.Variants = append(lc.Variants, v)
 	}
-	slices.SortFunc(lc.Variants, func(a, b LicenseVariant) int {
+	slices.SortFunc(lc.Variants, func(a, b licenseVariant) int {
 		ka, na, _ := splitTestName(a.File)
 		kb, nb, _ := splitTestName(b.File)
 		return cmp.Or(cmp.Compare(ka, kb), cmp.Compare(na, nb))
@@ -261,8 +261,8 @@ func splitTestName(name string) (string, int, bool) {
 	return name[:i], n, true
 }
 
-func parseLicenseTest(b []byte) (LicenseVariant, error) {
-	var v LicenseVariant
+func parseLicenseTest(b []byte) (licenseVariant, error) {
+	var v licenseVariant
 	head, text, ok := bytes.Cut(b, []byte("\n\n"))
 	if !ok {
 		return v, fmt.Errorf("no blank line after the header")
@@ -305,20 +305,20 @@ func parseLicenseTest(b []byte) (LicenseVariant, error) {
 		if !ok || err1 != nil || err2 != nil {
 			return v, fmt.Errorf("header: match range in %q", l)
 		}
-		v.Matches = append(v.Matches, LicenseMatch{Name: fs[0], Start: start, End: end, IsURL: len(fs) > 2 && fs[2] == "URL"})
+		v.Matches = append(v.Matches, licenseMatch{Name: fs[0], Start: start, End: end, IsURL: len(fs) > 2 && fs[2] == "URL"})
 	}
 	return v, nil
 }
 
-// SPDXLicense is one entry of the SPDX license list.
-type SPDXLicense struct {
+// spdxLicense is one entry of the SPDX license list.
+type spdxLicense struct {
 	ID, Name string
 	Text     string
 }
 
-// LoadSPDX reads spdx-full.json (npm spdx-license-list) in dir; the
+// loadSPDX reads spdx-full.json (npm spdx-license-list) in dir; the
 // licenses come back sorted by id.
-func LoadSPDX(dir string) ([]SPDXLicense, error) {
+func loadSPDX(dir string) ([]spdxLicense, error) {
 	b, err := os.ReadFile(filepath.Join(dir, "spdx-full.json"))
 	if err != nil {
 		return nil, fmt.Errorf("eval: spdx: %w", err)
@@ -330,12 +330,12 @@ func LoadSPDX(dir string) ([]SPDXLicense, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("eval: spdx: %w", err)
 	}
-	out := make([]SPDXLicense, 0, len(m))
+	out := make([]spdxLicense, 0, len(m))
 	for id, l := range m {
 		if strings.TrimSpace(l.Text) != "" {
-			out = append(out, SPDXLicense{ID: id, Name: l.Name, Text: l.Text})
+			out = append(out, spdxLicense{ID: id, Name: l.Name, Text: l.Text})
 		}
 	}
-	slices.SortFunc(out, func(a, b SPDXLicense) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b spdxLicense) int { return cmp.Compare(a.ID, b.ID) })
 	return out, nil
 }

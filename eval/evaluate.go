@@ -359,7 +359,7 @@ func licenseResult(s *Set, events []Event) *LicenseResult {
 	rows := map[string]*ClassRow{}
 	for _, d := range s.Docs {
 		l := s.licenses[d.ID]
-		if l.class == ClassReference && s.Name == SetLicensecheck {
+		if l.class == classReference && s.Name == setLicensecheck {
 			continue // the references are judged by the spdx set
 		}
 		row := rows[l.class]
@@ -376,7 +376,7 @@ func licenseResult(s *Set, events []Event) *LicenseResult {
 			ev = &Event{ID: d.ID} // no event, no links
 		}
 		same := linkedTo(ev, func(id string) bool { return s.Label(d.ID, id) == Positive })
-		if l.class == ClassEmbedded {
+		if l.class == classEmbedded {
 			// A partial link to its license, if there is one, else the first.
 			for i := range ev.Matches {
 				if m := &ev.Matches[i]; m.Kind == string(verify.Partial) && s.Label(d.ID, m.ID) == Positive {
@@ -392,7 +392,7 @@ func licenseResult(s *Set, events []Event) *LicenseResult {
 		if linkedTo(ev, func(id string) bool { return s.Label(d.ID, id) == Negative }) != nil {
 			row.OtherFamily++
 		}
-		if l.class == ClassEmbedded {
+		if l.class == classEmbedded {
 			e := EmbeddedRow{File: l.variant.File, Coverage: l.variant.Coverage}
 			for _, m := range l.variant.Matches {
 				e.Licenses = appendUnique(e.Licenses, m.Name)
@@ -403,7 +403,7 @@ func licenseResult(s *Set, events []Event) *LicenseResult {
 			res.Embedded = append(res.Embedded, e)
 		}
 	}
-	for _, c := range []string{ClassReference, ClassFull, ClassEmbedded, ClassNotice, ClassNone} {
+	for _, c := range []string{classReference, classFull, classEmbedded, classNotice, classNone} {
 		if rows[c] != nil {
 			res.Classes = append(res.Classes, *rows[c])
 		}

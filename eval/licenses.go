@@ -10,25 +10,25 @@ import (
 // License classes: what a license document is, which decides what the
 // stream should do with it.
 const (
-	// ClassReference is a license text of the SPDX list.
-	ClassReference = "reference"
-	// ClassFull is a test file that is one license's text (reflowed, with
+	// classReference is a license text of the SPDX list.
+	classReference = "reference"
+	// classFull is a test file that is one license's text (reflowed, with
 	// a copyright line, small wording changes): licensecheck expects one
 	// license over at least 90% of it. It should be linked to its license.
-	ClassFull = "full"
-	// ClassEmbedded is a license inside a longer file: licensecheck
+	classFull = "full"
+	// classEmbedded is a license inside a longer file: licensecheck
 	// expects the license to cover less than 90% of it, or expects two
 	// licenses. It should be linked to its license as a partial
 	// duplicate.
-	ClassEmbedded = "embedded"
-	// ClassNotice is a short notice that points to a license (kinds
+	classEmbedded = "embedded"
+	// classNotice is a short notice that points to a license (kinds
 	// *-Header, *-Short, *-Notice, or a file in which licensecheck expects
 	// only license URLs): not a copy of the license text, so no link is
 	// expected; a link to its license is still right.
-	ClassNotice = "notice"
-	// ClassNone is a file in which licensecheck expects no license (a
+	classNotice = "notice"
+	// classNone is a file in which licensecheck expects no license (a
 	// modified or broken text): unlabelled.
-	ClassNone = "none"
+	classNone = "none"
 )
 
 // embeddedCoverage is the expected coverage below which a license is
@@ -45,7 +45,7 @@ type licenseLabel struct {
 	// families are the coarse families of those licenses (GPL, BSD,
 	// CC-BY, MIT), the weak labels clusters are judged against.
 	families []string
-	variant  *LicenseVariant
+	variant  *licenseVariant
 	spdxID   string
 }
 
@@ -82,7 +82,7 @@ func plainText(s string) string {
 // spdxKeys maps every SPDX id to its license key, merging the keys of
 // ids whose texts are identical after plainText (GFDL-1.2 and
 // GFDL-1.2-invariants-only, SMLNJ and StandardML-NJ).
-func spdxKeys(spdx []SPDXLicense) map[string]string {
+func spdxKeys(spdx []spdxLicense) map[string]string {
 	parent := map[string]string{}
 	var find func(string) string
 	find = func(k string) string {
@@ -119,16 +119,16 @@ func spdxKeys(spdx []SPDXLicense) map[string]string {
 
 // classify returns the class of a licensecheck test file; textKeys are
 // the license texts of its matches that are not URLs.
-func classify(v *LicenseVariant, textKeys []string) string {
+func classify(v *licenseVariant, textKeys []string) string {
 	switch {
 	case len(v.Matches) == 0:
-		return ClassNone
+		return classNone
 	case len(textKeys) == 0 || strings.Contains(v.Kind, "-Header") || strings.Contains(v.Kind, "-Short") || strings.Contains(v.Kind, "Notice"):
-		return ClassNotice
+		return classNotice
 	case v.Coverage < embeddedCoverage || len(textKeys) > 1:
-		return ClassEmbedded
+		return classEmbedded
 	}
-	return ClassFull
+	return classFull
 }
 
 // licenseLabelFunc labels a link between two license documents: a
@@ -144,7 +144,7 @@ func licenseLabelFunc(labels map[string]licenseLabel, refsUnlabelled bool) func(
 		switch {
 		case len(a.keys) == 0 || len(b.keys) == 0:
 			return Unlabelled
-		case refsUnlabelled && a.class == ClassReference && b.class == ClassReference:
+		case refsUnlabelled && a.class == classReference && b.class == classReference:
 			return Unlabelled
 		case intersects(a.keys, b.keys):
 			return Positive
@@ -171,12 +171,12 @@ func appendUnique(s []string, v string) []string {
 	return append(s, v)
 }
 
-func referenceDocs(spdx []SPDXLicense, keyOf map[string]string, labels map[string]licenseLabel) []Doc {
+func referenceDocs(spdx []spdxLicense, keyOf map[string]string, labels map[string]licenseLabel) []Doc {
 	docs := make([]Doc, 0, len(spdx))
 	for _, l := range spdx {
 		id := "spdx/" + l.ID
 		docs = append(docs, Doc{ID: id, Text: []byte(l.Text)})
-		labels[id] = licenseLabel{class: ClassReference, keys: []string{keyOf[l.ID]}, families: []string{licenseFamily(l.ID)}, spdxID: l.ID}
+		labels[id] = licenseLabel{class: classReference, keys: []string{keyOf[l.ID]}, families: []string{licenseFamily(l.ID)}, spdxID: l.ID}
 	}
 	return docs
 }
@@ -221,28 +221,28 @@ func labelledPairs(s *Set, later, earlier []string) func(func(string, string) bo
 }
 
 func buildSPDX(dir string) (*Set, error) {
-	spdx, err := LoadSPDX(dir)
+	spdx, err := loadSPDX(dir)
 	if err != nil {
 		return nil, err
 	}
-	s := &Set{Name: SetSPDX, licenses: map[string]licenseLabel{}}
+	s := &Set{Name: setSPDX, licenses: map[string]licenseLabel{}}
 	s.Docs = referenceDocs(spdx, spdxKeys(spdx), s.licenses)
 	s.Order = fmt.Sprintf("the %d license texts in SPDX id order", len(s.Docs))
 	s.Label = licenseLabelFunc(s.licenses, false)
-	expectLinks(s, []string{ClassReference}, []string{ClassReference})
+	expectLinks(s, []string{classReference}, []string{classReference})
 	ids := docIDs(s.Docs)
 	s.Pairs = labelledPairs(s, ids, ids)
 	s.PairsDoc = "every pair of license texts: one license text (ids that differ by -only, -or-later or +, or whose texts are identical) is positive; licenses of different families (GPL, BSD, CC-BY, …) are negative; two licenses of one family are left out"
 	return s, nil
 }
 
-func buildLicensecheck(dir string, spdx []SPDXLicense) (*Set, error) {
-	lc, err := LoadLicensecheck(dir)
+func buildLicensecheck(dir string, spdx []spdxLicense) (*Set, error) {
+	lc, err := loadLicensecheck(dir)
 	if err != nil {
 		return nil, err
 	}
 	keyOf := spdxKeys(spdx)
-	s := &Set{Name: SetLicensecheck, licenses: map[string]licenseLabel{}}
+	s := &Set{Name: setLicensecheck, licenses: map[string]licenseLabel{}}
 	s.Docs = referenceDocs(spdx, keyOf, s.licenses)
 	var refs, variants []string
 	for _, d := range s.Docs {
@@ -267,19 +267,19 @@ func buildLicensecheck(dir string, spdx []SPDXLicense) (*Set, error) {
 		id := "licensecheck/" + v.File
 		s.licenses[id] = l
 		s.Docs = append(s.Docs, Doc{ID: id, Text: v.Text})
-		if l.class == ClassFull || l.class == ClassEmbedded {
+		if l.class == classFull || l.class == classEmbedded {
 			variants = append(variants, id)
 		}
 	}
 	s.Label = licenseLabelFunc(s.licenses, true)
-	copies := []string{ClassFull, ClassEmbedded}
+	copies := []string{classFull, classEmbedded}
 	if len(spdx) > 0 {
 		s.Order = fmt.Sprintf("the %d SPDX license texts in id order (the list a crawler knows first), then the %d test files in name order (Kind.tN by kind, then N)", len(refs), len(lc.Variants))
-		expectLinks(s, copies, append([]string{ClassReference}, copies...))
+		expectLinks(s, copies, append([]string{classReference}, copies...))
 		s.Pairs = labelledPairs(s, variants, refs)
 		s.PairsDoc = "every (test file, SPDX text) combination for the test files of class full and embedded: the file's license text is positive, a license of another family negative, another license of the file's family left out"
 	} else {
-		s.Order = fmt.Sprintf("the %d test files in name order (Kind.tN by kind, then N); %s is absent, so there are no reference texts", len(lc.Variants), SetSPDX)
+		s.Order = fmt.Sprintf("the %d test files in name order (Kind.tN by kind, then N); %s is absent, so there are no reference texts", len(lc.Variants), setSPDX)
 		expectLinks(s, copies, copies)
 		s.Pairs = labelledPairs(s, variants, variants)
 		s.PairsDoc = "every pair of test files of class full and embedded: one license text in common is positive, no family in common negative"

@@ -29,12 +29,12 @@ func TestParseLicenseTest(t *testing.T) {
 	for _, tt := range []struct {
 		name, in string
 		cov      float64
-		matches  []LicenseMatch
+		matches  []licenseMatch
 	}{
-		{"plain", "100%\nMIT 0,$\n\nCopyright\n", 100, []LicenseMatch{{"MIT", 0, 10, false}}},
-		{"comments and percent", "# reflowed\n# Example: x\n96.3%\nApache-2.0 96.3% 5,7\nMS-PL 8,$\n\n0123456789", 96.3, []LicenseMatch{{"Apache-2.0", 5, 7, false}, {"MS-PL", 8, 10, false}}},
-		{"scan stanza ignored", "100%\nBSD 0,$\nscan\n100%\nBSD 0,$\n\nabc", 100, []LicenseMatch{{"BSD", 0, 3, false}}},
-		{"cover+scan", "cover+scan\n100%\nISC 0,$ URL\n\nabcd", 100, []LicenseMatch{{"ISC", 0, 4, true}}},
+		{"plain", "100%\nMIT 0,$\n\nCopyright\n", 100, []licenseMatch{{"MIT", 0, 10, false}}},
+		{"comments and percent", "# reflowed\n# Example: x\n96.3%\nApache-2.0 96.3% 5,7\nMS-PL 8,$\n\n0123456789", 96.3, []licenseMatch{{"Apache-2.0", 5, 7, false}, {"MS-PL", 8, 10, false}}},
+		{"scan stanza ignored", "100%\nBSD 0,$\nscan\n100%\nBSD 0,$\n\nabc", 100, []licenseMatch{{"BSD", 0, 3, false}}},
+		{"cover+scan", "cover+scan\n100%\nISC 0,$ URL\n\nabcd", 100, []licenseMatch{{"ISC", 0, 4, true}}},
 		{"no license", "0%\n\nabc", 0, nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -58,7 +58,7 @@ func TestParseLicenseTest(t *testing.T) {
 }
 
 func TestLoadLicenseSets(t *testing.T) {
-	lc, err := LoadLicensecheck(dataset.Dir(t, SetLicensecheck))
+	lc, err := loadLicensecheck(dataset.Dir(t, setLicensecheck))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestLoadLicenseSets(t *testing.T) {
 	if len(lc.Variants) != 672 || mit != 44 || none == 0 {
 		t.Errorf("licensecheck: %d files, %d MIT, %d without a license", len(lc.Variants), mit, none)
 	}
-	spdx, err := LoadSPDX(dataset.Dir(t, SetSPDX))
+	spdx, err := loadSPDX(dataset.Dir(t, setSPDX))
 	if err != nil {
 		t.Fatal(err)
 	}

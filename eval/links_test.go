@@ -73,7 +73,7 @@ func TestEventPassagesDecode(t *testing.T) {
 // precision and recall 1 at granularity 1, and detects every case; one
 // that reports each passage in two halves has granularity 2.
 func TestPANFromPassages(t *testing.T) {
-	sets, _, err := Build(parentDir(dataset.Dir(t, SetPAN13)), []string{SetPAN13})
+	sets, _, err := Build(parentDir(dataset.Dir(t, setPAN13)), []string{setPAN13})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ func TestOneHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{SetPAN13, SetClough} {
+	for _, name := range []string{setPAN13, setClough} {
 		t.Run(name, func(t *testing.T) {
 			dir := dataset.Dir(t, name)
 			var res [2]*Result
@@ -40,11 +40,11 @@ func TestOneHost(t *testing.T) {
 				t.Errorf("links without urls %+v, on one host %+v", a, b)
 			}
 			switch name {
-			case SetPAN13:
+			case setPAN13:
 				if l, p := hosted.Links.All, hosted.PAN.PAN.PlagDet; l.Found < 500 || p < 0.92 {
 					t.Errorf("one host: %d of 500 pairs, plagdet %.3f; want 500 and ≥ 0.92", l.Found, p)
 				}
-			case SetClough:
+			case setClough:
 				if cut, non := hosted.Clough.Row("cut"), hosted.Clough.Row("non"); cut.Linked < 17 || non.Linked > 0 {
 					t.Errorf("one host: cut %d of %d linked, non %d of %d; want ≥ 17 and 0", cut.Linked, cut.Answers, non.Linked, non.Answers)
 				}

@@ -48,8 +48,8 @@ var refDocsVariants = [][]string{
 // https://refDocsHost/jdk/v{v}/api/p.
 const refDocsHost = "docs.example.org"
 
-// RefDocs is the generated documentation.
-type RefDocs struct {
+// refDocs is the generated documentation.
+type refDocs struct {
 	// JDK is the JDK whose javadoc and sources made it; Dir the cache
 	// folder holding the pages.
 	JDK, Dir string
@@ -57,11 +57,11 @@ type RefDocs struct {
 	javadocVersion []byte
 	// Pages are the pages in crawl order: version by version, each in
 	// path order.
-	Pages []RefPage
+	Pages []refPage
 }
 
-// RefPage is one page of one version.
-type RefPage struct {
+// refPage is one page of one version.
+type refPage struct {
 	ID, URL string
 	// Version is 1, 2 or 3; Path the page's path in the documentation
 	// (the same text in every version).
@@ -98,7 +98,7 @@ func findJDK() (string, error) {
 // GenerateRefDocs returns the documentation of the machine's JDK,
 // generating it into cache (a folder; the user's cache directory when
 // empty) unless an earlier run did.
-func GenerateRefDocs(ctx context.Context, cache string) (*RefDocs, error) {
+func GenerateRefDocs(ctx context.Context, cache string) (*refDocs, error) {
 	jdk, err := findJDK()
 	if err != nil {
 		return nil, err
@@ -126,7 +126,7 @@ func GenerateRefDocs(ctx context.Context, cache string) (*RefDocs, error) {
 			return nil, err
 		}
 	}
-	r := &RefDocs{JDK: jdk, Dir: dir, javadocVersion: ver}
+	r := &refDocs{JDK: jdk, Dir: dir, javadocVersion: ver}
 	for v := range refDocsVariants {
 		root := filepath.Join(dir, fmt.Sprintf("v%d", v+1))
 		var paths []string
@@ -147,7 +147,7 @@ func GenerateRefDocs(ctx context.Context, cache string) (*RefDocs, error) {
 				return nil, fmt.Errorf("eval: refdocs: %w", err)
 			}
 			id := fmt.Sprintf("v%d/%s", v+1, p)
-			r.Pages = append(r.Pages, RefPage{ID: id, URL: fmt.Sprintf("https://%s/jdk/v%d/api/%s", refDocsHost, v+1, p), Version: v + 1, Path: p, HTML: b})
+			r.Pages = append(r.Pages, refPage{ID: id, URL: fmt.Sprintf("https://%s/jdk/v%d/api/%s", refDocsHost, v+1, p), Version: v + 1, Path: p, HTML: b})
 		}
 	}
 	return r, nil
@@ -240,9 +240,9 @@ func extractPackages(srcZip, mod string, packages []string, dst string) error {
 // at least 0.5 or containment at least 0.8: two exception classes with the
 // same constructors, say); every other link is wrong. Every later variant
 // of a page is expected to be linked to an earlier one.
-func buildRefDocs(r *RefDocs) *Set {
+func buildRefDocs(r *refDocs) *Set {
 	s := &Set{Name: SetRefDocs, refdocs: r}
-	byID := map[string]*RefPage{}
+	byID := map[string]*refPage{}
 	byPath := map[string][]string{}
 	for i := range r.Pages {
 		p := &r.Pages[i]
@@ -284,7 +284,7 @@ func buildRefDocs(r *RefDocs) *Set {
 				}
 			}
 		}
-		var first []*RefPage
+		var first []*refPage
 		for i := range r.Pages {
 			if r.Pages[i].Version == 1 {
 				first = append(first, &r.Pages[i])
@@ -310,7 +310,7 @@ type RefDocsResult struct {
 	// stream linked to a page that is neither a variant nor a near
 	// duplicate as text.
 	Texts, FirstWrong int
-	// Hubs are the earlier pages with at least HubLinks wrong links to
+	// Hubs are the earlier pages with at least hubLinks wrong links to
 	// them, most first; MostWrong the most wrong links to one page.
 	Hubs      []RefHub
 	MostWrong int
@@ -322,8 +322,8 @@ type RefHub struct {
 	Wrong int
 }
 
-// HubLinks is how many wrong links make a page a hub.
-const HubLinks = 5
+// hubLinks is how many wrong links make a page a hub.
+const hubLinks = 5
 
 func refDocsResult(s *Set, events []Event) *RefDocsResult {
 	r := &RefDocsResult{}
@@ -349,7 +349,7 @@ func refDocsResult(s *Set, events []Event) *RefDocsResult {
 	}
 	for id, n := range in {
 		r.MostWrong = max(r.MostWrong, n)
-		if n >= HubLinks {
+		if n >= hubLinks {
 			r.Hubs = append(r.Hubs, RefHub{id, n})
 		}
 	}
@@ -364,7 +364,7 @@ func refDocsResult(s *Set, events []Event) *RefDocsResult {
 
 func writeRefDocs(p printf, r *RefDocsResult) {
 	p("**Texts met for the first time linked wrongly:** %d of %d pages of the first version were linked to a page that is neither a variant of them nor a near duplicate as text.\n\n", r.FirstWrong, r.Texts)
-	p("**Hubs** (earlier pages with at least %d wrong links to them): %d; the most wrong links to one page: %d.", HubLinks, len(r.Hubs), r.MostWrong)
+	p("**Hubs** (earlier pages with at least %d wrong links to them): %d; the most wrong links to one page: %d.", hubLinks, len(r.Hubs), r.MostWrong)
 	if len(r.Hubs) > 0 {
 		var hs []string
 		for _, h := range r.Hubs[:min(len(r.Hubs), 5)] {

@@ -37,8 +37,8 @@ func evaluate(t *testing.T, name string) *Result {
 	} else {
 		dir = dataset.Dir(t, name)
 	}
-	if name == SetLicensecheck {
-		dataset.Dir(t, SetSPDX) // the reference texts
+	if name == setLicensecheck {
+		dataset.Dir(t, setSPDX) // the reference texts
 	}
 	evaluated.Lock()
 	defer evaluated.Unlock()
@@ -96,7 +96,7 @@ func TestGutenbergEditions(t *testing.T) {
 // finds stay found. Pair scores separate plagiarised answers from the
 // rest well, whatever the stream reports.
 func TestCloughAnswers(t *testing.T) {
-	r := evaluate(t, SetClough)
+	r := evaluate(t, setClough)
 	for _, row := range r.Clough.Rows {
 		if row.WrongSource != 0 {
 			t.Errorf("%s: %d answers linked to another task's source", row.Category, row.WrongSource)
@@ -129,7 +129,7 @@ func TestCloughAnswers(t *testing.T) {
 // whole-document resemblance tiny, yet the exact scores still rank the
 // labelled pairs above the others.
 func TestPAN13(t *testing.T) {
-	r := evaluate(t, SetPAN13)
+	r := evaluate(t, setPAN13)
 	// Links to sources a suspicious document is not labelled with are
 	// copies the labels of this subset do not list: nearly all of the
 	// passages reported on them are word-for-word copies of the source.
@@ -150,12 +150,12 @@ func TestPAN13(t *testing.T) {
 // license are linked to a copy of their license text, duplicate_of names
 // the right license, and every exact link is right.
 func TestLicensecheck(t *testing.T) {
-	r := evaluate(t, SetLicensecheck)
+	r := evaluate(t, setLicensecheck)
 	// The wrong links measured on the texts are the links judged wrong.
 	if td, all := r.Licenses.TextDup, r.Links.All; td.Right != all.TP || td.Wrong != all.FP || td.WrongText > td.Wrong {
 		t.Errorf("wrong links near as text: %d right, %d wrong (%d near as text); links judged: %d right, %d wrong", td.Right, td.Wrong, td.WrongText, all.TP, all.FP)
 	}
-	full := r.Licenses.Class(ClassFull)
+	full := r.Licenses.Class(classFull)
 	if full.Linked < 540 || full.Expected != 567 {
 		t.Errorf("full license texts linked to their license: %d of %d, want at least 540 of 567", full.Linked, full.Expected)
 	}
@@ -186,7 +186,7 @@ func TestLicensecheck(t *testing.T) {
 // GPL-2.0-only, …) is linked to its first id, identical texts as exact
 // copies, and they end in one cluster.
 func TestSPDX(t *testing.T) {
-	r := evaluate(t, SetSPDX)
+	r := evaluate(t, setSPDX)
 	l := r.Links
 	if l.Expected != 47 || l.All.Found != l.Expected {
 		t.Errorf("ids of one license text linked: %d of %d, want 47 of 47", l.All.Found, l.Expected)

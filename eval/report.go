@@ -180,7 +180,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	p("- **precision** = right links / links the labels judge; **recall** = expected links reported / expected links; **F1** = their harmonic mean. Links the labels say nothing about (two PAN13 sources, two Clough answers that copied one source) are counted apart.\n")
 	p("- **Per-score curves** rank every labelled pair by one score, whatever the stream reported, so they show which score separates a kind of data and where a threshold would fall: ")
 	p("AUC is the probability that a positive pair scores above a negative one, AP the area under the precision–recall curve, best F1 the best any threshold reaches. ")
-	p("Scores are computed as `neardup compare` computes them, on the whole documents. When a set has more than %d negative pairs, a seeded uniform sample of %d is scored, each standing for its share of the rest.\n", MaxNegatives, MaxNegatives)
+	p("Scores are computed as `neardup compare` computes them, on the whole documents. When a set has more than %d negative pairs, a seeded uniform sample of %d is scored, each standing for its share of the rest.\n", maxNegatives, maxNegatives)
 	p("- **In-sample figures.** Some defaults were chosen on these very sets, so their figures here are in-sample, not a held-out estimate: the passage lane's 40 words (`sketch.passage_words`) and its floor of 20 aligned shingles (`verify.DefaultPassageShared`) on Clough & Stevenson, the Gutenberg editions and PAN 2013; the books profile's Jaccard 0.6 (`verify.BooksJaccard`) on the Gutenberg editions (with generated copies); and the built-in I-Match lexicon is built from five books of the Gutenberg editions set. The web profile's Jaccard 0.5 and containment 0.8, DUPNIQ's its 0.72, the sentence profile's edit similarity 0.75 and the LSH bands come from the papers and the S-curve, not from these sets; `index.common_docs` 3 was chosen on PAN 2013, Clough & Stevenson, licensecheck and the generated site sets, and the rule that tells a template from a copied text among common passages (`pipeline/common.go`) among four forms on the site sets, PAN 2013 and licensecheck, and its sources of widely copied texts and the window a known template's scraps need (no setting of their own) on the site sets, licensecheck and the copy-dense real-text corpora of `bench/corpus` (`docs/boilerplate.md`); of the sets here only the SPDX license texts chose no default.\n")
 	p("- The **LSH plot** draws the probability that a pair becomes a candidate, 1 − (1 − J^%d)^%d, over the Jaccard histograms of positive and negative pairs: what the bands miss is never verified. ", rows, bands)
 	p("The index may also return candidates outside the bands (equal digests); the S-curve is the bands alone.\n\n")
@@ -438,11 +438,11 @@ func writeLicenses(p printf, r *LicenseResult) {
 		p("| %s | %d | %d | %d | %s | %d |\n", c.Class, c.Docs, c.Expected, c.Linked, kindCounts(c.ByKind), c.OtherFamily)
 	}
 	classDocs := map[string]string{
-		ClassReference: "*reference* an SPDX license text",
-		ClassFull:      fmt.Sprintf("*full* a test file that is one license (licensecheck expects it over ≥ %d%% of the file; some are short notices the license text contains)", embeddedCoverage),
-		ClassEmbedded:  fmt.Sprintf("*embedded* a license in a longer file (expected over < %d%% of it, or two licenses)", embeddedCoverage),
-		ClassNotice:    "*notice* a short pointer to a license (kinds *-Header, *-Short, *-Notice, or only the license's URL expected), not a copy of its text, so no link is expected",
-		ClassNone:      "*none* a file licensecheck finds no license in (unlabelled)",
+		classReference: "*reference* an SPDX license text",
+		classFull:      fmt.Sprintf("*full* a test file that is one license (licensecheck expects it over ≥ %d%% of the file; some are short notices the license text contains)", embeddedCoverage),
+		classEmbedded:  fmt.Sprintf("*embedded* a license in a longer file (expected over < %d%% of it, or two licenses)", embeddedCoverage),
+		classNotice:    "*notice* a short pointer to a license (kinds *-Header, *-Short, *-Notice, or only the license's URL expected), not a copy of its text, so no link is expected",
+		classNone:      "*none* a file licensecheck finds no license in (unlabelled)",
 	}
 	var docs []string
 	for _, c := range r.Classes {

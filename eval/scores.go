@@ -43,7 +43,7 @@ var scoreDocs = [NumScores]string{
 	"SimHash distance in bits of 64 (lower is more alike)",
 	"DUPNIQ-cs: LCS of the unique-word sequences / √(|X|·|Y|)",
 	"DUPNIQ-its: log |LCS| / log(|X| + |Y| − |LCS|)",
-	fmt.Sprintf("1 − Levenshtein distance / longer length, on the normalized texts; only pairs whose texts both have at most %d bytes (the sentence profile's limit)", EditMaxBytes),
+	fmt.Sprintf("1 − Levenshtein distance / longer length, on the normalized texts; only pairs whose texts both have at most %d bytes (the sentence profile's limit)", editMaxBytes),
 }
 
 func (s Score) String() string { return scoreNames[s] }
@@ -54,16 +54,16 @@ func (s Score) Doc() string { return scoreDocs[s] }
 // HigherIsCloser is false for the SimHash distance, true for the others.
 func (s Score) HigherIsCloser() bool { return s != ScoreHamming }
 
-// EditMaxBytes bounds the normalized texts edit similarity is computed
+// editMaxBytes bounds the normalized texts edit similarity is computed
 // on: the sentence profile's limit, which keeps a pair under about
 // 100 µs.
-const EditMaxBytes = 4096
+const editMaxBytes = 4096
 
-// MaxNegatives bounds the negative pairs scored per set. A set with more
+// maxNegatives bounds the negative pairs scored per set. A set with more
 // (PAN13 has 72,634) is scored on a uniform sample drawn with a fixed
 // seed, each sampled pair weighted by the number it stands for, so that
 // precision is estimated for the whole set.
-const MaxNegatives = 20000
+const maxNegatives = 20000
 
 // PairScores are the scores of one labelled pair.
 type PairScores struct {
@@ -74,7 +74,7 @@ type PairScores struct {
 	Weight float64
 	Values [NumScores]float64
 	// Has marks the scores computed: all but edit for texts over
-	// EditMaxBytes.
+	// editMaxBytes.
 	Has [NumScores]bool
 	// Candidate is true when the two MinHash signatures share an LSH band
 	// key: the index would return the earlier document as a candidate.
@@ -95,7 +95,7 @@ func newScorer(cfg *config.Config) (*scorer, error) {
 		return nil, err
 	}
 	sk := pipeline.SketchConfig(cfg)
-	sk.KeepText = EditMaxBytes
+	sk.KeepText = editMaxBytes
 	b, r := cfg.BandsRows()
 	return &scorer{sk: sk, lex: lex, bands: b, rows: r}, nil
 }
@@ -180,7 +180,7 @@ func (p *PairScores) score(a, b *features, s *pairScratch) {
 }
 
 // labelledPairList collects the set's pairs: every positive, and every
-// negative or a sample of MaxNegatives of them (seeded by seed).
+// negative or a sample of maxNegatives of them (seeded by seed).
 func labelledPairList(s *Set, seed uint64) []PairScores {
 	var pos, neg []PairScores
 	for later, earlier := range s.Pairs {
@@ -191,11 +191,11 @@ func labelledPairList(s *Set, seed uint64) []PairScores {
 			neg = append(neg, p)
 		}
 	}
-	if len(neg) > MaxNegatives {
+	if len(neg) > maxNegatives {
 		r := rand.New(rand.NewPCG(seed, 0x9a1e))
 		r.Shuffle(len(neg), func(i, j int) { neg[i], neg[j] = neg[j], neg[i] })
-		w := float64(len(neg)) / MaxNegatives
-		neg = neg[:MaxNegatives]
+		w := float64(len(neg)) / maxNegatives
+		neg = neg[:maxNegatives]
 		for i := range neg {
 			neg[i].Weight = w
 		}

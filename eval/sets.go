@@ -12,18 +12,18 @@ import (
 
 // Names of the evaluation sets: folders of the shared data directory.
 const (
-	SetPAN13        = "pan13-text-alignment-no-obfuscation"
-	SetClough       = "clough-plagiarised-short-answers"
+	setPAN13        = "pan13-text-alignment-no-obfuscation"
+	setClough       = "clough-plagiarised-short-answers"
 	SetGutenberg    = "gutenberg-editions"
-	SetLicensecheck = "licensecheck-testdata"
-	SetSPDX         = "spdx-license-texts"
+	setLicensecheck = "licensecheck-testdata"
+	setSPDX         = "spdx-license-texts"
 )
 
 // SetNames lists every set [Build] knows, in report order. The site
-// sets (SetSites, SetSitesHTML, SetSitesBoiler) are generated from the
+// sets (setSites, setSitesHTML, setSitesBoiler) are generated from the
 // Gutenberg e-texts ([GenerateSites]).
 func SetNames() []string {
-	return []string{SetPAN13, SetClough, SetGutenberg, SetLicensecheck, SetSPDX, SetSites, SetSitesHTML, SetSitesBoiler, SetChrome, SetChromeHTML, SetArticles}
+	return []string{setPAN13, setClough, SetGutenberg, setLicensecheck, setSPDX, setSites, setSitesHTML, setSitesBoiler, setChrome, setChromeHTML, setArticles}
 }
 
 // OptionalSetNames lists the sets [Build] knows that run only when named
@@ -35,15 +35,15 @@ func OptionalSetNames() []string { return []string{SetRefDocs} }
 // gutenberg, licensecheck or spdx.
 func (s *Set) Short() string {
 	switch s.Name {
-	case SetPAN13:
+	case setPAN13:
 		return "pan13"
-	case SetClough:
+	case setClough:
 		return "clough"
 	case SetGutenberg:
 		return "gutenberg"
-	case SetLicensecheck:
+	case setLicensecheck:
 		return "licensecheck"
-	case SetSPDX:
+	case setSPDX:
 		return "spdx"
 	}
 	return s.Name // the site sets' names are short already
@@ -105,7 +105,7 @@ type Set struct {
 	clough       map[string]CloughAnswer // by file name
 	licenses     map[string]licenseLabel // by document id
 	gutenbergSet *Gutenberg
-	refdocs      *RefDocs
+	refdocs      *refDocs
 }
 
 // OnHost gives every document of s without a url one on host
@@ -150,13 +150,13 @@ func Build(root string, names []string) (sets []*Set, missing []Missing, err err
 			sets = append(sets, buildRefDocs(r))
 			continue
 		}
-		if name == SetChrome || name == SetChromeHTML || name == SetArticles {
+		if name == setChrome || name == setChromeHTML || name == setArticles {
 			if !have(SetGutenberg) {
 				missing = append(missing, Missing{name, fmt.Sprintf("%s not found: the set is generated from its e-texts (see %s)", filepath.Join(root, SetGutenberg), expects[SetGutenberg])})
 				continue
 			}
-			if name == SetArticles {
-				g, err := GenerateArticles(filepath.Join(root, SetGutenberg), 0)
+			if name == setArticles {
+				g, err := generateArticles(filepath.Join(root, SetGutenberg), 0)
 				if err != nil {
 					return nil, nil, err
 				}
@@ -164,7 +164,7 @@ func Build(root string, names []string) (sets []*Set, missing []Missing, err err
 				continue
 			}
 			if chrome == nil {
-				if chrome, err = GenerateChrome(filepath.Join(root, SetGutenberg), ChromeConfig{}); err != nil {
+				if chrome, err = generateChrome(filepath.Join(root, SetGutenberg), chromeConfig{}); err != nil {
 					return nil, nil, err
 				}
 			}
@@ -191,21 +191,21 @@ func Build(root string, names []string) (sets []*Set, missing []Missing, err err
 		dir := filepath.Join(root, name)
 		var s *Set
 		switch name {
-		case SetPAN13:
+		case setPAN13:
 			s, err = buildPAN13(dir)
-		case SetClough:
+		case setClough:
 			s, err = buildClough(dir)
 		case SetGutenberg:
 			s, err = buildGutenberg(dir)
-		case SetLicensecheck:
-			var spdx []SPDXLicense
-			if have(SetSPDX) {
-				if spdx, err = LoadSPDX(filepath.Join(root, SetSPDX)); err != nil {
+		case setLicensecheck:
+			var spdx []spdxLicense
+			if have(setSPDX) {
+				if spdx, err = loadSPDX(filepath.Join(root, setSPDX)); err != nil {
 					return nil, nil, err
 				}
 			}
 			s, err = buildLicensecheck(dir, spdx)
-		case SetSPDX:
+		case setSPDX:
 			s, err = buildSPDX(dir)
 		default:
 			return nil, nil, fmt.Errorf("eval: unknown set %q (want one of %s)", name, strings.Join(slices.Concat(SetNames(), OptionalSetNames()), ", "))
@@ -220,11 +220,11 @@ func Build(root string, names []string) (sets []*Set, missing []Missing, err err
 
 // expects says what each set's folder must hold.
 var expects = map[string]string{
-	SetPAN13:        "pairs, src/, susp/ and truth/ of the PAN 2013 text-alignment corpus, 02-no-obfuscation",
-	SetClough:       "file_information.csv and texts/ of the Clough & Stevenson corpus of plagiarised short answers",
+	setPAN13:        "pairs, src/, susp/ and truth/ of the PAN 2013 text-alignment corpus, 02-no-obfuscation",
+	setClough:       "file_information.csv and texts/ of the Clough & Stevenson corpus of plagiarised short answers",
 	SetGutenberg:    "pairs.tsv and texts/ of two Project Gutenberg editions of five works",
-	SetLicensecheck: "testdata/ of github.com/google/licensecheck; spdx-license-texts beside it supplies the reference texts",
-	SetSPDX:         "spdx-full.json of the npm package spdx-license-list",
+	setLicensecheck: "testdata/ of github.com/google/licensecheck; spdx-license-texts beside it supplies the reference texts",
+	setSPDX:         "spdx-full.json of the npm package spdx-license-list",
 }
 
 func readDocs(ids []string, path func(string) string) ([]Doc, error) {
@@ -255,7 +255,7 @@ func buildPAN13(dir string) (*Set, error) {
 	}
 	docs = append(docs, sd...)
 	pairs := map[[2]string]bool{}
-	s := &Set{Name: SetPAN13, pan: p, Docs: docs,
+	s := &Set{Name: setPAN13, pan: p, Docs: docs,
 		Order:    fmt.Sprintf("the %d source documents, then the %d suspicious documents, each in name order", len(srcs), len(susps)),
 		PairsDoc: fmt.Sprintf("every (suspicious, source) combination: the %d labelled pairs are positive, the others negative", len(p.Pairs)),
 	}
@@ -307,7 +307,7 @@ func buildClough(dir string) (*Set, error) {
 		return nil, err
 	}
 	copied := func(cat string) bool { return cat == "cut" || cat == "light" || cat == "heavy" }
-	s := &Set{Name: SetClough, clough: byFile, Docs: docs,
+	s := &Set{Name: setClough, clough: byFile, Docs: docs,
 		Order:    fmt.Sprintf("the %d Wikipedia sources (orig_task*), then the %d answers, each in name order", len(origs), len(answers)),
 		PairsDoc: "every (answer, source) combination: an answer of category cut, light or heavy against its task's source is positive, every other combination negative",
 	}

@@ -23,16 +23,16 @@ import (
 
 // Names of the site sets: one corpus in three renderings.
 const (
-	// SetSites renders each page as plain text: template and article
+	// setSites renders each page as plain text: template and article
 	// concatenated, as a crawler that keeps all visible text sends it.
-	SetSites = "sites"
-	// SetSitesHTML renders each page as HTML (input field html), so that
+	setSites = "sites"
+	// setSitesHTML renders each page as HTML (input field html), so that
 	// extraction can drop the chrome.
-	SetSitesHTML = "sites-html"
-	// SetSitesBoiler is SetSitesHTML with a paragraph of the site's own
+	setSitesHTML = "sites-html"
+	// setSitesBoiler is setSitesHTML with a paragraph of the site's own
 	// boilerplate (a subscription pitch, a disclaimer) inside every
 	// article, where extraction keeps it.
-	SetSitesBoiler = "sites-html-boiler"
+	setSitesBoiler = "sites-html-boiler"
 )
 
 // SitesVariant is one rendering of the site corpus.
@@ -44,12 +44,12 @@ const (
 	SitesHTMLBoiler
 )
 
-// SitesVariants lists the renderings in report order.
-var SitesVariants = []SitesVariant{SitesText, SitesHTML, SitesHTMLBoiler}
+// sitesVariants lists the renderings in report order.
+var sitesVariants = []SitesVariant{SitesText, SitesHTML, SitesHTMLBoiler}
 
 // Name is the set name of the rendering.
 func (v SitesVariant) Name() string {
-	return [...]string{SetSites, SetSitesHTML, SetSitesBoiler}[v]
+	return [...]string{setSites, setSitesHTML, setSitesBoiler}[v]
 }
 
 // gutenbergSiteTexts are the e-texts the articles are cut from: one
@@ -138,7 +138,7 @@ type Site struct {
 	// first.
 	Layout int
 	weight float64
-	// chrome is the template of a chrome-set site (GenerateChrome).
+	// chrome is the template of a chrome-set site (generateChrome).
 	chrome *chromeSite
 }
 
@@ -173,9 +173,9 @@ type Page struct {
 	// accept holds, per expected link (one per source), the earlier pages
 	// that hold at least 80% of what was copied.
 	accept [][]string
-	// chrome is what varies on a chrome-set page (GenerateChrome).
+	// chrome is what varies on a chrome-set page (generateChrome).
 	chrome *chromePage
-	// plain marks a page of the articles set (GenerateArticles).
+	// plain marks a page of the articles set (generateArticles).
 	plain bool
 }
 

@@ -17,12 +17,12 @@ import (
 // its name.
 func Generated(name string) bool {
 	_, ok := sitesVariant(name)
-	return ok || name == SetChrome || name == SetChromeHTML || name == SetArticles || name == SetRefDocs
+	return ok || name == setChrome || name == setChromeHTML || name == setArticles || name == SetRefDocs
 }
 
 // sitesVariant returns the rendering a set name stands for.
 func sitesVariant(name string) (SitesVariant, bool) {
-	for _, v := range SitesVariants {
+	for _, v := range sitesVariants {
 		if v.Name() == name {
 			return v, true
 		}
@@ -42,7 +42,7 @@ func buildSites(g *Sites, v SitesVariant) *Set {
 // buildChrome is the chrome corpus as the named set.
 func buildChrome(g *Sites, name string) *Set {
 	v, render := SitesText, "as text (the visible text of the whole page)"
-	if name == SetChromeHTML {
+	if name == setChromeHTML {
 		v, render = SitesHTML, "as HTML (input field html; the pipeline extracts the main text)"
 	}
 	s := sitesSet(g, v, name, render)
@@ -358,7 +358,7 @@ func (g *Sites) Write(dir string) ([]string, error) {
 		paths = append(paths, path)
 		return nil
 	}
-	for _, v := range SitesVariants {
+	for _, v := range sitesVariants {
 		err := write(v.Name()+".jsonl", func(enc *json.Encoder) error {
 			for i, d := range g.Docs(v) {
 				p := g.Pages[i]

@@ -21,7 +21,7 @@ func TestSitesIndexesAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ch, err := GenerateChrome(dataset.Dir(t, SetGutenberg), ChromeConfig{Sites: 16})
+	ch, err := generateChrome(dataset.Dir(t, SetGutenberg), chromeConfig{Sites: 16})
 	if err != nil {
 		t.Fatal(err)
 	}

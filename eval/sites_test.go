@@ -26,7 +26,7 @@ func generateSites(t *testing.T) *Sites {
 // bytes in every rendering, and another seed another corpus.
 func TestSitesDeterministic(t *testing.T) {
 	a, b := generateSites(t), generateSites(t)
-	for _, v := range SitesVariants {
+	for _, v := range sitesVariants {
 		da, db := a.Docs(v), b.Docs(v)
 		if len(da) != len(db) {
 			t.Fatalf("%s: %d and %d pages", v.Name(), len(da), len(db))
@@ -213,7 +213,7 @@ func TestSitesHTMLExtraction(t *testing.T) {
 // ≥ 0.95, at most 2% of unique pages flagged) are in
 // TestIssue22Sites, which the common-keys work enables.
 func TestSitesStream(t *testing.T) {
-	for _, name := range []string{SetSites, SetSitesHTML, SetSitesBoiler} {
+	for _, name := range []string{setSites, setSitesHTML, setSitesBoiler} {
 		t.Run(name, func(t *testing.T) {
 			r := evaluate(t, name)
 			l, s := r.Links, r.Sites
@@ -244,11 +244,11 @@ func TestSitesWriteRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(paths) != len(SitesVariants)+1 {
+	if len(paths) != len(sitesVariants)+1 {
 		t.Fatalf("wrote %v", paths)
 	}
 	dec := pipeline.NewDecoder(1 << 20)
-	for _, v := range SitesVariants {
+	for _, v := range sitesVariants {
 		b, err := os.ReadFile(filepath.Join(dir, v.Name()+".jsonl"))
 		if err != nil {
 			t.Fatal(err)

@@ -90,7 +90,7 @@ func (d Detector) String() string { return d.Profile + ": " + d.Name }
 type SynthCell struct {
 	Overlap, Noise float64
 	// Scores are the means over the copies; Edit only over copies whose
-	// texts fit EditMaxBytes (Has says whether any did).
+	// texts fit editMaxBytes (Has says whether any did).
 	Scores [NumScores]float64
 	Has    [NumScores]bool
 	// Detected is, per detector (same index as SynthResult.Detectors), the
@@ -366,7 +366,7 @@ func (r *SynthResult) writeMarkdown(w *strings.Builder, command string) {
 	p("Words the noise changed, per noise rate: %s (DUPNIQ: about 75%% at 0.2).\n\n", strings.Join(we, ", "))
 	p("**Texts:** %s.\n\n", c.Source)
 	p("## Scores\n\n")
-	p("Mean score of the copy against its reference (profile %s's sketch; edit similarity only where both normalized texts have at most %d bytes). One line per noise rate, as in DUPNIQ's figure 3.\n\n", c.Score.Profile, EditMaxBytes)
+	p("Mean score of the copy against its reference (profile %s's sketch; edit similarity only where both normalized texts have at most %d bytes). One line per noise rate, as in DUPNIQ's figure 3.\n\n", c.Score.Profile, editMaxBytes)
 	p("![scores](synth-scores.png)\n\n")
 	p("## Detection\n\n")
 	p("Share of the copies found, per profile: *candidate*: the copy shares an LSH band with the reference, so the index hands it to verification; ")

@@ -11,7 +11,7 @@ import "testing"
 // linked, and the reported passages at PAN 2013 precision and recall of
 // at least 0.90.
 func TestIssue12PAN13(t *testing.T) {
-	r := evaluate(t, SetPAN13)
+	r := evaluate(t, setPAN13)
 	if r.PAN.LinkedPairs < 495 {
 		t.Errorf("labelled pairs linked: %d of 500, want at least 495", r.PAN.LinkedPairs)
 	}
@@ -25,7 +25,7 @@ func TestIssue12PAN13(t *testing.T) {
 // Clough & Stevenson: at least 17 of the 19 cut answers linked to their
 // task's source, and no independent (non) answer linked to any source.
 func TestIssue12Clough(t *testing.T) {
-	r := evaluate(t, SetClough)
+	r := evaluate(t, setClough)
 	if cut := r.Clough.Row("cut"); cut.Linked < 17 {
 		t.Errorf("cut answers linked to their source: %d of 19, want at least 17", cut.Linked)
 	}
