@@ -53,7 +53,6 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/neardup/neardup/bench/corpus"
 	"github.com/neardup/neardup/bench/servebench"
@@ -93,54 +92,30 @@ func run(spec string, n int, data, profile, ixURL, at, set string, slowUS, genAt
 	if err != nil {
 		return err
 	}
-	path := spec
-	if !strings.HasSuffix(spec, ".jsonl") {
-		dir, err := os.MkdirTemp("", "bytesbench")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
-		path = filepath.Join(dir, "corpus.jsonl")
-		if err := c.Write(path); err != nil {
-			return err
-		}
+	path, cleanup, err := corpusFile(spec, c)
+	if err != nil {
+		return err
 	}
+	defer cleanup()
 
 	if slowUS < 0 {
 		return fmt.Errorf("-slowlog %d: want ≥ 0 µs", slowUS)
 	}
-	var rc *redis.Client
-	var logPath string
-	slowAt := time.Duration(-1) // unknown: a server bytesbench did not start
+	srv := server{slowAt: -1} // unknown: a server bytesbench did not start
 	if ixURL == "local-redis" {
-		dir, err := os.MkdirTemp("", "bytesbench-redis")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
-		logPath = filepath.Join(dir, "redis.log")
-		addr, client, stop, err := servebench.StartRedis(ctx, "--logfile", logPath,
-			"--slowlog-log-slower-than", strconv.Itoa(slowUS), "--slowlog-max-len", "1000000")
+		var stop func()
+		srv, stop, err = startRedis(ctx, slowUS)
 		if err != nil {
 			return err
 		}
 		defer stop()
-		ixURL, rc = "redis://"+addr, client
-		slowAt = time.Duration(slowUS) * time.Microsecond
+		ixURL = srv.url
 	}
-	o := &config.Overrides{}
-	o.Add("profile", profile)
-	o.Add("index.url", ixURL)
-	o.Add("index.namespace", "bytesbench")
-	for _, kv := range strings.Split(set, ",") {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			o.Add(k, v)
-		}
-	}
-	cfg, err := config.Load("", nil, o)
+	cfg, err := loadConfig(profile, ixURL, set)
 	if err != nil {
 		return err
 	}
+	rc := srv.rc
 	prefix := "bytesbench:v" + strconv.Itoa(index.SchemaVersion) + ":{0}"
 	if !index.IsMemory(cfg.Index.URL) && rc == nil {
 		opt, err := redis.ParseURL(cfg.Index.URL)
@@ -183,30 +158,8 @@ func run(spec string, n int, data, profile, ixURL, at, set string, slowUS, genAt
 		c.Name, st, profile, pc.Bands, pc.Rows, cfg.Sketch.MaxShingles, cfg.Index.URL, cfg.Index.Timeout, cfg.Index.Batch,
 		runtime.GOMAXPROCS(0), runtime.Version())
 
-	ids := make([]string, 0, 2000) // reservoir sample of stored ids
-	rng := rand.New(rand.NewPCG(1, 1))
-	for i, d := range c.Docs {
-		if len(ids) < cap(ids) {
-			ids = append(ids, d.ID)
-		} else if k := rng.IntN(i + 1); k < len(ids) {
-			ids[k] = d.ID
-		}
-	}
-
-	items := make(chan pipeline.Item, 256)
-	outs := make(chan pipeline.Output, 256)
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error {
-		defer close(items)
-		return (&consumer.Files{Paths: []string{path}, MaxBytes: cfg.Sketch.MaxBytes}).Run(gctx, items)
-	})
-	g.Go(func() error {
-		defer close(outs)
-		return pl.Run(gctx, items, outs)
-	})
-	kinds, dead := map[string]int{}, map[string]int{}
-	pairs := map[[2]string]bool{}
-	w := newWindow(rc, slowAt)
+	ids := sampleIDs(c.Docs, 2000)
+	w := newWindow(rc, srv.slowAt)
 	w.ops, w.prefix = ops, prefix
 	if st, ok := ix.(interface{ Stats() index.Stats }); ok {
 		w.stats = st.Stats
@@ -214,32 +167,22 @@ func run(spec string, n int, data, profile, ixURL, at, set string, slowUS, genAt
 	}
 	fmt.Println("| documents | docs/s | neardup µs/doc | redis-server µs/doc | both | script calls | redis-server µs/call | call p50 | call p99 | longest call | calls > 20 ms | used_memory B/doc (all so far) | candidates/doc |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-	g.Go(func() error {
-		done, next := 0, 0
-		for o := range outs {
-			done++
-			if e := o.Event; e != nil {
-				kinds[e.Kind]++
-				if e.DuplicateOf != "" {
-					pairs[[2]string{e.ID, e.DuplicateOf}] = true
-				}
-			}
-			if o.Dead != nil {
-				dead[string(o.Dead.Reason)]++
-			}
-			if done == genAt {
-				nextGen()
-			}
-			if next < len(checks) && done == checks[next] {
-				if err := w.report(ctx, done, before); err != nil {
-					return err
-				}
-				next++
-			}
+	tally := newTally()
+	done, next := 0, 0
+	read := (&consumer.Files{Paths: []string{path}, MaxBytes: cfg.Sketch.MaxBytes}).Run
+	err = pl.Stream(ctx, read, func(o pipeline.Output) error {
+		done++
+		tally.add(o)
+		if done == genAt {
+			nextGen()
+		}
+		if next < len(checks) && done == checks[next] {
+			next++
+			return w.report(ctx, done, before)
 		}
 		return nil
 	})
-	if err := g.Wait(); err != nil {
+	if err != nil {
 		return err
 	}
 	w.printInside()
@@ -248,13 +191,143 @@ func run(spec string, n int, data, profile, ixURL, at, set string, slowUS, genAt
 			return err
 		}
 	}
-	sc := c.Score(pairs)
-	fmt.Printf("\nevents %v; dead letters %v\n", kinds, dead)
+	sc := c.Score(tally.pairs)
+	fmt.Printf("\nevents %v; dead letters %v\n", tally.kinds, tally.dead)
 	fmt.Printf("precision %.4f (%d of %d reported pairs), recall %.4f (%d of %d copies)\n",
 		sc.Precision, sc.Correct, sc.Pairs, sc.Recall, sc.Found, sc.Copies)
+	if err := storedPerDocument(ctx, ix, ids, pc.Bands); err != nil {
+		return err
+	}
+	pl = nil
+	after, err := usage(ctx, rc)
+	if err != nil {
+		return err
+	}
+	what := "Go heap (runtime.MemStats.HeapAlloc after GC, index and corpus)"
+	if rc != nil {
+		what = "Redis used_memory"
+	}
+	fmt.Printf("%s: %.1f MB → %.1f MB: %.0f bytes per document\n", what, float64(before)/1e6, float64(after)/1e6, float64(after-before)/float64(n))
+	if srv.logPath != "" {
+		slow, first, err := slowScripts(srv.logPath)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("redis-server log: %d \"Slow script\" lines%s\n", slow, first)
+	}
+	if rc != nil {
+		if err := keysSections(ctx, rc, prefix, pc.Bands); err != nil {
+			return err
+		}
+		return byKind(ctx, rc, prefix, n)
+	}
+	runtime.KeepAlive(ix)
+	return nil
+}
+
+// corpusFile returns the path of c as JSON lines: spec itself when it is
+// a .jsonl file, else a temporary file cleanup removes.
+func corpusFile(spec string, c *corpus.Corpus) (path string, cleanup func(), err error) {
+	if strings.HasSuffix(spec, ".jsonl") {
+		return spec, func() {}, nil
+	}
+	dir, err := os.MkdirTemp("", "bytesbench")
+	if err != nil {
+		return "", nil, err
+	}
+	path = filepath.Join(dir, "corpus.jsonl")
+	if err := c.Write(path); err != nil {
+		os.RemoveAll(dir)
+		return "", nil, err
+	}
+	return path, func() { os.RemoveAll(dir) }, nil
+}
+
+// server is the Redis server of a run, as far as bytesbench knows it.
+type server struct {
+	url     string
+	rc      *redis.Client // nil for the memory index
+	logPath string        // its log, when bytesbench started it
+	slowAt  time.Duration // SLOWLOG's threshold; < 0 unknown
+}
+
+// startRedis starts a redis-server of the run's own (-index local-redis)
+// that logs slow calls of slowUS µs or more; stop stops it and removes
+// its log.
+func startRedis(ctx context.Context, slowUS int) (srv server, stop func(), err error) {
+	dir, err := os.MkdirTemp("", "bytesbench-redis")
+	if err != nil {
+		return srv, nil, err
+	}
+	logPath := filepath.Join(dir, "redis.log")
+	addr, client, stopServer, err := servebench.StartRedis(ctx, "--logfile", logPath,
+		"--slowlog-log-slower-than", strconv.Itoa(slowUS), "--slowlog-max-len", "1000000")
+	if err != nil {
+		os.RemoveAll(dir)
+		return srv, nil, err
+	}
+	srv = server{url: "redis://" + addr, rc: client, logPath: logPath, slowAt: time.Duration(slowUS) * time.Microsecond}
+	return srv, func() { stopServer(); os.RemoveAll(dir) }, nil
+}
+
+// loadConfig loads the configuration of profile with index.url ixURL, the
+// namespace bytesbench and the key=value overrides of -set.
+func loadConfig(profile, ixURL, set string) (config.Config, error) {
+	o := &config.Overrides{}
+	o.Add("profile", profile)
+	o.Add("index.url", ixURL)
+	o.Add("index.namespace", "bytesbench")
+	for _, kv := range strings.Split(set, ",") {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			o.Add(k, v)
+		}
+	}
+	return config.Load("", nil, o)
+}
+
+// sampleIDs is a reservoir sample of up to k of the documents' ids.
+func sampleIDs(docs []corpus.Doc, k int) []string {
+	ids := make([]string, 0, k)
+	rng := rand.New(rand.NewPCG(1, 1))
+	for i, d := range docs {
+		if len(ids) < cap(ids) {
+			ids = append(ids, d.ID)
+		} else if j := rng.IntN(i + 1); j < len(ids) {
+			ids[j] = d.ID
+		}
+	}
+	return ids
+}
+
+// tally counts a run's outputs: events by kind, dead letters by reason
+// and the reported (duplicate, duplicate_of) pairs.
+type tally struct {
+	kinds, dead map[string]int
+	pairs       map[[2]string]bool
+}
+
+func newTally() *tally {
+	return &tally{kinds: map[string]int{}, dead: map[string]int{}, pairs: map[[2]string]bool{}}
+}
+
+func (t *tally) add(o pipeline.Output) {
+	if e := o.Event; e != nil {
+		t.kinds[e.Kind]++
+		if e.DuplicateOf != "" {
+			t.pairs[[2]string{e.ID, e.DuplicateOf}] = true
+		}
+	}
+	if o.Dead != nil {
+		t.dead[string(o.Dead.Reason)]++
+	}
+}
+
+// storedPerDocument prints what the index keeps per document, features
+// and verdict record, measured on the stored documents of ids.
+func storedPerDocument(ctx context.Context, ix index.Store, ids []string, bands int) error {
 	probe := make([]index.Entry, len(ids))
 	for i, id := range ids {
-		probe[i] = index.Entry{ID: id, Bands: make([]uint64, pc.Bands)}
+		probe[i] = index.Entry{ID: id, Bands: make([]uint64, bands)}
 	}
 	found, err := ix.Lookup(ctx, probe) // a stored id's Seq
 	if err != nil {
@@ -282,34 +355,7 @@ func run(spec string, n int, data, profile, ixURL, at, set string, slowUS, genAt
 	}
 	fmt.Printf("stored per document (sample of %d ids, %d of them stored without features): features %.0f B, verdict record %.0f B\n",
 		len(ids), copies, mean(feats), mean(verdicts))
-	if err := featureSections(feats); err != nil {
-		return err
-	}
-	pl = nil
-	after, err := usage(ctx, rc)
-	if err != nil {
-		return err
-	}
-	what := "Go heap (runtime.MemStats.HeapAlloc after GC, index and corpus)"
-	if rc != nil {
-		what = "Redis used_memory"
-	}
-	fmt.Printf("%s: %.1f MB → %.1f MB: %.0f bytes per document\n", what, float64(before)/1e6, float64(after)/1e6, float64(after-before)/float64(n))
-	if logPath != "" {
-		slow, first, err := slowScripts(logPath)
-		if err != nil {
-			return err
-		}
-		fmt.Printf("redis-server log: %d \"Slow script\" lines%s\n", slow, first)
-	}
-	if rc != nil {
-		if err := keysSections(ctx, rc, prefix, pc.Bands); err != nil {
-			return err
-		}
-		return byKind(ctx, rc, prefix, n)
-	}
-	runtime.KeepAlive(ix)
-	return nil
+	return featureSections(feats)
 }
 
 // openTwoGenerations opens the index as pipeline.OpenStore does, with a
