@@ -70,123 +70,14 @@ var latencyBuckets = prometheus.ExponentialBuckets(50e-6, 2, 20)
 // neardup_build_info gauge carrying version and the build's commit and
 // toolchain (internal/buildinfo).
 func New(reg prometheus.Registerer, version string) *Metrics {
-	m := &Metrics{
-		documents: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "neardup_documents_total",
-			Help: "Documents decided, by verdict kind (unique, exact, near, partial). Replays count under their first verdict's kind.",
-		}, []string{"kind"}),
-		replays: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "neardup_replays_total",
-			Help: "Documents whose id was already stored: their first verdict was returned again (at-least-once redelivery).",
-		}),
-		corrections: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "neardup_corrections_total",
-			Help: "Correction events: a later document admitted concurrently that did not see an earlier one (Redis Cluster).",
-		}),
-		deadLetters: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "neardup_dead_letters_total",
-			Help: "Rejected inputs sent to the dead-letter path, by reason.",
-		}, []string{"reason"}),
-		candidates: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name:    "neardup_candidates_per_document",
-			Help:    "Candidates verified per document.",
-			Buckets: []float64{0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024},
-		}),
-		verifications: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "neardup_verifications_total",
-			Help: "Candidate verifications, by the check that decided (method) and its verdict (kind: exact, near, partial, distinct).",
-		}, []string{"method", "kind"}),
-		commonKeys: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "neardup_common_keys_total",
-			Help: "Common index keys met by documents (LSH bands, passage anchors, sentence keys held by index.common_docs documents: boilerplate, or a text copied that many times); each yields only its exemplar.",
-		}),
-		truncated: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "neardup_bucket_truncations_total",
-			Help: "Candidates withheld by the SimHash tables' guard (documents turned away from full SimHash buckets; LSH and passage keys become common instead, see neardup_common_keys_total).",
-		}),
-		stage: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name:    "neardup_stage_duration_seconds",
-			Help:    "Time spent in a stage: decode, sketch, verify, resolve and produce per document or record; index and fetch per batch round trip.",
-			Buckets: latencyBuckets,
-		}, []string{"stage"}),
-		endToEnd: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name:    "neardup_end_to_end_seconds",
-			Help:    "From the input record's timestamp to its verdict being decided and every record it produced acknowledged.",
-			Buckets: latencyBuckets,
-		}),
-		indexErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "neardup_index_errors_total",
-			Help: "Failed index calls, by operation.",
-		}, []string{"op"}),
-		indexRetries: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "neardup_index_retries_total",
-			Help: "Index calls retried because the index was unavailable, by operation.",
-		}, []string{"op"}),
-		indexUp: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "neardup_index_up",
-			Help: "1 when the last index call or health check succeeded, 0 while the index is unavailable.",
-		}),
-		indexLost: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "neardup_index_lost",
-			Help: "1 while the index's stored documents are gone (Redis restarted without its data, keys deleted): nothing is decided until the empty index is accepted or the data restored.",
-		}),
-		evicting: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "neardup_index_evicting_servers",
-			Help: "Redis servers holding the index (every master on a cluster) whose maxmemory-policy is not noeviction: when full they evict index keys, silently forgetting documents. Non-zero makes /readyz answer 503 unless index.allow_eviction is set.",
-		}),
-		lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "neardup_consumer_lag_records",
-			Help: "Lag of an assigned input partition as the brokers measure it: its end offset minus the group's committed offset (log start offset when none), read from the brokers every commit interval (1-10 s), idle or not.",
-		}, []string{"topic", "partition"}),
-		rebalances: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "neardup_rebalances_total",
-			Help: "Consumer group rebalance callbacks, by event (assigned, revoked, lost).",
-		}, []string{"event"}),
-		produced: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "neardup_produced_records_total",
-			Help: "Records acknowledged by the brokers, by topic role (events, dead_letters, unique).",
-		}, []string{"topic"}),
-		produceErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "neardup_produce_errors_total",
-			Help: "Produces that failed after the client's retries, by topic role.",
-		}, []string{"topic"}),
-		commits: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "neardup_offset_commits_total",
-			Help: "Successful offset commits.",
-		}),
-		commitErrors: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "neardup_offset_commit_errors_total",
-			Help: "Failed offset commits (retried at the next commit).",
-		}),
-		inflightRecs: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "neardup_inflight_records",
-			Help: "Records read but not yet decided and acknowledged.",
-		}),
-		inflightBytes: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "neardup_inflight_bytes",
-			Help: "Bytes of record values read but not yet decided and acknowledged.",
-		}),
-		stalled: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "neardup_consumer_stalled_partitions",
-			Help: "Owned input partitions that cannot advance: a record batch too large to read that could not be moved past (see kafka.max_record_bytes). Non-zero makes /readyz answer 503.",
-		}),
-		producePend: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "neardup_produce_pending_seconds",
-			Help: "Age of the oldest record produced but not yet acknowledged by the brokers (0 when none is pending).",
-		}),
-		produceStall: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "neardup_produce_stalled",
-			Help: "1 while a produced record has waited longer than kafka.produce_timeout for its acknowledgement: production is stalled, nothing behind it is committed, /readyz answers 503.",
-		}),
-		maintenance: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "neardup_index_maintenance_total",
-			Help: "Completed runs of the index's periodic maintenance (Redis: expiries of closed generations), hourly.",
-		}),
-		ready: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "neardup_ready",
-			Help: "1 while /readyz answers 200 (Kafka and the index reachable, group joined).",
-		}),
-	}
+	m := &Metrics{}
+	m.pipelineMetrics()
+	m.indexMetrics()
+	m.kafkaMetrics()
+	m.ready = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "neardup_ready",
+		Help: "1 while /readyz answers 200 (Kafka and the index reachable, group joined).",
+	})
 	bi := buildinfo.Read(version)
 	info := prometheus.NewGauge(prometheus.GaugeOpts{
 		Name:        "neardup_build_info",
@@ -218,6 +109,133 @@ func New(reg prometheus.Registerer, version string) *Metrics {
 		m.produceErrors.WithLabelValues(r)
 	}
 	return m
+}
+
+// pipelineMetrics defines the metrics of the pipeline: documents decided,
+// dead letters, candidates and verifications, common keys and the time
+// spent in each stage.
+func (m *Metrics) pipelineMetrics() {
+	m.documents = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "neardup_documents_total",
+		Help: "Documents decided, by verdict kind (unique, exact, near, partial). Replays count under their first verdict's kind.",
+	}, []string{"kind"})
+	m.replays = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "neardup_replays_total",
+		Help: "Documents whose id was already stored: their first verdict was returned again (at-least-once redelivery).",
+	})
+	m.corrections = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "neardup_corrections_total",
+		Help: "Correction events: a later document admitted concurrently that did not see an earlier one (Redis Cluster).",
+	})
+	m.deadLetters = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "neardup_dead_letters_total",
+		Help: "Rejected inputs sent to the dead-letter path, by reason.",
+	}, []string{"reason"})
+	m.candidates = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "neardup_candidates_per_document",
+		Help:    "Candidates verified per document.",
+		Buckets: []float64{0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024},
+	})
+	m.verifications = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "neardup_verifications_total",
+		Help: "Candidate verifications, by the check that decided (method) and its verdict (kind: exact, near, partial, distinct).",
+	}, []string{"method", "kind"})
+	m.commonKeys = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "neardup_common_keys_total",
+		Help: "Common index keys met by documents (LSH bands, passage anchors, sentence keys held by index.common_docs documents: boilerplate, or a text copied that many times); each yields only its exemplar.",
+	})
+	m.truncated = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "neardup_bucket_truncations_total",
+		Help: "Candidates withheld by the SimHash tables' guard (documents turned away from full SimHash buckets; LSH and passage keys become common instead, see neardup_common_keys_total).",
+	})
+	m.stage = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "neardup_stage_duration_seconds",
+		Help:    "Time spent in a stage: decode, sketch, verify, resolve and produce per document or record; index and fetch per batch round trip.",
+		Buckets: latencyBuckets,
+	}, []string{"stage"})
+	m.endToEnd = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "neardup_end_to_end_seconds",
+		Help:    "From the input record's timestamp to its verdict being decided and every record it produced acknowledged.",
+		Buckets: latencyBuckets,
+	})
+}
+
+// indexMetrics defines the metrics of the index: failed and retried calls, whether it
+// is up, lost or evicting, and its maintenance.
+func (m *Metrics) indexMetrics() {
+	m.indexErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "neardup_index_errors_total",
+		Help: "Failed index calls, by operation.",
+	}, []string{"op"})
+	m.indexRetries = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "neardup_index_retries_total",
+		Help: "Index calls retried because the index was unavailable, by operation.",
+	}, []string{"op"})
+	m.indexUp = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "neardup_index_up",
+		Help: "1 when the last index call or health check succeeded, 0 while the index is unavailable.",
+	})
+	m.indexLost = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "neardup_index_lost",
+		Help: "1 while the index's stored documents are gone (Redis restarted without its data, keys deleted): nothing is decided until the empty index is accepted or the data restored.",
+	})
+	m.evicting = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "neardup_index_evicting_servers",
+		Help: "Redis servers holding the index (every master on a cluster) whose maxmemory-policy is not noeviction: when full they evict index keys, silently forgetting documents. Non-zero makes /readyz answer 503 unless index.allow_eviction is set.",
+	})
+	m.maintenance = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "neardup_index_maintenance_total",
+		Help: "Completed runs of the index's periodic maintenance (Redis: expiries of closed generations), hourly.",
+	})
+}
+
+// kafkaMetrics defines the metrics of the consumer and the sink: lag, rebalances,
+// produced records, offset commits, records in flight and stalls.
+func (m *Metrics) kafkaMetrics() {
+	m.lag = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "neardup_consumer_lag_records",
+		Help: "Lag of an assigned input partition as the brokers measure it: its end offset minus the group's committed offset (log start offset when none), read from the brokers every commit interval (1-10 s), idle or not.",
+	}, []string{"topic", "partition"})
+	m.rebalances = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "neardup_rebalances_total",
+		Help: "Consumer group rebalance callbacks, by event (assigned, revoked, lost).",
+	}, []string{"event"})
+	m.produced = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "neardup_produced_records_total",
+		Help: "Records acknowledged by the brokers, by topic role (events, dead_letters, unique).",
+	}, []string{"topic"})
+	m.produceErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "neardup_produce_errors_total",
+		Help: "Produces that failed after the client's retries, by topic role.",
+	}, []string{"topic"})
+	m.commits = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "neardup_offset_commits_total",
+		Help: "Successful offset commits.",
+	})
+	m.commitErrors = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "neardup_offset_commit_errors_total",
+		Help: "Failed offset commits (retried at the next commit).",
+	})
+	m.inflightRecs = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "neardup_inflight_records",
+		Help: "Records read but not yet decided and acknowledged.",
+	})
+	m.inflightBytes = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "neardup_inflight_bytes",
+		Help: "Bytes of record values read but not yet decided and acknowledged.",
+	})
+	m.stalled = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "neardup_consumer_stalled_partitions",
+		Help: "Owned input partitions that cannot advance: a record batch too large to read that could not be moved past (see kafka.max_record_bytes). Non-zero makes /readyz answer 503.",
+	})
+	m.producePend = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "neardup_produce_pending_seconds",
+		Help: "Age of the oldest record produced but not yet acknowledged by the brokers (0 when none is pending).",
+	})
+	m.produceStall = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "neardup_produce_stalled",
+		Help: "1 while a produced record has waited longer than kafka.produce_timeout for its acknowledgement: production is stalled, nothing behind it is committed, /readyz answers 503.",
+	})
 }
 
 // Document counts one decided document of the given kind; replay marks a
