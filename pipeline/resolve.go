@@ -257,7 +257,47 @@ func (p *Pipeline) resolve(ctx context.Context, r verify.Result, fl *inflight, p
 		return p.reject(j, o, d.Reason, fmt.Errorf("first occurrence of id %q was rejected: %s", doc.ID, d.Error))
 	}
 
-	ev := &Event{
+	ev, later := p.decidedEvent(j, r)
+	if ev.DuplicateOf != "" {
+		c, err := p.clusterOf(ctx, j, ev.DuplicateOf, fl, pv)
+		if errors.Is(err, errBadVerdict) {
+			// The earlier document's cluster is unknown: naming it would
+			// split the cluster (or merge it with the wrong one), so this
+			// document is not decided either; a replay decides it again.
+			return p.reject(j, o, ReasonBadVerdict, err)
+		}
+		if err != nil {
+			return o, nil, err
+		}
+		ev.Cluster = c
+	}
+	if err := p.check(ev); err != nil {
+		// Nothing is recorded: a replay decides again (and fails again).
+		return p.reject(j, o, reasonOf(err), err)
+	}
+	j.rec = record(ev)
+	b := marshalRecord(j.rec)
+	// Remembered now: a later document of the same batch may name it.
+	p.clusters.put(j.res.Seq, ev.Cluster)
+	if p.emits(ev) {
+		o.Event = ev
+	}
+	for _, m := range later {
+		o.Corrections = append(o.Corrections, p.correction(ev, m))
+		o.CorrectionSeqs = append(o.CorrectionSeqs, seqOf(j, m.ID))
+	}
+	return o, b, nil
+}
+
+// decidedEvent is the event verification decided for a new document (j,
+// with its verification results r): its matches, best first and at most
+// Config.MaxMatches, the document's kind and method from the best, and
+// its sentence matches; later are the matches with documents stored after
+// it, reported as corrections. The cluster is the document's own until
+// resolve names the earlier one's.
+func (p *Pipeline) decidedEvent(j *job, r verify.Result) (ev *Event, later []Match) {
+	doc := j.item.Doc
+	ev = &Event{
 		ID:          doc.ID,
 		Kind:        KindUnique,
 		Cluster:     doc.ID,
@@ -269,7 +309,6 @@ func (p *Pipeline) resolve(ctx context.Context, r verify.Result, fl *inflight, p
 		CommonKeys:  j.res.Common,
 		CommonShare: math.Round(j.commonShare*1000) / 1000,
 	}
-	var later []Match
 	if j.res.Copy != "" {
 		// Equal content digests: the same normalized text, nothing to
 		// verify. An earlier copy decides; a later one (Redis Cluster,
@@ -330,35 +369,7 @@ func (p *Pipeline) resolve(ctx context.Context, r verify.Result, fl *inflight, p
 		ev.SentencesSkipped = j.feats.Sentences.Skipped
 	}
 	ev.Sentences, ev.SentenceMatchesDropped = capSentences(ev.Sentences, p.sentenceMax)
-	if ev.DuplicateOf != "" {
-		c, err := p.clusterOf(ctx, j, ev.DuplicateOf, fl, pv)
-		if errors.Is(err, errBadVerdict) {
-			// The earlier document's cluster is unknown: naming it would
-			// split the cluster (or merge it with the wrong one), so this
-			// document is not decided either; a replay decides it again.
-			return p.reject(j, o, ReasonBadVerdict, err)
-		}
-		if err != nil {
-			return o, nil, err
-		}
-		ev.Cluster = c
-	}
-	if err := p.check(ev); err != nil {
-		// Nothing is recorded: a replay decides again (and fails again).
-		return p.reject(j, o, reasonOf(err), err)
-	}
-	j.rec = record(ev)
-	b := marshalRecord(j.rec)
-	// Remembered now: a later document of the same batch may name it.
-	p.clusters.put(j.res.Seq, ev.Cluster)
-	if p.emits(ev) {
-		o.Event = ev
-	}
-	for _, m := range later {
-		o.Corrections = append(o.Corrections, p.correction(ev, m))
-		o.CorrectionSeqs = append(o.CorrectionSeqs, seqOf(j, m.ID))
-	}
-	return o, b, nil
+	return ev, later
 }
 
 // passages maps aligned shingle positions of doc against cand to code
