@@ -135,6 +135,49 @@ func SynthText(b []byte) []byte {
 	return b
 }
 
+// newSynthProfile builds the detectors of a profile for the sweep: its
+// candidate stage, each of its checks alone, and the whole pipeline.
+func newSynthProfile(name string) (*synthProfile, []Detector, error) {
+	var dets []Detector
+	o := &config.Overrides{}
+	o.Add("profile", name)
+	cfg, err := config.Load("", nil, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	lex, err := pipeline.Lexicon(&cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	sk, err := sketch.New(pipeline.SketchConfig(&cfg), lex)
+	if err != nil {
+		return nil, nil, err
+	}
+	vp, err := pipeline.VerifyProfile(&cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	sp := &synthProfile{name: name, sk: sk}
+	if sp.cfg, err = StreamConfig(cfg); err != nil { // resolves the bands once
+		return nil, nil, err
+	}
+	sp.bands, sp.rows = sp.cfg.BandsRows()
+	dets = append(dets, Detector{Profile: name, Name: "candidate"})
+	for _, c := range vp.Checks {
+		v, err := verify.New(verify.Profile{Name: name, Checks: []verify.Check{c}})
+		if err != nil {
+			return nil, nil, err
+		}
+		sp.checks = append(sp.checks, v)
+		full := describeCheck(c)
+		short, _, _ := strings.Cut(full, " (")
+		short, _, _ = strings.Cut(short, " → ")
+		dets = append(dets, Detector{Profile: name, Name: short, Check: full})
+	}
+	dets = append(dets, Detector{Profile: name, Name: "pipeline"})
+	return sp, dets, nil
+}
+
 // RunSynth runs the sweep.
 func RunSynth(ctx context.Context, sc SynthConfig, progress func(done, total int)) (*SynthResult, error) {
 	t0 := time.Now()
@@ -150,42 +193,11 @@ func RunSynth(ctx context.Context, sc SynthConfig, progress func(done, total int
 	}
 	var profs []*synthProfile
 	for _, name := range sc.Profiles {
-		o := &config.Overrides{}
-		o.Add("profile", name)
-		cfg, err := config.Load("", nil, o)
+		sp, dets, err := newSynthProfile(name)
 		if err != nil {
 			return nil, err
 		}
-		lex, err := pipeline.Lexicon(&cfg)
-		if err != nil {
-			return nil, err
-		}
-		sk, err := sketch.New(pipeline.SketchConfig(&cfg), lex)
-		if err != nil {
-			return nil, err
-		}
-		vp, err := pipeline.VerifyProfile(&cfg)
-		if err != nil {
-			return nil, err
-		}
-		sp := &synthProfile{name: name, sk: sk}
-		if sp.cfg, err = StreamConfig(cfg); err != nil { // resolves the bands once
-			return nil, err
-		}
-		sp.bands, sp.rows = sp.cfg.BandsRows()
-		res.Detectors = append(res.Detectors, Detector{Profile: name, Name: "candidate"})
-		for _, c := range vp.Checks {
-			v, err := verify.New(verify.Profile{Name: name, Checks: []verify.Check{c}})
-			if err != nil {
-				return nil, err
-			}
-			sp.checks = append(sp.checks, v)
-			full := describeCheck(c)
-			short, _, _ := strings.Cut(full, " (")
-			short, _, _ = strings.Cut(short, " → ")
-			res.Detectors = append(res.Detectors, Detector{Profile: name, Name: short, Check: full})
-		}
-		res.Detectors = append(res.Detectors, Detector{Profile: name, Name: "pipeline"})
+		res.Detectors = append(res.Detectors, dets...)
 		profs = append(profs, sp)
 	}
 
