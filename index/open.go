@@ -76,6 +76,14 @@ func IsMemory(rawURL string) bool {
 	return err == nil && mem
 }
 
+// parseURL reads an index URL (see Open). It is not go-redis's ParseURL
+// or ParseClusterURL, which cannot read these URLs
+// (TestGoRedisParseURLCannotReadOurURLs): they reject "memory", the
+// redis+cluster and rediss+cluster schemes and the index's own query
+// parameters (namespace, retention, timeout, …: "unexpected option"),
+// read a comma-separated list of cluster seeds as one address, and read
+// the password-only form redis://PASSWORD@host as a user without a
+// password.
 func parseURL(rawURL string, o Options) (cfg RedisConfig, memory bool, err error) {
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("%w: index url %q: %s", ErrInvalid, redactURL(rawURL), fmt.Sprintf(format, a...))
