@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/neardup/neardup/config"
 	"github.com/neardup/neardup/pipeline"
 )
@@ -91,42 +89,32 @@ func stream(ctx context.Context, cfg config.Config, docs []Doc, progress func())
 	if err != nil {
 		return nil, fmt.Errorf("eval: %w", err)
 	}
-	items := make(chan pipeline.Item, 64)
-	outs := make(chan pipeline.Output, 64)
 	events := make([]Event, 0, len(docs))
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error {
-		defer close(items)
+	read := func(ctx context.Context, items chan<- pipeline.Item) error {
 		for _, d := range docs {
 			select {
 			case items <- pipeline.Item{Doc: pipeline.Document{ID: d.ID, URL: d.URL, Text: d.Text, IsHTML: d.HTML}}:
-			case <-gctx.Done():
-				return gctx.Err()
+			case <-ctx.Done():
+				return ctx.Err()
 			}
 		}
 		return nil
-	})
-	g.Go(func() error {
-		defer close(outs)
-		return pl.Run(gctx, items, outs)
-	})
-	g.Go(func() error {
-		for o := range outs {
-			ev, err := decodeOutput(o)
-			if err != nil {
-				return err
-			}
-			if ev.ID == "" && len(events) < len(docs) {
-				ev.ID = docs[len(events)].ID // outputs come in input order
-			}
-			events = append(events, ev)
-			if progress != nil {
-				progress()
-			}
+	}
+	write := func(o pipeline.Output) error {
+		ev, err := decodeOutput(o)
+		if err != nil {
+			return err
+		}
+		if ev.ID == "" && len(events) < len(docs) {
+			ev.ID = docs[len(events)].ID // outputs come in input order
+		}
+		events = append(events, ev)
+		if progress != nil {
+			progress()
 		}
 		return nil
-	})
-	if err := g.Wait(); err != nil {
+	}
+	if err := pl.Stream(ctx, read, write); err != nil {
 		return nil, fmt.Errorf("eval: stream: %w", err)
 	}
 	if len(events) != len(docs) {
