@@ -243,27 +243,28 @@ func runNeardup(lines [][]byte, cfg *config.Config) (pairs map[[2]string]bool, c
 	if err != nil {
 		panic(err)
 	}
-	in := make(chan pipeline.Item, 256)
-	out := make(chan pipeline.Output, 256)
 	// neardup reads JSON lines, as scan does: decoding them is part of
 	// its cost (in the pipeline's workers, as for scan's and serve's
 	// inputs). The peer is handed the texts.
 	dec := pipeline.NewDecoder(cfg.Sketch.MaxBytes)
-	go func() {
-		defer close(in)
+	read := func(ctx context.Context, in chan<- pipeline.Item) error {
 		for _, line := range lines {
-			in <- pipeline.Item{Raw: line, Lazy: func() (pipeline.Document, error) { return dec.DecodeJSON(line, "") }}
+			select {
+			case in <- pipeline.Item{Raw: line, Lazy: func() (pipeline.Document, error) { return dec.DecodeJSON(line, "") }}:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
 		}
-	}()
-	errc := make(chan error, 1)
-	go func() { errc <- pl.Run(context.Background(), in, out); close(out) }()
+		return nil
+	}
 	pairs = map[[2]string]bool{}
-	for o := range out {
+	err = pl.Stream(context.Background(), read, func(o pipeline.Output) error {
 		if o.Event != nil && o.Event.DuplicateOf != "" {
 			pairs[[2]string{o.Event.ID, o.Event.DuplicateOf}] = true
 		}
-	}
-	if err := <-errc; err != nil {
+		return nil
+	})
+	if err != nil {
 		panic(err)
 	}
 	if st, ok := ix.(interface{ Stats() index.Stats }); ok {
