@@ -39,9 +39,9 @@ type Result struct {
 // document streamed, a document sketched, a pair scored).
 type Progress func(set string, done, total int)
 
-// Seed seeds the sample of negative pairs; it is fixed so that a report
-// is reproducible.
-const Seed = 1
+// negativesSeed seeds the sample of negative pairs; it is fixed so that a
+// report is reproducible.
+const negativesSeed = 1
 
 // Evaluate streams the set through the pipeline cfg describes, judges
 // the reported links against the labels and scores the labelled pairs.
@@ -51,7 +51,7 @@ func Evaluate(ctx context.Context, cfg config.Config, s *Set, progress Progress)
 	if err != nil {
 		return nil, err
 	}
-	pairs := labelledPairList(s, Seed)
+	pairs := labelledPairList(s, negativesSeed)
 	total, done := 2*len(s.Docs)+len(pairs), 0
 	step := func() {
 		done++

@@ -95,10 +95,10 @@ func findJDK() (string, error) {
 	return "", errors.New("no JDK with bin/javadoc and lib/src.zip (set JAVA_HOME, or install one under /usr/lib/jvm)")
 }
 
-// GenerateRefDocs returns the documentation of the machine's JDK,
+// jdkRefDocs returns the documentation of the machine's JDK,
 // generating it into cache (a folder; the user's cache directory when
 // empty) unless an earlier run did.
-func GenerateRefDocs(ctx context.Context, cache string) (*refDocs, error) {
+func jdkRefDocs(ctx context.Context, cache string) (*refDocs, error) {
 	jdk, err := findJDK()
 	if err != nil {
 		return nil, err

@@ -21,7 +21,7 @@ func TestRefDocs(t *testing.T) {
 	if _, err := findJDK(); err != nil {
 		dataset.Missing(t, "refdocs: "+err.Error())
 	}
-	r, err := GenerateRefDocs(context.Background(), "")
+	r, err := jdkRefDocs(context.Background(), "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -142,7 +142,7 @@ func Build(root string, names []string) (sets []*Set, missing []Missing, err err
 	var sites, chrome *Sites // generated once for their renderings
 	for _, name := range names {
 		if name == SetRefDocs {
-			r, err := GenerateRefDocs(context.Background(), "")
+			r, err := jdkRefDocs(context.Background(), "")
 			if err != nil {
 				missing = append(missing, Missing{name, fmt.Sprintf("generated from the machine's JDK: %v", err)})
 				continue
