@@ -109,7 +109,7 @@ func (p *Pipeline) siteTemplates(jobs []*job, feats func(c *index.Candidate) *sk
 			same     []*sketch.Features // earlier candidates of its site
 			shared   [][]uint32         // the anchors each of them shares
 			sameTpl  [][]uint64         // their own template shingles (records)
-			siteAs   [][]uint32         // the anchors of each of them
+			earlier  [][]uint32         // every earlier candidate's anchors
 			others   []otherPage        // earlier candidates of other sites
 			holders  = templateHolders{}
 		)
@@ -120,6 +120,7 @@ func (p *Pipeline) siteTemplates(jobs []*job, feats func(c *index.Candidate) *sk
 				continue
 			}
 			ca := anchorSet(f.Passage.Anchors)
+			earlier = append(earlier, ca)
 			var tpl []uint64 // the candidate's own template shingles
 			if r, ok := decodeTemplateRec(recs.of(j, c.Seq), f); ok {
 				// Template on the candidate's site is template here; the
@@ -144,13 +145,12 @@ func (p *Pipeline) siteTemplates(jobs []*job, feats func(c *index.Candidate) *sk
 			if f.Host == j.feats.Host {
 				sameSeqs, same = append(sameSeqs, c.Seq), append(same, f)
 				shared = append(shared, intersect(mine, ca))
-				siteAs = append(siteAs, ca)
 				sameTpl = append(sameTpl, tpl)
 			} else if f.Host != 0 {
 				others = append(others, otherPage{f: f, anchors: ca, tpl: tpl})
 			}
 		}
-		frame, most, wide := p.siteWide(j, as, same, siteAs)
+		frame, most, wide := p.siteWide(j, as, same, earlier)
 		across := p.acrossSites(j, mine, adopted, others, holders)
 		template = union(adopted, across)
 		// The pages that share the least with the document come first:
@@ -249,21 +249,17 @@ const frameShare = 4
 // siteWide returns the stored hashes (sorted) of j's anchors (as) that at
 // least a quarter of the pages of j's site hold, j included (frame), of
 // those the ones that at least half of them hold (most), and of those the
-// ones that more than minWideDocs documents hold (wide). A common key's
-// holders are its count, else j and the earlier candidates of its site
-// that hold it (siteAnchors: their anchor sets): a share of the site's
-// pages is counted among the site's pages, so a passage that other sites'
-// pages hold too (the site's article syndicated elsewhere, a text the
-// site republished) is not frame material for their copies. same are
-// j's earlier candidates of its site.
-func (p *Pipeline) siteWide(j *job, as []sketch.Anchor, same []*sketch.Features, siteAnchors [][]uint32) (frame, most, wide []uint32) {
+// ones that more than minWideDocs documents hold (wide). A common key's holders are its count, else j and
+// the earlier candidates that hold it (earlier: their anchor sets). same
+// are j's earlier candidates of its site.
+func (p *Pipeline) siteWide(j *job, as []sketch.Anchor, same []*sketch.Features, earlier [][]uint32) (frame, most, wide []uint32) {
 	pages := p.hostPages(j, same)
 	keys := j.entry.Anchors[:min(len(as), len(j.entry.Anchors))]
 	for i, k := range keys {
 		h := uint32(as[i].Hash)
 		docs, ok := commonDocs(j, k)
 		if !ok {
-			for _, ca := range siteAnchors {
+			for _, ca := range earlier {
 				if _, in := slices.BinarySearch(ca, h); in {
 					docs++
 				}
