@@ -67,7 +67,7 @@ func (p *Pipeline) genericText(j *job, feats func(*index.Candidate) *sketch.Feat
 		if !shares {
 			continue
 		}
-		if p.oneText(j.feats, f, nil, tplOf(j.discount, f)) {
+		if p.oneText(j.feats, f, nil, j.discount.TemplateOf(f)) {
 			continue // the document's own text
 		}
 		seen := map[uint32]bool{}
@@ -83,7 +83,7 @@ func (p *Pipeline) genericText(j *job, feats func(*index.Candidate) *sketch.Feat
 		k := [2]int{min(a, b), max(a, b)}
 		v, ok := same[k]
 		if !ok {
-			v = p.oneText(fs[a], fs[b], tplOf(j.discount, fs[a]), tplOf(j.discount, fs[b]))
+			v = p.oneText(fs[a], fs[b], j.discount.TemplateOf(fs[a]), j.discount.TemplateOf(fs[b]))
 			same[k] = v
 		}
 		return v
@@ -157,18 +157,4 @@ func (p *Pipeline) genericText(j *job, feats func(*index.Candidate) *sketch.Feat
 		d.Sources = append(d.Sources, verify.Source{Features: f, Common: withRanges(d.Common, ranges(i))})
 	}
 	d.Common = withRanges(d.Common, ranges(-1))
-}
-
-// tplOf returns candidate f's own template shingles (its template
-// record's, as the site rules read it into d.Templates), nil when none.
-func tplOf(d *verify.Discount, f *sketch.Features) []uint64 {
-	if d == nil {
-		return nil
-	}
-	for _, t := range d.Templates {
-		if t.Content == f.Content && t.Tokens == f.Tokens {
-			return t.Shingles
-		}
-	}
-	return nil
 }

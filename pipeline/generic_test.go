@@ -10,18 +10,7 @@ import (
 )
 
 func TestGenericText(t *testing.T) {
-	page := func(shingles int, anchors ...[2]int) *sketch.Features {
-		f := &sketch.Features{}
-		for _, r := range anchors {
-			for h := r[0]; h < r[1]; h++ {
-				f.Passage.Anchors = append(f.Passage.Anchors, sketch.Anchor{Hash: uint64(h), Pos: uint32(5 * h)})
-			}
-		}
-		for v := shingles; v < shingles+200; v++ {
-			f.Shingles = append(f.Shingles, uint64(v))
-		}
-		return f
-	}
+	page := anchorPage
 	section := [2]int{1, 21} // a generated section: anchors 1–20 at positions 5–100
 	doc := page(1000, section, [2]int{30, 41})
 	first := page(2000, section)
