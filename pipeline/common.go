@@ -464,6 +464,7 @@ func (p *Pipeline) markSources(jobs []*job, feats func(c *index.Candidate) *sket
 		}
 	}
 	for _, j := range jobs {
+		p.genericText(j, feats) // generic.go
 		p.copyOwnLinks(j, feats)
 	}
 }

@@ -436,19 +436,24 @@ func TestOwnText(t *testing.T) {
 // link); what it shares with the third beyond its copy's text stays
 // evidence, and against the copy itself nothing changes. Without an
 // earlier near duplicate there is no such discount.
-func TestCopyOwnLinks(t *testing.T) {
-	page := func(shingles int, anchors ...[2]int) *sketch.Features {
-		f := &sketch.Features{}
-		for _, r := range anchors {
-			for h := r[0]; h < r[1]; h++ {
-				f.Passage.Anchors = append(f.Passage.Anchors, sketch.Anchor{Hash: uint64(h), Pos: uint32(5 * h)})
-			}
+// anchorPage returns the features of a page of 200 stored shingles from
+// shingles on, holding the passage anchors of the hash ranges [lo, hi)
+// given, anchor h at position 5h.
+func anchorPage(shingles int, anchors ...[2]int) *sketch.Features {
+	f := &sketch.Features{}
+	for _, r := range anchors {
+		for h := r[0]; h < r[1]; h++ {
+			f.Passage.Anchors = append(f.Passage.Anchors, sketch.Anchor{Hash: uint64(h), Pos: uint32(5 * h)})
 		}
-		for v := shingles; v < shingles+200; v++ {
-			f.Shingles = append(f.Shingles, uint64(v))
-		}
-		return f
 	}
+	for v := shingles; v < shingles+200; v++ {
+		f.Shingles = append(f.Shingles, uint64(v))
+	}
+	return f
+}
+
+func TestCopyOwnLinks(t *testing.T) {
+	page := anchorPage
 	doc := page(1000, [2]int{1, 21}, [2]int{30, 41})
 	copyOf := page(1000, [2]int{1, 21})                // an earlier version of the document's text
 	other := page(5000, [2]int{1, 11}, [2]int{30, 41}) // another text sharing a section with both

@@ -59,8 +59,8 @@ type Template struct {
 	Shingles []uint64
 }
 
-// templateOf returns the template shingles of candidate b (nil: none).
-func (d *Discount) templateOf(b *sketch.Features) []uint64 {
+// TemplateOf returns the template shingles of candidate b (nil: none).
+func (d *Discount) TemplateOf(b *sketch.Features) []uint64 {
 	if d == nil {
 		return nil
 	}

@@ -184,7 +184,7 @@ func (v *Verifier) verify(a, b *sketch.Features, d *Discount, s *scratch, vals *
 		s.db = without(s.db[:0], p.sb, ds)
 		p.sa, p.sb = s.da, s.db
 	}
-	if ts := d.templateOf(b); len(ts) > 0 {
+	if ts := d.TemplateOf(b); len(ts) > 0 {
 		// The candidate's own template (another site's), stored at b's
 		// width, out of both sides too.
 		if a.ShingleShift < b.ShingleShift {
