@@ -40,6 +40,11 @@ func Masters(t testing.TB, addrs []string) []*redis.Client {
 type State struct {
 	Keys            map[string]string
 	DBSize, Changes int64
+	// Soonest is the earliest absolute expiry of any key, in Unix
+	// seconds (0: no key expires). A key expiring between two snapshots
+	// is deleted by Redis, not by what ran between them: a test that
+	// compares snapshots needs them both taken before Soonest.
+	Soonest int64
 }
 
 // Snapshot reads the State of masters.
@@ -80,6 +85,9 @@ func Snapshot(t testing.TB, masters []*redis.Client) State {
 				t.Fatal(err)
 			}
 			s.Keys[k] = fmt.Sprintf("%x@%d", d, e/time.Second)
+			if at := int64(e / time.Second); at > 0 && (s.Soonest == 0 || at < s.Soonest) {
+				s.Soonest = at
+			}
 		}
 	}
 	return s
