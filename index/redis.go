@@ -122,7 +122,19 @@ const (
 	DefaultMaxClockAhead = 5 * time.Minute
 	maintainBudget       = 8192 // per Maintain call
 	metaGroup            = 64   // documents per record hash
-	fieldBits            = 31   // bits of a bucket key kept in its hash field
+	// fieldBits is the bits of a bucket key a keys record of version 2
+	// or 3 kept beside its group (its low 31), from before layout
+	// version 7.
+	fieldBits = 31
+	// fieldBytes is the width of a bucket's hash field since layout
+	// version 7: the key's bits from minGroupBits on (48 of them, bits
+	// 4…51 from the top), so that a field carries the group digits a
+	// split of its group needs (see "Linear growth" in doc.go).
+	fieldBytes = 6
+	// splitLoad is the band entries per group, on average, at which a
+	// generation's bucket groups split (see "Linear growth" in doc.go):
+	// groups then hold 16 to 64 buckets, listpacks below Redis's 128.
+	splitLoad = 32
 	// maxGroupBits is the most group bits of a generation: 2^22 groups per
 	// table (the passage table 2^28), about 2^28 documents per generation.
 	// It is also the precision of the ops the scripts receive and of the
@@ -320,7 +332,7 @@ func (r *Redis) open(ctx context.Context) error {
 
 // supersededPrev is what the clock of a namespace's previous layout
 // version holds once a member of this build opened the namespace.
-var supersededPrev = fmt.Sprintf("superseded by layout v%d (records by sequence number, lookup records): this namespace's index is now kept under <namespace>:v%d:, "+
+var supersededPrev = fmt.Sprintf("superseded by layout v%d (bucket groups that grow with the documents stored): this namespace's index is now kept under <namespace>:v%d:, "+
 	"stop the members of older builds; to run them again, set this field back to field f%d", SchemaVersion, SchemaVersion, SchemaVersion-1)
 
 // supersede marks the namespace's previous layout version, where it

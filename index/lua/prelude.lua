@@ -6,11 +6,11 @@
 -- Calling convention, shared by every script:
 --
 --   KEYS[1]  the shard's clock hash  <P>c
---   ARGV[1]  the shard's key prefix P = "<namespace>:v6:{<tag>}"
+--   ARGV[1]  the shard's key prefix P = "<namespace>:v7:{<tag>}"
 --   ARGV[2]  now, unix seconds (the caller's clock)
 --   ARGV[3]  ARGV[4]  the shard's route range [glo, ghi): the keys whose
 --            top 22 bits (routeBits) fall in it live in this shard (for
---            the sweep)
+--            the sweep and the bucket groups' splits)
 --   ARGV[5]  sweep budget: key names to give an expiry in this call
 --   ARGV[6]  "1" when the caller has seen this shard's namespace before:
 --            a shard found without its clock hash then answers NDLOST
@@ -24,10 +24,11 @@
 -- and most group bits of a generation (GB is also the precision of the
 -- ops), SPLITA the characters of a passage op's 6 extra group bits, B bands, PT the
 -- passage table, the guards COMMON_DOCS and MAXS, SIMK, S shards, REFRESH, MAXC
--- candidates returned, PSPLIT = 2^PBITS) are compiled into the source by
+-- candidates returned, PSPLIT = 2^PBITS, FW the bytes of a bucket's field,
+-- LOAD the band entries per group at which groups split) are compiled into the source by
 -- [scriptConstants], so a call parses no configuration. The key layout is
 -- described in doc.go. Bucket ops travel at full precision, their group
--- as GB '0'/'1' digits (passage: one SPLITA character first) and their field as 4 bytes
+-- as GB '0'/'1' digits (passage: one SPLITA character first) and their field as FW bytes
 -- (appendOp); a generation's group is a prefix of the digits, cut and put
 -- into the key name as it is. Other numbers travel as decimal text. Lua numbers are doubles: every integer handled here stays below
 -- 2^53 (seqs are below 2^48).
@@ -55,13 +56,23 @@ end
 -- was idle for a generation, reads no empty generation. DESC is the
 -- current generation followed by OLD, newest first.
 --
--- LB[h] is the group bits of generation h in this shard (clock field y,
--- "h:bits,…"): fixed by the first call in the generation, from the band
--- entries the shard's previous generation received (clock field n,
--- counted by the calls that insert) so that a band table's groups hold
--- about 64 buckets; IB (Capacity) for the first generation.
-local LB = {}
-for h, b in string.gmatch(ST[7] or '', '(%d+):(%d+)') do LB[tonumber(h)] = tonumber(b) end
+-- LB[h] is the group bits of the id and lane groups of generation h in
+-- this shard, BL[h] and BS[h] the level and split count of its bucket
+-- groups (clock field y, "h:bits:level:splits,…"; "h:bits" is a layout
+-- whose buckets never split). LB and the first level are fixed by the
+-- first call in the generation, from the band entries the shard's
+-- previous generation received (clock field n, counted by the calls that
+-- insert) so that a band table's groups hold about 64 buckets (LB) and
+-- LOAD (BL); IB (Capacity) and MINB for the first generation. Bucket
+-- groups then grow with the generation (linear hashing, splitGroups):
+-- of the shard's groups at level BL[h] (BL[h] digits), the first BS[h]
+-- have split into two each at BL[h] + 1 digits.
+local LB, BL, BS = {}, {}, {}
+for h, b, l, n in string.gmatch(ST[7] or '', '(%d+):(%d+):?(%d*):?(%d*)') do
+  h = tonumber(h)
+  LB[h] = tonumber(b)
+  BL[h], BS[h] = tonumber(l) or LB[h], tonumber(n) or 0
+end
 local GEN = 0
 local OLD, DESC = {}, {0}
 if L > 0 and AHEAD > 0 then
@@ -116,8 +127,19 @@ local function itos(x) return string.format('%d', x) end
 -- shard's share: S/B of them are a document), extrapolated to the whole
 -- generation when it was first written after it began (first write t),
 -- give the documents to size for; the rule is groupBits's in Go.
+-- layouts returns clock field y: the layouts of live generations and of
+-- the closed ones the sweep has still to walk.
+local function layouts()
+  local keep, lo = {}, GEN - NLIVE + 1
+  local sw = tonumber(ST[3])
+  if sw and sw < lo then lo = sw end
+  for h, hb in pairs(LB) do
+    if h >= lo then keep[#keep + 1] = itos(h) .. ':' .. itos(hb) .. ':' .. itos(BL[h]) .. ':' .. itos(BS[h]) end
+  end
+  return table.concat(keep, ',')
+end
 if not LB[GEN] and not RO then
-  local b = IB
+  local b, l = IB, MINB
   local sg, n, t0 = tonumber(ST[2]), tonumber(ST[8]), tonumber(ST[9])
   if L > 0 and sg and sg < GEN and n then
     local docs = n * S / B
@@ -128,23 +150,13 @@ if not LB[GEN] and not RO then
     end
     b = MINB
     while b < GB and 64 * 2 ^ b < docs do b = b + 1 end
+    while l < GB and LOAD * 2 ^ l < docs do l = l + 1 end
   end
-  LB[GEN] = b
-  -- Kept: the layouts of live generations and of the closed ones the
-  -- sweep has still to walk.
-  local keep, lo = {}, GEN - NLIVE + 1
-  local sw = tonumber(ST[3])
-  if sw and sw < lo then lo = sw end
-  for h, hb in pairs(LB) do
-    if h >= lo then keep[#keep + 1] = itos(h) .. ':' .. itos(hb) end
-  end
-  redis.call('HSET', CLOCK, 'y', table.concat(keep, ','), 'n', 0, 't', NOW)
+  LB[GEN], BL[GEN], BS[GEN] = b, l, 0
+  redis.call('HSET', CLOCK, 'y', layouts(), 'n', 0, 't', NOW)
 end
 -- NADD counts the band entries this call inserts into GEN (countEntries).
 local NADD = 0
-local function countEntries()
-  if NADD > 0 then redis.call('HINCRBY', CLOCK, 'n', NADD) end
-end
 
 -- BIN4 writes a hex digit as 4 binary digits (bin, for the sweep). A
 -- literal: built with a loop, it cost more than the rest of a call's setup
@@ -163,10 +175,11 @@ end
 
 -- Key prefixes are built once per call and generation. A bucket group's
 -- key is its table's prefix and the group's binary digits: the op's first
--- LB[h] digits (LB[h] + 1 characters in the passage table), cut from the op at
--- position p of ops. An id, I-Match or content group's key ends in the
--- decimal digits of the group: the top LB[h] bits of its 32-bit value x
--- (a number, or decimal text).
+-- BL[h] digits, or BL[h] + 1 when those name a group that has split (one
+-- character more in the passage table), cut from the op at position p of
+-- ops. An id, I-Match or content group's key ends in the decimal digits
+-- of the group: the top LB[h] bits of its 32-bit value x (a number, or
+-- decimal text).
 local KB, KI = {}, {}
 local function tpre(h, t)
   local row = KB[h]
@@ -175,21 +188,31 @@ local function tpre(h, t)
   if not p then p = P .. 'b' .. itos(h) .. ':' .. itos(t) .. ':'; row[t] = p end
   return p
 end
-local function tkey(h, t, ops, p)
-  local c = LB[h]
-  if t == PT then c = c + 1 end
-  return tpre(h, t) .. sub(ops, p, p + c - 1)
+-- SPLITD[h] is the digits of generation h's first group at level BL[h]
+-- that has not split, in this shard (nil: none has): an op whose first
+-- BL[h] digits sort below it names a split group. The shard's groups at
+-- level l are those of its routes, from GLO / 2^(GB - l) on.
+local SPLITD = {}
+local function shardGroup(l) return math.floor(GLO / 2 ^ (GB - l)) end
+local function setSplit(h)
+  if BS[h] > 0 then SPLITD[h] = bin(shardGroup(BL[h]) + BS[h], BL[h]) else SPLITD[h] = nil end
 end
--- GK[t] is the current generation's key prefix of table t and GC[t] one
--- less than the digits its groups take: tkey's for GEN, cached per call,
--- since every op names a key of the current generation (two function
--- calls and three table reads fewer per op).
-local GK, GC = {}, {}
-local function gentable(t)
-  local c = LB[GEN]
-  if t == PT then c = c + 1 end
-  GK[t], GC[t] = tpre(GEN, t), c - 1
+for h in pairs(BL) do setSplit(h) end
+-- gdig returns the group part of the op at p of table t in generation h.
+local function gdig(h, t, ops, p)
+  local c, q = BL[h], p
+  if t == PT then q = p + 1 end
+  local e = q + c - 1
+  local sd = SPLITD[h]
+  if sd and sub(ops, q, e) < sd then e = e + 1 end
+  return sub(ops, p, e)
 end
+local function tkey(h, t, ops, p) return tpre(h, t) .. gdig(h, t, ops, p) end
+-- GK[t] is the current generation's key prefix of table t: tpre's for
+-- GEN, cached per call, since every op names a key of the current
+-- generation.
+local GK = {}
+local function gentable(t) GK[t] = tpre(GEN, t) end
 local function gpre(kind, h)
   local row = KI[kind]
   if not row then row = {}; KI[kind] = row end
@@ -207,9 +230,10 @@ local function ckey(h, x) return gkey('e', h, x) end
 
 -- Generation keys get their expiry when their generation has closed: the
 -- sweep walks every key name a closed generation can have in this shard
--- (the band and SimHash tables, the PSPLIT parts of the passage table, ids,
--- digests, contents × the generation's groups that overlap the shard's
--- route range) and sets EXPIREAT (gen+1)·L + R, BUDGET names per call. A
+-- (the band and SimHash tables and the PSPLIT parts of the passage table ×
+-- the shard's bucket groups at the generation's last level and splits;
+-- ids, digests, contents × the lane groups that overlap the shard's route
+-- range) and sets EXPIREAT (gen+1)·L + R, BUDGET names per call. A
 -- key in the past is deleted. A generation without a layout was never
 -- written in this shard: it has no keys.
 local SWEPT = true
@@ -225,19 +249,30 @@ local function sweep(sw, u, budget)
       local sh = 2 ^ (GB - b)
       local glo = math.floor(GLO / sh)
       local n = math.floor((GHI - 1) / sh) + 1 - glo
-      if GHI <= GLO then n = 0 end
-      local total = (PT + PSPLIT + 3) * n
+      -- Bucket groups: m at level l, of which the first bs split.
+      local l, bs = BL[sw], BS[sw]
+      local blo = shardGroup(l)
+      local m = math.floor((GHI - 1) / 2 ^ (GB - l)) + 1 - blo
+      if GHI <= GLO then n, m = 0, 0 end
+      local nb = m + bs
+      local tb = (PT + PSPLIT) * nb
+      local total = tb + 3 * n
       local stop = u + budget
       if stop > total then stop = total end
       for k = u, stop - 1 do
-        local tt = math.floor(k / n)
-        local g = glo + k % n
         local key
-        if tt < PT then key = tpre(sw, tt) .. bin(g, b)
-        elseif tt < PT + PSPLIT then key = tpre(sw, PT) .. sub(SPLITA, tt - PT + 1, tt - PT + 1) .. bin(g, b)
-        elseif tt == PT + PSPLIT then key = gpre('i', sw) .. itos(g)
-        elseif tt == PT + PSPLIT + 1 then key = gpre('x', sw) .. itos(g)
-        else key = gpre('e', sw) .. itos(g) end
+        if k < tb then
+          local tt, i = math.floor(k / nb), k % nb
+          local name
+          if i < m - bs then name = bin(blo + bs + i, l) else name = bin(2 * blo + i - (m - bs), l + 1) end
+          if tt < PT then key = tpre(sw, tt) .. name
+          else key = tpre(sw, PT) .. sub(SPLITA, tt - PT + 1, tt - PT + 1) .. name end
+        else
+          local tt, g = math.floor((k - tb) / n), glo + (k - tb) % n
+          if tt == 0 then key = gpre('i', sw) .. itos(g)
+          elseif tt == 1 then key = gpre('x', sw) .. itos(g)
+          else key = gpre('e', sw) .. itos(g) end
+        end
         redis.call('EXPIREAT', key, exp)
       end
       budget = budget - (stop - u)
@@ -248,6 +283,75 @@ local function sweep(sw, u, budget)
   redis.call('HSET', CLOCK, 's', sw, 'u', u)
   SWEPT = sw >= GEN
 end
+-- Linear growth. A generation's bucket groups split one at a time as its
+-- band entries grow, so that a band table's groups hold about LOAD
+-- buckets on average (LOAD/2 to 2·LOAD) whatever the documents stored:
+-- the shard's groups at level BL split in order, each into the two groups
+-- of one more digit, and when all have, the level is one more. A split
+-- moves the fields of one group of every table (the PSPLIT parts of the
+-- passage table too) by their bit for the next digit: a field holds the
+-- key's bits from MINB on (FW bytes), an overflow count 'o' and a field.
+local function splitKey(src, d0, d1, byte, mask)
+  local r = redis.call('HGETALL', src)
+  if #r == 0 then return end
+  local a, b = {}, {}
+  for i = 1, #r, 2 do
+    local f = r[i]
+    local x
+    if #f == FW then x = string.byte(f, byte) else x = string.byte(f, byte + 1) end
+    local dst = a
+    if bit.band(x, mask) ~= 0 then dst = b end
+    dst[#dst + 1] = f
+    dst[#dst + 1] = r[i + 1]
+  end
+  if #b == 0 then redis.call('RENAME', src, d0)
+  elseif #a == 0 then redis.call('RENAME', src, d1)
+  else
+    redis.call('DEL', src)
+    redis.call('HSET', d0, unpack(a))
+    redis.call('HSET', d1, unpack(b))
+  end
+end
+-- splitGroup splits generation h's next group (BL[h], BS[h]).
+local function splitGroup(h)
+  local l = BL[h]
+  local d = bin(shardGroup(l) + BS[h], l)
+  local byte, mask = math.floor((l - MINB) / 8) + 1, 2 ^ (7 - (l - MINB) % 8)
+  for t = 0, PT - 1 do
+    local k = tpre(h, t) .. d
+    splitKey(k, k .. '0', k .. '1', byte, mask)
+  end
+  local pp = tpre(h, PT)
+  for c = 1, PSPLIT do
+    local k = pp .. sub(SPLITA, c, c) .. d
+    splitKey(k, k .. '0', k .. '1', byte, mask)
+  end
+end
+-- countEntries adds the band entries this call inserted into GEN to its
+-- count (clock field n), then splits the generation's groups while a
+-- band table's groups in this shard hold more than LOAD entries on
+-- average, at most 4 groups a call (a call inserts at most Batch
+-- documents; a shard that falls behind catches up in its next calls).
+-- It runs last, after every bucket of the call is written.
+local function countEntries()
+  if NADD == 0 then return end
+  local n = redis.call('HINCRBY', CLOCK, 'n', NADD) / B
+  local split = 0
+  while BL[GEN] < GB and split < 4 do
+    local l = BL[GEN]
+    local m = math.floor((GHI - 1) / 2 ^ (GB - l)) + 1 - shardGroup(l)
+    if n <= LOAD * (m + BS[GEN]) then break end
+    splitGroup(GEN)
+    split = split + 1
+    BS[GEN] = BS[GEN] + 1
+    if BS[GEN] >= m then BL[GEN], BS[GEN] = l + 1, 0 end
+  end
+  if split > 0 then
+    setSplit(GEN)
+    redis.call('HSET', CLOCK, 'y', layouts())
+  end
+end
+
 if L > 0 and not RO then
   local sw = tonumber(ST[3])
   if not sw then redis.call('HSET', CLOCK, 's', GEN)
@@ -494,7 +598,7 @@ end
 
 -- tableOp looks up (and unless MODE 1 inserts into) the bucket of table t
 -- of the op at position op of ops (its group's digits, cut per
--- generation by tkey) and field f (4 bytes) in every live generation; its members count under hit key hk (the table, or one per
+-- generation by tkey) and field f (FW bytes) in every live generation; its members count under hit key hk (the table, or one per
 -- anchor of the passage table). The passage table holds about 64 anchors
 -- per document, so it has PSPLIT times the groups (the caller moved the
 -- top bits of its field into the group, in the same shard). A new bucket
@@ -528,7 +632,7 @@ local function tableOp(t, ops, op, f, sim, me, hk)
   if not LB[GEN] then return end -- RO: no current generation yet
   local kp = GK[t]
   if not kp then gentable(t); kp = GK[t] end
-  local k = kp .. sub(ops, op, op + GC[t])
+  local k = kp .. gdig(GEN, t, ops, op)
   local lim = sim and MAXS or COMMON_DOCS
   if MODE == 0 and t < B then NADD = NADD + 1 end
   if MODE == 1 then
