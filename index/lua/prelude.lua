@@ -330,17 +330,19 @@ end
 -- countEntries adds the band entries this call inserted into GEN to its
 -- count (clock field n), then splits the generation's groups while a
 -- band table's groups in this shard hold more than LOAD entries on
--- average, at most 4 groups a call (a call inserts at most Batch
--- documents; a shard that falls behind catches up in its next calls).
--- It runs last, after every bucket of the call is written.
+-- average: one group a call (a split moves about PT + PSPLIT hashes of
+-- LOAD to 2·LOAD fields, a few ms), two when the shard is more than 16
+-- groups behind (calls of many documents). It runs last, after every
+-- bucket of the call is written.
 local function countEntries()
   if NADD == 0 then return end
   local n = redis.call('HINCRBY', CLOCK, 'n', NADD) / B
   local split = 0
-  while BL[GEN] < GB and split < 4 do
+  while BL[GEN] < GB and split < 2 do
     local l = BL[GEN]
     local m = math.floor((GHI - 1) / 2 ^ (GB - l)) + 1 - shardGroup(l)
-    if n <= LOAD * (m + BS[GEN]) then break end
+    local behind = n / LOAD - (m + BS[GEN])
+    if behind <= 0 or (split == 1 and behind <= 16) then break end
     splitGroup(GEN)
     split = split + 1
     BS[GEN] = BS[GEN] + 1
