@@ -58,15 +58,13 @@ type RedisConfig struct {
 	// (Result.Dropped) and never resolved.
 	MaxCandidates int
 	// Capacity is the first generation's guess of its documents (default
-	// 1<<20; not part of the layout). Each generation of each shard gets
-	// its group bits when it is first written, on the server: from the
-	// documents the shard's previous generation received, so that a group
-	// holds about 64 buckets and stays a compact listpack; the first
-	// generation (and a store without retention, which has one) from
-	// Capacity: Capacity/64 groups per table, rounded up to a power of
-	// two. The passage table gets 64 times as many, for about 64 anchors
-	// per document. A wrong guess costs memory or longer calls in the
-	// first generation, not correctness.
+	// 1<<20; not part of the layout). It sizes the first generation's id
+	// and lane groups only (Capacity/64 groups, rounded up to a power of
+	// two); later generations' come from the documents the shard's
+	// previous generation received. Bucket groups need no guess: they
+	// grow with the documents each generation receives (see "Linear
+	// growth" in doc.go). A wrong guess costs a few bytes per document in
+	// the first generation, not correctness.
 	Capacity int
 	// Shards is the number of hash tags the keys are spread over in
 	// cluster mode (layout; default 48, i.e. 16 per master on 3 masters;
@@ -159,7 +157,7 @@ type Redis struct {
 	genSec     int64
 	retSec     int64
 	nlive      int
-	ibits      uint // group bits of the first generation (from Capacity)
+	ibits      uint // id and lane group bits of the first generation (from Capacity)
 	shards     int
 	prefix     []string // per shard: "<ns>:v4:{tag}"
 	clock      []string // per shard clock hash
