@@ -327,7 +327,7 @@ func fillHot(t *testing.T, c *redis.Client, s *Redis, docs []Entry, bands bool) 
 	// Every generation gets the first generation's lane bits
 	// (index.capacity's) as its bucket level, with no split (clock field
 	// y): what the scripts read.
-	b := int(s.ibits)
+	b := int(groupBits(DefaultCapacity))
 	pipe.HSet(ctx, s.clock[0], "f", s.fp, "g", g, "s", g, "u", 0, "q", members, "w", fmt.Sprintf("%d,%d", g-2, g-1),
 		"y", fmt.Sprintf("%d:%d:%d:0,%d:%d:%d:0,%d:%d:%d:0", g-2, b, b, g-1, b, b, g, b, b), "n", 0, "t", g*s.genSec)
 	for seq := 1; seq <= members; seq++ {

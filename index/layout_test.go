@@ -25,13 +25,13 @@ func TestGroupBits(t *testing.T) {
 		want uint
 	}{
 		{0, minGroupBits},
-		{1024, 4},
-		{1025, 5},
-		{3000, 6},
-		{100_000, 11},
-		{131_072, 11},
-		{131_073, 12},
-		{1 << 20, 14},
+		{512, 4},
+		{513, 5},
+		{3000, 7},
+		{100_000, 12},
+		{131_072, 12},
+		{131_073, 13},
+		{1 << 20, 15},
 		{1 << 40, maxGroupBits},
 	} {
 		if got := groupBits(tt.docs); got != tt.want {
@@ -130,6 +130,18 @@ func genLayouts(t *testing.T, r *Redis) []map[int64]genLayout {
 	return out
 }
 
+// laneName is the name of the id or lane group of 32-bit value x in
+// shard s of a generation of layout l (gkey in lua/prelude.lua): the
+// decimal digits of 2^c plus x's top c bits, c the level or one more.
+func (r *Redis) laneName(s int, l genLayout, x uint32) string {
+	lo, _ := r.groupRange(s)
+	c := l.level
+	if uint64(x)>>(32-c) < lo>>(maxGroupBits-c)+uint64(l.splits) {
+		c++
+	}
+	return strconv.FormatUint(1<<c+uint64(x)>>(32-c), 10)
+}
+
 // groupDigits is the digits of the bucket group that full-precision group
 // g (its top maxGroupBits bits, bucketOp) is in, in shard s of a
 // generation of layout l: the group's top l.level bits, or one more when
@@ -163,9 +175,10 @@ func keyKind(r *Redis, k string) (kind byte, gen int64, rest string, ok bool) {
 
 // TestGenerationLayouts drives the clock across generations with very
 // different document counts, on a single node and on a cluster, and
-// checks that each generation of each shard gets the group bits of the
-// band entries the shard's previous generation received (the first one
-// Capacity's), that every bucket group key has that many bits, that
+// checks that each generation of each shard starts at the level the band
+// entries of the shard's previous generation ask for (the first one at
+// minGroupBits) and grows as its own do, that every bucket group key is
+// named by that layout, that
 // planted duplicates and passages are found across live generations of
 // different layouts, and that removing every document leaves no key but
 // the clocks.
@@ -198,16 +211,16 @@ func testGenerationLayouts(t *testing.T, addrs []string, cluster bool) {
 		Retention: 3 * L, Generation: L, Clock: clk.Now, MaxClockAhead: -1})
 	g0 := clk.Now().Unix() / int64(L/time.Second)
 	// Documents per generation, each far from a boundary of the rule in
-	// every shard: 3000 → 6 bits, 200 → 4, 6000 → 7, 1500 → 5. The
-	// generations' group bits on a single node: the first from Capacity,
-	// each later one from the previous generation's count.
-	sizes, wantBits := []int{3000, 200, 6000, 1500}, []int{4, 6, 4, 7}
+	// every shard: 3000 → 7 bits, 200 → 4, 6000 → 8, 1500 → 6. The
+	// generations' starting levels on a single node: the first
+	// minGroupBits, each later one from the previous generation's count.
+	sizes, wantBits := []int{3000, 200, 6000, 1500}, []int{4, 7, 4, 8}
 	if testing.Short() {
 		// The race run (-short, make race): fewer than half the documents
 		// (the removal of every document is most of the time), the same
 		// layout changes up, down and up again. make unit runs the sizes
 		// above.
-		sizes, wantBits = []int{1500, 200, 3000, 200}, []int{4, 5, 4, 6}
+		sizes, wantBits = []int{1500, 200, 3000, 200}, []int{4, 6, 4, 7}
 	}
 	var gens [][]Entry // the documents stored in each generation
 	var all []string
@@ -254,12 +267,12 @@ func testGenerationLayouts(t *testing.T, addrs []string, cluster bool) {
 		}
 	}
 
-	// Layouts: the first generation's from Capacity, each later one's
-	// from the shard's band entries in the previous generation.
+	// Starting levels: the first generation's minGroupBits, each later
+	// one's from the shard's band entries in the previous generation.
 	lay := layouts(t, r)
 	for s := range r.shards {
 		for gi := range sizes {
-			want := int(r.ibits)
+			want := minGroupBits
 			if gi > 0 {
 				want = int(groupBits(entries[gi-1][s] * float64(r.shards) / float64(testParams.Bands)))
 			}

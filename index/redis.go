@@ -157,7 +157,6 @@ type Redis struct {
 	genSec     int64
 	retSec     int64
 	nlive      int
-	ibits      uint // id and lane group bits of the first generation (from Capacity)
 	shards     int
 	prefix     []string // per shard: "<ns>:v4:{tag}"
 	clock      []string // per shard clock hash
@@ -269,7 +268,6 @@ func newRedis(cfg RedisConfig) (*Redis, error) {
 			return nil, bad("shards %d: want ≤ 16384", r.shards)
 		}
 	}
-	r.ibits = groupBits(float64(cmp.Or(cfg.Capacity, DefaultCapacity)))
 	for _, tag := range shardTags(r.shards) {
 		p := r.ns + ":v" + strconv.Itoa(SchemaVersion) + ":{" + tag + "}"
 		r.prefix = append(r.prefix, p)

@@ -4,13 +4,15 @@ import (
 	"encoding/binary"
 )
 
-// groupBits is the group bits of a generation of docs documents: the
-// fewest (at least minGroupBits, at most maxGroupBits) for which a band
-// table's groups hold at most 64 buckets each (the scripts' layout rule,
-// luaPrelude, computes the same).
+// groupBits is the level a generation starts at when its predecessor
+// received docs documents: the fewest group bits (at least minGroupBits,
+// at most maxGroupBits) for which a band table's groups hold at most
+// splitLoad buckets each on average (the scripts' layout rule, in
+// lua/prelude.lua, computes the same); the first generation starts at
+// minGroupBits.
 func groupBits(docs float64) uint {
 	b := uint(minGroupBits)
-	for b < maxGroupBits && float64(uint64(metaGroup)<<b) < docs {
+	for b < maxGroupBits && float64(uint64(splitLoad)<<b) < docs {
 		b++
 	}
 	return b

@@ -260,13 +260,14 @@ func TestRedisTimeout(t *testing.T) {
 }
 
 // passageGroups returns the distinct groups of the passage table that the
-// anchors a fall in at the first generation's group bits (tableOp in
-// redis_lua.go: the field's top bits join the group).
+// anchors a fall in at the first generation's level before any split
+// (minGroupBits; tableOp in lua/prelude.lua: 6 more bits of the key join
+// the group).
 func (r *Redis) passageGroups(a []uint64) map[uint64]bool {
 	m := map[uint64]bool{}
 	for _, k := range anchorKeys(nil, a) {
 		g, _ := r.bucketOp(r.p.passageTable(), k)
-		m[g>>(maxGroupBits-r.ibits)] = true
+		m[g>>(maxGroupBits-minGroupBits)] = true
 	}
 	return m
 }
@@ -302,8 +303,10 @@ func TestRedisLayout(t *testing.T) {
 	// Every bucket group the documents' keys name, by the layout the
 	// generation grew to (2000 documents: 63 groups of about 32 per
 	// table, splitLoad).
-	names := map[string]bool{}
+	names, lanes := map[string]bool{}, map[string]bool{}
 	for _, e := range docs {
+		lanes["i"+s.laneName(0, lay, uint32(s.idGroup(e.ID)))] = true
+		lanes["e"+s.laneName(0, lay, uint32(s.contentGroup(e.Content[:])))] = true
 		for tb, k := range e.Bands {
 			g, _ := s.bucketOp(tb, k)
 			names[fmt.Sprintf("lay:v7:{0}b0:%d:%s", tb, s.groupDigits(0, lay, g))] = true
@@ -319,6 +322,9 @@ func TestRedisLayout(t *testing.T) {
 	for _, k := range keys {
 		if strings.HasPrefix(k, "lay:v7:{0}b") && !names[k] {
 			t.Errorf("%s: a bucket group no document's key names", k)
+		}
+		if kind, _, rest, ok := keyKind(s, k); ok && (kind == 'i' || kind == 'e') && !lanes[string(kind)+rest] {
+			t.Errorf("%s: an id or content group no document names", k)
 		}
 		if !strings.HasPrefix(k, "lay:v7:{0}") {
 			t.Fatalf("key %q outside the namespace", k)
@@ -336,10 +342,10 @@ func TestRedisLayout(t *testing.T) {
 		}
 	}
 	// The groups the keys name (4 tables × 63 groups and about 3,800 of
-	// the passage table's 64 × 63), ids and contents in 64 groups each
-	// (Capacity), 2000/64 record hashes. No verdict is recorded: every
-	// document keeps its lookup record.
-	want := map[string]int{"b": len(names), "i": 64, "e": 64, "m": 32, "f": 32, "k": 32, "l": 32, "c": 1}
+	// the passage table's 64 × 63), ids and contents in 63 groups each,
+	// 2000/64 record hashes. No verdict is recorded: every document keeps
+	// its lookup record.
+	want := map[string]int{"b": len(names), "i": 63, "e": 63, "m": 32, "f": 32, "k": 32, "l": 32, "c": 1}
 	for k, n := range want {
 		if kinds[k] != n {
 			t.Errorf("%d keys of kind %q, want %d (all: %v)", kinds[k], k, n, kinds)

@@ -14,7 +14,7 @@ read_globals = {
   -- Redis's scripting API.
   'redis', 'KEYS', 'ARGV', 'struct', 'cjson', 'cmsgpack', 'bit',
   -- The store's constants (Redis.scriptConstants).
-  'FP', 'SPLITA', 'RO', 'L', 'R', 'NLIVE', 'IB', 'MINB', 'GB', 'B', 'PT',
+  'FP', 'SPLITA', 'RO', 'L', 'R', 'NLIVE', 'MINB', 'GB', 'B', 'PT',
   'COMMON_DOCS', 'MAXS', 'SIMK', 'S', 'REFRESH', 'MAXC', 'PSPLIT', 'AHEAD',
   'FW', 'LOAD',
   -- The record scripts' kind (luaSeqRecords, luaSeqRecordOnce).

@@ -19,10 +19,9 @@
 --
 -- The store's constants (the namespace fingerprint FP, generation length
 -- L and retention R in seconds, AHEAD the most the caller's clock may run
--- ahead of the server's (0: unbounded), NLIVE live generations, IB the
--- first generation's group bits (from Capacity), MINB and GB the fewest
--- and most group bits of a generation (GB is also the precision of the
--- ops), SPLITA the characters of a passage op's 6 extra group bits, B bands, PT the
+-- ahead of the server's (0: unbounded), NLIVE live generations, MINB and
+-- GB the fewest and most group bits of a generation (MINB the first
+-- generation's level; GB is also the precision of the ops), SPLITA the characters of a passage op's 6 extra group bits, B bands, PT the
 -- passage table, the guards COMMON_DOCS and MAXS, SIMK, S shards, REFRESH, MAXC
 -- candidates returned, PSPLIT = 2^PBITS, FW the bytes of a bucket's field,
 -- LOAD the band entries per group at which groups split) are compiled into the source by
@@ -56,17 +55,16 @@ end
 -- was idle for a generation, reads no empty generation. DESC is the
 -- current generation followed by OLD, newest first.
 --
--- LB[h] is the group bits of the id and lane groups of generation h in
--- this shard, BL[h] and BS[h] the level and split count of its bucket
--- groups (clock field y, "h:bits:level:splits,…"; "h:bits" is a layout
--- whose buckets never split). LB and the first level are fixed by the
--- first call in the generation, from the band entries the shard's
--- previous generation received (clock field n, counted by the calls that
--- insert) so that a band table's groups hold about 64 buckets (LB) and
--- LOAD (BL); IB (Capacity) and MINB for the first generation. Bucket
--- groups then grow with the generation (linear hashing, splitGroups):
--- of the shard's groups at level BL[h] (BL[h] digits), the first BS[h]
--- have split into two each at BL[h] + 1 digits.
+-- BL[h] and BS[h] are the level and split count of generation h's
+-- groups in this shard (bucket groups, ids and lanes alike), LB[h] the
+-- level it started at (clock field y, "h:start:level:splits,…"; "h:b" is
+-- a layout of level b that never split). The first call in the
+-- generation fixes the start, from the band entries the shard's previous
+-- generation received (clock field n, counted by the calls that insert),
+-- so that a band table's groups hold about LOAD buckets; MINB for the
+-- first generation. The groups then grow with the generation (linear
+-- hashing, splitGroup): of the shard's groups at level BL[h], the first
+-- BS[h] have split into two each at BL[h] + 1 bits.
 local LB, BL, BS = {}, {}, {}
 for h, b, l, n in string.gmatch(ST[7] or '', '(%d+):(%d+):?(%d*):?(%d*)') do
   h = tonumber(h)
@@ -139,7 +137,7 @@ local function layouts()
   return table.concat(keep, ',')
 end
 if not LB[GEN] and not RO then
-  local b, l = IB, MINB
+  local l = MINB
   local sg, n, t0 = tonumber(ST[2]), tonumber(ST[8]), tonumber(ST[9])
   if L > 0 and sg and sg < GEN and n then
     local docs = n * S / B
@@ -148,11 +146,9 @@ if not LB[GEN] and not RO then
       if covered < L / 64 then covered = L / 64 end
       if covered < L then docs = docs * L / covered end
     end
-    b = MINB
-    while b < GB and 64 * 2 ^ b < docs do b = b + 1 end
     while l < GB and LOAD * 2 ^ l < docs do l = l + 1 end
   end
-  LB[GEN], BL[GEN], BS[GEN] = b, l, 0
+  LB[GEN], BL[GEN], BS[GEN] = l, l, 0
   redis.call('HSET', CLOCK, 'y', layouts(), 'n', 0, 't', NOW)
 end
 -- NADD counts the band entries this call inserts into GEN (countEntries).
@@ -178,8 +174,8 @@ end
 -- BL[h] digits, or BL[h] + 1 when those name a group that has split (one
 -- character more in the passage table), cut from the op at position p of
 -- ops. An id, I-Match or content group's key ends in the decimal digits
--- of the group: the top LB[h] bits of its 32-bit value x (a number, or
--- decimal text).
+-- of 2^c + the group, its 32-bit value x's top c bits (x a number, or
+-- decimal text; c is BL[h] or BL[h] + 1 alike).
 local KB, KI = {}, {}
 local function tpre(h, t)
   local row = KB[h]
@@ -222,7 +218,13 @@ local function gpre(kind, h)
 end
 local function gkey(kind, h, x)
   if type(x) == 'string' then x = tonumber(x) end
-  return gpre(kind, h) .. itos(math.floor(x / 2 ^ (32 - LB[h])))
+  local c = BL[h]
+  local g = math.floor(x / 2 ^ (32 - c))
+  if BS[h] > 0 and g < shardGroup(c) + BS[h] then
+    c = c + 1
+    g = math.floor(x / 2 ^ (32 - c))
+  end
+  return gpre(kind, h) .. itos(2 ^ c + g)
 end
 local function ikey(h, x) return gkey('i', h, x) end
 local function xkey(h, x) return gkey('x', h, x) end
@@ -230,49 +232,39 @@ local function ckey(h, x) return gkey('e', h, x) end
 
 -- Generation keys get their expiry when their generation has closed: the
 -- sweep walks every key name a closed generation can have in this shard
--- (the band and SimHash tables and the PSPLIT parts of the passage table ×
--- the shard's bucket groups at the generation's last level and splits;
--- ids, digests, contents × the lane groups that overlap the shard's route
--- range) and sets EXPIREAT (gen+1)·L + R, BUDGET names per call. A
+-- (the band and SimHash tables, the PSPLIT parts of the passage table,
+-- ids, digests and contents × the shard's groups at the generation's
+-- last level and splits) and sets EXPIREAT (gen+1)·L + R, BUDGET names
+-- per call. A
 -- key in the past is deleted. A generation without a layout was never
 -- written in this shard: it has no keys.
 local SWEPT = true
 local function sweep(sw, u, budget)
   while budget > 0 and sw < GEN do
-    local b = LB[sw]
+    local b = BL[sw]
     if not b then
       local nx = GEN
       for h in pairs(LB) do if h > sw and h < nx then nx = h end end
       sw, u = nx, 0
     else
       local exp = (sw + 1) * L + R
-      local sh = 2 ^ (GB - b)
-      local glo = math.floor(GLO / sh)
-      local n = math.floor((GHI - 1) / sh) + 1 - glo
-      -- Bucket groups: m at level l, of which the first bs split.
-      local l, bs = BL[sw], BS[sw]
+      -- The shard's groups: m at level l, of which the first bs split.
+      local l, bs = b, BS[sw]
       local blo = shardGroup(l)
       local m = math.floor((GHI - 1) / 2 ^ (GB - l)) + 1 - blo
-      if GHI <= GLO then n, m = 0, 0 end
+      if GHI <= GLO then m = 0 end
       local nb = m + bs
-      local tb = (PT + PSPLIT) * nb
-      local total = tb + 3 * n
+      local total = (PT + PSPLIT + 3) * nb
       local stop = u + budget
       if stop > total then stop = total end
       for k = u, stop - 1 do
+        local tt, i = math.floor(k / nb), k % nb
+        local g, c = blo + bs + i, l
+        if i >= m - bs then g, c = 2 * blo + i - (m - bs), l + 1 end
         local key
-        if k < tb then
-          local tt, i = math.floor(k / nb), k % nb
-          local name
-          if i < m - bs then name = bin(blo + bs + i, l) else name = bin(2 * blo + i - (m - bs), l + 1) end
-          if tt < PT then key = tpre(sw, tt) .. name
-          else key = tpre(sw, PT) .. sub(SPLITA, tt - PT + 1, tt - PT + 1) .. name end
-        else
-          local tt, g = math.floor((k - tb) / n), glo + (k - tb) % n
-          if tt == 0 then key = gpre('i', sw) .. itos(g)
-          elseif tt == 1 then key = gpre('x', sw) .. itos(g)
-          else key = gpre('e', sw) .. itos(g) end
-        end
+        if tt < PT then key = tpre(sw, tt) .. bin(g, c)
+        elseif tt < PT + PSPLIT then key = tpre(sw, PT) .. sub(SPLITA, tt - PT + 1, tt - PT + 1) .. bin(g, c)
+        else key = gpre(sub('ixe', tt - PT - PSPLIT + 1, tt - PT - PSPLIT + 1), sw) .. itos(2 ^ c + g) end
         redis.call('EXPIREAT', key, exp)
       end
       budget = budget - (stop - u)
@@ -283,24 +275,54 @@ local function sweep(sw, u, budget)
   redis.call('HSET', CLOCK, 's', sw, 'u', u)
   SWEPT = sw >= GEN
 end
+if L > 0 and not RO then
+  local sw = tonumber(ST[3])
+  if not sw then redis.call('HSET', CLOCK, 's', GEN)
+  elseif sw < GEN then sweep(sw, tonumber(ST[4]) or 0, BUDGET) end
+end
+
+local function pop32(x)
+  x = x - bit.band(bit.rshift(x, 1), 0x55555555)
+  x = bit.band(x, 0x33333333) + bit.band(bit.rshift(x, 2), 0x33333333)
+  x = bit.band(x + bit.rshift(x, 4), 0x0F0F0F0F)
+  return x % 255
+end
+
+-- fnv32 is FNV-1a 32 (index.fnv32 in Go): it places an id in its group.
+local function fnv32(s)
+  local h = 2166136261
+  for i = 1, #s do
+    h = bit.bxor(h, string.byte(s, i))
+    h = bit.tobit(bit.lshift(h, 24) + h * 403)
+  end
+  if h < 0 then h = h + 4294967296 end
+  return h
+end
+
+local function lenstr(x)
+  if x then return struct.pack('>i4', #x) .. x end
+  return struct.pack('>i4', -1)
+end
+
 -- Linear growth. A generation's bucket groups split one at a time as its
 -- band entries grow, so that a band table's groups hold about LOAD
 -- buckets on average (LOAD/2 to 2·LOAD) whatever the documents stored:
 -- the shard's groups at level BL split in order, each into the two groups
 -- of one more digit, and when all have, the level is one more. A split
 -- moves the fields of one group of every table (the PSPLIT parts of the
--- passage table too) by their bit for the next digit: a field holds the
--- key's bits from MINB on (FW bytes), an overflow count 'o' and a field.
-local function splitKey(src, d0, d1, byte, mask)
+-- passage table too) and of the ids and lanes by their bit for the next
+-- digit (side): a bucket's field holds the key's bits from MINB on (FW
+-- bytes; an overflow count is 'o' and a field), an I-Match field the
+-- whole digest, a content field the whole digest (and '+' for its
+-- copies), an id is hashed (fnv32).
+local function splitKey(src, d0, d1, side)
   local r = redis.call('HGETALL', src)
   if #r == 0 then return end
   local a, b = {}, {}
   for i = 1, #r, 2 do
     local f = r[i]
-    local x
-    if #f == FW then x = string.byte(f, byte) else x = string.byte(f, byte + 1) end
     local dst = a
-    if bit.band(x, mask) ~= 0 then dst = b end
+    if side(f) then dst = b end
     dst[#dst + 1] = f
     dst[#dst + 1] = r[i + 1]
   end
@@ -315,16 +337,31 @@ end
 -- splitGroup splits generation h's next group (BL[h], BS[h]).
 local function splitGroup(h)
   local l = BL[h]
-  local d = bin(shardGroup(l) + BS[h], l)
+  local g = shardGroup(l) + BS[h]
+  local d = bin(g, l)
   local byte, mask = math.floor((l - MINB) / 8) + 1, 2 ^ (7 - (l - MINB) % 8)
+  local function field(f)
+    if #f == FW then return bit.band(string.byte(f, byte), mask) ~= 0 end
+    return bit.band(string.byte(f, byte + 1), mask) ~= 0
+  end
   for t = 0, PT - 1 do
     local k = tpre(h, t) .. d
-    splitKey(k, k .. '0', k .. '1', byte, mask)
+    splitKey(k, k .. '0', k .. '1', field)
   end
   local pp = tpre(h, PT)
   for c = 1, PSPLIT do
     local k = pp .. sub(SPLITA, c, c) .. d
-    splitKey(k, k .. '0', k .. '1', byte, mask)
+    splitKey(k, k .. '0', k .. '1', field)
+  end
+  local half = 2 ^ (31 - l)
+  local sides = {
+    i = function(f) return math.floor(fnv32(f) / half) % 2 == 1 end,
+    x = function(f) return math.floor(struct.unpack('>I4', f, 17) / half) % 2 == 1 end,
+    e = function(f) return math.floor(struct.unpack('>I4', f, 13) / half) % 2 == 1 end,
+  }
+  for kind, side in pairs(sides) do
+    local p = gpre(kind, h)
+    splitKey(p .. itos(2 ^ l + g), p .. itos(2 ^ (l + 1) + 2 * g), p .. itos(2 ^ (l + 1) + 2 * g + 1), side)
   end
 end
 -- countEntries adds the band entries this call inserted into GEN to its
@@ -354,34 +391,6 @@ local function countEntries()
   end
 end
 
-if L > 0 and not RO then
-  local sw = tonumber(ST[3])
-  if not sw then redis.call('HSET', CLOCK, 's', GEN)
-  elseif sw < GEN then sweep(sw, tonumber(ST[4]) or 0, BUDGET) end
-end
-
-local function pop32(x)
-  x = x - bit.band(bit.rshift(x, 1), 0x55555555)
-  x = bit.band(x, 0x33333333) + bit.band(bit.rshift(x, 2), 0x33333333)
-  x = bit.band(x + bit.rshift(x, 4), 0x0F0F0F0F)
-  return x % 255
-end
-
--- fnv32 is FNV-1a 32 (index.fnv32 in Go): it places an id in its group.
-local function fnv32(s)
-  local h = 2166136261
-  for i = 1, #s do
-    h = bit.bxor(h, string.byte(s, i))
-    h = bit.tobit(bit.lshift(h, 24) + h * 403)
-  end
-  if h < 0 then h = h + 4294967296 end
-  return h
-end
-
-local function lenstr(x)
-  if x then return struct.pack('>i4', #x) .. x end
-  return struct.pack('>i4', -1)
-end
 
 -- Per-document records live in hashes of 64 consecutive local seqs. The
 -- field is returned as text from FLD: a number given to redis.call is
@@ -764,7 +773,7 @@ end
 -- document (single node); otherwise resolution is left to the caller.
 local function exactOp(d, check)
   local g = struct.unpack('>I4', d, 17)
-  local f = string.sub(d, 1, 16)
+  local f = d
   local found
   for _, h in ipairs(OLD) do
     local s = tonumber(redis.call('HGET', xkey(h, g), f))
@@ -806,7 +815,7 @@ local COPIES = 4
 -- attempt did not.
 local function copyOp(c, check)
   local g = struct.unpack('>I4', c, 13)
-  local f = string.sub(c, 1, 12)
+  local f = c
   local function usable(s)
     return s and s ~= SELF and (not LOWER or s < SELF) and (not check or resolve(s))
   end

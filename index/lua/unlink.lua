@@ -172,11 +172,11 @@ while a <= #ARGV do
       out[#out + 1] = 'r'
     else
       if #im > 0 then
-        local g, f = struct.unpack('>I4', im, 17), sub(im, 1, 16)
+        local g, f = struct.unpack('>I4', im, 17), im
         for _, h in ipairs(DESC) do lane(xkey(h, g), f, s) end
       end
       if #ct > 0 then
-        local g, f = struct.unpack('>I4', ct, 13), sub(ct, 1, 12)
+        local g, f = struct.unpack('>I4', ct, 13), ct
         for _, h in ipairs(DESC) do laneRep(ckey(h, g), f, s) end
       end
       local r = '-'
