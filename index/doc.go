@@ -93,18 +93,15 @@
 // 6 bytes, big-endian; a script cuts a generation's group from the digits
 // and puts it, and the field, in key names and commands as they are,
 // converting no number per bucket. Keys are routed to shards by their top
-// 22 bits, whatever G. Ids and lane digests are grouped by the top I bits
-// of a 32-bit value (FNV-1a of the id, the digest's last 4 bytes) and
-// routed by its top 22; I is fixed per generation and shard, by its first
-// call: from the band entries the shard's previous generation received,
-// so that a group holds about 64 (RedisConfig.Capacity for the first
-// generation; between 4 and 22). <gen> is the generation number (0
+// 22 bits, whatever G. Ids and lane digests are grouped alike, by the top
+// G or G+1 bits of a 32-bit value (FNV-1a of the id, the digest's last 4
+// bytes) and routed by its top 22. <gen> is the generation number (0
 // without retention).
 //
 // # Linear growth
 //
-// A generation's bucket groups grow with the documents it receives,
-// whatever RedisConfig.Capacity guessed (linear hashing, per shard). Its
+// A generation's bucket groups, ids and lanes grow with the documents it
+// receives (linear hashing, per shard; no size is configured). Its
 // layout is a level G and a split count: of the shard's groups at level
 // G (those of its routes), the first splits are each two groups of G+1
 // digits, the others one of G. A lookup names a bucket's group from its
@@ -114,7 +111,9 @@
 // hold more than 32 on average (splitLoad), split the next group (one a
 // call, two when the shard is more than 16 behind): its hash in every
 // table, the passage table's 64 parts too, is read whole and its fields
-// go to the two new groups by the field's bit for digit G+1; when every
+// go to the two new groups by the field's bit for digit G+1, and so does
+// its id and lane groups' (an id by its FNV-1a, an I-Match or content
+// entry by its digest, which is its whole field); when every
 // group of the level has split, the level is G+1. So a group holds 16 to
 // 64 buckets on average at any size, from level 4 (the first generation)
 // or the level the previous generation's count asks for (later ones, so
@@ -126,8 +125,8 @@
 //	                         layout), g current generation, w the older live
 //	                         generations in which the shard was used, s/u
 //	                         expiry sweep position, q Seq counter, y the
-//	                         generations' layouts ("gen:I:G:splits,…": id
-//	                         and lane group bits, bucket level and split
+//	                         generations' layouts ("gen:start:G:splits,…":
+//	                         the level it started at, its level and split
 //	                         groups), n the band entries of the current
 //	                         generation, t its first write (unix seconds)
 //	P b<gen>:<t>:<group>     bucket group (G or G+1 binary digits) of table t (0…Bands-1 LSH bands,
@@ -138,12 +137,14 @@
 //	                                  big-endian Seqs
 //	                                  SimHash: 6-byte Seq + 8-byte fingerprint
 //	                           o<field>  documents turned away by the guard
-//	P i<gen>:<group>         ids: external id → Seq (group: the top I bits of
-//	                         FNV-1a 32 of the id, in decimal)
-//	P x<gen>:<group>         I-Match: digest[0:16] → Seq of the first document
-//	                         (group: digest[16:20])
-//	P e<gen>:<group>         content lane: content digest[0:12] → Seq of the
-//	                         generation's representative (group: digest[12:16])
+//	P i<gen>:<group>         ids: external id → Seq (group: 2^c + the top c
+//	                         bits of FNV-1a 32 of the id, c = G or G+1, in
+//	                         decimal)
+//	P x<gen>:<group>         I-Match: digest (20 bytes) → Seq of the first
+//	                         document (group: from digest[16:20], as an id's)
+//	P e<gen>:<group>         content lane: content digest (16 bytes) → Seq of
+//	                         the generation's representative, digest+'+' → its
+//	                         recent copies (group: from digest[12:16])
 //	P m<n>, P f<n>, P v<n>,  per-document records of local Seqs 64n…64n+63,
 //	P k<n>, P s<n>, P l<n>,  field Seq mod 64: m external id, f the feature
 //	P t<n>                   bytes exactly as given, v the verdict bytes,
@@ -169,7 +170,7 @@
 // LSH (band, document) entry or a passage (anchor, document) entry is 16
 // bytes of listpack (8 field + 8 value; 14 before layout 7's 6-byte
 // fields); a SimHash entry 24; an id 7 + its
-// length; a lane entry (I-Match, content) about 24; a meta record 4 + the
+// length; a lane entry (I-Match, content) about 28; a meta record 4 + the
 // id's length; features and verdicts their length plus a few bytes; a
 // keys record (see "Deletion") 131 bytes at 30 bands without anchors, 282
 // with 50, not included in the figures below.

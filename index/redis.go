@@ -57,14 +57,11 @@ type RedisConfig struct {
 	// DefaultMaxCandidates), best ranked first; the rest are counted
 	// (Result.Dropped) and never resolved.
 	MaxCandidates int
-	// Capacity is the first generation's guess of its documents (default
-	// 1<<20; not part of the layout). It sizes the first generation's id
-	// and lane groups only (Capacity/64 groups, rounded up to a power of
-	// two); later generations' come from the documents the shard's
-	// previous generation received. Bucket groups need no guess: they
-	// grow with the documents each generation receives (see "Linear
-	// growth" in doc.go). A wrong guess costs a few bytes per document in
-	// the first generation, not correctness.
+	// Capacity is accepted and unused since layout version 7 (it sized
+	// the first generation's groups): a generation's groups, ids and lanes
+	// grow with the documents it receives (see "Linear growth" in
+	// doc.go), so the Redis index needs no size. MemoryConfig.Capacity
+	// caps the memory store.
 	Capacity int
 	// Shards is the number of hash tags the keys are spread over in
 	// cluster mode (layout; default 48, i.e. 16 per master on 3 masters;
