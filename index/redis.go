@@ -103,6 +103,10 @@ type RedisConfig struct {
 	// Clock returns the current time (default time.Now). Generations are
 	// computed from it and kept monotonic per shard on the server.
 	Clock func() time.Time
+
+	// splitLoad replaces the constant splitLoad (tests: 1 makes a handful
+	// of documents split groups).
+	splitLoad int
 }
 
 // Defaults of RedisConfig.
@@ -168,6 +172,7 @@ type Redis struct {
 	scripts    redisScripts
 	co         coalescer
 	ahead      int64 // MaxClockAhead in seconds; 0: unbounded
+	load       int   // band entries per group at which groups split (splitLoad)
 	// seen[s] is set once a call found shard s's namespace (or created
 	// it): from then on a missing one is ErrIndexLost (ARGV[6]).
 	seen    []atomic.Bool
@@ -279,6 +284,7 @@ func newRedis(cfg RedisConfig) (*Redis, error) {
 	// Capacity is not part of the fingerprint: it is the first
 	// generation's guess, and the generations' group bits are stored.
 	r.fp = fmt.Sprintf("%s layout=v%d gen=%d shards=%d", r.p, SchemaVersion, r.genSec, r.shards)
+	r.load = cmp.Or(cfg.splitLoad, splitLoad)
 	r.scripts = newRedisScripts(r.scriptConstants(), r.ro)
 	r.co.max = 16 * r.batch
 
