@@ -199,16 +199,26 @@ func sameBytes(a, b []byte) bool { return bytes.Equal(a, b) && (a == nil) == (b 
 // via and hits, in rank order), lane hits, withheld and dropped counts.
 // Seqs differ (the cluster's have gaps), and without deletes and replays
 // the cluster's known differences (unrepaired buckets, replays that see
-// later documents) do not arise.
+// later documents) do not arise. It runs at the default splitLoad and at
+// 1, where each shard's groups split every document or so.
 func TestMetamorphicMemoryCluster(t *testing.T) {
 	addrs := redistest.StartCluster(t)
+	for _, load := range []int{0, 1} {
+		t.Run(fmt.Sprint("splitLoad", load), func(t *testing.T) { metamorphicCluster(t, addrs, load) })
+	}
+}
+
+// metamorphicCluster is TestMetamorphicMemoryCluster's run at splitLoad
+// load (0: the default; 1: the groups split every document or so in each
+// shard).
+func metamorphicCluster(t *testing.T, addrs []string, load int) {
 	p := testParams
 	mem, err := NewMemory(MemoryConfig{Params: p, CommonDocs: 4, MaxSimHashBucket: 5, MaxCandidates: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
 	cl := openRedis(t, RedisConfig{Addrs: addrs, Cluster: true, Params: p, CommonDocs: 4, MaxSimHashBucket: 5,
-		MaxCandidates: 3, Namespace: "metacl", Capacity: 256})
+		MaxCandidates: 3, Namespace: fmt.Sprint("metacl", load), Capacity: 256, splitLoad: load})
 	rng := rand.New(rand.NewPCG(7, 99))
 	ctx := context.Background()
 	fps := []uint64{0x0123456789abcdef, 0xfedcba9876543210, 0x5555aaaa5555aaaa}
@@ -255,4 +265,15 @@ func TestMetamorphicMemoryCluster(t *testing.T) {
 		t.Errorf("the run did not exercise everything: %+v", sa)
 	}
 	t.Logf("stats %+v", sa)
+	if load > 0 {
+		split := 0
+		for _, m := range genLayouts(t, cl) {
+			for _, l := range m {
+				split += l.splits + (l.level-minGroupBits)<<8
+			}
+		}
+		if split == 0 {
+			t.Errorf("no shard's groups split")
+		}
+	}
 }
