@@ -109,7 +109,8 @@
 // read more. The calls that insert count the generation's band entries
 // (clock field n) and, once a band table's groups in the shard would
 // hold more than 32 on average (splitLoad), split the next group (one a
-// call, two when the shard is more than 16 behind): its hash in every
+// call, two when the shard is still a whole group behind, so that a call
+// leaves it less than one behind): its hash in every
 // table, the passage table's 64 parts too, is read whole and its fields
 // go to the two new groups by the field's bit for digit G+1, and so does
 // its id and lane groups' (an id by its FNV-1a, an I-Match or content

@@ -367,10 +367,11 @@ end
 -- countEntries adds the band entries this call inserted into GEN to its
 -- count (clock field n), then splits the generation's groups while a
 -- band table's groups in this shard hold more than LOAD entries on
--- average: one group a call (a split moves about PT + PSPLIT hashes of
--- LOAD to 2·LOAD fields, a few ms), two when the shard is more than 16
--- groups behind (calls of many documents). It runs last, after every
--- bucket of the call is written.
+-- average: one group a call, two when the shard is still a whole group
+-- behind (a call of many documents; a split moves about PT + PSPLIT + 3
+-- hashes of LOAD/2 to 2·LOAD fields, a few ms), so a shard ends a call
+-- less than a group behind. It runs last, after every bucket of the call
+-- is written.
 local function countEntries()
   if NADD == 0 then return end
   local n = redis.call('HINCRBY', CLOCK, 'n', NADD) / B
@@ -379,7 +380,7 @@ local function countEntries()
     local l = BL[GEN]
     local m = math.floor((GHI - 1) / 2 ^ (GB - l)) + 1 - shardGroup(l)
     local behind = n / LOAD - (m + BS[GEN])
-    if behind <= 0 or (split == 1 and behind <= 16) then break end
+    if behind <= 0 or (split == 1 and behind < 1) then break end
     splitGroup(GEN)
     split = split + 1
     BS[GEN] = BS[GEN] + 1
