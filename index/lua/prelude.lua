@@ -330,8 +330,11 @@ local function splitKey(src, d0, d1, side)
   elseif #a == 0 then redis.call('RENAME', src, d1)
   else
     redis.call('DEL', src)
-    redis.call('HSET', d0, unpack(a))
-    redis.call('HSET', d1, unpack(b))
+    -- In chunks of 256 fields: unpack's arguments live on Lua's C stack.
+    for _, dv in ipairs({{d0, a}, {d1, b}}) do
+      local d, fv = dv[1], dv[2]
+      for i = 1, #fv, 512 do redis.call('HSET', d, unpack(fv, i, math.min(i + 511, #fv))) end
+    end
   end
 end
 -- splitGroup splits generation h's next group (BL[h], BS[h]).
