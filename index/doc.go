@@ -118,7 +118,7 @@
 // group of the level has split, the level is G+1. So a group holds 16 to
 // 64 buckets on average at any size, from level 4 (the first generation)
 // or the level the previous generation's count asks for (later ones, so
-// that they seldom split). Each entry is moved about twice while its
+// that they seldom split). Each entry is rewritten once or twice on average while its
 // generation grows from nothing (a split rewrites its group); a
 // generation sized by its predecessor moves little.
 //
