@@ -411,7 +411,7 @@ func BenchmarkRedisMemory(b *testing.B) {
 			b.ReportMetric(perDoc, "B/doc")
 			b.Logf("%d documents: used_memory %d → %d bytes (%.1f MB), %.1f B/doc, %.1f B per (band, doc); last chunk %.0f docs/s",
 				n, before, after, float64(after-before)/1e6, perDoc, perDoc/float64(benchParams.Bands), rate)
-			for kind, v := range memoryByKind(b, admin, "mem:v6:{0}") {
+			for kind, v := range memoryByKind(b, admin, "mem:v7:{0}") {
 				b.Logf("  keys %-2s %8d keys  %6.1f B/doc (sampled MEMORY USAGE)", kind, v.keys, v.bytes/float64(n))
 				if kind == "p" && sh.anchors > 0 {
 					b.ReportMetric(v.bytes/float64(n*sh.anchors), "B/anchor")

@@ -324,11 +324,12 @@ func fillHot(t *testing.T, c *redis.Client, s *Redis, docs []Entry, bands bool) 
 	p := s.prefix[0]
 	g := s.now().Unix() / s.genSec
 	pipe := c.Pipeline()
-	// Every generation gets the first generation's layout (index.capacity's
-	// group bits), as the scripts fix it (clock field y).
-	b := int(s.ibits)
+	// Every generation gets the first generation's lane bits
+	// (index.capacity's) as its bucket level, with no split (clock field
+	// y): what the scripts read.
+	b := int(groupBits(DefaultCapacity))
 	pipe.HSet(ctx, s.clock[0], "f", s.fp, "g", g, "s", g, "u", 0, "q", members, "w", fmt.Sprintf("%d,%d", g-2, g-1),
-		"y", fmt.Sprintf("%d:%d,%d:%d,%d:%d", g-2, b, g-1, b, g, b), "n", 0, "t", g*s.genSec)
+		"y", fmt.Sprintf("%d:%d:%d:0,%d:%d:%d:0,%d:%d:%d:0", g-2, b, b, g-1, b, b, g, b, b), "n", 0, "t", g*s.genSec)
 	for seq := 1; seq <= members; seq++ {
 		pipe.HSet(ctx, fmt.Sprintf("%sm%d", p, seq/metaGroup), seq%metaGroup, fmt.Sprintf("hot%d", seq))
 	}
@@ -339,7 +340,7 @@ func fillHot(t *testing.T, c *redis.Client, s *Redis, docs []Entry, bands bool) 
 		if t == s.p.passageTable() {
 			c++
 		}
-		pipe.HSet(ctx, fmt.Sprintf("%sb%d:%d:%s", p, h, t, op[:c]), string(op[len(op)-4:]), val)
+		pipe.HSet(ctx, fmt.Sprintf("%sb%d:%d:%s", p, h, t, op[:c]), string(op[len(op)-fieldBytes:]), val)
 	}
 	n := 0
 	for h := g - 2; h <= g; h++ {

@@ -135,7 +135,7 @@ func (r *Redis) opsWidth() int { return (r.opBits() + 7) / 8 }
 
 // opValue packs the op of key in table t: its group above its field.
 func (r *Redis) opValue(t int, key uint64) uint64 {
-	g, f := r.bucketOp(t, key)
+	g, f := r.legacyOp(t, key)
 	if t == r.p.passageTable() {
 		return g<<(fieldBits-passageSplitBits) | uint64(f) // g has passageSplitBits more bits
 	}

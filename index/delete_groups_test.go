@@ -72,7 +72,7 @@ func withoutSeq(t *testing.T, r *Redis, before map[string]map[string]string, seq
 		nh := map[string]string{}
 		fields := 0
 		for f, v := range h {
-			if len(f) != 4 { // an o-field
+			if len(f) != fieldBytes { // an o-field
 				nh[f] = v
 				continue
 			}

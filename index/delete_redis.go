@@ -174,7 +174,7 @@ func newDocOps(r *Redis) *docOps {
 }
 
 // add adds the op of bucket (g, f) of table t.
-func (o *docOps) add(t int, g uint64, f uint32) {
+func (o *docOps) add(t int, g, f uint64) {
 	r := o.r
 	sh := r.shardOfRoute(r.routeOf(t, g))
 	o.ops[sh] = r.appendGroupField(binary.BigEndian.AppendUint16(o.ops[sh], uint16(t)), t, g, f)
@@ -190,7 +190,7 @@ func (o *docOps) addGroup(t int, g uint64) {
 	o.ngops[sh]++
 	c := &o.gops[sh][len(o.gops[sh])-1]
 	*c = r.appendGroupField(binary.BigEndian.AppendUint16(*c, uint16(t)), t, g, 0)
-	*c = (*c)[:len(*c)-4] // the group's digits, without a field
+	*c = (*c)[:len(*c)-fieldBytes] // the group's digits, without a field
 }
 
 // addKeys adds what the document's keys record names; sim is scratch for
@@ -207,9 +207,11 @@ func (o *docOps) addKeys(id string, rec []byte, sim []uint64) ([]uint64, error) 
 			o.addGroup(t, g)
 		}
 	} else {
+		// A record of version 2 or 3 (layout 6 and older) keeps fields in
+		// the old form: its buckets are found by their groups.
 		for t, v := range k.bands {
-			g, f := r.opOf(t, v)
-			o.add(t, g, f)
+			g, _ := r.opOf(t, v)
+			o.addGroup(t, g)
 		}
 	}
 	if e.HasSimHash {
@@ -223,8 +225,8 @@ func (o *docOps) addKeys(id string, rec []byte, sim []uint64) ([]uint64, error) 
 		if k.groups {
 			o.addGroup(r.p.passageTable(), v)
 		} else {
-			g, f := r.opOf(r.p.passageTable(), v)
-			o.add(r.p.passageTable(), g, f)
+			g, _ := r.opOf(r.p.passageTable(), v)
+			o.addGroup(r.p.passageTable(), g)
 		}
 	}
 	if e.HasIMatch {

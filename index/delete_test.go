@@ -45,7 +45,7 @@ func footprint(t *testing.T, s Store) (keys, fields int) {
 					}
 					keys++
 					for _, f := range hk {
-						if !strings.HasPrefix(f, "o") || len(f) != 5 {
+						if !strings.HasPrefix(f, "o") || len(f) != 1+fieldBytes {
 							fields++
 						}
 					}
@@ -265,7 +265,7 @@ func BenchmarkKeysRecordBytes(b *testing.B) {
 			c := redis.NewClient(&redis.Options{Addr: addr})
 			defer c.Close()
 			ctx := context.Background()
-			keys, err := c.Keys(ctx, ns+":v6:{0}k*").Result()
+			keys, err := c.Keys(ctx, ns+":v7:{0}k*").Result()
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -405,7 +405,7 @@ func TestKeyOpsRecord(t *testing.T) {
 				t.Logf("%d anchors: version 1 %d bytes, version 2 %d, version 3 %d", tt.anchors, len(v1), len(v2), len(v3))
 				for ti, v := range got.bands {
 					g, f := r.opOf(ti, v)
-					if wg, wf := r.bucketOp(ti, tt.e.Bands[ti]); g != wg || f != wf {
+					if wg, wf := r.legacyOp(ti, tt.e.Bands[ti]); g != wg || f != wf {
 						t.Errorf("band %d: op (%x, %x), want (%x, %x)", ti, g, f, wg, wf)
 					}
 				}

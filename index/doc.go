@@ -83,43 +83,69 @@
 // # Key layout (Redis)
 //
 // Every key starts with P = "<namespace>:v<SchemaVersion>:{<tag>}". Bucket
-// keys of 64 bits are split into a group (the top G bits) and a field
-// (the low 31 bits); hashes of about 64 fields stay in Redis's compact
-// listpack encoding. G is per generation and shard (its layout): the
-// first call in a generation fixes it, from the band entries the shard's
-// previous generation received, so that a group holds about 64 buckets
-// (RedisConfig.Capacity for the first generation; between 4 and 22). The
-// client sends each op at full precision, its group as 22 '0'/'1' digits
-// (in the passage table after one character for 6 more bits, see below)
-// and its field as 4 bytes, big-endian; a
-// script cuts a generation's group from the digits and puts it, and the
-// field, in key names and commands as they are, converting no number per
-// bucket. Keys are routed to shards by their top 22 bits, whatever G.
-// Ids and lane digests are grouped by the top G bits of a 32-bit value
-// (FNV-1a of the id, the digest's last 4 bytes) and routed by its top 22.
-// <gen> is the generation number (0 without retention).
+// keys of 64 bits are split into a group (the top G or G+1 bits, see
+// "Linear growth") and a field (the key's bits 4…51, 6 bytes, which
+// repeat the group's digits from the fifth on: a bucket is named by the
+// key's top 52 bits, the passage table's by 58); hashes of 16 to 64
+// fields stay in Redis's compact listpack encoding. The client sends each
+// op at full precision, its group as 22 '0'/'1' digits (in the passage
+// table after one character for 6 more bits, see below) and its field as
+// 6 bytes, big-endian; a script cuts a generation's group from the digits
+// and puts it, and the field, in key names and commands as they are,
+// converting no number per bucket. Keys are routed to shards by their top
+// 22 bits, whatever G. Ids and lane digests are grouped alike, by the top
+// G or G+1 bits of a 32-bit value (FNV-1a of the id, the digest's last 4
+// bytes) and routed by its top 22. <gen> is the generation number (0
+// without retention).
+//
+// # Linear growth
+//
+// A generation's bucket groups, ids and lanes grow with the documents it
+// receives (linear hashing, per shard; no size is configured). Its
+// layout is a level G and a split count: of the shard's groups at level
+// G (those of its routes), the first splits are each two groups of G+1
+// digits, the others one of G. A lookup names a bucket's group from its
+// first G digits (G+1 when they sort below the first unsplit group): no
+// read more. The calls that insert count the generation's band entries
+// (clock field n) and, once a band table's groups in the shard would
+// hold more than 32 on average (splitLoad), split the next group (one a
+// call, two when the shard is still a whole group behind, so that a call
+// leaves it less than one behind): its hash in every
+// table, the passage table's 64 parts too, is read whole and its fields
+// go to the two new groups by the field's bit for digit G+1, and so does
+// its id and lane groups' (an id by its FNV-1a, an I-Match or content
+// entry by its digest, which is its whole field); when every
+// group of the level has split, the level is G+1. So a group holds 16 to
+// 64 buckets on average at any size, from level 4 (the first generation)
+// or the level the previous generation's count asks for (later ones, so
+// that they seldom split). Each entry is rewritten once or twice on average while its
+// generation grows from nothing (a split rewrites its group); a
+// generation sized by its predecessor moves little.
 //
 //	P c                      clock hash: f namespace fingerprint (Params and
 //	                         layout), g current generation, w the older live
 //	                         generations in which the shard was used, s/u
 //	                         expiry sweep position, q Seq counter, y the
-//	                         generations' group bits ("gen:bits,…"), n the
-//	                         band entries of the current generation, t its
-//	                         first write (unix seconds)
-//	P b<gen>:<t>:<group>     bucket group (G binary digits) of table t (0…Bands-1 LSH bands,
+//	                         generations' layouts ("gen:start:G:splits,…":
+//	                         the level it started at, its level and split
+//	                         groups), n the band entries of the current
+//	                         generation, t its first write (unix seconds)
+//	P b<gen>:<t>:<group>     bucket group (G or G+1 binary digits) of table t (0…Bands-1 LSH bands,
 //	                         then the k+1 SimHash block tables, then the
 //	                         passage table t = Bands+k+1)
-//	                           field  bucket key's low 31 bits (passage: 25),
-//	                                  4 bytes
+//	                           field  bucket key's bits 4…51, 6 bytes
 //	                           value  LSH, passage: members as 6-byte
 //	                                  big-endian Seqs
 //	                                  SimHash: 6-byte Seq + 8-byte fingerprint
 //	                           o<field>  documents turned away by the guard
-//	P i<gen>:<group>         ids: external id → Seq (group: FNV-1a 32 of the id)
-//	P x<gen>:<group>         I-Match: digest[0:16] → Seq of the first document
-//	                         (group: digest[16:20])
-//	P e<gen>:<group>         content lane: content digest[0:12] → Seq of the
-//	                         generation's representative (group: digest[12:16])
+//	P i<gen>:<group>         ids: external id → Seq (group: 2^c + the top c
+//	                         bits of FNV-1a 32 of the id, c = G or G+1, in
+//	                         decimal)
+//	P x<gen>:<group>         I-Match: digest (20 bytes) → Seq of the first
+//	                         document (group: from digest[16:20], as an id's)
+//	P e<gen>:<group>         content lane: content digest (16 bytes) → Seq of
+//	                         the generation's representative, digest+'+' → its
+//	                         recent copies (group: from digest[12:16])
 //	P m<n>, P f<n>, P v<n>,  per-document records of local Seqs 64n…64n+63,
 //	P k<n>, P s<n>, P l<n>,  field Seq mod 64: m external id, f the feature
 //	P t<n>                   bytes exactly as given, v the verdict bytes,
@@ -133,22 +159,23 @@
 //	                         the later calls of the round do nothing; the
 //	                         round's last call removes it (60 s expiry)
 //
-// The passage table receives about 64 anchors per document where a band
-// table receives one key, so it has 64 times the groups: the top 6 bits
-// of a passage bucket's 31-bit field join its group, first (one
-// character of 64, then the G digits, in the same shard), and its groups
-// stay listpacks of about 64 buckets. Anchor keys are the
+// The passage table receives about 50 anchors per document where a band
+// table receives one key, so it has 64 times the groups: 6 more bits of
+// a passage bucket's key (its bits 33…38) join its group, first (one
+// character of 64, then the G or G+1 digits, in the same shard), and its
+// groups stay listpacks of about as many buckets as a band table's. Anchor keys are the
 // anchors mixed once more (sketch.Mix64 of the anchor xor a salt), so
 // winnowing's preference for small hashes does not crowd the low groups.
 //
 // Bytes per stored item, before Redis's per-key and allocator overhead: an
-// LSH (band, document) entry or a passage (anchor, document) entry is 14
-// bytes of listpack (6 field + 8 value); a SimHash entry 22; an id 7 + its
-// length; a lane entry (I-Match, content) about 24; a meta record 4 + the
+// LSH (band, document) entry or a passage (anchor, document) entry is 16
+// bytes of listpack (8 field + 8 value; 14 before layout 7's 6-byte
+// fields); a SimHash entry 24; an id 7 + its
+// length; a lane entry (I-Match, content) about 28; a meta record 4 + the
 // id's length; features and verdicts their length plus a few bytes; a
 // keys record (see "Deletion") 131 bytes at 30 bands without anchors, 282
 // with 50, not included in the figures below.
-// Measured on 1,000,000 documents of the web profile (30 bands, 5 KB
+// Measured before layout 7, on 1,000,000 documents of the web profile (30 bands, 5 KB
 // pages; bench/bytesbench, docs/performance.md): 1,409 bytes of
 // used_memory per document in all: band hashes 459 (15.3 per (band,
 // document) entry), features 724, verdicts 111, I-Match lane 25, content
@@ -196,14 +223,18 @@
 // and 687; Remove reads all four). Remove reads the keys records (one
 // round trip), then, in each live generation, each of the document's
 // band and passage groups whole (one HSCAN of COUNT 256: a group holds
-// about 64 buckets by design, a listpack, which comes back whole) and
+// 16 to 64 buckets by design, a listpack, which comes back whole) and
 // takes the document's seq out of every member list in it: the seq
 // names one document, so exactly its own members go, several anchors in
-// one group included; SimHash members (and the buckets of records of
-// version 3 and older) are found by their key. The rest of a group that
-// one HSCAN did not return (a generation that got far more documents
-// than it was sized for) is walked in HSCAN chunks of about 256 fields,
-// a round trip each, so no script call reads an unbounded hash. Last go
+// one group included; SimHash members are found by their key, and the
+// buckets of records of version 3 and older by their groups (their
+// fields are of layout 6). The rest of a group that one HSCAN did not
+// return (a layout 6 generation that got far more documents than it was
+// sized for) is walked in HSCAN chunks of about 256 fields, a round trip
+// each, so no script call reads an unbounded hash (a group that splits
+// between two chunks leaves the members it moved to be dropped by the
+// next rewrite of their buckets, as a document stored before keys
+// records). Last go
 // the ids and records: in the same script call on a single node when
 // the document's groups fit in one call, else, and in cluster mode, one
 // more round trip. A call's work is bounded (unlinkWork: a group read

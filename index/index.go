@@ -22,7 +22,7 @@ import (
 // digits, ids and lanes grouped by their top bits), version 6 records
 // read and written by sequence number, source records that name their
 // finder and lookup records (recall.go).
-const SchemaVersion = 6
+const SchemaVersion = 7
 
 // Sentinel errors. Callers branch on them with [errors.Is].
 var (

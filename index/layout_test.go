@@ -25,13 +25,13 @@ func TestGroupBits(t *testing.T) {
 		want uint
 	}{
 		{0, minGroupBits},
-		{1024, 4},
-		{1025, 5},
-		{3000, 6},
-		{100_000, 11},
-		{131_072, 11},
-		{131_073, 12},
-		{1 << 20, 14},
+		{512, 4},
+		{513, 5},
+		{3000, 7},
+		{100_000, 12},
+		{131_072, 12},
+		{131_073, 13},
+		{1 << 20, 15},
 		{1 << 40, maxGroupBits},
 	} {
 		if got := groupBits(tt.docs); got != tt.want {
@@ -82,27 +82,78 @@ func storeKeys(t *testing.T, r *Redis) []string {
 	return keys
 }
 
-// layouts returns each shard's generation layouts (clock field y).
+// layouts returns each shard's generation layouts (clock field y): the
+// id and lane groups' bits of each generation.
 func layouts(t *testing.T, r *Redis) []map[int64]int {
 	t.Helper()
 	out := make([]map[int64]int, r.shards)
+	for s, m := range genLayouts(t, r) {
+		out[s] = map[int64]int{}
+		for h, l := range m {
+			out[s][h] = l.bits
+		}
+	}
+	return out
+}
+
+// genLayout is a generation's layout in one shard: the bits of its id
+// and lane groups, and the level and splits of its bucket groups.
+type genLayout struct{ bits, level, splits int }
+
+// genLayouts returns each shard's generation layouts (clock field y,
+// "h:bits:level:splits,…").
+func genLayouts(t *testing.T, r *Redis) []map[int64]genLayout {
+	t.Helper()
+	out := make([]map[int64]genLayout, r.shards)
 	for s := range r.shards {
 		y, err := r.c.HGet(context.Background(), r.clock[s], "y").Result()
 		if err != nil {
 			t.Fatalf("shard %d: layouts: %v", s, err)
 		}
-		out[s] = map[int64]int{}
+		out[s] = map[int64]genLayout{}
 		for part := range strings.SplitSeq(y, ",") {
-			h, b, ok := strings.Cut(part, ":")
-			hv, err1 := strconv.ParseInt(h, 10, 64)
-			bv, err2 := strconv.Atoi(b)
-			if !ok || err1 != nil || err2 != nil {
-				t.Fatalf("shard %d: layouts %q", s, y)
+			f := strings.Split(part, ":")
+			v := make([]int64, len(f))
+			for i, x := range f {
+				n, err := strconv.ParseInt(x, 10, 64)
+				if err != nil {
+					t.Fatalf("shard %d: layouts %q", s, y)
+				}
+				v[i] = n
 			}
-			out[s][hv] = bv
+			if len(v) != 4 {
+				t.Fatalf("shard %d: layouts %q, want h:bits:level:splits", s, y)
+			}
+			out[s][v[0]] = genLayout{int(v[1]), int(v[2]), int(v[3])}
 		}
 	}
 	return out
+}
+
+// laneName is the name of the id or lane group of 32-bit value x in
+// shard s of a generation of layout l (gkey in lua/prelude.lua): the
+// decimal digits of 2^c plus x's top c bits, c the level or one more.
+func (r *Redis) laneName(s int, l genLayout, x uint32) string {
+	lo, _ := r.groupRange(s)
+	c := l.level
+	if uint64(x)>>(32-c) < lo>>(maxGroupBits-c)+uint64(l.splits) {
+		c++
+	}
+	return strconv.FormatUint(1<<c+uint64(x)>>(32-c), 10)
+}
+
+// groupDigits is the digits of the bucket group that full-precision group
+// g (its top maxGroupBits bits, bucketOp) is in, in shard s of a
+// generation of layout l: the group's top l.level bits, or one more when
+// those name one of the shard's first l.splits groups at that level
+// (gdig in lua/prelude.lua).
+func (r *Redis) groupDigits(s int, l genLayout, g uint64) string {
+	lo, _ := r.groupRange(s)
+	c := l.level
+	if g>>(maxGroupBits-c) < lo>>(maxGroupBits-c)+uint64(l.splits) {
+		c++
+	}
+	return fmt.Sprintf("%0*b", c, g>>(maxGroupBits-c))
 }
 
 // keyKind splits a key of r's namespace into its shard's prefix index,
@@ -124,9 +175,10 @@ func keyKind(r *Redis, k string) (kind byte, gen int64, rest string, ok bool) {
 
 // TestGenerationLayouts drives the clock across generations with very
 // different document counts, on a single node and on a cluster, and
-// checks that each generation of each shard gets the group bits of the
-// band entries the shard's previous generation received (the first one
-// Capacity's), that every bucket group key has that many bits, that
+// checks that each generation of each shard starts at the level the band
+// entries of the shard's previous generation ask for (the first one at
+// minGroupBits) and grows as its own do, that every bucket group key is
+// named by that layout, that
 // planted duplicates and passages are found across live generations of
 // different layouts, and that removing every document leaves no key but
 // the clocks.
@@ -159,16 +211,16 @@ func testGenerationLayouts(t *testing.T, addrs []string, cluster bool) {
 		Retention: 3 * L, Generation: L, Clock: clk.Now, MaxClockAhead: -1})
 	g0 := clk.Now().Unix() / int64(L/time.Second)
 	// Documents per generation, each far from a boundary of the rule in
-	// every shard: 3000 → 6 bits, 200 → 4, 6000 → 7, 1500 → 5. The
-	// generations' group bits on a single node: the first from Capacity,
-	// each later one from the previous generation's count.
-	sizes, wantBits := []int{3000, 200, 6000, 1500}, []int{4, 6, 4, 7}
+	// every shard: 3000 → 7 bits, 200 → 4, 6000 → 8, 1500 → 6. The
+	// generations' starting levels on a single node: the first
+	// minGroupBits, each later one from the previous generation's count.
+	sizes, wantBits := []int{3000, 200, 6000, 1500}, []int{4, 7, 4, 8}
 	if testing.Short() {
 		// The race run (-short, make race): fewer than half the documents
 		// (the removal of every document is most of the time), the same
 		// layout changes up, down and up again. make unit runs the sizes
 		// above.
-		sizes, wantBits = []int{1500, 200, 3000, 200}, []int{4, 5, 4, 6}
+		sizes, wantBits = []int{1500, 200, 3000, 200}, []int{4, 6, 4, 7}
 	}
 	var gens [][]Entry // the documents stored in each generation
 	var all []string
@@ -215,12 +267,12 @@ func testGenerationLayouts(t *testing.T, addrs []string, cluster bool) {
 		}
 	}
 
-	// Layouts: the first generation's from Capacity, each later one's
-	// from the shard's band entries in the previous generation.
+	// Starting levels: the first generation's minGroupBits, each later
+	// one's from the shard's band entries in the previous generation.
 	lay := layouts(t, r)
 	for s := range r.shards {
 		for gi := range sizes {
-			want := int(r.ibits)
+			want := minGroupBits
 			if gi > 0 {
 				want = int(groupBits(entries[gi-1][s] * float64(r.shards) / float64(testParams.Bands)))
 			}
@@ -234,7 +286,21 @@ func testGenerationLayouts(t *testing.T, addrs []string, cluster bool) {
 			t.Errorf("group bits of the generations %v, want %v", got, wantBits)
 		}
 	}
-	// Every bucket group key is named by its generation's bits.
+	// Every bucket group key is named by its generation's layout, whose
+	// groups have split as far as its band entries ask (splitLoad), but
+	// for less than one group: the shard's last call splits once more
+	// only when it is a whole group behind.
+	glay := genLayouts(t, r)
+	for s := range r.shards {
+		for gi := range sizes {
+			l := glay[s][g0+int64(gi)]
+			lo, hi := r.groupRange(s)
+			m := (hi-1)>>(maxGroupBits-l.level) + 1 - lo>>(maxGroupBits-l.level)
+			if l.level < maxGroupBits && entries[gi][s]/float64(testParams.Bands) > float64(splitLoad)*float64(int(m)+l.splits+1) {
+				t.Errorf("shard %d generation %d: %v band entries in %d+%d groups of level %d, more than %d each", s, gi, entries[gi][s], m, l.splits, l.level, splitLoad)
+			}
+		}
+	}
 	shardOf := map[string]int{}
 	for s, p := range r.prefix {
 		shardOf[p] = s
@@ -252,8 +318,9 @@ func testGenerationLayouts(t *testing.T, addrs []string, cluster bool) {
 			}
 			g = g[1:]
 		}
-		if want := lay[s][gen]; len(g) != want || strings.Trim(g, "01") != "" {
-			t.Errorf("%s: group %q, want %d binary digits", k, g, want)
+		v, err := strconv.ParseUint(g, 2, 64)
+		if want := r.groupDigits(s, glay[s][gen], v<<(maxGroupBits-len(g))); err != nil || g != want {
+			t.Errorf("%s: group %q, want %q (layout %+v)", k, g, want, glay[s][gen])
 		}
 	}
 	// Lookups across the four live generations: a copy of a document of
@@ -362,32 +429,33 @@ func TestGenerationLayoutSweep(t *testing.T) {
 }
 
 // TestSupersedePrevious checks that opening a namespace marks the clock
-// of its previous layout version (5), where one exists, so that members
+// of its previous layout version (SchemaVersion − 1), where one exists, so that members
 // of older builds (which compare field f with their fingerprint on every
 // call) stop with a parameters mismatch, and keeps the old fingerprint in
-// field f5; a namespace without one gets none.
+// field f<SchemaVersion − 1>; a namespace without one gets none.
 func TestSupersedePrevious(t *testing.T) {
 	addr := redistest.StartServer(t)
 	c := redis.NewClient(&redis.Options{Addr: addr})
 	defer c.Close()
 	ctx := context.Background()
-	const oldFP = "fnv1a64 k=12 layout=v5 gen=0 shards=1"
-	if err := c.HSet(ctx, "up:v5:{0}c", "f", oldFP, "g", 7).Err(); err != nil {
+	prev := strconv.Itoa(SchemaVersion - 1)
+	oldFP := "fnv1a64 k=12 layout=v" + prev + " gen=0 shards=1"
+	if err := c.HSet(ctx, "up:v"+prev+":{0}c", "f", oldFP, "g", 7).Err(); err != nil {
 		t.Fatal(err)
 	}
 	for range 2 { // a second member leaves it as the first did
 		openRedis(t, RedisConfig{Addrs: []string{addr}, Namespace: "up"})
-		got, err := c.HMGet(ctx, "up:v5:{0}c", "f", "f5", "g").Result()
+		got, err := c.HMGet(ctx, "up:v"+prev+":{0}c", "f", "f"+prev, "g").Result()
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !slices.Equal(got, []any{supersededPrev, oldFP, "7"}) {
-			t.Errorf("v5 clock after open: %q, want the mark, the old fingerprint and the rest kept", got)
+			t.Errorf("v%s clock after open: %q, want the mark, the old fingerprint and the rest kept", prev, got)
 		}
 	}
 	openRedis(t, RedisConfig{Addrs: []string{addr}, Namespace: "new"})
-	if n := c.Exists(ctx, "new:v5:{0}c").Val(); n != 0 {
-		t.Errorf("a v5 clock was created for a namespace that had none")
+	if n := c.Exists(ctx, "new:v"+prev+":{0}c").Val(); n != 0 {
+		t.Errorf("a v%s clock was created for a namespace that had none", prev)
 	}
 }
 
@@ -409,8 +477,8 @@ func TestAppendGroupFieldDigits(t *testing.T) {
 		for i := maxGroupBits - 1; i >= 0; i-- {
 			want = append(want, '0'+byte(tc.g>>i&1))
 		}
-		want = binary.BigEndian.AppendUint32(want, 0xdeadbeef)
-		if got := r.appendGroupField(nil, tc.t, tc.g, 0xdeadbeef); string(got) != string(want) {
+		want = append(want, 0xbe, 0xef, 0xde, 0xad, 0xbe, 0xef)
+		if got := r.appendGroupField(nil, tc.t, tc.g, 0xbeefdeadbeef); string(got) != string(want) {
 			t.Errorf("table %d group %#x: %q, want %q", tc.t, tc.g, got, want)
 		}
 	}

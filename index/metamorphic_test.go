@@ -18,20 +18,29 @@ import (
 // node with the same random operations (inserts with shared bands, SimHash
 // neighbours, shared and repeated passage anchors and repeated digests,
 // replays, deletes, verdicts, feature reads, small hot-bucket limits) and
-// requires identical answers.
+// requires identical answers. Seeds 7 and 8 split the Redis groups every
+// document or so (splitLoad 1): seed 7's one generation grows from level
+// 4 to 7, seed 8's first generation grows and the later ones start at the
+// level their predecessor's count asks for; splits meet every kind of
+// operation.
 func TestMetamorphicMemoryRedis(t *testing.T) {
 	addr := redistest.StartServer(t)
 	for _, tc := range []struct {
 		seed    uint64
 		timed   bool // generations of 5 s, retention 10 s, a clock that moves
 		refresh bool
-	}{{1, false, false}, {2, false, false}, {3, false, false}, {4, true, false}, {5, true, true}, {6, true, true}} {
+		load    int // splitLoad (0: the default)
+	}{{1, false, false, 0}, {2, false, false, 0}, {3, false, false, 0}, {4, true, false, 0}, {5, true, true, 0}, {6, true, true, 0},
+		{7, false, false, 1}, {8, true, true, 1}} {
 		t.Run(fmt.Sprint("seed", tc.seed), func(t *testing.T) {
 			p := testParams
 			clk := newFakeClock()
 			var ret, gen time.Duration
 			if tc.timed {
 				ret, gen = 10*time.Second, 5*time.Second
+				if tc.load > 0 { // about 80 documents a generation: enough to split
+					ret, gen = 2*time.Minute, time.Minute
+				}
 			}
 			mem, err := NewMemory(MemoryConfig{Params: p, CommonDocs: 4, MaxSimHashBucket: 5, MaxCandidates: 3,
 				Retention: ret, Generation: gen, RefreshOnMatch: tc.refresh, Clock: clk.Now})
@@ -40,13 +49,23 @@ func TestMetamorphicMemoryRedis(t *testing.T) {
 			}
 			red := openRedis(t, RedisConfig{Addrs: []string{addr}, Params: p, CommonDocs: 4, MaxSimHashBucket: 5, MaxCandidates: 3,
 				Namespace: fmt.Sprint("meta", tc.seed), Capacity: 256, Retention: ret, Generation: gen,
-				RefreshOnMatch: tc.refresh, Clock: clk.Now, MaxClockAhead: -1})
+				RefreshOnMatch: tc.refresh, Clock: clk.Now, MaxClockAhead: -1, splitLoad: tc.load})
 			tick := func(rng *rand.Rand) {
 				if tc.timed {
 					clk.Advance(time.Duration(rng.IntN(1500)) * time.Millisecond)
 				}
 			}
 			metamorphic(t, rand.New(rand.NewPCG(tc.seed, 99)), p, mem, red, 600, tick, tc.timed)
+			if tc.load > 0 {
+				grown := 0
+				for _, l := range genLayouts(t, red)[0] {
+					grown = max(grown, l.level-minGroupBits)
+				}
+				t.Logf("layouts %v", genLayouts(t, red)[0])
+				if grown < 2 {
+					t.Errorf("groups grew %d levels, want splits to meet the operations", grown)
+				}
+			}
 		})
 	}
 }
@@ -180,16 +199,26 @@ func sameBytes(a, b []byte) bool { return bytes.Equal(a, b) && (a == nil) == (b 
 // via and hits, in rank order), lane hits, withheld and dropped counts.
 // Seqs differ (the cluster's have gaps), and without deletes and replays
 // the cluster's known differences (unrepaired buckets, replays that see
-// later documents) do not arise.
+// later documents) do not arise. It runs at the default splitLoad and at
+// 1, where each shard's groups split every document or so.
 func TestMetamorphicMemoryCluster(t *testing.T) {
 	addrs := redistest.StartCluster(t)
+	for _, load := range []int{0, 1} {
+		t.Run(fmt.Sprint("splitLoad", load), func(t *testing.T) { metamorphicCluster(t, addrs, load) })
+	}
+}
+
+// metamorphicCluster is TestMetamorphicMemoryCluster's run at splitLoad
+// load (0: the default; 1: the groups split every document or so in each
+// shard).
+func metamorphicCluster(t *testing.T, addrs []string, load int) {
 	p := testParams
 	mem, err := NewMemory(MemoryConfig{Params: p, CommonDocs: 4, MaxSimHashBucket: 5, MaxCandidates: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
 	cl := openRedis(t, RedisConfig{Addrs: addrs, Cluster: true, Params: p, CommonDocs: 4, MaxSimHashBucket: 5,
-		MaxCandidates: 3, Namespace: "metacl", Capacity: 256})
+		MaxCandidates: 3, Namespace: fmt.Sprint("metacl", load), Capacity: 256, splitLoad: load})
 	rng := rand.New(rand.NewPCG(7, 99))
 	ctx := context.Background()
 	fps := []uint64{0x0123456789abcdef, 0xfedcba9876543210, 0x5555aaaa5555aaaa}
@@ -236,4 +265,15 @@ func TestMetamorphicMemoryCluster(t *testing.T) {
 		t.Errorf("the run did not exercise everything: %+v", sa)
 	}
 	t.Logf("stats %+v", sa)
+	if load > 0 {
+		split := 0
+		for _, m := range genLayouts(t, cl) {
+			for _, l := range m {
+				split += l.splits + (l.level-minGroupBits)<<8
+			}
+		}
+		if split == 0 {
+			t.Errorf("no shard's groups split")
+		}
+	}
 }

@@ -57,16 +57,11 @@ type RedisConfig struct {
 	// DefaultMaxCandidates), best ranked first; the rest are counted
 	// (Result.Dropped) and never resolved.
 	MaxCandidates int
-	// Capacity is the first generation's guess of its documents (default
-	// 1<<20; not part of the layout). Each generation of each shard gets
-	// its group bits when it is first written, on the server: from the
-	// documents the shard's previous generation received, so that a group
-	// holds about 64 buckets and stays a compact listpack; the first
-	// generation (and a store without retention, which has one) from
-	// Capacity: Capacity/64 groups per table, rounded up to a power of
-	// two. The passage table gets 64 times as many, for about 64 anchors
-	// per document. A wrong guess costs memory or longer calls in the
-	// first generation, not correctness.
+	// Capacity is accepted and unused since layout version 7 (it sized
+	// the first generation's groups): a generation's groups, ids and lanes
+	// grow with the documents it receives (see "Linear growth" in
+	// doc.go), so the Redis index needs no size. MemoryConfig.Capacity
+	// caps the memory store.
 	Capacity int
 	// Shards is the number of hash tags the keys are spread over in
 	// cluster mode (layout; default 48, i.e. 16 per master on 3 masters;
@@ -108,6 +103,10 @@ type RedisConfig struct {
 	// Clock returns the current time (default time.Now). Generations are
 	// computed from it and kept monotonic per shard on the server.
 	Clock func() time.Time
+
+	// splitLoad replaces the constant splitLoad (tests: 1 makes a handful
+	// of documents split groups).
+	splitLoad int
 }
 
 // Defaults of RedisConfig.
@@ -122,7 +121,19 @@ const (
 	DefaultMaxClockAhead = 5 * time.Minute
 	maintainBudget       = 8192 // per Maintain call
 	metaGroup            = 64   // documents per record hash
-	fieldBits            = 31   // bits of a bucket key kept in its hash field
+	// fieldBits is the bits of a bucket key a keys record of version 2
+	// or 3 kept beside its group (its low 31), from before layout
+	// version 7.
+	fieldBits = 31
+	// fieldBytes is the width of a bucket's hash field since layout
+	// version 7: the key's bits from minGroupBits on (48 of them, bits
+	// 4…51 from the top), so that a field carries the group digits a
+	// split of its group needs (see "Linear growth" in doc.go).
+	fieldBytes = 6
+	// splitLoad is the band entries per group, on average, at which a
+	// generation's bucket groups split (see "Linear growth" in doc.go):
+	// groups then hold 16 to 64 buckets, listpacks below Redis's 128.
+	splitLoad = 32
 	// maxGroupBits is the most group bits of a generation: 2^22 groups per
 	// table (the passage table 2^28), about 2^28 documents per generation.
 	// It is also the precision of the ops the scripts receive and of the
@@ -147,7 +158,6 @@ type Redis struct {
 	genSec     int64
 	retSec     int64
 	nlive      int
-	ibits      uint // group bits of the first generation (from Capacity)
 	shards     int
 	prefix     []string // per shard: "<ns>:v4:{tag}"
 	clock      []string // per shard clock hash
@@ -162,6 +172,7 @@ type Redis struct {
 	scripts    redisScripts
 	co         coalescer
 	ahead      int64 // MaxClockAhead in seconds; 0: unbounded
+	load       int   // band entries per group at which groups split (splitLoad)
 	// seen[s] is set once a call found shard s's namespace (or created
 	// it): from then on a missing one is ErrIndexLost (ARGV[6]).
 	seen    []atomic.Bool
@@ -259,7 +270,6 @@ func newRedis(cfg RedisConfig) (*Redis, error) {
 			return nil, bad("shards %d: want ≤ 16384", r.shards)
 		}
 	}
-	r.ibits = groupBits(float64(cmp.Or(cfg.Capacity, DefaultCapacity)))
 	for _, tag := range shardTags(r.shards) {
 		p := r.ns + ":v" + strconv.Itoa(SchemaVersion) + ":{" + tag + "}"
 		r.prefix = append(r.prefix, p)
@@ -274,6 +284,7 @@ func newRedis(cfg RedisConfig) (*Redis, error) {
 	// Capacity is not part of the fingerprint: it is the first
 	// generation's guess, and the generations' group bits are stored.
 	r.fp = fmt.Sprintf("%s layout=v%d gen=%d shards=%d", r.p, SchemaVersion, r.genSec, r.shards)
+	r.load = cmp.Or(cfg.splitLoad, splitLoad)
 	r.scripts = newRedisScripts(r.scriptConstants(), r.ro)
 	r.co.max = 16 * r.batch
 
@@ -320,7 +331,7 @@ func (r *Redis) open(ctx context.Context) error {
 
 // supersededPrev is what the clock of a namespace's previous layout
 // version holds once a member of this build opened the namespace.
-var supersededPrev = fmt.Sprintf("superseded by layout v%d (records by sequence number, lookup records): this namespace's index is now kept under <namespace>:v%d:, "+
+var supersededPrev = fmt.Sprintf("superseded by layout v%d (bucket groups that grow with the documents stored): this namespace's index is now kept under <namespace>:v%d:, "+
 	"stop the members of older builds; to run them again, set this field back to field f%d", SchemaVersion, SchemaVersion, SchemaVersion-1)
 
 // supersede marks the namespace's previous layout version, where it

@@ -4,13 +4,15 @@ import (
 	"encoding/binary"
 )
 
-// groupBits is the group bits of a generation of docs documents: the
-// fewest (at least minGroupBits, at most maxGroupBits) for which a band
-// table's groups hold at most 64 buckets each (the scripts' layout rule,
-// luaPrelude, computes the same).
+// groupBits is the level a generation starts at when its predecessor
+// received docs documents: the fewest group bits (at least minGroupBits,
+// at most maxGroupBits) for which a band table's groups hold at most
+// splitLoad buckets each on average (the scripts' layout rule, in
+// lua/prelude.lua, computes the same); the first generation starts at
+// minGroupBits.
 func groupBits(docs float64) uint {
 	b := uint(minGroupBits)
-	for b < maxGroupBits && float64(uint64(metaGroup)<<b) < docs {
+	for b < maxGroupBits && float64(uint64(splitLoad)<<b) < docs {
 		b++
 	}
 	return b
@@ -38,12 +40,30 @@ func (r *Redis) shardOfGroup(g uint64) int { return r.shardOfRoute(g >> (32 - ro
 
 // bucketOp maps a 64-bit bucket key of table t to its op at full
 // precision: the group is the key's top maxGroupBits bits and the field
-// its low 31 bits; in the passage table the field's top passageSplitBits
-// bits come first in the group (group = those bits·2^22 + the key's top
-// 22 bits), so that table has 2^6 times the groups. A generation of b
-// group bits uses the group's top b bits (b + 6 in the passage table):
-// the scripts cut them from the op (tkey in redis_lua.go).
-func (r *Redis) bucketOp(t int, key uint64) (group uint64, field uint32) {
+// its bits minGroupBits…minGroupBits+47 (fieldBytes, 6 bytes), which
+// overlap the group from its fifth bit on: a field carries the group
+// digits a split of its group needs (luaPrelude's splitGroup). In the
+// passage table passageSplitBits more bits of the key (its bits 33…38
+// from the top) come first in the group (group = those bits·2^22 + the
+// key's top 22 bits), so that table has 2^6 times the groups. A
+// generation of level b uses the group's top b or b+1 bits (b + 6 or
+// b + 7 in the passage table): the scripts cut them from the op (tkey in
+// lua/prelude.lua). A bucket is named by the key's top 52 bits (58 in
+// the passage table).
+func (r *Redis) bucketOp(t int, key uint64) (group, field uint64) {
+	group = key >> (64 - maxGroupBits)
+	field = key >> (64 - minGroupBits - 8*fieldBytes) & (1<<(8*fieldBytes) - 1)
+	if t == r.p.passageTable() {
+		const low = fieldBits - passageSplitBits
+		group |= (key >> low & (1<<passageSplitBits - 1)) << maxGroupBits
+	}
+	return group, field
+}
+
+// legacyOp is bucketOp of keys records of version 2 and 3 (layouts 6
+// and older): the field is the key's low 31 bits, of which the passage
+// table's top 6 are in its group.
+func (r *Redis) legacyOp(t int, key uint64) (group uint64, field uint32) {
 	group = key >> (64 - maxGroupBits)
 	field = uint32(key & (1<<fieldBits - 1))
 	if t == r.p.passageTable() {
@@ -65,8 +85,8 @@ func (r *Redis) routeOf(t int, group uint64) uint64 {
 const splitAlphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_"
 
 // opWidth is the widest op in a script argument: the group's digits, then
-// the field as 4 big-endian bytes (its hash field, binary).
-const opWidth = 1 + maxGroupBits + 4
+// the field as fieldBytes big-endian bytes (its hash field, binary).
+const opWidth = 1 + maxGroupBits + fieldBytes
 
 // appendOp appends the op of key in table t to b. The script cuts a
 // generation's group from the digits as they are, with no number
@@ -79,7 +99,7 @@ func (r *Redis) appendOp(b []byte, t int, key uint64) []byte {
 }
 
 // appendGroupField appends the op of group g and field f of table t to b.
-func (r *Redis) appendGroupField(b []byte, t int, g uint64, f uint32) []byte {
+func (r *Redis) appendGroupField(b []byte, t int, g, f uint64) []byte {
 	if t == r.p.passageTable() {
 		b = append(b, splitAlphabet[g>>maxGroupBits])
 	}
@@ -89,7 +109,10 @@ func (r *Redis) appendGroupField(b []byte, t int, g uint64, f uint32) []byte {
 	for i := maxGroupBits - top - 8; i >= 0; i -= 8 {
 		b = append(b, binDigits[g>>i&0xff][:]...)
 	}
-	return binary.BigEndian.AppendUint32(b, f)
+	for i := fieldBytes - 1; i >= 0; i-- {
+		b = append(b, byte(f>>(8*i)))
+	}
+	return b
 }
 
 // binDigits[v] is byte v as 8 binary digits, most significant first

@@ -145,9 +145,9 @@ func (r *Redis) scriptConstants() string {
 	if r.refresh {
 		refresh = 1
 	}
-	return fmt.Sprintf("local FP, SPLITA, RO = %s, %s, %v\nlocal L, R, NLIVE, IB, MINB, GB, B, PT, COMMON_DOCS, MAXS, SIMK, S, REFRESH, MAXC, PSPLIT, AHEAD = %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d\n",
-		luaQuote(r.fp), luaQuote(splitAlphabet), r.ro, r.genSec, r.retSec, r.nlive, r.ibits, minGroupBits, maxGroupBits, r.p.Bands, r.p.passageTable(), r.commonDocs, r.maxs, r.p.SimHashK, r.shards, refresh, r.maxc,
-		1<<passageSplitBits, r.ahead)
+	return fmt.Sprintf("local FP, SPLITA, RO = %s, %s, %v\nlocal L, R, NLIVE, MINB, GB, B, PT, COMMON_DOCS, MAXS, SIMK, S, REFRESH, MAXC, PSPLIT, AHEAD, FW, LOAD = %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d\n",
+		luaQuote(r.fp), luaQuote(splitAlphabet), r.ro, r.genSec, r.retSec, r.nlive, minGroupBits, maxGroupBits, r.p.Bands, r.p.passageTable(), r.commonDocs, r.maxs, r.p.SimHashK, r.shards, refresh, r.maxc,
+		1<<passageSplitBits, r.ahead, fieldBytes, r.load)
 }
 
 // luaQuote returns s as a Lua 5.1 string literal.

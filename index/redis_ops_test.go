@@ -65,7 +65,7 @@ func TestRedisParamsMismatch(t *testing.T) {
 	s := openRedis(t, RedisConfig{Addrs: []string{addr}, Namespace: "pm3", Params: testParams})
 	c := redis.NewClient(&redis.Options{Addr: addr})
 	defer c.Close()
-	if err := c.HSet(context.Background(), "pm3:v6:{0}c", "f", "something else").Err(); err != nil {
+	if err := c.HSet(context.Background(), "pm3:v7:{0}c", "f", "something else").Err(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.LookupInsert(context.Background(), []Entry{entry(testParams, "a", nil)}); !errors.Is(err, ErrParamsMismatch) {
@@ -260,13 +260,14 @@ func TestRedisTimeout(t *testing.T) {
 }
 
 // passageGroups returns the distinct groups of the passage table that the
-// anchors a fall in at the first generation's group bits (tableOp in
-// redis_lua.go: the field's top bits join the group).
+// anchors a fall in at the first generation's level before any split
+// (minGroupBits; tableOp in lua/prelude.lua: 6 more bits of the key join
+// the group).
 func (r *Redis) passageGroups(a []uint64) map[uint64]bool {
 	m := map[uint64]bool{}
 	for _, k := range anchorKeys(nil, a) {
 		g, _ := r.bucketOp(r.p.passageTable(), k)
-		m[g>>(maxGroupBits-r.ibits)] = true
+		m[g>>(maxGroupBits-minGroupBits)] = true
 	}
 	return m
 }
@@ -278,11 +279,9 @@ func TestRedisLayout(t *testing.T) {
 	addr := redistest.StartServer(t)
 	s := openRedis(t, RedisConfig{Addrs: []string{addr}, Namespace: "lay", Capacity: 1 << 12})
 	docs := make([]Entry, 0, 2000)
-	var all []uint64
 	for i := range cap(docs) {
 		e := entry(testParams, fmt.Sprint("document-", i), nil)
 		e.Anchors = anchors(e.ID, 50)
-		all = append(all, e.Anchors...)
 		e.Features = []byte("f")
 		binary.BigEndian.PutUint64(e.Content[:], key(e.ID, 99))
 		binary.BigEndian.PutUint64(e.Content[8:], key(e.ID, 98))
@@ -300,17 +299,37 @@ func TestRedisLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	kinds := map[string]int{}
-	pt := fmt.Sprintf("lay:v6:{0}b0:%d:", testParams.passageTable())
-	for _, k := range keys {
-		if g, ok := strings.CutPrefix(k, pt); ok {
-			if _, err := strconv.ParseUint(g[1:], 2, 64); err != nil || len(g) != 1+6 || !strings.Contains(splitAlphabet, g[:1]) {
-				t.Errorf("%s: passage group out of range", k)
-			}
+	lay := genLayouts(t, s)[0][0]
+	// Every bucket group the documents' keys name, by the layout the
+	// generation grew to (2000 documents: 63 groups of about 32 per
+	// table, splitLoad).
+	names, lanes := map[string]bool{}, map[string]bool{}
+	for _, e := range docs {
+		lanes["i"+s.laneName(0, lay, uint32(s.idGroup(e.ID)))] = true
+		lanes["e"+s.laneName(0, lay, uint32(s.contentGroup(e.Content[:])))] = true
+		for tb, k := range e.Bands {
+			g, _ := s.bucketOp(tb, k)
+			names[fmt.Sprintf("lay:v7:{0}b0:%d:%s", tb, s.groupDigits(0, lay, g))] = true
 		}
-		if !strings.HasPrefix(k, "lay:v6:{0}") {
+		for _, k := range anchorKeys(nil, e.Anchors) {
+			g, _ := s.bucketOp(s.p.passageTable(), k)
+			names[fmt.Sprintf("lay:v7:{0}b0:%d:%c%s", s.p.passageTable(), splitAlphabet[g>>maxGroupBits], s.groupDigits(0, lay, g&(1<<maxGroupBits-1)))] = true
+		}
+	}
+	if groups := 1<<lay.level + lay.splits; groups != (len(docs)+splitLoad-1)/splitLoad {
+		t.Errorf("layout %+v: %d groups per table, want %d", lay, groups, (len(docs)+splitLoad-1)/splitLoad)
+	}
+	for _, k := range keys {
+		if strings.HasPrefix(k, "lay:v7:{0}b") && !names[k] {
+			t.Errorf("%s: a bucket group no document's key names", k)
+		}
+		if kind, _, rest, ok := keyKind(s, k); ok && (kind == 'i' || kind == 'e') && !lanes[string(kind)+rest] {
+			t.Errorf("%s: an id or content group no document names", k)
+		}
+		if !strings.HasPrefix(k, "lay:v7:{0}") {
 			t.Fatalf("key %q outside the namespace", k)
 		}
-		kind := k[len("lay:v6:{0}"):][:1]
+		kind := k[len("lay:v7:{0}"):][:1]
 		kinds[kind]++
 		enc, err := c.ObjectEncoding(ctx, k).Result()
 		if err != nil {
@@ -322,10 +341,11 @@ func TestRedisLayout(t *testing.T) {
 			t.Errorf("%s: encoding %s, want listpack", k, enc)
 		}
 	}
-	// 4 tables × 64 groups and the passage table's groups (about 4,000 of
-	// 64 × 64), ids and contents in 64 groups each, 2000/64 record hashes.
-	// No verdict is recorded: every document keeps its lookup record.
-	want := map[string]int{"b": 4*64 + len(s.passageGroups(all)), "i": 64, "e": 64, "m": 32, "f": 32, "k": 32, "l": 32, "c": 1}
+	// The groups the keys name (4 tables × 63 groups and about 3,800 of
+	// the passage table's 64 × 63), ids and contents in 63 groups each,
+	// 2000/64 record hashes. No verdict is recorded: every document keeps
+	// its lookup record.
+	want := map[string]int{"b": len(names), "i": 63, "e": 63, "m": 32, "f": 32, "k": 32, "l": 32, "c": 1}
 	for k, n := range want {
 		if kinds[k] != n {
 			t.Errorf("%d keys of kind %q, want %d (all: %v)", kinds[k], k, n, kinds)
@@ -359,12 +379,12 @@ func TestRedisGenerationExpiry(t *testing.T) {
 		}
 		return m
 	}
-	for k, e := range expiry(fmt.Sprintf("exp:v6:{0}b%d:*", g0)) {
+	for k, e := range expiry(fmt.Sprintf("exp:v7:{0}b%d:*", g0)) {
 		if e != -1 {
 			t.Errorf("%s in the current generation has expiry %d", k, e)
 		}
 	}
-	for k, e := range expiry("exp:v6:{0}m*") {
+	for k, e := range expiry("exp:v7:{0}m*") {
 		if e != (g0+1)*5+10 {
 			t.Errorf("record hash %s expires at %d, want %d", k, e, (g0+1)*5+10)
 		}
@@ -374,11 +394,11 @@ func TestRedisGenerationExpiry(t *testing.T) {
 		t.Fatal(err)
 	}
 	pt := fmt.Sprintf("b%%d:%d:*", testParams.passageTable())
-	if n := len(expiry(fmt.Sprintf("exp:v6:{0}"+pt, g0))); n != len(s.passageGroups(a.Anchors)) {
+	if n := len(expiry(fmt.Sprintf("exp:v7:{0}"+pt, g0))); n != len(s.passageGroups(a.Anchors)) {
 		t.Errorf("%d passage keys, want %d", n, len(s.passageGroups(a.Anchors)))
 	}
 	for _, pat := range []string{"b%d:*", pt, "i%d:*"} {
-		for k, e := range expiry(fmt.Sprintf("exp:v6:{0}"+pat, g0)) {
+		for k, e := range expiry(fmt.Sprintf("exp:v7:{0}"+pat, g0)) {
 			if e != (g0+1)*5+10 {
 				t.Errorf("%s of the closed generation expires at %d, want %d", k, e, (g0+1)*5+10)
 			}
@@ -390,14 +410,14 @@ func TestRedisGenerationExpiry(t *testing.T) {
 	old := openRedis(t, RedisConfig{Addrs: []string{addr}, Namespace: "old", Capacity: 64,
 		Retention: 10 * time.Second, Generation: 5 * time.Second, Clock: past.Now, MaxClockAhead: -1})
 	insert(t, old, a)
-	if n, want := len(c.Keys(ctx, "old:v6:{0}b*").Val()), 4+len(old.passageGroups(a.Anchors)); n != want {
+	if n, want := len(c.Keys(ctx, "old:v7:{0}b*").Val()), 4+len(old.passageGroups(a.Anchors)); n != want {
 		t.Fatalf("%d band and passage keys, want %d", n, want)
 	}
 	past.Advance(5 * time.Second)
 	if err := old.Maintain(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if k := c.Keys(ctx, "old:v6:{0}[bimfxe]*").Val(); len(k) != 0 {
+	if k := c.Keys(ctx, "old:v7:{0}[bimfxe]*").Val(); len(k) != 0 {
 		t.Errorf("keys left after retention: %v", k)
 	}
 }
@@ -423,9 +443,10 @@ func TestShardTags(t *testing.T) {
 const goldenTags48 = "10,18,263,25,3,7"
 
 // TestBucketOp checks the ops at full precision: the group is the key's
-// top 22 bits (the passage table's: the field's top 6 bits, then those),
+// top 22 bits (the passage table's: the key's bits 33…38, then those),
 // written as binary digits whose prefix of b digits is the group at b
-// bits, and the field the key's low 31 bits (passage: 25).
+// bits, and the field the key's bits 4…51, 6 bytes, which hold the
+// group's digits from the fifth on (what a split reads).
 func TestBucketOp(t *testing.T) {
 	r, err := newRedis(RedisConfig{Addrs: []string{"x:1"}, Params: testParams})
 	if err != nil {
@@ -435,11 +456,10 @@ func TestBucketOp(t *testing.T) {
 	for _, k := range []uint64{0, 1, 1<<63 | 12345, ^uint64(0), 0x0123456789abcdef} {
 		for _, tb := range []int{0, r.p.passageTable()} {
 			g, f := r.bucketOp(tb, k)
-			wantG, wantF := k>>42, uint32(k&(1<<31-1))
+			wantG, wantF := k>>42, k<<4>>16
 			digits, split := 22, 0
 			if tb == r.p.passageTable() {
-				wantG |= uint64(wantF>>25) << 22
-				wantF &= 1<<25 - 1
+				wantG |= (k >> 25 & 63) << 22
 				digits, split = 23, 1
 			}
 			if g != wantG || f != wantF {
@@ -449,14 +469,14 @@ func TestBucketOp(t *testing.T) {
 				t.Errorf("table %d: key %#x routed by %#x, want its top 22 bits", tb, k, r.routeOf(tb, g))
 			}
 			op := r.appendOp(nil, tb, k)
-			if len(op) != digits+4 {
-				t.Fatalf("op of %d bytes, want %d", len(op), digits+4)
+			if len(op) != digits+fieldBytes {
+				t.Fatalf("op of %d bytes, want %d", len(op), digits+fieldBytes)
 			}
 			bg, err := strconv.ParseUint(string(op[split:digits]), 2, 64)
 			if split == 1 {
 				bg |= uint64(strings.IndexByte(splitAlphabet, op[0])) << 22
 			}
-			if err != nil || bg != g || binary.BigEndian.Uint32(op[digits:]) != f {
+			if err != nil || bg != g || binary.BigEndian.Uint64(append(make([]byte, 8-fieldBytes), op[digits:]...)) != f {
 				t.Errorf("op %q does not encode group %d field %d", op, g, f)
 			}
 			for _, b := range []int{minGroupBits, 11, maxGroupBits} {
@@ -591,7 +611,7 @@ func TestRedisReadsLiveGenerations(t *testing.T) {
 	if got := hgets("e"); got != fresh+perGen {
 		t.Errorf("after an idle generation: %d HGETs, want %d (one older generation holds data)", got, fresh+perGen)
 	}
-	if err := c.HDel(ctx, "gens:v6:{0}c", "w").Err(); err != nil {
+	if err := c.HDel(ctx, "gens:v7:{0}c", "w").Err(); err != nil {
 		t.Fatal(err)
 	}
 	// Without the list, every live generation with a layout could hold

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -27,12 +28,13 @@ func TestClusterCorrectionsRecorded(t *testing.T) {
 	ctx := context.Background()
 	const ns = "corr"
 	// A user that may touch the clock, ids, records and lanes, and no
-	// bucket key ("<ns>:v6:{tag}b…"), on every master.
+	// bucket key ("<ns>:v<SchemaVersion>:{tag}b…"), on every master.
+	v := ns + ":v" + strconv.Itoa(index.SchemaVersion) + ":{*}"
 	for _, a := range addrs {
 		c := redis.NewClient(&redis.Options{Addr: a})
 		err := c.Do(ctx, "ACL", "SETUSER", "halfway", "on", ">pw", "+@all", "resetkeys",
-			"~"+ns+":v6:{*}c", "~"+ns+":v6:{*}i*", "~"+ns+":v6:{*}m*", "~"+ns+":v6:{*}f*", "~"+ns+":v6:{*}k*",
-			"~"+ns+":v6:{*}v*", "~"+ns+":v6:{*}e*", "~"+ns+":v6:{*}l*").Err()
+			"~"+v+"c", "~"+v+"i*", "~"+v+"m*", "~"+v+"f*", "~"+v+"k*",
+			"~"+v+"v*", "~"+v+"e*", "~"+v+"l*").Err()
 		c.Close()
 		if err != nil {
 			t.Fatalf("ACL SETUSER on %s: %v", a, err)

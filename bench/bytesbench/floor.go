@@ -106,7 +106,7 @@ func newFloorRig(ctx context.Context) (*floorRig, error) {
 
 // floorKey names key i as the index names a bucket group (a prefix, a
 // table and group digits).
-func floorKey(i int64) string { return "floor:v6:{0}b0:7:" + strconv.FormatInt(i, 2) }
+func floorKey(i int64) string { return "floor:v7:{0}b0:7:" + strconv.FormatInt(i, 2) }
 
 // floorField is field j of key i: 4 bytes, as a bucket field.
 func floorField(i int64, j int) string {

@@ -14,8 +14,9 @@ read_globals = {
   -- Redis's scripting API.
   'redis', 'KEYS', 'ARGV', 'struct', 'cjson', 'cmsgpack', 'bit',
   -- The store's constants (Redis.scriptConstants).
-  'FP', 'SPLITA', 'RO', 'L', 'R', 'NLIVE', 'IB', 'MINB', 'GB', 'B', 'PT',
+  'FP', 'SPLITA', 'RO', 'L', 'R', 'NLIVE', 'MINB', 'GB', 'B', 'PT',
   'COMMON_DOCS', 'MAXS', 'SIMK', 'S', 'REFRESH', 'MAXC', 'PSPLIT', 'AHEAD',
+  'FW', 'LOAD',
   -- The record scripts' kind (luaSeqRecords, luaSeqRecordOnce).
   'KIND', 'FOUND',
 }
@@ -23,8 +24,10 @@ read_globals = {
 -- some set: the per-document state).
 local prelude = {
   'P', 'NOW', 'GLO', 'GHI', 'BUDGET', 'CLOCK', 'sub', 'ST', 'FRESH', 'LB',
+  'BL', 'BS', 'layouts', 'SPLITD', 'shardGroup', 'setSplit', 'gdig',
+  'splitKey', 'splitGroup',
   'GEN', 'OLD', 'DESC', 'EXP', 'RECORDS', 'itos', 'NADD', 'countEntries',
-  'BIN4', 'bin', 'KB', 'KI', 'tpre', 'tkey', 'GK', 'GC', 'gentable', 'gpre',
+  'BIN4', 'bin', 'KB', 'KI', 'tpre', 'tkey', 'GK', 'gentable', 'gpre',
   'gkey', 'ikey', 'xkey', 'ckey', 'SWEPT', 'sweep', 'pop32', 'fnv32',
   'lenstr', 'FLD', 'rkey', 'RCACHE', 'resolve', 'WM', 'WF', 'WK', 'WL', 'WO',
   'defer', 'flush', 'ismark', 'gone', 'register', 'idSeq', 'liveSeq',

@@ -28,9 +28,9 @@ while a <= #ARGV do
     local hk = t
     local gw = GB
     if t == PT then hk = PT + 1 + i; gw = GB + 1 end
-    tableOp(t, ops, p + 2, sub(ops, p + 2 + gw, p + 5 + gw), sim, sim and sme or me, hk)
+    tableOp(t, ops, p + 2, sub(ops, p + 2 + gw, p + 1 + gw + FW), sim, sim and sme or me, hk)
     i = i + 1
-    p = p + 6 + gw
+    p = p + 2 + gw + FW
   end
   local ex, exold = 0, false
   if #ARGV[a] > 0 then ex, exold = exactOp(ARGV[a], false) end

@@ -17,7 +17,7 @@
 --
 -- idg is the id's 32-bit group value (decimal); ops the document's bucket
 -- ops (appendOp: the group's GB binary digits, after a SPLITA character for an anchor,
--- then the field's 4 bytes): the B bands, then with a SimHash the k+1
+-- then the field's FW bytes): the B bands, then with a SimHash the k+1
 -- blocks, then one per distinct anchor; fingerprint the SimHash's 8 bytes. flags: 1 SimHash present,
 -- 2 I-Match digest present, 4 content digest present, 8 anchors present,
 -- 16 look up only (Lookup: nothing registered or written).
@@ -117,23 +117,23 @@ while a <= #ARGV do
     local me = struct.pack('>I6', self)
     local p = 1
     for t = 0, B - 1 do
-      tableOp(t, ops, p, sub(ops, p + GB, p + GB + 3), false, me, t)
-      p = p + GB + 4
+      tableOp(t, ops, p, sub(ops, p + GB, p + GB + FW - 1), false, me, t)
+      p = p + GB + FW
     end
     if hasSim then
       QHI, QLO = struct.unpack('>I4I4', ARGV[sa])
       local sme = me .. ARGV[sa]
       for t = B, PT - 1 do
-        tableOp(t, ops, p, sub(ops, p + GB, p + GB + 3), true, sme, t)
-        p = p + GB + 4
+        tableOp(t, ops, p, sub(ops, p + GB, p + GB + FW - 1), true, sme, t)
+        p = p + GB + FW
       end
     end
     local j = 0
     local pw = GB + 1
     while p < #ops do
       j = j + 1
-      tableOp(PT, ops, p, sub(ops, p + pw, p + pw + 3), false, me, PT + j)
-      p = p + pw + 4
+      tableOp(PT, ops, p, sub(ops, p + pw, p + pw + FW - 1), false, me, PT + j)
+      p = p + pw + FW
     end
     if hasIM then ex, exold = exactOp(ARGV[da], true) end
   end

@@ -6,11 +6,11 @@
 -- Calling convention, shared by every script:
 --
 --   KEYS[1]  the shard's clock hash  <P>c
---   ARGV[1]  the shard's key prefix P = "<namespace>:v6:{<tag>}"
+--   ARGV[1]  the shard's key prefix P = "<namespace>:v7:{<tag>}"
 --   ARGV[2]  now, unix seconds (the caller's clock)
 --   ARGV[3]  ARGV[4]  the shard's route range [glo, ghi): the keys whose
 --            top 22 bits (routeBits) fall in it live in this shard (for
---            the sweep)
+--            the sweep and the bucket groups' splits)
 --   ARGV[5]  sweep budget: key names to give an expiry in this call
 --   ARGV[6]  "1" when the caller has seen this shard's namespace before:
 --            a shard found without its clock hash then answers NDLOST
@@ -19,15 +19,15 @@
 --
 -- The store's constants (the namespace fingerprint FP, generation length
 -- L and retention R in seconds, AHEAD the most the caller's clock may run
--- ahead of the server's (0: unbounded), NLIVE live generations, IB the
--- first generation's group bits (from Capacity), MINB and GB the fewest
--- and most group bits of a generation (GB is also the precision of the
--- ops), SPLITA the characters of a passage op's 6 extra group bits, B bands, PT the
+-- ahead of the server's (0: unbounded), NLIVE live generations, MINB and
+-- GB the fewest and most group bits of a generation (MINB the first
+-- generation's level; GB is also the precision of the ops), SPLITA the characters of a passage op's 6 extra group bits, B bands, PT the
 -- passage table, the guards COMMON_DOCS and MAXS, SIMK, S shards, REFRESH, MAXC
--- candidates returned, PSPLIT = 2^PBITS) are compiled into the source by
+-- candidates returned, PSPLIT = 2^PBITS, FW the bytes of a bucket's field,
+-- LOAD the band entries per group at which groups split) are compiled into the source by
 -- [scriptConstants], so a call parses no configuration. The key layout is
 -- described in doc.go. Bucket ops travel at full precision, their group
--- as GB '0'/'1' digits (passage: one SPLITA character first) and their field as 4 bytes
+-- as GB '0'/'1' digits (passage: one SPLITA character first) and their field as FW bytes
 -- (appendOp); a generation's group is a prefix of the digits, cut and put
 -- into the key name as it is. Other numbers travel as decimal text. Lua numbers are doubles: every integer handled here stays below
 -- 2^53 (seqs are below 2^48).
@@ -55,13 +55,22 @@ end
 -- was idle for a generation, reads no empty generation. DESC is the
 -- current generation followed by OLD, newest first.
 --
--- LB[h] is the group bits of generation h in this shard (clock field y,
--- "h:bits,…"): fixed by the first call in the generation, from the band
--- entries the shard's previous generation received (clock field n,
--- counted by the calls that insert) so that a band table's groups hold
--- about 64 buckets; IB (Capacity) for the first generation.
-local LB = {}
-for h, b in string.gmatch(ST[7] or '', '(%d+):(%d+)') do LB[tonumber(h)] = tonumber(b) end
+-- BL[h] and BS[h] are the level and split count of generation h's
+-- groups in this shard (bucket groups, ids and lanes alike), LB[h] the
+-- level it started at (clock field y, "h:start:level:splits,…"; "h:b" is
+-- a layout of level b that never split). The first call in the
+-- generation fixes the start, from the band entries the shard's previous
+-- generation received (clock field n, counted by the calls that insert),
+-- so that a band table's groups hold about LOAD buckets; MINB for the
+-- first generation. The groups then grow with the generation (linear
+-- hashing, splitGroup): of the shard's groups at level BL[h], the first
+-- BS[h] have split into two each at BL[h] + 1 bits.
+local LB, BL, BS = {}, {}, {}
+for h, b, l, n in string.gmatch(ST[7] or '', '(%d+):(%d+):?(%d*):?(%d*)') do
+  h = tonumber(h)
+  LB[h] = tonumber(b)
+  BL[h], BS[h] = tonumber(l) or LB[h], tonumber(n) or 0
+end
 local GEN = 0
 local OLD, DESC = {}, {0}
 if L > 0 and AHEAD > 0 then
@@ -116,8 +125,19 @@ local function itos(x) return string.format('%d', x) end
 -- shard's share: S/B of them are a document), extrapolated to the whole
 -- generation when it was first written after it began (first write t),
 -- give the documents to size for; the rule is groupBits's in Go.
+-- layouts returns clock field y: the layouts of live generations and of
+-- the closed ones the sweep has still to walk.
+local function layouts()
+  local keep, lo = {}, GEN - NLIVE + 1
+  local sw = tonumber(ST[3])
+  if sw and sw < lo then lo = sw end
+  for h, hb in pairs(LB) do
+    if h >= lo then keep[#keep + 1] = itos(h) .. ':' .. itos(hb) .. ':' .. itos(BL[h]) .. ':' .. itos(BS[h]) end
+  end
+  return table.concat(keep, ',')
+end
 if not LB[GEN] and not RO then
-  local b = IB
+  local l = MINB
   local sg, n, t0 = tonumber(ST[2]), tonumber(ST[8]), tonumber(ST[9])
   if L > 0 and sg and sg < GEN and n then
     local docs = n * S / B
@@ -126,25 +146,13 @@ if not LB[GEN] and not RO then
       if covered < L / 64 then covered = L / 64 end
       if covered < L then docs = docs * L / covered end
     end
-    b = MINB
-    while b < GB and 64 * 2 ^ b < docs do b = b + 1 end
+    while l < GB and LOAD * 2 ^ l < docs do l = l + 1 end
   end
-  LB[GEN] = b
-  -- Kept: the layouts of live generations and of the closed ones the
-  -- sweep has still to walk.
-  local keep, lo = {}, GEN - NLIVE + 1
-  local sw = tonumber(ST[3])
-  if sw and sw < lo then lo = sw end
-  for h, hb in pairs(LB) do
-    if h >= lo then keep[#keep + 1] = itos(h) .. ':' .. itos(hb) end
-  end
-  redis.call('HSET', CLOCK, 'y', table.concat(keep, ','), 'n', 0, 't', NOW)
+  LB[GEN], BL[GEN], BS[GEN] = l, l, 0
+  redis.call('HSET', CLOCK, 'y', layouts(), 'n', 0, 't', NOW)
 end
 -- NADD counts the band entries this call inserts into GEN (countEntries).
 local NADD = 0
-local function countEntries()
-  if NADD > 0 then redis.call('HINCRBY', CLOCK, 'n', NADD) end
-end
 
 -- BIN4 writes a hex digit as 4 binary digits (bin, for the sweep). A
 -- literal: built with a loop, it cost more than the rest of a call's setup
@@ -163,10 +171,11 @@ end
 
 -- Key prefixes are built once per call and generation. A bucket group's
 -- key is its table's prefix and the group's binary digits: the op's first
--- LB[h] digits (LB[h] + 1 characters in the passage table), cut from the op at
--- position p of ops. An id, I-Match or content group's key ends in the
--- decimal digits of the group: the top LB[h] bits of its 32-bit value x
--- (a number, or decimal text).
+-- BL[h] digits, or BL[h] + 1 when those name a group that has split (one
+-- character more in the passage table), cut from the op at position p of
+-- ops. An id, I-Match or content group's key ends in the decimal digits
+-- of 2^c + the group, its 32-bit value x's top c bits (x a number, or
+-- decimal text; c is BL[h] or BL[h] + 1 alike).
 local KB, KI = {}, {}
 local function tpre(h, t)
   local row = KB[h]
@@ -175,21 +184,31 @@ local function tpre(h, t)
   if not p then p = P .. 'b' .. itos(h) .. ':' .. itos(t) .. ':'; row[t] = p end
   return p
 end
-local function tkey(h, t, ops, p)
-  local c = LB[h]
-  if t == PT then c = c + 1 end
-  return tpre(h, t) .. sub(ops, p, p + c - 1)
+-- SPLITD[h] is the digits of generation h's first group at level BL[h]
+-- that has not split, in this shard (nil: none has): an op whose first
+-- BL[h] digits sort below it names a split group. The shard's groups at
+-- level l are those of its routes, from GLO / 2^(GB - l) on.
+local SPLITD = {}
+local function shardGroup(l) return math.floor(GLO / 2 ^ (GB - l)) end
+local function setSplit(h)
+  if BS[h] > 0 then SPLITD[h] = bin(shardGroup(BL[h]) + BS[h], BL[h]) else SPLITD[h] = nil end
 end
--- GK[t] is the current generation's key prefix of table t and GC[t] one
--- less than the digits its groups take: tkey's for GEN, cached per call,
--- since every op names a key of the current generation (two function
--- calls and three table reads fewer per op).
-local GK, GC = {}, {}
-local function gentable(t)
-  local c = LB[GEN]
-  if t == PT then c = c + 1 end
-  GK[t], GC[t] = tpre(GEN, t), c - 1
+for h in pairs(BL) do setSplit(h) end
+-- gdig returns the group part of the op at p of table t in generation h.
+local function gdig(h, t, ops, p)
+  local c, q = BL[h], p
+  if t == PT then q = p + 1 end
+  local e = q + c - 1
+  local sd = SPLITD[h]
+  if sd and sub(ops, q, e) < sd then e = e + 1 end
+  return sub(ops, p, e)
 end
+local function tkey(h, t, ops, p) return tpre(h, t) .. gdig(h, t, ops, p) end
+-- GK[t] is the current generation's key prefix of table t: tpre's for
+-- GEN, cached per call, since every op names a key of the current
+-- generation.
+local GK = {}
+local function gentable(t) GK[t] = tpre(GEN, t) end
 local function gpre(kind, h)
   local row = KI[kind]
   if not row then row = {}; KI[kind] = row end
@@ -199,7 +218,13 @@ local function gpre(kind, h)
 end
 local function gkey(kind, h, x)
   if type(x) == 'string' then x = tonumber(x) end
-  return gpre(kind, h) .. itos(math.floor(x / 2 ^ (32 - LB[h])))
+  local c = BL[h]
+  local g = math.floor(x / 2 ^ (32 - c))
+  if BS[h] > 0 and g < shardGroup(c) + BS[h] then
+    c = c + 1
+    g = math.floor(x / 2 ^ (32 - c))
+  end
+  return gpre(kind, h) .. itos(2 ^ c + g)
 end
 local function ikey(h, x) return gkey('i', h, x) end
 local function xkey(h, x) return gkey('x', h, x) end
@@ -207,37 +232,39 @@ local function ckey(h, x) return gkey('e', h, x) end
 
 -- Generation keys get their expiry when their generation has closed: the
 -- sweep walks every key name a closed generation can have in this shard
--- (the band and SimHash tables, the PSPLIT parts of the passage table, ids,
--- digests, contents × the generation's groups that overlap the shard's
--- route range) and sets EXPIREAT (gen+1)·L + R, BUDGET names per call. A
+-- (the band and SimHash tables, the PSPLIT parts of the passage table,
+-- ids, digests and contents × the shard's groups at the generation's
+-- last level and splits) and sets EXPIREAT (gen+1)·L + R, BUDGET names
+-- per call. A
 -- key in the past is deleted. A generation without a layout was never
 -- written in this shard: it has no keys.
 local SWEPT = true
 local function sweep(sw, u, budget)
   while budget > 0 and sw < GEN do
-    local b = LB[sw]
+    local b = BL[sw]
     if not b then
       local nx = GEN
       for h in pairs(LB) do if h > sw and h < nx then nx = h end end
       sw, u = nx, 0
     else
       local exp = (sw + 1) * L + R
-      local sh = 2 ^ (GB - b)
-      local glo = math.floor(GLO / sh)
-      local n = math.floor((GHI - 1) / sh) + 1 - glo
-      if GHI <= GLO then n = 0 end
-      local total = (PT + PSPLIT + 3) * n
+      -- The shard's groups: m at level l, of which the first bs split.
+      local l, bs = b, BS[sw]
+      local blo = shardGroup(l)
+      local m = math.floor((GHI - 1) / 2 ^ (GB - l)) + 1 - blo
+      if GHI <= GLO then m = 0 end
+      local nb = m + bs
+      local total = (PT + PSPLIT + 3) * nb
       local stop = u + budget
       if stop > total then stop = total end
       for k = u, stop - 1 do
-        local tt = math.floor(k / n)
-        local g = glo + k % n
+        local tt, i = math.floor(k / nb), k % nb
+        local g, c = blo + bs + i, l
+        if i >= m - bs then g, c = 2 * blo + i - (m - bs), l + 1 end
         local key
-        if tt < PT then key = tpre(sw, tt) .. bin(g, b)
-        elseif tt < PT + PSPLIT then key = tpre(sw, PT) .. sub(SPLITA, tt - PT + 1, tt - PT + 1) .. bin(g, b)
-        elseif tt == PT + PSPLIT then key = gpre('i', sw) .. itos(g)
-        elseif tt == PT + PSPLIT + 1 then key = gpre('x', sw) .. itos(g)
-        else key = gpre('e', sw) .. itos(g) end
+        if tt < PT then key = tpre(sw, tt) .. bin(g, c)
+        elseif tt < PT + PSPLIT then key = tpre(sw, PT) .. sub(SPLITA, tt - PT + 1, tt - PT + 1) .. bin(g, c)
+        else key = gpre(sub('ixe', tt - PT - PSPLIT + 1, tt - PT - PSPLIT + 1), sw) .. itos(2 ^ c + g) end
         redis.call('EXPIREAT', key, exp)
       end
       budget = budget - (stop - u)
@@ -276,6 +303,98 @@ local function lenstr(x)
   if x then return struct.pack('>i4', #x) .. x end
   return struct.pack('>i4', -1)
 end
+
+-- Linear growth. A generation's bucket groups split one at a time as its
+-- band entries grow, so that a band table's groups hold about LOAD
+-- buckets on average (LOAD/2 to 2·LOAD) whatever the documents stored:
+-- the shard's groups at level BL split in order, each into the two groups
+-- of one more digit, and when all have, the level is one more. A split
+-- moves the fields of one group of every table (the PSPLIT parts of the
+-- passage table too) and of the ids and lanes by their bit for the next
+-- digit (side): a bucket's field holds the key's bits from MINB on (FW
+-- bytes; an overflow count is 'o' and a field), an I-Match field the
+-- whole digest, a content field the whole digest (and '+' for its
+-- copies), an id is hashed (fnv32).
+local function splitKey(src, d0, d1, side)
+  local r = redis.call('HGETALL', src)
+  if #r == 0 then return end
+  local a, b = {}, {}
+  for i = 1, #r, 2 do
+    local f = r[i]
+    local dst = a
+    if side(f) then dst = b end
+    dst[#dst + 1] = f
+    dst[#dst + 1] = r[i + 1]
+  end
+  if #b == 0 then redis.call('RENAME', src, d0)
+  elseif #a == 0 then redis.call('RENAME', src, d1)
+  else
+    redis.call('DEL', src)
+    -- In chunks of 256 fields: unpack's arguments live on Lua's C stack.
+    for _, dv in ipairs({{d0, a}, {d1, b}}) do
+      local d, fv = dv[1], dv[2]
+      for i = 1, #fv, 512 do redis.call('HSET', d, unpack(fv, i, math.min(i + 511, #fv))) end
+    end
+  end
+end
+-- splitGroup splits generation h's next group (BL[h], BS[h]).
+local function splitGroup(h)
+  local l = BL[h]
+  local g = shardGroup(l) + BS[h]
+  local d = bin(g, l)
+  local byte, mask = math.floor((l - MINB) / 8) + 1, 2 ^ (7 - (l - MINB) % 8)
+  local function field(f)
+    if #f == FW then return bit.band(string.byte(f, byte), mask) ~= 0 end
+    return bit.band(string.byte(f, byte + 1), mask) ~= 0
+  end
+  for t = 0, PT - 1 do
+    local k = tpre(h, t) .. d
+    splitKey(k, k .. '0', k .. '1', field)
+  end
+  local pp = tpre(h, PT)
+  for c = 1, PSPLIT do
+    local k = pp .. sub(SPLITA, c, c) .. d
+    splitKey(k, k .. '0', k .. '1', field)
+  end
+  local half = 2 ^ (31 - l)
+  local sides = {
+    i = function(f) return math.floor(fnv32(f) / half) % 2 == 1 end,
+    x = function(f) return math.floor(struct.unpack('>I4', f, 17) / half) % 2 == 1 end,
+    e = function(f) return math.floor(struct.unpack('>I4', f, 13) / half) % 2 == 1 end,
+  }
+  for kind, side in pairs(sides) do
+    local p = gpre(kind, h)
+    splitKey(p .. itos(2 ^ l + g), p .. itos(2 ^ (l + 1) + 2 * g), p .. itos(2 ^ (l + 1) + 2 * g + 1), side)
+  end
+end
+-- countEntries adds the band entries this call inserted into GEN to its
+-- count (clock field n), then splits the generation's groups while a
+-- band table's groups in this shard hold more than LOAD entries on
+-- average: one group a call, two when the shard is still a whole group
+-- behind (a call of many documents; a split moves about PT + PSPLIT + 3
+-- hashes of LOAD/2 to 2·LOAD fields, a few ms), so a shard ends a call
+-- less than a group behind. It runs last, after every bucket of the call
+-- is written.
+local function countEntries()
+  if NADD == 0 then return end
+  local n = redis.call('HINCRBY', CLOCK, 'n', NADD) / B
+  local split = 0
+  while BL[GEN] < GB and split < 2 do
+    local l = BL[GEN]
+    local m = math.floor((GHI - 1) / 2 ^ (GB - l)) + 1 - shardGroup(l)
+    local behind = n / LOAD - (m + BS[GEN])
+    if behind <= 0 or (split == 1 and behind < 1) then break end
+    splitGroup(GEN)
+    split = split + 1
+    BS[GEN] = BS[GEN] + 1
+    if BS[GEN] >= m then BL[GEN], BS[GEN] = l + 1, 0 end
+  end
+  if split > 0 then
+    setSplit(GEN)
+    redis.call('HSET', CLOCK, 'y', layouts())
+  end
+end
+
 
 -- Per-document records live in hashes of 64 consecutive local seqs. The
 -- field is returned as text from FLD: a number given to redis.call is
@@ -494,7 +613,7 @@ end
 
 -- tableOp looks up (and unless MODE 1 inserts into) the bucket of table t
 -- of the op at position op of ops (its group's digits, cut per
--- generation by tkey) and field f (4 bytes) in every live generation; its members count under hit key hk (the table, or one per
+-- generation by tkey) and field f (FW bytes) in every live generation; its members count under hit key hk (the table, or one per
 -- anchor of the passage table). The passage table holds about 64 anchors
 -- per document, so it has PSPLIT times the groups (the caller moved the
 -- top bits of its field into the group, in the same shard). A new bucket
@@ -528,7 +647,7 @@ local function tableOp(t, ops, op, f, sim, me, hk)
   if not LB[GEN] then return end -- RO: no current generation yet
   local kp = GK[t]
   if not kp then gentable(t); kp = GK[t] end
-  local k = kp .. sub(ops, op, op + GC[t])
+  local k = kp .. gdig(GEN, t, ops, op)
   local lim = sim and MAXS or COMMON_DOCS
   if MODE == 0 and t < B then NADD = NADD + 1 end
   if MODE == 1 then
@@ -658,7 +777,7 @@ end
 -- document (single node); otherwise resolution is left to the caller.
 local function exactOp(d, check)
   local g = struct.unpack('>I4', d, 17)
-  local f = string.sub(d, 1, 16)
+  local f = d
   local found
   for _, h in ipairs(OLD) do
     local s = tonumber(redis.call('HGET', xkey(h, g), f))
@@ -700,7 +819,7 @@ local COPIES = 4
 -- attempt did not.
 local function copyOp(c, check)
   local g = struct.unpack('>I4', c, 13)
-  local f = string.sub(c, 1, 12)
+  local f = c
   local function usable(s)
     return s and s ~= SELF and (not LOWER or s < SELF) and (not check or resolve(s))
   end

@@ -90,12 +90,12 @@ local function drop(k, f, val, me, q)
   end
 end
 -- dropAll applies drop to the fields and values fv (HGETALL, HSCAN) of
--- group k that hold me; the guard's o-fields (5 bytes) are left. Most
+-- group k that hold me; the guard's o-fields (FW + 1 bytes) are left. Most
 -- values do not hold me: a plain find each.
 local function dropAll(k, fv, me)
   for i = 2, #fv, 2 do
     local q = find(fv[i], me, 1, true)
-    if q and #fv[i - 1] == 4 then drop(k, fv[i - 1], fv[i], me, q) end
+    if q and #fv[i - 1] == FW then drop(k, fv[i - 1], fv[i], me, q) end
   end
 end
 if ARGV[7] == 's' then
@@ -124,8 +124,8 @@ while a <= #ARGV do
       local w = (t >= B and t < PT) and 14 or 6
       local gw = GB
       if t == PT then gw = GB + 1 end
-      local op, f = p + 2, sub(ops, p + 2 + gw, p + 5 + gw)
-      p = p + 6 + gw
+      local op, f = p + 2, sub(ops, p + 2 + gw, p + 1 + gw + FW)
+      p = p + 2 + gw + FW
       for _, h in ipairs(DESC) do
         local k = tkey(h, t, ops, op)
         local val = redis.call('HGET', k, f)
@@ -172,11 +172,11 @@ while a <= #ARGV do
       out[#out + 1] = 'r'
     else
       if #im > 0 then
-        local g, f = struct.unpack('>I4', im, 17), sub(im, 1, 16)
+        local g, f = struct.unpack('>I4', im, 17), im
         for _, h in ipairs(DESC) do lane(xkey(h, g), f, s) end
       end
       if #ct > 0 then
-        local g, f = struct.unpack('>I4', ct, 13), sub(ct, 1, 12)
+        local g, f = struct.unpack('>I4', ct, 13), ct
         for _, h in ipairs(DESC) do laneRep(ckey(h, g), f, s) end
       end
       local r = '-'
