@@ -222,65 +222,8 @@ func (m *Memory) lookupInsertLocked(e *Entry, st *entryState) error {
 	r, sc := st.res, st.sc
 	cur := m.gens[len(m.gens)-1]
 	older := m.readableOlder(st.now)
-	if h, ok := m.findID(e.ID, st.now); ok && m.alive(h, st.now) {
-		// A replay (Lookup: a stored id), answered with the recorded
-		// verdict, else the lookup the first attempt recorded, else the
-		// lookups again among lower Seqs; nothing is stored.
-		st.self, st.lookOnly = h, true
-		l := m.docs.lock(h)
-		l.Lock()
-		d := m.docs.get(h)
-		r.Replay, r.Seq, st.selfSeq = true, d.seq, d.seq
-		if d.hasVerdict {
-			r.Verdict = d.verdict
-		}
-		rc := d.recall
-		l.Unlock()
-		if r.Verdict != nil {
-			return nil
-		}
-		if rc != nil {
-			m.recalled(rc, st)
-			return nil
-		}
-	} else if st.check {
-		// Looked up after every stored document; nothing is stored.
-		st.self, st.selfSeq, st.lookOnly = bigTag, m.seq.Load()+1, true
-		r.Seq = st.selfSeq
-	} else if mark, ok := m.goneMark(e.ID, st.now); ok && goneAfter(e.Origin, mark) {
-		// A record read again after its document was removed.
-		r.Gone = true
-		return nil
-	} else {
-		h, err := m.docs.alloc()
-		if err != nil {
-			return err
-		}
-		// The Seq is taken while every stripe the entry touches is
-		// locked: conflicting entries are serialized in Seq order.
-		seq := m.seq.Add(1)
-		d := m.docs.get(h)
-		l := m.docs.lock(h)
-		l.Lock()
-		d.reset()
-		d.id, d.seq, d.keys, d.origin = e.ID, seq, encodeKeys(e), e.Origin
-		if len(e.Features) > 0 {
-			d.features = slices.Clone(e.Features)
-		}
-		d.gen.Store(cur)
-		l.Unlock()
-		m.bySeq.put(seq, h)
-		st.self, st.selfSeq, r.Seq = h, seq, seq
-		st.recall = true
-		cur.count.Add(1)
-		cur.hmu.Lock()
-		cur.handles = append(cur.handles, h)
-		cur.hmu.Unlock()
-		gs := &cur.stripes[idStripe(e.ID)]
-		if gs.ids == nil {
-			gs.ids = map[string]uint32{}
-		}
-		gs.ids[d.id] = h
+	if done, err := m.admit(e, st, cur); done || err != nil {
+		return err
 	}
 
 	clear(sc.cands)
@@ -329,6 +272,99 @@ func (m *Memory) lookupInsertLocked(e *Entry, st *entryState) error {
 		imH, imOld = m.imatchOp(&e.IMatch, cur, older, st)
 	}
 
+	dead := m.resolveRanked(st, cur)
+	m.finish(st, dead)
+	if imH != bigTag {
+		d := m.docs.get(imH)
+		r.IMatch, r.IMatchSeq = d.id, d.seq
+		r.IMatchFeatures, r.IMatchSource, r.IMatchVerdict = m.stored(imH) // sources.go
+		if imOld && m.refresh && !st.check {
+			m.refreshRecords(imH, cur, st)
+		}
+	}
+	if copyH != bigTag && copyOld && m.refresh && !st.check {
+		m.refreshRecords(copyH, cur, st)
+	}
+	st.imatch = imH
+	return nil
+}
+
+// admit finds e's document among the stored ones (a replay), or places
+// it after every stored document (check), or stores it under the next
+// Seq, and sets st.self, st.selfSeq and the result's Seq. done reports
+// that e is answered already: a replay with a recorded verdict or a
+// recorded lookup, or a record read again after its document's removal.
+func (m *Memory) admit(e *Entry, st *entryState, cur *memGen) (done bool, err error) {
+	r := st.res
+	if h, ok := m.findID(e.ID, st.now); ok && m.alive(h, st.now) {
+		// A replay (Lookup: a stored id), answered with the recorded
+		// verdict, else the lookup the first attempt recorded, else the
+		// lookups again among lower Seqs; nothing is stored.
+		st.self, st.lookOnly = h, true
+		l := m.docs.lock(h)
+		l.Lock()
+		d := m.docs.get(h)
+		r.Replay, r.Seq, st.selfSeq = true, d.seq, d.seq
+		if d.hasVerdict {
+			r.Verdict = d.verdict
+		}
+		rc := d.recall
+		l.Unlock()
+		if r.Verdict != nil {
+			return true, nil
+		}
+		if rc != nil {
+			m.recalled(rc, st)
+			return true, nil
+		}
+	} else if st.check {
+		// Looked up after every stored document; nothing is stored.
+		st.self, st.selfSeq, st.lookOnly = bigTag, m.seq.Load()+1, true
+		r.Seq = st.selfSeq
+	} else if mark, ok := m.goneMark(e.ID, st.now); ok && goneAfter(e.Origin, mark) {
+		// A record read again after its document was removed.
+		r.Gone = true
+		return true, nil
+	} else {
+		h, err := m.docs.alloc()
+		if err != nil {
+			return false, err
+		}
+		// The Seq is taken while every stripe the entry touches is
+		// locked: conflicting entries are serialized in Seq order.
+		seq := m.seq.Add(1)
+		d := m.docs.get(h)
+		l := m.docs.lock(h)
+		l.Lock()
+		d.reset()
+		d.id, d.seq, d.keys, d.origin = e.ID, seq, encodeKeys(e), e.Origin
+		if len(e.Features) > 0 {
+			d.features = slices.Clone(e.Features)
+		}
+		d.gen.Store(cur)
+		l.Unlock()
+		m.bySeq.put(seq, h)
+		st.self, st.selfSeq, r.Seq = h, seq, seq
+		st.recall = true
+		cur.count.Add(1)
+		cur.hmu.Lock()
+		cur.handles = append(cur.handles, h)
+		cur.hmu.Unlock()
+		gs := &cur.stripes[idStripe(e.ID)]
+		if gs.ids == nil {
+			gs.ids = map[string]uint32{}
+		}
+		gs.ids[d.id] = h
+	}
+	return false, nil
+}
+
+// resolveRanked resolves the entry's candidates (st.sc.list) in rank
+// order until MaxCandidates live ones are found, into the result's
+// Candidates and Dropped, and returns the dead documents met on the way
+// (nil: none), which finish drops from the pending buckets.
+func (m *Memory) resolveRanked(st *entryState, cur *memGen) map[uint32]bool {
+	r, sc := st.res, st.sc
 	// Resolve in rank order until MaxCandidates live ones are found; the
 	// dead ones met on the way are dropped from the pending buckets.
 	order := append(sc.order[:0], sc.list...)
@@ -368,23 +404,9 @@ func (m *Memory) lookupInsertLocked(e *Entry, st *entryState) error {
 	if len(sc.out) > 0 {
 		r.Candidates = slices.Clone(sc.out)
 	}
-	var dead map[uint32]bool
 	if anyDead {
-		dead = sc.dead
+		return sc.dead
 	}
-	m.finish(st, dead)
-	if imH != bigTag {
-		d := m.docs.get(imH)
-		r.IMatch, r.IMatchSeq = d.id, d.seq
-		r.IMatchFeatures, r.IMatchSource, r.IMatchVerdict = m.stored(imH) // sources.go
-		if imOld && m.refresh && !st.check {
-			m.refreshRecords(imH, cur, st)
-		}
-	}
-	if copyH != bigTag && copyOld && m.refresh && !st.check {
-		m.refreshRecords(copyH, cur, st)
-	}
-	st.imatch = imH
 	return nil
 }
 

@@ -166,7 +166,7 @@ func (r *Redis) lookupSingle(ctx context.Context, docs []Entry, check bool) ([]R
 // not depend on one another: their calls never stop the round.
 func (r *Redis) lookupRound(ctx context.Context, docs []Entry, out []Result, check bool) ([]int, error) {
 	var calls []*call
-	var sim, anchors []uint64
+	var scratch lookupScratch
 	// The documents' bucket ops share one buffer; each argument is a slice
 	// of it.
 	nops := 0
@@ -197,54 +197,7 @@ func (r *Redis) lookupRound(ctx context.Context, docs []Entry, out []Result, che
 			order |= 2
 		}
 		args := append(r.header(0, sweep), max(budget, 0), order)
-		args = slices.Grow(args, len(chunk)*8)
-		for i := range chunk {
-			e := &chunk[i]
-			flags := 0
-			if check {
-				flags |= 16
-			}
-			if e.HasSimHash {
-				flags |= 1
-			}
-			if e.HasIMatch {
-				flags |= 2
-			}
-			if e.HasContent {
-				flags |= 4
-			}
-			if len(e.Anchors) > 0 {
-				flags |= 8
-			}
-			start := len(buf)
-			for t, k := range e.Bands {
-				buf = r.appendOp(buf, t, k)
-			}
-			if e.HasSimHash {
-				sim = simBlockKeys(sim[:0], e.SimHash, r.p.SimHashK)
-				for j, k := range sim {
-					buf = r.appendOp(buf, r.p.Bands+j, k)
-				}
-			}
-			anchors = anchorKeys(anchors, e.Anchors)
-			for _, k := range anchors {
-				buf = r.appendOp(buf, r.p.passageTable(), k)
-			}
-			var keys []byte
-			if !check {
-				keys = r.encodeKeys(e)
-			}
-			args = append(args, e.ID, r.idGroup(e.ID), flags, e.Features, keys, e.Origin, buf[start:len(buf):len(buf)])
-			if e.HasSimHash {
-				args = append(args, binary.BigEndian.AppendUint64(nil, e.SimHash))
-			}
-			if e.HasIMatch {
-				args = append(args, e.IMatch[:])
-			}
-			if e.HasContent {
-				args = append(args, e.Content[:])
-			}
-		}
+		args, buf = r.appendLookupArgs(args, buf, chunk, check, &scratch)
 		calls = append(calls, &call{s: r.scripts.lookupInsert, keys: []string{r.clock[0], stop}, args: args})
 	}
 	if err := r.run(ctx, calls); err != nil {
@@ -280,38 +233,7 @@ func (r *Redis) lookupRound(ctx context.Context, docs []Entry, out []Result, che
 		}
 		stopped = k < end(ci)-lo && !check
 		for i := range k {
-			res := &out[lo+i]
-			st := d.u8()
-			res.Replay, res.Recalled, res.Gone = st == 1 || st == 2, st == 2, st == 3
-			res.Seq = d.u48()
-			res.Truncated = int(d.u32())
-			res.Common = int(d.u16())
-			if !res.Recalled { // a recalled replay looked nothing up
-				r.stats.hot.Add(uint64(res.Common))
-			}
-			res.Verdict = d.bytes()
-			res.CopySeq = d.u48()
-			res.Copy = d.str()
-			res.IMatchSeq = d.u48()
-			res.IMatch = d.str()
-			res.Dropped = int(d.u32())
-			n := int(d.u16())
-			if n > 0 {
-				res.Candidates = make([]Candidate, n)
-				for j := range res.Candidates {
-					c := &res.Candidates[j]
-					c.Seq = d.u48()
-					c.Via = via(d.u8())
-					c.Hits = int(d.u16())
-					c.ID = d.str()
-				}
-			}
-			var hot, held []int
-			for range d.u16() {
-				hot = append(hot, int(d.u16()))
-				held = append(held, int(d.u8()))
-			}
-			res.CommonAnchors, res.CommonAnchorDocs = hotAnchors(docs[lo+i].Anchors, hot, held)
+			r.decodeLookup(&d, &out[lo+i], docs[lo+i].Anchors)
 		}
 		if d.bad || d.p != len(d.s) {
 			return nil, fmt.Errorf("malformed script reply (%d of %d bytes read)", d.p, len(d.s))
@@ -492,4 +414,102 @@ func via(b byte) string {
 		return ViaPassage
 	}
 	return ViaLSH
+}
+
+// lookupScratch is what appendLookupArgs reuses from one document to the
+// next: a document's SimHash block keys and passage anchor keys.
+type lookupScratch struct{ sim, anchors []uint64 }
+
+// appendLookupArgs appends to args the lookupInsert script's arguments
+// for the documents of chunk (ARGV from 9 on: id, id group, flags,
+// features, keys record, origin, bucket ops, then the SimHash, I-Match
+// and content digests its flags announce), writing their bucket ops to
+// buf, and returns both.
+func (r *Redis) appendLookupArgs(args []any, buf []byte, chunk []Entry, check bool, sc *lookupScratch) ([]any, []byte) {
+	args = slices.Grow(args, len(chunk)*8)
+	for i := range chunk {
+		e := &chunk[i]
+		flags := 0
+		if check {
+			flags |= 16
+		}
+		if e.HasSimHash {
+			flags |= 1
+		}
+		if e.HasIMatch {
+			flags |= 2
+		}
+		if e.HasContent {
+			flags |= 4
+		}
+		if len(e.Anchors) > 0 {
+			flags |= 8
+		}
+		start := len(buf)
+		for t, k := range e.Bands {
+			buf = r.appendOp(buf, t, k)
+		}
+		if e.HasSimHash {
+			sc.sim = simBlockKeys(sc.sim[:0], e.SimHash, r.p.SimHashK)
+			for j, k := range sc.sim {
+				buf = r.appendOp(buf, r.p.Bands+j, k)
+			}
+		}
+		sc.anchors = anchorKeys(sc.anchors, e.Anchors)
+		for _, k := range sc.anchors {
+			buf = r.appendOp(buf, r.p.passageTable(), k)
+		}
+		var keys []byte
+		if !check {
+			keys = r.encodeKeys(e)
+		}
+		args = append(args, e.ID, r.idGroup(e.ID), flags, e.Features, keys, e.Origin, buf[start:len(buf):len(buf)])
+		if e.HasSimHash {
+			args = append(args, binary.BigEndian.AppendUint64(nil, e.SimHash))
+		}
+		if e.HasIMatch {
+			args = append(args, e.IMatch[:])
+		}
+		if e.HasContent {
+			args = append(args, e.Content[:])
+		}
+	}
+	return args, buf
+}
+
+// decodeLookup reads one document's answer from a lookupInsert reply
+// into res; anchors are the document's passage anchors, whose common ones
+// the reply names by position.
+func (r *Redis) decodeLookup(d *decoder, res *Result, anchors []uint64) {
+	st := d.u8()
+	res.Replay, res.Recalled, res.Gone = st == 1 || st == 2, st == 2, st == 3
+	res.Seq = d.u48()
+	res.Truncated = int(d.u32())
+	res.Common = int(d.u16())
+	if !res.Recalled { // a recalled replay looked nothing up
+		r.stats.hot.Add(uint64(res.Common))
+	}
+	res.Verdict = d.bytes()
+	res.CopySeq = d.u48()
+	res.Copy = d.str()
+	res.IMatchSeq = d.u48()
+	res.IMatch = d.str()
+	res.Dropped = int(d.u32())
+	n := int(d.u16())
+	if n > 0 {
+		res.Candidates = make([]Candidate, n)
+		for j := range res.Candidates {
+			c := &res.Candidates[j]
+			c.Seq = d.u48()
+			c.Via = via(d.u8())
+			c.Hits = int(d.u16())
+			c.ID = d.str()
+		}
+	}
+	var hot, held []int
+	for range d.u16() {
+		hot = append(hot, int(d.u16()))
+		held = append(held, int(d.u8()))
+	}
+	res.CommonAnchors, res.CommonAnchorDocs = hotAnchors(anchors, hot, held)
 }
