@@ -314,10 +314,38 @@ end
 -- digit (side): a bucket's field holds the key's bits from MINB on (FW
 -- bytes; an overflow count is 'o' and a field), an I-Match field the
 -- whole digest, a content field the whole digest (and '+' for its
--- copies), an id is hashed (fnv32).
+-- copies), an id is hashed (fnv32). A hash in listpack encoding (the
+-- common case) is copied whole and each copy loses the other side's
+-- fields (COPY, RENAME, HDEL): only its field names pass through Lua, not
+-- its values, and the halves keep the fields' order and the encoding a
+-- listpack would have. A hash in hashtable encoding (a value over
+-- hash-max-listpack-value, or too many fields) is read whole and written
+-- as two, so that a half that fits a listpack is one.
+local function hdel(k, fs)
+  -- In chunks of 512 fields: unpack's arguments live on Lua's C stack.
+  for i = 1, #fs, 512 do redis.call('HDEL', k, unpack(fs, i, math.min(i + 511, #fs))) end
+end
 local function splitKey(src, d0, d1, side)
+  local enc = redis.call('OBJECT', 'ENCODING', src)
+  if not enc then return end
+  if enc == 'listpack' then
+    local r = redis.call('HKEYS', src)
+    local a, b = {}, {}
+    for i = 1, #r do
+      local f = r[i]
+      if side(f) then b[#b + 1] = f else a[#a + 1] = f end
+    end
+    if #b == 0 then redis.call('RENAME', src, d0)
+    elseif #a == 0 then redis.call('RENAME', src, d1)
+    else
+      redis.call('COPY', src, d1)
+      redis.call('RENAME', src, d0)
+      hdel(d0, b)
+      hdel(d1, a)
+    end
+    return
+  end
   local r = redis.call('HGETALL', src)
-  if #r == 0 then return end
   local a, b = {}, {}
   for i = 1, #r, 2 do
     local f = r[i]
