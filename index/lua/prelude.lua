@@ -33,7 +33,7 @@
 -- 2^53 (seqs are below 2^48).
 local P, NOW, GLO, GHI, BUDGET = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local CLOCK = KEYS[1]
-local sub = string.sub
+local sub, byte, band = string.sub, string.byte, bit.band
 local ST = redis.call('HMGET', CLOCK, 'f', 'g', 's', 'u', 'q', 'w', 'y', 'n', 't')
 local FRESH = not ST[1]
 if FRESH and (ARGV[6] == '1' or RO) then
@@ -187,21 +187,37 @@ end
 -- SPLITD[h] is the digits of generation h's first group at level BL[h]
 -- that has not split, in this shard (nil: none has): an op whose first
 -- BL[h] digits sort below it names a split group. The shard's groups at
--- level l are those of its routes, from GLO / 2^(GB - l) on.
-local SPLITD = {}
+-- level l are those of its routes, from GLO / 2^(GB - l) on. SPLIT0[h]
+-- is SPLITD[h] and a '0': an op's first BL[h] + 1 digits sort below it
+-- exactly when its first BL[h] sort below SPLITD[h], so the op's longer
+-- group is cut once and compared as it is (SPLITP[h][c]: the same after
+-- a passage op's first character, byte c).
+local SPLITD, SPLIT0, SPLITP = {}, {}, {}
 local function shardGroup(l) return math.floor(GLO / 2 ^ (GB - l)) end
 local function setSplit(h)
   if BS[h] > 0 then SPLITD[h] = bin(shardGroup(BL[h]) + BS[h], BL[h]) else SPLITD[h] = nil end
+  SPLIT0[h] = SPLITD[h] and SPLITD[h] .. '0'
+  SPLITP[h] = {}
 end
 for h in pairs(BL) do setSplit(h) end
 -- gdig returns the group part of the op at p of table t in generation h.
 local function gdig(h, t, ops, p)
-  local c, q = BL[h], p
-  if t == PT then q = p + 1 end
-  local e = q + c - 1
-  local sd = SPLITD[h]
-  if sd and sub(ops, q, e) < sd then e = e + 1 end
-  return sub(ops, p, e)
+  local e = p + BL[h]
+  local s0 = SPLIT0[h]
+  if t == PT then
+    e = e + 1
+    if s0 then
+      local row, c = SPLITP[h], byte(ops, p)
+      local sc = row[c]
+      if not sc then sc = sub(ops, p, p) .. s0; row[c] = sc end
+      local d = sub(ops, p, e)
+      if d < sc then return d end
+    end
+  elseif s0 then
+    local d = sub(ops, p, e)
+    if d < s0 then return d end
+  end
+  return sub(ops, p, e - 1)
 end
 local function tkey(h, t, ops, p) return tpre(h, t) .. gdig(h, t, ops, p) end
 -- GK[t] is the current generation's key prefix of table t: tpre's for
@@ -330,13 +346,13 @@ local function splitKey(src, d0, d1, side)
   if not enc then return end
   if enc == 'listpack' then
     local r = redis.call('HKEYS', src)
-    local a, b = {}, {}
+    local a, b, na, nb = {}, {}, 0, 0
     for i = 1, #r do
       local f = r[i]
-      if side(f) then b[#b + 1] = f else a[#a + 1] = f end
+      if side(f) then nb = nb + 1; b[nb] = f else na = na + 1; a[na] = f end
     end
-    if #b == 0 then redis.call('RENAME', src, d0)
-    elseif #a == 0 then redis.call('RENAME', src, d1)
+    if nb == 0 then redis.call('RENAME', src, d0)
+    elseif na == 0 then redis.call('RENAME', src, d1)
     else
       redis.call('COPY', src, d1)
       redis.call('RENAME', src, d0)
@@ -370,10 +386,10 @@ local function splitGroup(h)
   local l = BL[h]
   local g = shardGroup(l) + BS[h]
   local d = bin(g, l)
-  local byte, mask = math.floor((l - MINB) / 8) + 1, 2 ^ (7 - (l - MINB) % 8)
+  local bi, mask = math.floor((l - MINB) / 8) + 1, 2 ^ (7 - (l - MINB) % 8)
   local function field(f)
-    if #f == FW then return bit.band(string.byte(f, byte), mask) ~= 0 end
-    return bit.band(string.byte(f, byte + 1), mask) ~= 0
+    if #f == FW then return band(byte(f, bi), mask) ~= 0 end
+    return band(byte(f, bi + 1), mask) ~= 0
   end
   for t = 0, PT - 1 do
     local k = tpre(h, t) .. d
