@@ -111,10 +111,13 @@
 // hold more than 32 on average (splitLoad), split the next group (one a
 // call, two when the shard is still a whole group behind, so that a call
 // leaves it less than one behind): its hash in every
-// table, the passage table's 64 parts too, is read whole and its fields
-// go to the two new groups by the field's bit for digit G+1, and so does
-// its id and lane groups' (an id by its FNV-1a, an I-Match or content
-// entry by its digest, which is its whole field); when every
+// table, the passage table's 64 parts too, goes to the two new groups by
+// each field's bit for digit G+1, and so do its id and lane groups' (an
+// id by its FNV-1a, an I-Match or content entry by its digest, which is
+// its whole field): a hash in listpack encoding is copied whole and each
+// copy loses the other group's fields (its field names are read, not its
+// values), one in hashtable encoding is read whole and written as two;
+// when every
 // group of the level has split, the level is G+1. So a group holds 16 to
 // 64 buckets on average at any size, from level 4 (the first generation)
 // or the level the previous generation's count asks for (later ones, so
