@@ -23,9 +23,9 @@ read_globals = {
 -- The prelude's top-level locals, which the scripts after it use (and
 -- some set: the per-document state).
 local prelude = {
-  'P', 'NOW', 'GLO', 'GHI', 'BUDGET', 'CLOCK', 'sub', 'ST', 'FRESH', 'LB',
-  'BL', 'BS', 'layouts', 'SPLITD', 'shardGroup', 'setSplit', 'gdig',
-  'splitKey', 'splitGroup',
+  'P', 'NOW', 'GLO', 'GHI', 'BUDGET', 'CLOCK', 'sub', 'byte', 'band', 'ST', 'FRESH', 'LB',
+  'BL', 'BS', 'layouts', 'SPLITD', 'SPLIT0', 'SPLITP', 'shardGroup', 'setSplit', 'gdig',
+  'hdel', 'splitKey', 'splitGroup',
   'GEN', 'OLD', 'DESC', 'EXP', 'RECORDS', 'itos', 'NADD', 'countEntries',
   'BIN4', 'bin', 'KB', 'KI', 'tpre', 'tkey', 'GK', 'gentable', 'gpre',
   'gkey', 'ikey', 'xkey', 'ckey', 'SWEPT', 'sweep', 'pop32', 'fnv32',
