@@ -341,7 +341,13 @@ local function hdel(k, fs)
   -- In chunks of 512 fields: unpack's arguments live on Lua's C stack.
   for i = 1, #fs, 512 do redis.call('HDEL', k, unpack(fs, i, math.min(i + 511, #fs))) end
 end
-local function splitKey(src, d0, d1, side)
+--
+-- A field's side is its bit for the next digit, at byte pos of the field
+-- (negative: from its end); the bits above it in that byte are digits
+-- every field of the group shares (its group's last ones), so the field
+-- is on side 1 exactly when that byte is at least lo, one comparison.
+-- An id (side, a function) is hashed.
+local function splitKey(src, d0, d1, pos, lo, side)
   local enc = redis.call('OBJECT', 'ENCODING', src)
   if not enc then return end
   if enc == 'listpack' then
@@ -349,7 +355,9 @@ local function splitKey(src, d0, d1, side)
     local a, b, na, nb = {}, {}, 0, 0
     for i = 1, #r do
       local f = r[i]
-      if side(f) then nb = nb + 1; b[nb] = f else na = na + 1; a[na] = f end
+      local one
+      if side then one = side(f) else one = byte(f, pos) >= lo end
+      if one then nb = nb + 1; b[nb] = f else na = na + 1; a[na] = f end
     end
     if nb == 0 then redis.call('RENAME', src, d0)
     elseif na == 0 then redis.call('RENAME', src, d1)
@@ -366,7 +374,9 @@ local function splitKey(src, d0, d1, side)
   for i = 1, #r, 2 do
     local f = r[i]
     local dst = a
-    if side(f) then dst = b end
+    local one
+    if side then one = side(f) else one = byte(f, pos) >= lo end
+    if one then dst = b end
     dst[#dst + 1] = f
     dst[#dst + 1] = r[i + 1]
   end
@@ -381,34 +391,37 @@ local function splitKey(src, d0, d1, side)
     end
   end
 end
--- splitGroup splits generation h's next group (BL[h], BS[h]).
+-- splitGroup splits generation h's next group (BL[h], BS[h]). A bucket
+-- field holds the key's bits from MINB on: the next digit is bit l − MINB
+-- of the field, at the same place from the end of an overflow count's
+-- field ('o' and the field). An I-Match or content field holds the 32-bit
+-- value at bytes 17 and 13 (a content lane's copies, field f+, too).
 local function splitGroup(h)
   local l = BL[h]
   local g = shardGroup(l) + BS[h]
   local d = bin(g, l)
-  local bi, mask = math.floor((l - MINB) / 8) + 1, 2 ^ (7 - (l - MINB) % 8)
-  local function field(f)
-    if #f == FW then return band(byte(f, bi), mask) ~= 0 end
-    return band(byte(f, bi + 1), mask) ~= 0
-  end
+  -- lo: the group's last s digits, then a 1, in a byte.
+  local function low(s) return (g % 2 ^ s) * 2 ^ (8 - s) + 2 ^ (7 - s) end
+  local fpos, flo = math.floor((l - MINB) / 8) + 1 - FW - 1, low((l - MINB) % 8)
   for t = 0, PT - 1 do
     local k = tpre(h, t) .. d
-    splitKey(k, k .. '0', k .. '1', field)
+    splitKey(k, k .. '0', k .. '1', fpos, flo)
   end
   local pp = tpre(h, PT)
   for c = 1, PSPLIT do
     local k = pp .. sub(SPLITA, c, c) .. d
-    splitKey(k, k .. '0', k .. '1', field)
+    splitKey(k, k .. '0', k .. '1', fpos, flo)
   end
   local half = 2 ^ (31 - l)
+  local vpos, vlo = math.floor(l / 8), low(l % 8)
   local sides = {
-    i = function(f) return math.floor(fnv32(f) / half) % 2 == 1 end,
-    x = function(f) return math.floor(struct.unpack('>I4', f, 17) / half) % 2 == 1 end,
-    e = function(f) return math.floor(struct.unpack('>I4', f, 13) / half) % 2 == 1 end,
+    i = {0, 0, function(f) return math.floor(fnv32(f) / half) % 2 == 1 end},
+    x = {17 + vpos, vlo},
+    e = {13 + vpos, vlo},
   }
-  for kind, side in pairs(sides) do
+  for kind, sd in pairs(sides) do
     local p = gpre(kind, h)
-    splitKey(p .. itos(2 ^ l + g), p .. itos(2 ^ (l + 1) + 2 * g), p .. itos(2 ^ (l + 1) + 2 * g + 1), side)
+    splitKey(p .. itos(2 ^ l + g), p .. itos(2 ^ (l + 1) + 2 * g), p .. itos(2 ^ (l + 1) + 2 * g + 1), sd[1], sd[2], sd[3])
   end
 end
 -- countEntries adds the band entries this call inserted into GEN to its
