@@ -546,7 +546,7 @@ local out = {}
 for a = 7, #ARGV do out[#out + 1] = tostring(fnv32(ARGV[a])) end
 return out
 `)
-	ids := []string{"", "a", "document-1", "x\xff\xfe", strings.Repeat("long id ", 100), "日本語のid"}
+	ids := []string{"", "a", "document-1", "x\xff\xfe", strings.Repeat("long id ", 100), strings.Repeat("\xffid", 2500), "日本語のid"}
 	rng := mrand.New(mrand.NewPCG(1, 2))
 	for range 200 {
 		b := make([]byte, rng.IntN(40))

@@ -33,7 +33,7 @@
 -- 2^53 (seqs are below 2^48).
 local P, NOW, GLO, GHI, BUDGET = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local CLOCK = KEYS[1]
-local sub, byte, band = string.sub, string.byte, bit.band
+local sub, byte, band, bxor = string.sub, string.byte, bit.band, bit.bxor
 local ST = redis.call('HMGET', CLOCK, 'f', 'g', 's', 'u', 'q', 'w', 'y', 'n', 't')
 local FRESH = not ST[1]
 if FRESH and (ARGV[6] == '1' or RO) then
@@ -305,13 +305,21 @@ local function pop32(x)
 end
 
 -- fnv32 is FNV-1a 32 (index.fnv32 in Go): it places an id in its group.
+-- A split hashes every id of a group, so it is written for speed: the
+-- bytes are read 4,096 at a time (string.byte returns them on Lua's C
+-- stack), the xor touches the low byte only, and the product by 16777619
+-- = 2^24 + 403, modulo 2^32, is exact in a double: (h mod 2^8)·2^24 +
+-- h·403 < 2^42.
 local function fnv32(s)
-  local h = 2166136261
-  for i = 1, #s do
-    h = bit.bxor(h, string.byte(s, i))
-    h = bit.tobit(bit.lshift(h, 24) + h * 403)
+  local h, n = 2166136261, #s
+  for i = 1, n, 4096 do
+    local bs = {byte(s, i, math.min(i + 4095, n))}
+    for j = 1, #bs do
+      local lo = h % 256
+      h = h - lo + bxor(lo, bs[j])
+      h = ((h % 256) * 16777216 + h * 403) % 4294967296
+    end
   end
-  if h < 0 then h = h + 4294967296 end
   return h
 end
 
