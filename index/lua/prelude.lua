@@ -370,7 +370,7 @@ local function splitKey(src, d0, d1, pos, lo, side)
     if nb == 0 then redis.call('RENAME', src, d0)
     elseif na == 0 then redis.call('RENAME', src, d1)
     else
-      redis.call('COPY', src, d1)
+      redis.call('COPY', src, d1, 'REPLACE')
       redis.call('RENAME', src, d0)
       hdel(d0, b)
       hdel(d1, a)
