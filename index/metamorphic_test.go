@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/neardup/neardup/index/redistest"
 	"github.com/neardup/neardup/sketch"
+	"github.com/redis/go-redis/v9"
 )
 
 // TestMetamorphicMemoryRedis drives the memory store and a single Redis
@@ -22,17 +24,49 @@ import (
 // document or so (splitLoad 1): seed 7's one generation grows from level
 // 4 to 7, seed 8's first generation grows and the later ones start at the
 // level their predecessor's count asks for; splits meet every kind of
-// operation.
+// operation. Seed 9 is seed 7 on a server whose hashes of more than two
+// field are hashtables, so that splits meet both encodings (a listpack
+// group is copied and trimmed, a hashtable group read and rewritten: the
+// test requires both).
 func TestMetamorphicMemoryRedis(t *testing.T) {
 	addr := redistest.StartServer(t)
 	for _, tc := range []struct {
-		seed    uint64
-		timed   bool // generations of 5 s, retention 10 s, a clock that moves
-		refresh bool
-		load    int // splitLoad (0: the default)
-	}{{1, false, false, 0}, {2, false, false, 0}, {3, false, false, 0}, {4, true, false, 0}, {5, true, true, 0}, {6, true, true, 0},
-		{7, false, false, 1}, {8, true, true, 1}} {
+		seed     uint64
+		timed    bool // generations of 5 s, retention 10 s, a clock that moves
+		refresh  bool
+		load     int // splitLoad (0: the default)
+		listpack int // the server's hash-max-listpack-entries (0: its default)
+	}{{1, false, false, 0, 0}, {2, false, false, 0, 0}, {3, false, false, 0, 0}, {4, true, false, 0, 0}, {5, true, true, 0, 0}, {6, true, true, 0, 0},
+		{7, false, false, 1, 0}, {8, true, true, 1, 0}, {9, false, false, 1, 2}} {
 		t.Run(fmt.Sprint("seed", tc.seed), func(t *testing.T) {
+			if tc.listpack > 0 {
+				c := redis.NewClient(&redis.Options{Addr: addr})
+				defer c.Close()
+				ctx := context.Background()
+				old, err := c.ConfigGet(ctx, "hash-max-listpack-entries").Result()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := c.ConfigSet(ctx, "hash-max-listpack-entries", fmt.Sprint(tc.listpack)).Err(); err != nil {
+					t.Fatal(err)
+				}
+				defer c.ConfigSet(ctx, "hash-max-listpack-entries", old["hash-max-listpack-entries"])
+				if err := c.ConfigResetStat(ctx).Err(); err != nil {
+					t.Fatal(err)
+				}
+				defer func() {
+					stats, err := c.Info(ctx, "commandstats").Result()
+					if err != nil {
+						t.Fatal(err)
+					}
+					// HGETALL: a hashtable group split; COPY: a listpack one.
+					for _, cmd := range []string{"cmdstat_hgetall:", "cmdstat_copy:"} {
+						if !strings.Contains(stats, cmd) {
+							t.Errorf("no %s call: the splits did not meet both encodings", strings.TrimSuffix(cmd, ":"))
+						}
+					}
+				}()
+			}
 			p := testParams
 			clk := newFakeClock()
 			var ret, gen time.Duration
