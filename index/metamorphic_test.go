@@ -25,7 +25,7 @@ import (
 // 4 to 7, seed 8's first generation grows and the later ones start at the
 // level their predecessor's count asks for; splits meet every kind of
 // operation. Seed 9 is seed 7 on a server whose hashes of more than two
-// field are hashtables, so that splits meet both encodings (a listpack
+// fields are hashtables, so that splits meet both encodings (a listpack
 // group is copied and trimmed, a hashtable group read and rewritten: the
 // test requires both).
 func TestMetamorphicMemoryRedis(t *testing.T) {
