@@ -44,11 +44,11 @@ func TestIssue36Draws(t *testing.T) {
 			num(st.Third.Links.Precision()), pct(st.Third.Flagged, st.Third.Unique), syn)
 	}
 	for _, seed := range []uint64{1, 2, 3, 7, 8, 9, 11, 12} {
-		g, err := GenerateChrome(dir, ChromeConfig{Seed: seed})
+		g, err := generateChrome(dir, chromeConfig{Seed: seed})
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, n := range []string{SetChrome, SetChromeHTML} {
+		for _, n := range []string{setChrome, setChromeHTML} {
 			for _, urls := range []bool{false, true} {
 				line(fmt.Sprintf("%s seed %d", n, seed), urls, buildChrome(g, n))
 			}
@@ -59,7 +59,7 @@ func TestIssue36Draws(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, v := range SitesVariants {
+		for _, v := range sitesVariants {
 			for _, urls := range []bool{false, true} {
 				line(fmt.Sprintf("%s seed %d", v.Name(), seed), urls, buildSites(g, v))
 			}
