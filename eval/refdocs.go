@@ -48,13 +48,16 @@ var refDocsVariants = [][]string{
 // https://refDocsHost/jdk/v{v}/api/p.
 const refDocsHost = "docs.example.org"
 
-// refDocs is the generated documentation.
+// refDocs is the generated documentation (of the refdocs set, or of the
+// manpages set: manpages.go).
 type refDocs struct {
-	// JDK is the JDK whose javadoc and sources made it; Dir the cache
-	// folder holding the pages.
+	// Name is the set's name (SetRefDocs, SetManPages).
+	Name string
+	// JDK is the JDK whose javadoc and sources made it (refdocs); Dir the
+	// cache folder holding the pages.
 	JDK, Dir string
-	// javadocVersion is what its javadoc --version printed.
-	javadocVersion []byte
+	// version is what the generator's --version printed.
+	version []byte
 	// Pages are the pages in crawl order: version by version, each in
 	// path order.
 	Pages []refPage
@@ -67,7 +70,12 @@ type refPage struct {
 	// (the same text in every version).
 	Version int
 	Path    string
-	HTML    []byte
+	// Body is the page: HTML (refdocs) or plain text (manpages, Plain).
+	Body  []byte
+	Plain bool
+	// Same, when set, names what the page is (a manual page's file after
+	// its links): two pages with the same Same are one page.
+	Same string
 }
 
 // findJDK returns a JDK home with bin/javadoc and lib/src.zip: $JAVA_HOME,
@@ -126,7 +134,7 @@ func jdkRefDocs(ctx context.Context, cache string) (*refDocs, error) {
 			return nil, err
 		}
 	}
-	r := &refDocs{JDK: jdk, Dir: dir, javadocVersion: ver}
+	r := &refDocs{Name: SetRefDocs, JDK: jdk, Dir: dir, version: ver}
 	for v := range refDocsVariants {
 		root := filepath.Join(dir, fmt.Sprintf("v%d", v+1))
 		var paths []string
@@ -147,7 +155,7 @@ func jdkRefDocs(ctx context.Context, cache string) (*refDocs, error) {
 				return nil, fmt.Errorf("eval: refdocs: %w", err)
 			}
 			id := fmt.Sprintf("v%d/%s", v+1, p)
-			r.Pages = append(r.Pages, refPage{ID: id, URL: fmt.Sprintf("https://%s/jdk/v%d/api/%s", refDocsHost, v+1, p), Version: v + 1, Path: p, HTML: b})
+			r.Pages = append(r.Pages, refPage{ID: id, URL: fmt.Sprintf("https://%s/jdk/v%d/api/%s", refDocsHost, v+1, p), Version: v + 1, Path: p, Body: b})
 		}
 	}
 	return r, nil
@@ -241,24 +249,32 @@ func extractPackages(srcZip, mod string, packages []string, dst string) error {
 // same constructors, say); every other link is wrong. Every later variant
 // of a page is expected to be linked to an earlier one.
 func buildRefDocs(r *refDocs) *Set {
-	s := &Set{Name: SetRefDocs, refdocs: r}
+	s := &Set{Name: r.Name, refdocs: r}
 	byID := map[string]*refPage{}
 	byPath := map[string][]string{}
 	for i := range r.Pages {
 		p := &r.Pages[i]
 		byID[p.ID] = p
-		s.Docs = append(s.Docs, Doc{ID: p.ID, URL: p.URL, Text: p.HTML, HTML: true})
-		if prev := byPath[p.Path]; len(prev) > 0 {
+		s.Docs = append(s.Docs, Doc{ID: p.ID, URL: p.URL, Text: p.Body, HTML: !p.Plain})
+		key := p.Path
+		if p.Same != "" {
+			key = p.Same
+		}
+		if prev := byPath[key]; len(prev) > 0 {
 			s.Expected = append(s.Expected, Expect{Later: p.ID, Earlier: slices.Clone(prev)})
 		}
-		byPath[p.Path] = append(byPath[p.Path], p.ID)
+		byPath[key] = append(byPath[key], p.ID)
 	}
 	shingles := map[string]map[string]struct{}{}
 	main := func(id string) map[string]struct{} {
 		sh, ok := shingles[id]
 		if !ok {
 			p := byID[id]
-			sh = wordShingles(string(extract.MainText(p.HTML, p.URL)), textShingle)
+			text := p.Body
+			if !p.Plain {
+				text = extract.MainText(p.Body, p.URL)
+			}
+			sh = wordShingles(string(text), textShingle)
 			shingles[id] = sh
 		}
 		return sh
@@ -268,7 +284,7 @@ func buildRefDocs(r *refDocs) *Set {
 		switch {
 		case a == nil || b == nil:
 			return Unlabelled
-		case a.Path == b.Path || nearAsText(main(later), main(earlier)):
+		case a.Path == b.Path || a.Same != "" && a.Same == b.Same || nearAsText(main(later), main(earlier)):
 			return Positive
 		}
 		return Negative
