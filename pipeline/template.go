@@ -163,6 +163,7 @@ func (p *Pipeline) siteTemplates(jobs []*job, feats func(c *index.Candidate) *sk
 		}
 		slices.SortStableFunc(order, func(a, b int) int { return len(shared[a]) - len(shared[b]) })
 		taught := make([][]uint32, len(shared)) // the template each page showed
+		var whole []*sketch.Features            // the pages of its own text
 		drop, dropOf := p.templateDrop(j, as, template, holders), len(template)
 		for _, i := range order {
 			if len(shared[i]) == 0 {
@@ -173,12 +174,22 @@ func (p *Pipeline) siteTemplates(jobs []*job, feats func(c *index.Candidate) *sk
 					drop, dropOf = p.templateDrop(j, as, template, holders), len(template)
 				}
 				if p.sameText(j, same[i], drop, sameTpl[i]) {
+					whole = append(whole, same[i])
 					continue
 				}
 			}
 			taught[i] = p.framed(j, as, same[i], shared[i], frame, wide)
 			template = union(template, taught[i])
 			holders.add(taught[i], same[i])
+		}
+		if len(whole) > 0 {
+			// A page of the document's own text on its site is judged
+			// whole: what the site rules take as template is text the
+			// two share as one text, not a frame around different texts.
+			if j.discount == nil {
+				j.discount = &verify.Discount{}
+			}
+			j.discount.Whole = append(j.discount.Whole, whole...)
 		}
 		if len(template) == 0 {
 			continue

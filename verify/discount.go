@@ -40,6 +40,11 @@ type Discount struct {
 	// are never common; on a page whose template the stream knows, they
 	// are not evidence.
 	MinRun int
+	// Whole are candidates (Features, as handed to verification) that
+	// the document's site rules found to be the same text as it (a page
+	// republished or updated on its own site): nothing is left out
+	// against them, the two are judged whole.
+	Whole []*sketch.Features
 }
 
 // Source is a candidate (Features, as handed to verification) whose text
@@ -91,7 +96,7 @@ type Range struct{ Lo, Hi int }
 
 // empty reports whether d leaves nothing out.
 func (d *Discount) empty() bool {
-	return d == nil || len(d.Shingles) == 0 && len(d.Common) == 0 && len(d.Templates) == 0 && len(d.Sources) == 0
+	return d == nil || len(d.Shingles) == 0 && len(d.Common) == 0 && len(d.Templates) == 0 && len(d.Sources) == 0 && len(d.Whole) == 0
 }
 
 // Without appends to dst the values of set (sorted) that are not in drop

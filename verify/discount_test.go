@@ -74,3 +74,43 @@ func TestCommonFor(t *testing.T) {
 		}
 	}
 }
+
+// A candidate the site rules found to be the document's own text is
+// judged whole, whatever the discount leaves out against the others.
+func TestDiscountWhole(t *testing.T) {
+	s, err := sketch.New(sketch.DefaultConfig(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := New(WebProfile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := "The harbour committee met on Tuesday to plan the summer fair. Volunteers will staff the stalls, direct the parking and help clear the field on the Sunday after. The weather for the week ahead looks mild and dry, with rain expected only on Thursday evening and a chance of fog in the valley early on Friday morning."
+	sk := func(s2 string) *sketch.Features {
+		var f sketch.Features
+		if err := s.Sketch([]byte(s2), &f); err != nil {
+			t.Fatal(err)
+		}
+		return &f
+	}
+	doc, copy1, copy2 := sk(text), sk(text+" Updated."), sk(text+" Updated.")
+	// Everything of the document is taken as template.
+	all := &Discount{Shingles: slices.Clone(doc.Shingles), Common: []Range{{0, doc.Tokens}}}
+	whole := &Discount{Shingles: all.Shingles, Common: all.Common, Whole: []*sketch.Features{copy1}}
+	for _, tt := range []struct {
+		name string
+		d    *Discount
+		b    *sketch.Features
+		want Kind
+	}{
+		{"no discount", nil, copy1, Near},
+		{"all template", all, copy1, Distinct},
+		{"all template, judged whole", whole, copy1, Near},
+		{"another candidate", whole, copy2, Distinct},
+	} {
+		if got := v.VerifyDiscounted(doc, tt.b, tt.d).Kind; got != tt.want {
+			t.Errorf("%s: %s, want %s", tt.name, got, tt.want)
+		}
+	}
+}

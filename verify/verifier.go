@@ -167,7 +167,7 @@ func (v *Verifier) verify(a, b *sketch.Features, d *Discount, s *scratch, vals *
 	if a == nil || b == nil {
 		return Verdict{Kind: Distinct}
 	}
-	if d.empty() {
+	if d.empty() || slices.Contains(d.Whole, b) {
 		d = nil
 	}
 	p := pair{a: a, b: b, d: d, s: s, vals: vals, interNed: -1, lcsNeed: -1}
