@@ -66,3 +66,5 @@ func TestIssue36Draws(t *testing.T) {
 		}
 	}
 }
+
+func TestManPagesFigures(t *testing.T) { manPagesFigures(t) }
