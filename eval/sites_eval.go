@@ -17,7 +17,7 @@ import (
 // its name.
 func Generated(name string) bool {
 	_, ok := sitesVariant(name)
-	return ok || name == setChrome || name == setChromeHTML || name == setArticles || name == SetRefDocs
+	return ok || name == setChrome || name == setChromeHTML || name == setArticles || name == SetRefDocs || name == SetManPages
 }
 
 // sitesVariant returns the rendering a set name stands for.
