@@ -262,31 +262,9 @@ func buildManPages(r *refDocs) *Set {
 	s.Order = fmt.Sprintf("%d pages: a sample of the machine's manual pages (%s, sections 1 to 8: each file whose name's FNV-1a hash is 0 modulo %d) rendered by its man (%s) in two versions (%d columns; %d columns, %s), version by version, each in path order, every page with its url on one host (%s)",
 		len(r.Pages), manRoot, manSample, strings.TrimSpace(string(r.version)), 80, 100, strings.Join(manVariants[1].Args, " "), manHost)
 	s.PairsDoc = "every expected (later, earlier) pair (positive), and every pair of pages of the first version in one section whose names start with the same letter (positive when they are near duplicates as texts or one page, else negative)"
-	s.Pairs = func(yield func(string, string) bool) {
-		for _, x := range s.Expected {
-			for _, e := range x.Earlier {
-				if !yield(x.Later, e) {
-					return
-				}
-			}
-		}
-		var first []*refPage
-		for i := range r.Pages {
-			if r.Pages[i].Version == 1 {
-				first = append(first, &r.Pages[i])
-			}
-		}
-		group := func(p *refPage) string {
-			dir, name, _ := strings.Cut(p.Path, "/")
-			return dir + "/" + strings.ToLower(name[:1])
-		}
-		for i, a := range first {
-			for _, b := range first[:i] {
-				if group(a) == group(b) && !yield(a.ID, b.ID) {
-					return
-				}
-			}
-		}
-	}
+	s.Pairs = refPairs(s, r, func(p *refPage) string {
+		dir, name, _ := strings.Cut(p.Path, "/")
+		return dir + "/" + strings.ToLower(name[:1])
+	})
 	return s
 }

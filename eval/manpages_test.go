@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/neardup/neardup/config"
 	"github.com/neardup/neardup/internal/dataset"
 )
 
@@ -77,18 +76,7 @@ func manPagesFigures(t *testing.T) {
 	}
 	// The figures docs/boilerplate.md gives (neardup eval --sets
 	// manpages), on the sample they were measured on.
-	cfg, err := config.Load("", nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Evaluate(context.Background(), cfg, s, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, rd := res.Links.All, res.RefDocs
-	got := fmt.Sprintf("precision %s recall %s, first versions linked wrongly %d of %d, hubs %d (most %d)",
-		num(l.Precision()), num(l.Recall(res.Links.Expected)), rd.FirstWrong, rd.Texts, len(rd.Hubs), rd.MostWrong)
-	t.Log(got)
+	got := refFigures(t, s)
 	if want, sample := "precision 0.876 recall 0.892, first versions linked wrongly 97 of 910, hubs 3 (most 8)", "manpages-d2ddc72ea680297a"; filepath.Base(r.Dir) != sample {
 		t.Logf("sample %s: the documented figures are sample %s's", filepath.Base(r.Dir), sample)
 	} else if got != want {
