@@ -49,6 +49,12 @@ deps:
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq lua-check >/dev/null; \
 	fi
 	@luacheck --version | head -1
+	@if ! command -v man >/dev/null 2>&1; then \
+		echo "installing man-db (eval's manpages set renders the machine's manual pages)"; \
+		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq man-db >/dev/null; \
+	fi
+	@man --version | head -1
 
 vet:
 	$(GO) vet ./...
