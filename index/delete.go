@@ -11,7 +11,8 @@ import (
 // Deletion removes every key of a document, which needs the document's
 // bucket keys: they come from its band signature and anchors, which the
 // stored features do not hold. Each document therefore keeps a keys
-// record (Redis: the 'k' record next to 'm', 'f' and 'v'; memory: in its
+// record (Redis: framed before the features in the 'f' record, featKeys,
+// or for an exact copy the 'k' record next to 'm' and 'v'; memory: in its
 // record), written with the document:
 //
 //	byte     keysVersion (1)
