@@ -150,8 +150,11 @@ func (r *Redis) readDelKeys(ctx context.Context, ids []string) (seqs []uint64, k
 			seqs[i], keys[i] = d.u48(), d.bytes()
 			if len(keys[i]) > 0 && keys[i][0] == featKeys {
 				// A features record that carries the keys record.
-				var ok bool
-				if _, keys[i], ok = unframeFeatures(keys[i]); !ok {
+				feat, k, ok := unframeFeatures(keys[i])
+				if ok {
+					keys[i], ok = r.inlineDigests(k, feat)
+				}
+				if !ok {
 					return nil, nil, fmt.Errorf("index: delete %q: features record cut short", ids[i])
 				}
 			}

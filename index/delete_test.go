@@ -76,7 +76,9 @@ func footprint(t *testing.T, s Store) (keys, fields int) {
 }
 
 // full returns e with every lane: a SimHash fingerprint, an I-Match and a
-// content digest, and anchors.
+// content digest, and anchors. Its features hold the three digests, as
+// real ones do, so that Redis refers to them (digestRefs) rather than
+// writing them in the keys record again.
 func full(e Entry, simhash uint64, a ...uint64) Entry {
 	e.SimHash, e.HasSimHash = simhash, true
 	binary.LittleEndian.PutUint64(e.IMatch[:], key(e.ID+"/imatch", 0))
@@ -87,7 +89,9 @@ func full(e Entry, simhash uint64, a ...uint64) Entry {
 	binary.LittleEndian.PutUint64(e.Content[8:], key(e.ID+"/content", 1))
 	e.HasContent = true
 	e.Anchors = a
-	e.Features = []byte("features of " + e.ID)
+	e.Features = append([]byte("features of "+e.ID), e.Content[:]...)
+	e.Features = binary.LittleEndian.AppendUint64(e.Features, e.SimHash)
+	e.Features = append(e.Features, e.IMatch[:]...)
 	return e
 }
 

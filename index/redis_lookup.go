@@ -469,7 +469,7 @@ func (r *Redis) appendLookupArgs(args []any, buf []byte, chunk []Entry, check bo
 		}
 		var feat []byte
 		if !check {
-			feat = frameFeatures(e.Features, r.encodeKeys(e))
+			feat = r.featuresRecord(e)
 		}
 		// The keys record travels in the features record (featKeys).
 		args = append(args, e.ID, r.idGroup(e.ID), flags, feat, []byte{}, e.Origin, buf[start:len(buf):len(buf)])
