@@ -42,7 +42,7 @@ func fill(v reflect.Value, rnd *rand.Rand) {
 		vals := []int64{1, -1, 636, 1795652975494, -1 << 40, math.MaxInt64, math.MinInt64}
 		v.SetInt(vals[rnd.IntN(len(vals))])
 	case reflect.Float64:
-		vals := []float64{1, 0.5625, 0.8468708388814914, 1e-300, -2.5, math.SmallestNonzeroFloat64, 0.997, -0.001, math.Copysign(0, -1), 1e12 + 0.5}
+		vals := []float64{1, 0.5625, 0.8468708388814914, 1e-300, -2.5, math.SmallestNonzeroFloat64, 0.997, -0.001, math.Copysign(0, -1), 1e12 + 0.5, 1.0 / 3, 636.0 / 751, 1048575.0 / 1048576, math.Pi / 4}
 		v.SetFloat(vals[rnd.IntN(len(vals))])
 	default:
 		panic("fill: unhandled kind " + v.Kind().String())
@@ -151,6 +151,35 @@ func TestRecordBinaryCompact(t *testing.T) {
 	bad.uint(recClusterMatch, 9)
 	if _, err := decodeRecord("id", bad); err == nil {
 		t.Error("cluster naming match 9 of 2 decoded")
+	}
+}
+
+// TestRecordRatio: a score that is a ratio of counts is found as one and
+// reads back with the same bits; other floats are not taken for one.
+func TestRecordRatio(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(7, 8))
+	for range 20000 {
+		q := 1 + rnd.Uint64N(1<<20)
+		p := rnd.Uint64N(q + 1)
+		v := float64(p) / float64(q)
+		a, b, ok := ratio(v)
+		if !ok {
+			t.Fatalf("%d/%d = %v: not found as a ratio", p, q, v)
+		}
+		got, ok := unratio(b*(b+1)/2 + a)
+		if !ok || math.Float64bits(got) != math.Float64bits(v) {
+			t.Fatalf("%d/%d: read back %v (%d/%d), want %v", p, q, got, a, b, v)
+		}
+	}
+	for _, v := range []float64{math.Pi / 4, 1.5, -0.25, math.Copysign(0, -1), math.NaN(), math.Inf(1), 0x1p-40} {
+		if p, q, ok := ratio(v); ok && math.Float64bits(float64(p)/float64(q)) != math.Float64bits(v) {
+			t.Errorf("ratio(%v) = %d/%d", v, p, q)
+		}
+	}
+	for _, tv := range []uint64{0, math.MaxUint64, 1 << 62} {
+		if v, ok := unratio(tv); ok {
+			t.Errorf("unratio(%d) = %v", tv, v)
+		}
 	}
 }
 
