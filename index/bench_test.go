@@ -346,12 +346,13 @@ func ceilingRate(tb testing.TB, s *Redis, srv *redistest.Server, docs, batch int
 	}
 	for range batch {
 		// id idg flags features keys ops, as lookupInsertSingle sends
-		// them (keys: a keys record's length, delete.go): an
+		// them (features: a keys record's length, delete.go, which
+		// travels in the features record; keys empty): an
 		// op is 12 bytes (8 hex digits of group, 4 bytes of field), the
 		// width of the 12 digits redis-benchmark puts for __rand_int__.
 		// The id's group is random: most groups are outside the store's
 		// range, which costs the script the same.
-		args = append(args, "doc:__rand_int__", "__rand_int__", "0", "", strings.Repeat("k", 2+8*benchParams.Bands+37),
+		args = append(args, "doc:__rand_int__", "__rand_int__", "0", strings.Repeat("k", 2+8*benchParams.Bands+37), "",
 			strings.Repeat("__rand_int__", benchParams.Bands))
 	}
 	best := 0.0
@@ -411,7 +412,7 @@ func BenchmarkRedisMemory(b *testing.B) {
 			b.ReportMetric(perDoc, "B/doc")
 			b.Logf("%d documents: used_memory %d → %d bytes (%.1f MB), %.1f B/doc, %.1f B per (band, doc); last chunk %.0f docs/s",
 				n, before, after, float64(after-before)/1e6, perDoc, perDoc/float64(benchParams.Bands), rate)
-			for kind, v := range memoryByKind(b, admin, "mem:v7:{0}") {
+			for kind, v := range memoryByKind(b, admin, "mem:v8:{0}") {
 				b.Logf("  keys %-2s %8d keys  %6.1f B/doc (sampled MEMORY USAGE)", kind, v.keys, v.bytes/float64(n))
 				if kind == "p" && sh.anchors > 0 {
 					b.ReportMetric(v.bytes/float64(n*sh.anchors), "B/anchor")

@@ -11,7 +11,8 @@ import (
 // Deletion removes every key of a document, which needs the document's
 // bucket keys: they come from its band signature and anchors, which the
 // stored features do not hold. Each document therefore keeps a keys
-// record (Redis: the 'k' record next to 'm', 'f' and 'v'; memory: in its
+// record (Redis: framed before the features in the 'f' record, featKeys,
+// or for an exact copy the 'k' record next to 'm' and 'v'; memory: in its
 // record), written with the document:
 //
 //	byte     keysVersion (1)
@@ -468,7 +469,8 @@ func decodeDigests(e *Entry, flags byte, b []byte) ([]byte, string) {
 	return b, ""
 }
 
-// KeysRecordSizes splits a keys record of any version, of a store with
+// KeysRecordSizes splits a keys record of any version (one carried in a
+// features record, index.CarriedKeys, included), of a store with
 // bands bands, into the bytes of its parts: the header (version, flags,
 // op width), the band keys, the SimHash, I-Match and content digests, and
 // the anchor keys (version 4: the passage groups) with their count. It reads what bench/bytesbench
@@ -501,6 +503,27 @@ func KeysRecordSizes(b []byte, bands int) (header, bandKeys, digests, anchors in
 	}
 	var e Entry
 	rest, why := decodeDigests(&e, b[1], b[header+bandKeys:])
+	if b[1]&(7*digestRefs) != 0 {
+		// A record carried in a features record: digests or their
+		// offsets in the features.
+		rest, why = b[header+bandKeys:], ""
+		for i, n := range digestLens {
+			switch {
+			case b[1]&(digestRefs<<i) != 0:
+				if _, w := binary.Uvarint(rest); w > 0 {
+					rest = rest[w:]
+				} else {
+					why = "bad digest offset"
+				}
+			case b[1]&(1<<i) != 0:
+				if len(rest) >= n {
+					rest = rest[n:]
+				} else {
+					why = "short digest"
+				}
+			}
+		}
+	}
 	if why != "" {
 		return bad(why)
 	}

@@ -408,11 +408,13 @@ func TestRemoveVersion3Records(t *testing.T) {
 			all = append(all, e.ID)
 		}
 		insert(t, r, docs...)
-		// Rewrite the records of all but the last document as version 3.
+		// Give all but the last document a keys record of version 3 of
+		// its own ('k', as layout 7 kept them), which Remove reads before
+		// the one its features record carries.
 		rewritten := 0
 		for _, k := range storeKeys(t, r) {
 			i := strings.IndexByte(k, '}')
-			if i < 0 || i+1 >= len(k) || k[i+1] != 'k' {
+			if i < 0 || i+1 >= len(k) || k[i+1] != 'f' {
 				continue
 			}
 			recs, err := r.c.HGetAll(ctx, k).Result()
@@ -424,14 +426,15 @@ func TestRemoveVersion3Records(t *testing.T) {
 				if err != nil {
 					t.Fatalf("meta record of %s %s: %v", k, f, err)
 				}
-				if v[0] != keysGroupsVersion {
-					t.Fatalf("%s's keys record of version %d, want %d", id, v[0], keysGroupsVersion)
+				_, kr, ok := unframeFeatures([]byte(v))
+				if !ok || len(kr) == 0 || kr[0] != keysGroupsVersion {
+					t.Fatalf("%s's features record %q carries no keys record of version %d", id, v, keysGroupsVersion)
 				}
 				e, ok := byID[id]
 				if !ok || id == all[len(all)-1] {
 					continue
 				}
-				if err := r.c.HSet(ctx, k, f, r.encodeKeysV3(&e)).Err(); err != nil {
+				if err := r.c.HSet(ctx, k[:i+1]+"k"+k[i+2:], f, r.encodeKeysV3(&e)).Err(); err != nil {
 					t.Fatal(err)
 				}
 				rewritten++

@@ -148,6 +148,16 @@ func (r *Redis) readDelKeys(ctx context.Context, ids []string) (seqs []uint64, k
 		d := decoder{s: reply}
 		for _, i := range idx[ci] {
 			seqs[i], keys[i] = d.u48(), d.bytes()
+			if len(keys[i]) > 0 && keys[i][0] == featKeys {
+				// A features record that carries the keys record.
+				feat, k, ok := unframeFeatures(keys[i])
+				if ok {
+					keys[i], ok = r.inlineDigests(k, feat)
+				}
+				if !ok {
+					return nil, nil, fmt.Errorf("index: delete %q: features record cut short", ids[i])
+				}
+			}
 		}
 		if d.bad {
 			return nil, nil, fmt.Errorf("index: delete: malformed script reply")

@@ -151,8 +151,11 @@
 //	                         recent copies (group: from digest[12:16])
 //	P m<n>, P f<n>, P v<n>,  per-document records of local Seqs 64n…64n+63,
 //	P k<n>, P s<n>, P l<n>,  field Seq mod 64: m external id, f the feature
-//	P t<n>                   bytes exactly as given, v the verdict bytes,
-//	                         k the keys record (what Remove needs; delete.go),
+//	P t<n>                   bytes exactly as given, after the keys record
+//	                         (what Remove needs; delete.go) framed before
+//	                         them (featKeys, redis_records.go), v the verdict
+//	                         bytes, k the keys record of an exact copy (its
+//	                         content digest; it keeps no features),
 //	                         s the source record (sources.go), when set, l the
 //	                         lookup record until the verdict is recorded
 //	                         (recall.go), t the template record
@@ -213,8 +216,10 @@
 // every live generation (a bucket left empty is deleted, and a group hash
 // left empty goes with it), and the I-Match and content lane entries that
 // name it. The buckets come from the document's keys record, written
-// with it (delete.go), as the stored features do not hold the band
-// signature. In Redis (version 4, keysGroupsVersion) it keeps the groups
+// with it (delete.go) in its features record since layout 8 (featKeys:
+// a hash field of its own cost about 75 bytes of Redis memory per
+// document beside the record's bytes), as the stored features do not
+// hold the band signature. In Redis (version 4, keysGroupsVersion) it keeps the groups
 // of the document's buckets, not their fields: each band key's group at
 // full precision (22 bits, so that it decodes in every generation
 // whatever its group bits: a generation's group is a prefix of it), the

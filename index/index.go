@@ -21,8 +21,10 @@ import (
 // generation, decided on the server (bucket group names in binary
 // digits, ids and lanes grouped by their top bits), version 6 records
 // read and written by sequence number, source records that name their
-// finder and lookup records (recall.go).
-const SchemaVersion = 7
+// finder and lookup records (recall.go), version 7 groups that grow with
+// the documents stored (linear hashing), version 8 the keys record kept in
+// the features record (featKeys).
+const SchemaVersion = 8
 
 // Sentinel errors. Callers branch on them with [errors.Is].
 var (

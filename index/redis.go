@@ -331,7 +331,7 @@ func (r *Redis) open(ctx context.Context) error {
 
 // supersededPrev is what the clock of a namespace's previous layout
 // version holds once a member of this build opened the namespace.
-var supersededPrev = fmt.Sprintf("superseded by layout v%d (bucket groups that grow with the documents stored): this namespace's index is now kept under <namespace>:v%d:, "+
+var supersededPrev = fmt.Sprintf("superseded by layout v%d (keys records kept in the features records): this namespace's index is now kept under <namespace>:v%d:, "+
 	"stop the members of older builds; to run them again, set this field back to field f%d", SchemaVersion, SchemaVersion, SchemaVersion-1)
 
 // supersede marks the namespace's previous layout version, where it

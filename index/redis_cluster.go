@@ -237,7 +237,7 @@ func (r *Redis) reserveAndRegister(ctx context.Context, docs []Entry, out []Resu
 			e := &docs[i]
 			g := r.idGroup(e.ID)
 			seq := (first+uint64(i))*S + uint64(r.shardOfGroup(g))
-			c.args = append(c.args, e.ID, r.idGroup(e.ID), seq, e.Features, r.encodeKeys(e), e.Origin)
+			c.args = append(c.args, e.ID, r.idGroup(e.ID), seq, r.featuresRecord(e), []byte{}, e.Origin)
 		}
 	}
 	return runDecode(ctx, r, calls, idx, "register", func(d *decoder, i int) error {

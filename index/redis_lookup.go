@@ -318,7 +318,15 @@ func (r *Redis) readFeatures(ctx context.Context, out []Result) error {
 			for k, v := range vals {
 				f, _ := strconv.ParseUint(rd.fields[h][k], 10, 64)
 				if s, ok := v.(string); ok {
-					rd.got[h*metaGroup+f] = []byte(s)
+					b := []byte(s)
+					if rd == feats {
+						// Without the keys record the value carries.
+						var ok bool
+						if b, _, ok = unframeFeatures(b); !ok {
+							return fmt.Errorf("features of seq %d cut short", h*metaGroup+f)
+						}
+					}
+					rd.got[h*metaGroup+f] = b
 				} else if rd != feats {
 					rd.got[h*metaGroup+f] = []byte{} // read: none
 				}
@@ -459,11 +467,12 @@ func (r *Redis) appendLookupArgs(args []any, buf []byte, chunk []Entry, check bo
 		for _, k := range sc.anchors {
 			buf = r.appendOp(buf, r.p.passageTable(), k)
 		}
-		var keys []byte
+		var feat []byte
 		if !check {
-			keys = r.encodeKeys(e)
+			feat = r.featuresRecord(e)
 		}
-		args = append(args, e.ID, r.idGroup(e.ID), flags, e.Features, keys, e.Origin, buf[start:len(buf):len(buf)])
+		// The keys record travels in the features record (featKeys).
+		args = append(args, e.ID, r.idGroup(e.ID), flags, feat, []byte{}, e.Origin, buf[start:len(buf):len(buf)])
 		if e.HasSimHash {
 			args = append(args, binary.BigEndian.AppendUint64(nil, e.SimHash))
 		}

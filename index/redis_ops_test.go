@@ -65,7 +65,7 @@ func TestRedisParamsMismatch(t *testing.T) {
 	s := openRedis(t, RedisConfig{Addrs: []string{addr}, Namespace: "pm3", Params: testParams})
 	c := redis.NewClient(&redis.Options{Addr: addr})
 	defer c.Close()
-	if err := c.HSet(context.Background(), "pm3:v7:{0}c", "f", "something else").Err(); err != nil {
+	if err := c.HSet(context.Background(), "pm3:v8:{0}c", "f", "something else").Err(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.LookupInsert(context.Background(), []Entry{entry(testParams, "a", nil)}); !errors.Is(err, ErrParamsMismatch) {
@@ -309,35 +309,35 @@ func TestRedisLayout(t *testing.T) {
 		lanes["e"+s.laneName(0, lay, uint32(s.contentGroup(e.Content[:])))] = true
 		for tb, k := range e.Bands {
 			g, _ := s.bucketOp(tb, k)
-			names[fmt.Sprintf("lay:v7:{0}b0:%d:%s", tb, s.groupDigits(0, lay, g))] = true
+			names[fmt.Sprintf("lay:v8:{0}b0:%d:%s", tb, s.groupDigits(0, lay, g))] = true
 		}
 		for _, k := range anchorKeys(nil, e.Anchors) {
 			g, _ := s.bucketOp(s.p.passageTable(), k)
-			names[fmt.Sprintf("lay:v7:{0}b0:%d:%c%s", s.p.passageTable(), splitAlphabet[g>>maxGroupBits], s.groupDigits(0, lay, g&(1<<maxGroupBits-1)))] = true
+			names[fmt.Sprintf("lay:v8:{0}b0:%d:%c%s", s.p.passageTable(), splitAlphabet[g>>maxGroupBits], s.groupDigits(0, lay, g&(1<<maxGroupBits-1)))] = true
 		}
 	}
 	if groups := 1<<lay.level + lay.splits; groups != (len(docs)+splitLoad-1)/splitLoad {
 		t.Errorf("layout %+v: %d groups per table, want %d", lay, groups, (len(docs)+splitLoad-1)/splitLoad)
 	}
 	for _, k := range keys {
-		if strings.HasPrefix(k, "lay:v7:{0}b") && !names[k] {
+		if strings.HasPrefix(k, "lay:v8:{0}b") && !names[k] {
 			t.Errorf("%s: a bucket group no document's key names", k)
 		}
 		if kind, _, rest, ok := keyKind(s, k); ok && (kind == 'i' || kind == 'e') && !lanes[string(kind)+rest] {
 			t.Errorf("%s: an id or content group no document names", k)
 		}
-		if !strings.HasPrefix(k, "lay:v7:{0}") {
+		if !strings.HasPrefix(k, "lay:v8:{0}") {
 			t.Fatalf("key %q outside the namespace", k)
 		}
-		kind := k[len("lay:v7:{0}"):][:1]
+		kind := k[len("lay:v8:{0}"):][:1]
 		kinds[kind]++
 		enc, err := c.ObjectEncoding(ctx, k).Result()
 		if err != nil {
 			t.Fatal(err)
 		}
-		// Keys records (delete.go) are longer than listpack's 64-byte
-		// values, as real features are.
-		if kind != "c" && kind != "k" && enc != "listpack" {
+		// Keys records (delete.go), in the features records (featKeys),
+		// are longer than listpack's 64-byte values, as real features are.
+		if kind != "c" && kind != "f" && enc != "listpack" {
 			t.Errorf("%s: encoding %s, want listpack", k, enc)
 		}
 	}
@@ -345,7 +345,7 @@ func TestRedisLayout(t *testing.T) {
 	// the passage table's 64 × 63), ids and contents in 63 groups each,
 	// 2000/64 record hashes. No verdict is recorded: every document keeps
 	// its lookup record.
-	want := map[string]int{"b": len(names), "i": 63, "e": 63, "m": 32, "f": 32, "k": 32, "l": 32, "c": 1}
+	want := map[string]int{"b": len(names), "i": 63, "e": 63, "m": 32, "f": 32, "k": 0, "l": 32, "c": 1}
 	for k, n := range want {
 		if kinds[k] != n {
 			t.Errorf("%d keys of kind %q, want %d (all: %v)", kinds[k], k, n, kinds)
@@ -379,12 +379,12 @@ func TestRedisGenerationExpiry(t *testing.T) {
 		}
 		return m
 	}
-	for k, e := range expiry(fmt.Sprintf("exp:v7:{0}b%d:*", g0)) {
+	for k, e := range expiry(fmt.Sprintf("exp:v8:{0}b%d:*", g0)) {
 		if e != -1 {
 			t.Errorf("%s in the current generation has expiry %d", k, e)
 		}
 	}
-	for k, e := range expiry("exp:v7:{0}m*") {
+	for k, e := range expiry("exp:v8:{0}m*") {
 		if e != (g0+1)*5+10 {
 			t.Errorf("record hash %s expires at %d, want %d", k, e, (g0+1)*5+10)
 		}
@@ -394,11 +394,11 @@ func TestRedisGenerationExpiry(t *testing.T) {
 		t.Fatal(err)
 	}
 	pt := fmt.Sprintf("b%%d:%d:*", testParams.passageTable())
-	if n := len(expiry(fmt.Sprintf("exp:v7:{0}"+pt, g0))); n != len(s.passageGroups(a.Anchors)) {
+	if n := len(expiry(fmt.Sprintf("exp:v8:{0}"+pt, g0))); n != len(s.passageGroups(a.Anchors)) {
 		t.Errorf("%d passage keys, want %d", n, len(s.passageGroups(a.Anchors)))
 	}
 	for _, pat := range []string{"b%d:*", pt, "i%d:*"} {
-		for k, e := range expiry(fmt.Sprintf("exp:v7:{0}"+pat, g0)) {
+		for k, e := range expiry(fmt.Sprintf("exp:v8:{0}"+pat, g0)) {
 			if e != (g0+1)*5+10 {
 				t.Errorf("%s of the closed generation expires at %d, want %d", k, e, (g0+1)*5+10)
 			}
@@ -410,14 +410,14 @@ func TestRedisGenerationExpiry(t *testing.T) {
 	old := openRedis(t, RedisConfig{Addrs: []string{addr}, Namespace: "old", Capacity: 64,
 		Retention: 10 * time.Second, Generation: 5 * time.Second, Clock: past.Now, MaxClockAhead: -1})
 	insert(t, old, a)
-	if n, want := len(c.Keys(ctx, "old:v7:{0}b*").Val()), 4+len(old.passageGroups(a.Anchors)); n != want {
+	if n, want := len(c.Keys(ctx, "old:v8:{0}b*").Val()), 4+len(old.passageGroups(a.Anchors)); n != want {
 		t.Fatalf("%d band and passage keys, want %d", n, want)
 	}
 	past.Advance(5 * time.Second)
 	if err := old.Maintain(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if k := c.Keys(ctx, "old:v7:{0}[bimfxe]*").Val(); len(k) != 0 {
+	if k := c.Keys(ctx, "old:v8:{0}[bimfxe]*").Val(); len(k) != 0 {
 		t.Errorf("keys left after retention: %v", k)
 	}
 }
@@ -611,7 +611,7 @@ func TestRedisReadsLiveGenerations(t *testing.T) {
 	if got := hgets("e"); got != fresh+perGen {
 		t.Errorf("after an idle generation: %d HGETs, want %d (one older generation holds data)", got, fresh+perGen)
 	}
-	if err := c.HDel(ctx, "gens:v7:{0}c", "w").Err(); err != nil {
+	if err := c.HDel(ctx, "gens:v8:{0}c", "w").Err(); err != nil {
 		t.Fatal(err)
 	}
 	// Without the list, every live generation with a layout could hold

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 
 	"github.com/neardup/neardup/verify"
 )
@@ -24,7 +25,26 @@ import (
 // the reader does not know is skipped, so a record of a newer version
 // still reads. Records written as JSON (before this encoding, and by the
 // correction path) start with '{' and are read as JSON.
+//
+// Two shorter forms carry the same values (issue 40; older records, which
+// have neither, still read): a cluster that is one of the matches' ids is
+// written as that match's place (recClusterMatch, its index + 1), not
+// again as a string; a float that is a whole number of thousandths (the
+// shares, sentence similarities, and any score that happens to be one) is
+// written as that number, a zigzag varint, under its field number +
+// milliField, when the number read back has exactly the float's bits; a
+// float in [0, 1] that is p/q for counts p ≤ q ≤ 2^20 (the Jaccard and
+// containment of sampled shingles, the aligned shares) as q(q+1)/2 + p,
+// a varint, under its field number + ratioField, under the same rule.
+// On real text this cuts a duplicate's record by about a third.
 const recordBinary = 1
+
+// milliField is added to a float field's number when it is written as
+// thousandths, ratioField when it is written as a ratio of counts.
+const (
+	milliField = 32
+	ratioField = 64
+)
 
 // Field numbers. Record:
 const (
@@ -41,6 +61,8 @@ const (
 	recSentencesSkipped
 	recSentencesDropped
 	recSentencesBoilerplate
+	// recClusterMatch: the cluster is the id of match value − 1.
+	recClusterMatch
 )
 
 // Match:
@@ -95,7 +117,88 @@ func (w *recWriter) uint(f int, v uint64) {
 }
 func (w *recWriter) int(f int, v int64) { w.uint(f, uint64(v<<1^v>>63)) }
 func (w *recWriter) float(f int, v float64) {
-	w.uint(f, bits.ReverseBytes64(math.Float64bits(v)))
+	if v == 0 && !math.Signbit(v) {
+		return // a zero value is left out
+	}
+	w.floatAlways(f, v)
+}
+
+// floatAlways writes v even when it is zero: as thousandths under f +
+// milliField when that reads back to the same bits, else its bits.
+func (w *recWriter) floatAlways(f int, v float64) {
+	if k, ok := milli(v); ok {
+		w.tag(f+milliField, 0)
+		*w = binary.AppendUvarint(*w, uint64(k<<1^k>>63))
+		return
+	}
+	if p, q, ok := ratio(v); ok {
+		w.tag(f+ratioField, 0)
+		*w = binary.AppendUvarint(*w, q*(q+1)/2+p)
+		return
+	}
+	w.tag(f, 0)
+	*w = binary.AppendUvarint(*w, bits.ReverseBytes64(math.Float64bits(v)))
+}
+
+// ratio returns p ≤ q ≤ 2^20, q ≥ 1, such that p/q has the bits of v (a
+// score in [0, 1] that is a ratio of counts: shingles in common over
+// shingles, aligned tokens over tokens), from the convergents of v's
+// continued fraction, or false.
+func ratio(v float64) (p, q uint64, ok bool) {
+	if !(v >= 0 && v <= 1) || math.Signbit(v) {
+		return 0, 0, false
+	}
+	p0, q0, p1, q1 := uint64(0), uint64(1), uint64(1), uint64(0)
+	x := v
+	for range 48 {
+		a := math.Floor(x)
+		if a > 1<<20 {
+			break
+		}
+		p2, q2 := uint64(a)*p1+p0, uint64(a)*q1+q0
+		if q2 > 1<<20 {
+			break
+		}
+		if q2 > 0 && math.Float64bits(float64(p2)/float64(q2)) == math.Float64bits(v) {
+			return p2, q2, true
+		}
+		p0, q0, p1, q1 = p1, q1, p2, q2
+		if x -= a; x == 0 {
+			break
+		}
+		x = 1 / x
+	}
+	return 0, 0, false
+}
+
+// unratio is ratio's inverse for t = q(q+1)/2 + p, 0 ≤ p ≤ q, 1 ≤ q ≤
+// 2^20 (how a ratio is written), or false.
+func unratio(t uint64) (float64, bool) {
+	if t == 0 || t > (1<<20)*(1<<20+1)/2+1<<20 {
+		return 0, false
+	}
+	q := uint64((math.Sqrt(8*float64(t)+1) - 1) / 2)
+	for q*(q+1)/2 > t {
+		q--
+	}
+	for (q+1)*(q+2)/2 <= t {
+		q++
+	}
+	p := t - q*(q+1)/2
+	if q == 0 || p > q {
+		return 0, false
+	}
+	return float64(p) / float64(q), true
+}
+
+// milli returns k when v is exactly k/1000 (the same bits once read back),
+// for |k| < 2^40.
+func milli(v float64) (int64, bool) {
+	if !(math.Abs(v) < 1<<30) {
+		return 0, false
+	}
+	k := int64(math.Round(v * 1000))
+	return k, math.Float64bits(float64(k)/1000) == math.Float64bits(v)
 }
 func (w *recWriter) bool(f int, v bool) {
 	if v {
@@ -123,8 +226,7 @@ func (w *recWriter) str(f int, s string) {
 func (w *recWriter) floatp(f int, v *float64) {
 	if v != nil {
 		// Present, even when zero: a pointer score is shown when set.
-		w.tag(f, 0)
-		*w = binary.AppendUvarint(*w, bits.ReverseBytes64(math.Float64bits(*v)))
+		w.floatAlways(f, *v)
 	}
 }
 func (w *recWriter) intp(f int, v *int) {
@@ -148,7 +250,11 @@ func (w *recWriter) boolp(f int, v *bool) {
 func marshalRecord(rec *verdictRecord) []byte {
 	w := recWriter{recordBinary}
 	if rec.Cluster != "" {
-		w.bytes(recCluster, []byte(rec.Cluster))
+		if i := clusterMatch(rec); i >= 0 {
+			w.uint(recClusterMatch, uint64(i+1))
+		} else {
+			w.bytes(recCluster, []byte(rec.Cluster))
+		}
 	}
 	for i := range rec.Matches {
 		m := &rec.Matches[i]
@@ -158,12 +264,8 @@ func marshalRecord(rec *verdictRecord) []byte {
 		}
 		mw.str(mKind, m.Kind)
 		mw.str(mMethod, m.Method)
-		if m.Share != 0 {
-			mw.float(mShare, m.Share)
-		}
-		if m.MatchShare != 0 {
-			mw.float(mMatchShare, m.MatchShare)
-		}
+		mw.float(mShare, m.Share)
+		mw.float(mMatchShare, m.MatchShare)
 		sc := &m.Scores
 		mw.floatp(mJaccard, sc.Jaccard)
 		mw.floatp(mContainmentAB, sc.ContainmentAB)
@@ -205,9 +307,7 @@ func marshalRecord(rec *verdictRecord) []byte {
 		}
 		sw.int(sMatchOffset, int64(s.MatchOffset))
 		sw.int(sMatchLength, int64(s.MatchLength))
-		if s.Similarity != 0 {
-			sw.float(sSimilarity, s.Similarity)
-		}
+		sw.float(sSimilarity, s.Similarity)
 		sw.str(sEdit, s.Edit)
 		w.bytes(recSentence, sw)
 	}
@@ -215,6 +315,17 @@ func marshalRecord(rec *verdictRecord) []byte {
 	w.int(recSentencesDropped, int64(rec.SentencesDropped))
 	w.int(recSentencesBoilerplate, int64(rec.SentencesBoilerplate))
 	return w
+}
+
+// clusterMatch returns the index of the first match whose id is rec's
+// cluster, or −1.
+func clusterMatch(rec *verdictRecord) int {
+	for i := range rec.Matches {
+		if rec.Matches[i].ID == rec.Cluster {
+			return i
+		}
+	}
+	return -1
 }
 
 // recField is one decoded field: its number, and its value (v for wire
@@ -264,6 +375,30 @@ func (f recField) int() int { return int(int64(f.v>>1) ^ -int64(f.v&1)) }
 func (f recField) float() float64 {
 	return math.Float64frombits(bits.ReverseBytes64(f.v))
 }
+
+// unmilli turns a field written as thousandths (number − milliField)
+// or as a ratio (number − ratioField) into the float field it stands for
+// when that is one of floats, and reports whether it did.
+func (f *recField) unmilli(floats ...int) bool {
+	if f.wire != 0 {
+		return false
+	}
+	switch {
+	case f.num > ratioField && slices.Contains(floats, f.num-ratioField):
+		v, ok := unratio(f.v)
+		if !ok {
+			return false
+		}
+		f.num -= ratioField
+		f.v = bits.ReverseBytes64(math.Float64bits(v))
+	case f.num > milliField && f.num <= ratioField && slices.Contains(floats, f.num-milliField):
+		f.num -= milliField
+		f.v = bits.ReverseBytes64(math.Float64bits(float64(f.int()) / 1000))
+	default:
+		return false
+	}
+	return true
+}
 func (f recField) floatp() *float64 { v := f.float(); return &v }
 func (f recField) intp() *int       { v := f.int(); return &v }
 func (f recField) boolp() *bool     { v := f.v != 0; return &v }
@@ -289,9 +424,12 @@ func (f recField) want(wire int) error {
 func unmarshalRecord(b []byte) (*verdictRecord, error) {
 	rec := &verdictRecord{}
 	hasAt := false
+	clusterMatch := 0
 	err := recFields(b, func(f recField) error {
 		var err error
 		switch f.num {
+		case recClusterMatch:
+			clusterMatch = int(min(f.v, math.MaxInt32))
 		case recCluster:
 			if err = f.want(2); err == nil {
 				rec.Cluster = string(f.b)
@@ -339,11 +477,18 @@ func unmarshalRecord(b []byte) (*verdictRecord, error) {
 	if !hasAt {
 		return nil, fmt.Errorf("%w: no decision time", errRecordSyntax)
 	}
+	if clusterMatch > 0 {
+		if clusterMatch > len(rec.Matches) {
+			return nil, fmt.Errorf("%w: cluster names match %d of %d", errRecordSyntax, clusterMatch, len(rec.Matches))
+		}
+		rec.Cluster = rec.Matches[clusterMatch-1].ID
+	}
 	return rec, nil
 }
 
 func decodeMatchField(m *Match, g recField) error {
 	var err error
+	g.unmilli(mShare, mMatchShare, mJaccard, mContainmentAB, mContainmentBA, mCS, mITS, mEdit, mAlignedAB, mAlignedBA)
 	switch g.num {
 	case mID:
 		if err = g.want(2); err == nil {
@@ -405,6 +550,7 @@ func decodeMatchField(m *Match, g recField) error {
 
 func decodeSentenceField(s *SentenceMatch, g recField) error {
 	var err error
+	g.unmilli(sSimilarity)
 	switch g.num {
 	case sOffset:
 		s.Offset = g.int()

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"reflect"
 	"testing"
@@ -41,7 +42,7 @@ func fill(v reflect.Value, rnd *rand.Rand) {
 		vals := []int64{1, -1, 636, 1795652975494, -1 << 40, math.MaxInt64, math.MinInt64}
 		v.SetInt(vals[rnd.IntN(len(vals))])
 	case reflect.Float64:
-		vals := []float64{1, 0.5625, 0.8468708388814914, 1e-300, -2.5, math.SmallestNonzeroFloat64}
+		vals := []float64{1, 0.5625, 0.8468708388814914, 1e-300, -2.5, math.SmallestNonzeroFloat64, 0.997, -0.001, math.Copysign(0, -1), 1e12 + 0.5, 1.0 / 3, 636.0 / 751, 1048575.0 / 1048576, math.Pi / 4}
 		v.SetFloat(vals[rnd.IntN(len(vals))])
 	default:
 		panic("fill: unhandled kind " + v.Kind().String())
@@ -97,6 +98,89 @@ func TestRecordBinarySize(t *testing.T) {
 		t.Errorf("binary record %d bytes, JSON %d: want at most 5/8 of it", len(b), len(js))
 	}
 	t.Logf("JSON %d bytes, binary %d", len(js), len(b))
+}
+
+// TestRecordBinaryCompact: a cluster that is a match's id is written as
+// the match's place and shares as thousandths, and a record written in
+// the longer form (before them) still reads the same.
+func TestRecordBinaryCompact(t *testing.T) {
+	j := 0.735
+	rec := &verdictRecord{Cluster: "d2", At: 7, Matches: []Match{
+		{ID: "d1", Kind: "near", Method: "jaccard", Share: 0.997, MatchShare: 1, Scores: verify.Scores{Jaccard: &j}},
+		{ID: "d2", Kind: "partial", Method: "passage", Share: 0.25, MatchShare: 0.8468708388814914},
+	}}
+	b := marshalRecord(rec)
+	err := recFields(b[1:], func(f recField) error {
+		if f.num == recCluster {
+			t.Errorf("cluster written as a string: %q", f.b)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := recWriter{recordBinary}
+	long.bytes(recCluster, []byte("d2"))
+	for _, m := range rec.Matches {
+		var mw recWriter
+		mw.bytes(mID, []byte(m.ID))
+		mw.str(mKind, m.Kind)
+		mw.str(mMethod, m.Method)
+		for f, v := range map[int]float64{mShare: m.Share, mMatchShare: m.MatchShare} {
+			mw.uint(f, bits.ReverseBytes64(math.Float64bits(v)))
+		}
+		if m.Scores.Jaccard != nil {
+			mw.uint(mJaccard, bits.ReverseBytes64(math.Float64bits(*m.Scores.Jaccard)))
+		}
+		long.bytes(recMatch, mw)
+	}
+	long.tag(recAt, 0)
+	long = binary.AppendUvarint(long, 14)
+	for name, enc := range map[string][]byte{"compact": b, "long": long} {
+		got, err := decodeRecord("id", enc)
+		if err != nil || !reflect.DeepEqual(got, rec) {
+			t.Errorf("%s form: %+v, %v", name, got, err)
+		}
+	}
+	if len(b) >= len(long)-15 {
+		t.Errorf("compact record %d bytes, long form %d", len(b), len(long))
+	}
+	t.Logf("compact %d bytes, long form %d", len(b), len(long))
+	// A cluster naming a match the record does not have is an error.
+	bad := append(recWriter{recordBinary}, b[1:]...)
+	bad.uint(recClusterMatch, 9)
+	if _, err := decodeRecord("id", bad); err == nil {
+		t.Error("cluster naming match 9 of 2 decoded")
+	}
+}
+
+// TestRecordRatio: a score that is a ratio of counts is found as one and
+// reads back with the same bits; other floats are not taken for one.
+func TestRecordRatio(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(7, 8))
+	for range 20000 {
+		q := 1 + rnd.Uint64N(1<<20)
+		p := rnd.Uint64N(q + 1)
+		v := float64(p) / float64(q)
+		a, b, ok := ratio(v)
+		if !ok {
+			t.Fatalf("%d/%d = %v: not found as a ratio", p, q, v)
+		}
+		got, ok := unratio(b*(b+1)/2 + a)
+		if !ok || math.Float64bits(got) != math.Float64bits(v) {
+			t.Fatalf("%d/%d: read back %v (%d/%d), want %v", p, q, got, a, b, v)
+		}
+	}
+	for _, v := range []float64{math.Pi / 4, 1.5, -0.25, math.Copysign(0, -1), math.NaN(), math.Inf(1), 0x1p-40} {
+		if p, q, ok := ratio(v); ok && math.Float64bits(float64(p)/float64(q)) != math.Float64bits(v) {
+			t.Errorf("ratio(%v) = %d/%d", v, p, q)
+		}
+	}
+	for _, tv := range []uint64{0, math.MaxUint64, 1 << 62} {
+		if v, ok := unratio(tv); ok {
+			t.Errorf("unratio(%d) = %v", tv, v)
+		}
+	}
 }
 
 // TestRecordBinaryDamaged: cut or damaged binary records are errors

@@ -733,13 +733,32 @@ func featureSections(feats [][]byte) error {
 }
 
 // keysSections prints the mean bytes of each part of the keys records,
-// over up to 2,000 of them (index.KeysRecordSizes).
+// over up to 2,000 of them (index.KeysRecordSizes): those the features
+// records carry (index.CarriedKeys), then those of their own (exact
+// copies').
 func keysSections(ctx context.Context, rc *redis.Client, prefix string, bands int) error {
 	var sum [4]int
 	k := 0
+	for _, kind := range []string{"f", "k"} {
+		if err := keysOf(ctx, rc, prefix+kind+"*", kind == "f", bands, &sum, &k); err != nil {
+			return err
+		}
+	}
+	k = max(k, 1)
+	fmt.Printf("\n| keys records (%d), by part | bytes per document |\n|---|--:|\n", k)
+	for i, name := range []string{"header", "band keys", "SimHash, I-Match and content digests", "anchor keys"} {
+		fmt.Printf("| %s | %.1f |\n", name, float64(sum[i])/float64(k))
+	}
+	return nil
+}
+
+// keysOf adds to sum the parts of the keys records in the hashes that
+// match pattern, up to *k = 2,000 records; carried says they are features
+// records.
+func keysOf(ctx context.Context, rc *redis.Client, pattern string, carried bool, bands int, sum *[4]int, k *int) error {
 	var cursor uint64
-	for k < 2000 {
-		keys, next, err := rc.Scan(ctx, cursor, prefix+"k*", 1000).Result()
+	for *k < 2000 {
+		keys, next, err := rc.Scan(ctx, cursor, pattern, 1000).Result()
 		if err != nil {
 			return err
 		}
@@ -749,22 +768,23 @@ func keysSections(ctx context.Context, rc *redis.Client, prefix string, bands in
 				return err
 			}
 			for _, v := range vals {
-				h, b, d, a, err := index.KeysRecordSizes([]byte(v), bands)
+				rec := []byte(v)
+				if carried {
+					if rec = index.CarriedKeys(rec); rec == nil {
+						continue
+					}
+				}
+				h, b, d, a, err := index.KeysRecordSizes(rec, bands)
 				if err != nil {
 					return err
 				}
 				sum[0], sum[1], sum[2], sum[3] = sum[0]+h, sum[1]+b, sum[2]+d, sum[3]+a
-				k++
+				*k++
 			}
 		}
 		if cursor = next; cursor == 0 {
-			break
+			return nil
 		}
-	}
-	k = max(k, 1)
-	fmt.Printf("\n| keys records (%d), by part | bytes per document |\n|---|--:|\n", k)
-	for i, name := range []string{"header", "band keys", "SimHash, I-Match and content digests", "anchor keys"} {
-		fmt.Printf("| %s | %.1f |\n", name, float64(sum[i])/float64(k))
 	}
 	return nil
 }
@@ -794,7 +814,7 @@ func usage(ctx context.Context, rc *redis.Client) (int64, error) {
 // kind, scaled to the kind's key count.
 func byKind(ctx context.Context, rc *redis.Client, prefix string, docs int) error {
 	names := map[string]string{"b": "band, SimHash and passage-anchor hashes", "i": "ids", "e": "content lane", "x": "I-Match lane",
-		"m": "meta records (external ids)", "f": "features", "v": "verdicts", "c": "clock", "k": "keys records (deletes)",
+		"m": "meta records (external ids)", "f": "features (and keys records)", "v": "verdicts", "c": "clock", "k": "keys records (exact copies')",
 		"s": "source records (widely copied texts)"}
 	count := map[string]int{}
 	sample := map[string][]string{}
