@@ -281,7 +281,7 @@ func (al *PassageAligner) alignReference(dst []AlignPassage, a, b AlignSide, opt
 	for _, p := range merged {
 		p.Matched = 0
 		for i := p.A0; i < p.A1; i++ {
-			if al.cover[i] {
+			if al.cover[i] != 0 {
 				p.Matched++
 			}
 		}
