@@ -100,7 +100,7 @@ type PassageAligner struct {
 	// aKey names the document byHash was built for (alignKeyed): the
 	// verifier aligns one document against each of its candidates in
 	// turn, and sorts its anchors once. nil: built by Align.
-	aKey any
+	aKey   any
 	chains []AlignPassage
 	cover  []byte // 1: a position of a matched in a run, else 0
 }
