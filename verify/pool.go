@@ -275,6 +275,10 @@ func (p *Pool) runTask(t task, s *scratch) (err error) {
 	}()
 	j := t.b.jobs[t.job]
 	dst := t.b.verdicts[t.job]
+	// The document's converted anchors are kept for this task's
+	// candidates only: features may be recycled once their job is done,
+	// so a pointer names the same document within one job only.
+	s.saFor = nil
 	if j.Groups != nil {
 		// One task holds the whole job (jobChunk).
 		s.settled = s.settled[:0]

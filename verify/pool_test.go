@@ -385,3 +385,47 @@ func TestPoolSettleAfter(t *testing.T) {
 		})
 	}
 }
+
+// TestPoolRecycledDoc: a caller may reuse a document's features once its
+// job is done (one struct, refilled for each document); the verdicts and
+// passages must be those of the document it holds now, not of the one the
+// worker last saw at that address.
+func TestPoolRecycledDoc(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	r := rand.New(rand.NewPCG(91, 92))
+	cfg := sketch.DefaultConfig()
+	cfg.PassageWords = 20
+	var docs []*sketch.Features
+	for range 12 {
+		base := words(r, 150+r.IntN(150), 20000)
+		for k := range 3 {
+			docs = append(docs, features(t, cfg, edit(r, base, float64(k)*0.05)))
+		}
+	}
+	v := mustNew(t, WebProfile())
+	in, out := make(chan Job), make(chan Result)
+	errc := make(chan error, 1)
+	go func() { errc <- NewPool(v, 1).Run(context.Background(), in, out); close(out) }()
+	doc := new(sketch.Features)
+	passages := 0
+	for i, d := range docs {
+		cands := []*sketch.Features{docs[(i/3)*3], docs[(i/3)*3+1], docs[(i/3)*3+2], docs[(i+5)%len(docs)]}
+		*doc = *d
+		in <- Job{Doc: doc, Candidates: cands, Tag: i}
+		res := <-out
+		want := v.VerifyAll(nil, d, cands)
+		for c, got := range res.Verdicts {
+			if got.Kind != want[c].Kind || !slices.Equal(got.Passages, want[c].Passages) {
+				t.Fatalf("document %d candidate %d: %s %v, direct %s %v", i, c, got.Kind, got.Passages, want[c].Kind, want[c].Passages)
+			}
+			passages += len(got.Passages)
+		}
+	}
+	close(in)
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	if passages == 0 {
+		t.Fatal("no passages aligned: the documents do not exercise the aligner")
+	}
+}

@@ -110,7 +110,7 @@ func (v *Verifier) Profile() Profile {
 // document is Distinct with no check applied.
 func (v *Verifier) Verify(a, b *sketch.Features) Verdict {
 	s := v.scratch.Get().(*scratch)
-	s.saFor = nil // the caller's features may have changed since
+	s.saFor = nil // the caller's features may have changed since (runTask)
 	defer v.scratch.Put(s)
 	return v.verify(a, b, nil, s, nil)
 }
@@ -119,7 +119,7 @@ func (v *Verifier) Verify(a, b *sketch.Features) Verdict {
 // discounts of a (nil: nothing).
 func (v *Verifier) VerifyDiscounted(a, b *sketch.Features, d *Discount) Verdict {
 	s := v.scratch.Get().(*scratch)
-	s.saFor = nil // the caller's features may have changed since
+	s.saFor = nil // the caller's features may have changed since (runTask)
 	defer v.scratch.Put(s)
 	return v.verify(a, b, d, s, nil)
 }
@@ -128,7 +128,7 @@ func (v *Verifier) VerifyDiscounted(a, b *sketch.Features, d *Discount) Verdict 
 // to dst in candidate order.
 func (v *Verifier) VerifyAll(dst []Verdict, doc *sketch.Features, cands []*sketch.Features) []Verdict {
 	s := v.scratch.Get().(*scratch)
-	s.saFor = nil // the caller's features may have changed since
+	s.saFor = nil // the caller's features may have changed since (runTask)
 	defer v.scratch.Put(s)
 	vals := make([]scoreVals, len(cands))
 	for i, c := range cands {
@@ -235,8 +235,11 @@ func (p *pair) passages(minShared int) bool {
 	s := p.s
 	if s.saFor != p.a {
 		// The document's anchors are converted (and sorted, by the
-		// aligner) once for all its candidates.
+		// aligner) once for all the candidates of one call or task,
+		// which is as long as a pointer names one document (whoever
+		// clears saFor clears the aligner's table with it).
 		s.sa, s.saFor = alignAnchors(s.sa[:0], a.Anchors), p.a
+		s.pa.aKey = nil
 	}
 	s.sb = alignAnchors(s.sb[:0], b.Anchors)
 	s.passages, p.psgA = s.pa.alignKeyed(s.passages[:0], AlignSide{Fp: a.Fp, Anchors: s.sa, Starts: a.Starts, Ends: a.Ends},
