@@ -319,6 +319,27 @@ func (f fpPair) match(i, j int) bool {
 	return i >= 0 && j >= 0 && i < len(f.a) && j < len(f.b) && (f.a[i]^f.b[j])&fpMask == 0
 }
 
+// ahead returns how many of the eight positions after (i, j) in direction
+// dir match in a row (their fingerprints only), reading eight of each
+// side at once; ok is false when those positions do not all lie inside
+// both documents (match then decides a position at a time).
+func (f fpPair) ahead(i, j, dir int) (n int, ok bool) {
+	const low3 = 0x0101010101010101 * fpMask
+	if dir > 0 {
+		if i < -1 || j < -1 || i+9 > len(f.a) || j+9 > len(f.b) {
+			return 0, false
+		}
+		x := (le64(f.a[i+1:]) ^ le64(f.b[j+1:])) & low3
+		return bits.TrailingZeros64(x) / 8, true
+	}
+	if i < 8 || j < 8 || i > len(f.a) || j > len(f.b) {
+		return 0, false
+	}
+	// Bytes i−8 … i−1 of a: i−1 is the high byte.
+	x := (le64(f.a[i-8:]) ^ le64(f.b[j-8:])) & low3
+	return bits.LeadingZeros64(x) / 8, true
+}
+
 // extend grows a run around seed s in both directions and marks the
 // matched positions of a in al.cover.
 func (al *PassageAligner) extend(s seed, fp fpPair, opt AlignOptions) AlignPassage {
@@ -327,11 +348,29 @@ func (al *PassageAligner) extend(s seed, fp fpPair, opt AlignOptions) AlignPassa
 	for dir := -1; dir <= 1; dir += 2 {
 		i, j := s.a, s.b
 		for {
-			ni, nj := i+dir, j+dir
-			if fp.match(ni, nj) && fp.words.sameNewWord(ni, nj, dir) {
-				i, j = ni, nj
-				al.cover[i] = 1
-				continue
+			if n, ok := fp.ahead(i, j, dir); ok {
+				// Away from the ends: the next eight fingerprints at once,
+				// then the words of those that match, in order.
+				k := 0
+				for ; k < n; k++ {
+					ni, nj := i+dir, j+dir
+					if !fp.words.sameNewWord(ni, nj, dir) {
+						break
+					}
+					i, j = ni, nj
+					al.cover[i] = 1
+				}
+				if k == 8 {
+					continue
+				}
+				// The next position fails on its fingerprint or its word.
+			} else {
+				ni, nj := i+dir, j+dir
+				if fp.match(ni, nj) && fp.words.sameNewWord(ni, nj, dir) {
+					i, j = ni, nj
+					al.cover[i] = 1
+					continue
+				}
 			}
 			// Look for the run to resume within Gap positions, near the
 			// diagonal. With the words known, the resumed shingles' words
