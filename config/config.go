@@ -80,6 +80,7 @@ type Index struct {
 type Verify struct {
 	Workers       int     `yaml:"workers" doc:"verifier goroutines; 0 uses GOMAXPROCS"`
 	MaxCandidates int     `yaml:"max_candidates" doc:"candidates verified per document, best ranked first (most shared buckets, then the most recent); the rest are counted in the event's unverified"`
+	SettleAfter   int     `yaml:"settle_after" doc:"stop verifying a document's ranked candidates once this many are near or exact duplicates, counting the rest in the event's settled: bounds the cost of a copy of a widely copied text, and lists fewer of its matches (docs/performance.md); 0 (the default) verifies every candidate"`
 	Jaccard       float64 `yaml:"jaccard" doc:"exact shingle resemblance at or above which a candidate is a near duplicate"`
 	Containment   float64 `yaml:"containment" doc:"shingle containment (either direction) at or above which a candidate is a partial duplicate"`
 	ITS           float64 `yaml:"its" doc:"DUPNIQ information-theoretic score threshold over unique words (paper: 0.72)"`
@@ -263,6 +264,9 @@ func (c *Config) Validate() error {
 	}
 	if v.MaxCandidates < 1 || v.MaxCandidates > 4096 {
 		return bad("verify.max_candidates", v.MaxCandidates, "1..4096")
+	}
+	if v.SettleAfter < 0 {
+		return bad("verify.settle_after", v.SettleAfter, ">= 0 (0 = verify every candidate)")
 	}
 	p := c.Pipeline
 	switch {

@@ -47,6 +47,7 @@ func FromConfig(c *config.Config, version string) (Config, error) {
 		Retry:      c.Index.Retry,
 		// The index is opened with the same bound (index.Options).
 		MaxCandidates: c.Verify.MaxCandidates,
+		SettleAfter:   c.Verify.SettleAfter,
 		MaxEventBytes: c.Pipeline.MaxEventBytes,
 	}
 	pc.Params = Params{

@@ -196,7 +196,8 @@ func (p *Pipeline) processBatch(ctx context.Context, batch []*job, verifyIn chan
 				j.candFeats[i] = f
 			}
 		}
-		vj := verify.Job{Doc: j.feats, Discount: j.discount, Tag: j, Candidates: j.candFeats}
+		vj := verify.Job{Doc: j.feats, Discount: j.discount, Tag: j, Candidates: j.candFeats,
+			SettleAfter: p.cfg.SettleAfter, Ranked: j.earlier}
 		if len(j.cands) > 0 {
 			vj.Load = func(i int) *sketch.Features { return p.decoded.decode(j.cands[i].Features) }
 		}

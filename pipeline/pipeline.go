@@ -61,6 +61,11 @@ type Config struct {
 	// then the most recent); the index should be opened with the same
 	// bound. The rest are counted in Event.Unverified.
 	MaxCandidates int
+	// SettleAfter, when positive, stops verifying a document's ranked
+	// candidates once that many are near or exact duplicates: the rest
+	// are counted in Event.Settled (verify.Job.SettleAfter). 0 verifies
+	// every candidate.
+	SettleAfter int
 	// MaxEventBytes bounds an event's JSON encoding (default 1 MiB; serve
 	// lowers it to what its output topic takes): a larger event is
 	// shortened (fit.go), and one that does not fit even then, a

@@ -337,6 +337,14 @@ func (p *Pipeline) decidedEvent(j *job, r verify.Result) (ev *Event, later []Mat
 		if i < j.earlier && i < len(j.candFeats) {
 			ev.Sentences = p.sentenceMatches(ev.Sentences, j.feats, j.candFeats[i], j.cands[i].ID, v.Sentences, hot)
 		}
+		if v.Settled {
+			ev.Settled++
+			continue
+		}
+		if v.Settled {
+			ev.Settled++ // verify.settle_after
+			continue
+		}
 		if v.Kind == verify.Distinct {
 			continue
 		}

@@ -64,11 +64,12 @@ type Event struct {
 	// ranked below verify.max_candidates, or whose stored features were
 	// gone or unreadable by the time they were fetched.
 	Unverified int `json:"unverified,omitempty"`
-	// Settled counted earlier candidates left unverified because another
-	// candidate of the same cluster was verified first and found a near
-	// or exact duplicate. Every candidate is verified now (which ones
-	// were settled depended on the process: pipeline/clusters.go): it is
-	// set only on the replay of a verdict recorded by an older version.
+	// Settled counts earlier candidates left unverified because
+	// verify.settle_after better-ranked ones were verified first and found
+	// near or exact duplicates (off by default: every candidate is
+	// verified). Which ones are settled depends only on the candidates
+	// and their verdicts. A verdict recorded by an older version may also
+	// count candidates it settled by cluster (pipeline/clusters.go).
 	Settled int `json:"settled,omitempty"`
 	// Correction marks an event about another, later document that was
 	// admitted concurrently and did not see this one (Redis Cluster): it

@@ -96,9 +96,13 @@ func (o AlignOptions) withDefaults() AlignOptions {
 // The zero value is ready to use.
 type PassageAligner struct {
 	seeds  []uint64 // diagonal (biased) << 32 | position in a, sorted
-	byHash []uint64 // b's anchors: hash << 32 | position, sorted
+	byHash []uint64 // a's anchors: hash << 32 | position, sorted
+	// aKey names the document byHash was built for (alignKeyed): the
+	// verifier aligns one document against each of its candidates in
+	// turn, and sorts its anchors once. nil: built by Align.
+	aKey   any
 	chains []AlignPassage
-	cover  []bool
+	cover  []byte // 1: a position of a matched in a run, else 0
 }
 
 type seed struct{ a, b int }
@@ -122,6 +126,12 @@ const fpMask = 1<<FpBits - 1
 // come back in order of A0, at most MaxPassages of them; the second result
 // is the number of positions of a covered by some passage run.
 func (al *PassageAligner) Align(dst []AlignPassage, a, b AlignSide, opt AlignOptions) ([]AlignPassage, int) {
+	return al.alignKeyed(dst, a, b, opt, nil)
+}
+
+// alignKeyed is Align; a non-nil key names a's anchors and positions:
+// when the previous call had the same key, a's sorted anchors are reused.
+func (al *PassageAligner) alignKeyed(dst []AlignPassage, a, b AlignSide, opt AlignOptions, key any) ([]AlignPassage, int) {
 	opt = opt.withDefaults()
 	if len(a.Anchors) == 0 || len(b.Anchors) == 0 || len(a.Fp) == 0 || len(b.Fp) == 0 {
 		return dst, 0
@@ -131,27 +141,30 @@ func (al *PassageAligner) Align(dst []AlignPassage, a, b AlignSide, opt AlignOpt
 		// sketch.MaxSketchBytes comes near).
 		return dst, 0
 	}
-	// b's anchors as hash<<32 | position, sorted: by hash, then by
+	// a's anchors as hash<<32 | position, sorted: by hash, then by
 	// position (the order of equal hashes does not matter: the seeds are
 	// sorted again below, totally).
-	al.byHash = al.byHash[:0]
-	for _, x := range b.Anchors {
-		if int(x.Pos) < len(b.Fp) {
-			al.byHash = append(al.byHash, uint64(x.Hash)<<32|uint64(x.Pos))
+	if key == nil || key != al.aKey {
+		al.byHash = al.byHash[:0]
+		for _, x := range a.Anchors {
+			if int(x.Pos) < len(a.Fp) {
+				al.byHash = append(al.byHash, uint64(x.Hash)<<32|uint64(x.Pos))
+			}
 		}
+		slices.Sort(al.byHash)
+		al.aKey = key
 	}
-	slices.Sort(al.byHash)
 	// The seeds as one word each, sorted by diagonal (b − a, biased to
 	// stay positive), then by a: the order extend takes them in.
 	al.seeds = al.seeds[:0]
-	for _, x := range a.Anchors {
-		if int(x.Pos) >= len(a.Fp) {
+	for _, x := range b.Anchors {
+		if int(x.Pos) >= len(b.Fp) {
 			continue
 		}
 		i, _ := slices.BinarySearch(al.byHash, uint64(x.Hash)<<32)
 		for ; i < len(al.byHash) && uint32(al.byHash[i]>>32) == x.Hash; i++ {
-			pb := int64(uint32(al.byHash[i]))
-			al.seeds = append(al.seeds, uint64(pb-int64(x.Pos)+diagBias)<<32|uint64(x.Pos))
+			pa := int64(uint32(al.byHash[i]))
+			al.seeds = append(al.seeds, uint64(int64(x.Pos)-pa+diagBias)<<32|uint64(pa))
 		}
 	}
 	if len(al.seeds) == 0 {
@@ -188,12 +201,7 @@ func (al *PassageAligner) Align(dst []AlignPassage, a, b AlignSide, opt AlignOpt
 	out := dst
 	start := len(dst)
 	for _, p := range merged {
-		p.Matched = 0
-		for i := p.A0; i < p.A1; i++ {
-			if al.cover[i] {
-				p.Matched++
-			}
-		}
+		p.Matched = countCovered(al.cover[p.A0:p.A1])
 		if p.Matched >= opt.MinMatched {
 			out = append(out, p)
 			covered += p.Matched
@@ -207,11 +215,25 @@ func (al *PassageAligner) Align(dst []AlignPassage, a, b AlignSide, opt AlignOpt
 	return out, covered
 }
 
+// countCovered counts the positions of c that are set (each byte 0 or
+// 1), eight at a time.
+func countCovered(c []byte) int {
+	n := 0
+	for len(c) >= 8 {
+		n += bits.OnesCount64(le64(c))
+		c = c[8:]
+	}
+	for _, x := range c {
+		n += int(x)
+	}
+	return n
+}
+
 // covered reports whether seed s already lies in a run found earlier.
 func (al *PassageAligner) covered(s seed) bool {
 	for i := len(al.chains) - 1; i >= 0; i-- {
 		c := al.chains[i]
-		if s.a >= c.A0 && s.a < c.A1 && s.b >= c.B0 && s.b < c.B1 && al.cover[s.a] {
+		if s.a >= c.A0 && s.a < c.A1 && s.b >= c.B0 && s.b < c.B1 && al.cover[s.a] != 0 {
 			return true
 		}
 	}
@@ -297,19 +319,58 @@ func (f fpPair) match(i, j int) bool {
 	return i >= 0 && j >= 0 && i < len(f.a) && j < len(f.b) && (f.a[i]^f.b[j])&fpMask == 0
 }
 
+// ahead returns how many of the eight positions after (i, j) in direction
+// dir match in a row (their fingerprints only), reading eight of each
+// side at once; ok is false when those positions do not all lie inside
+// both documents (match then decides a position at a time).
+func (f fpPair) ahead(i, j, dir int) (n int, ok bool) {
+	const low3 = 0x0101010101010101 * fpMask
+	if dir > 0 {
+		if i < -1 || j < -1 || i+9 > len(f.a) || j+9 > len(f.b) {
+			return 0, false
+		}
+		x := (le64(f.a[i+1:]) ^ le64(f.b[j+1:])) & low3
+		return bits.TrailingZeros64(x) / 8, true
+	}
+	if i < 8 || j < 8 || i > len(f.a) || j > len(f.b) {
+		return 0, false
+	}
+	// Bytes i−8 … i−1 of a: i−1 is the high byte.
+	x := (le64(f.a[i-8:]) ^ le64(f.b[j-8:])) & low3
+	return bits.LeadingZeros64(x) / 8, true
+}
+
 // extend grows a run around seed s in both directions and marks the
 // matched positions of a in al.cover.
 func (al *PassageAligner) extend(s seed, fp fpPair, opt AlignOptions) AlignPassage {
 	p := AlignPassage{A0: s.a, A1: s.a + 1, B0: s.b, B1: s.b + 1}
-	al.cover[s.a] = true
+	al.cover[s.a] = 1
 	for dir := -1; dir <= 1; dir += 2 {
 		i, j := s.a, s.b
 		for {
-			ni, nj := i+dir, j+dir
-			if fp.match(ni, nj) && fp.words.sameNewWord(ni, nj, dir) {
-				i, j = ni, nj
-				al.cover[i] = true
-				continue
+			if n, ok := fp.ahead(i, j, dir); ok {
+				// Away from the ends: the next eight fingerprints at once,
+				// then the words of those that match, in order.
+				k := 0
+				for ; k < n; k++ {
+					ni, nj := i+dir, j+dir
+					if !fp.words.sameNewWord(ni, nj, dir) {
+						break
+					}
+					i, j = ni, nj
+					al.cover[i] = 1
+				}
+				if k == 8 {
+					continue
+				}
+				// The next position fails on its fingerprint or its word.
+			} else {
+				ni, nj := i+dir, j+dir
+				if fp.match(ni, nj) && fp.words.sameNewWord(ni, nj, dir) {
+					i, j = ni, nj
+					al.cover[i] = 1
+					continue
+				}
 			}
 			// Look for the run to resume within Gap positions, near the
 			// diagonal. With the words known, the resumed shingles' words
@@ -324,7 +385,7 @@ func (al *PassageAligner) extend(s seed, fp fpPair, opt AlignOptions) AlignPassa
 			}
 			if found {
 				for k := 0; k < opt.Resume; k++ {
-					al.cover[ri+dir*k] = true
+					al.cover[ri+dir*k] = 1
 				}
 				i, j = ri+dir*(opt.Resume-1), rj+dir*(opt.Resume-1)
 			}

@@ -281,7 +281,7 @@ func (al *PassageAligner) alignReference(dst []AlignPassage, a, b AlignSide, opt
 	for _, p := range merged {
 		p.Matched = 0
 		for i := p.A0; i < p.A1; i++ {
-			if al.cover[i] {
+			if al.cover[i] != 0 {
 				p.Matched++
 			}
 		}
@@ -328,6 +328,47 @@ func TestAlignSortKeys(t *testing.T) {
 			want, wantN := ref.alignReference(nil, pair[0], pair[1], opt)
 			if gotN != wantN || !slices.Equal(got, want) {
 				t.Fatalf("round %d: Align %v (%d covered), reference %v (%d)", round, got, gotN, want, wantN)
+			}
+		}
+	}
+}
+
+// TestAheadMatchesOneAtATime: ahead's eight-at-a-time count is the number
+// of positions match accepts in a row, and it declines near the ends.
+func TestAheadMatchesOneAtATime(t *testing.T) {
+	r := rand.New(rand.NewPCG(101, 102))
+	for range 2000 {
+		a, b := make([]byte, 1+r.IntN(40)), make([]byte, 1+r.IntN(40))
+		for i := range a {
+			a[i] = byte(r.IntN(256))
+		}
+		for i := range b {
+			b[i] = byte(r.IntN(256))
+			if i < len(a) && r.IntN(3) > 0 {
+				b[i] = a[i] ^ byte(r.IntN(2)<<FpBits) // same fingerprint, other high bits
+			}
+		}
+		f := fpPair{a: a, b: b}
+		i, j := r.IntN(len(a)+2)-1, r.IntN(len(b)+2)-1
+		for _, dir := range []int{-1, 1} {
+			n, ok := f.ahead(i, j, dir)
+			inside := true
+			for k := 1; k <= 8; k++ {
+				x, y := i+dir*k, j+dir*k
+				inside = inside && x >= 0 && y >= 0 && x < len(a) && y < len(b)
+			}
+			if ok != inside {
+				t.Fatalf("ahead(%d, %d, %d) on %d/%d positions: ok %v, want %v", i, j, dir, len(a), len(b), ok, inside)
+			}
+			if !ok {
+				continue
+			}
+			want := 0
+			for want < 8 && f.match(i+dir*(want+1), j+dir*(want+1)) {
+				want++
+			}
+			if n != want {
+				t.Fatalf("ahead(%d, %d, %d) = %d, match accepts %d", i, j, dir, n, want)
 			}
 		}
 	}

@@ -128,24 +128,44 @@ const MinEvidenceRun = 8
 // runs of at least MinEvidenceRun consecutive matched positions (cover:
 // the aligner's matched positions of the document), or fewer than minRun
 // when more, and returns the passages kept and the positions they match.
-func dropCommon(ps []AlignPassage, rs []Range, cover []bool, minShared, minRun int) ([]AlignPassage, int) {
+func dropCommon(ps []AlignPassage, rs []Range, cover []byte, minShared, minRun int) ([]AlignPassage, int) {
 	kept, matched := ps[:0], 0
+	need := max(minShared, minRun)
 	for _, x := range ps {
 		out, run, r := 0, 0, 0
-		for q := x.A0; q <= x.A1; q++ {
+		end := min(x.A1, len(cover))
+		for q := x.A0; q < end; q++ {
 			for r < len(rs) && rs[r].Hi <= q {
 				r++
 			}
-			if q < x.A1 && q < len(cover) && cover[q] && (r == len(rs) || q < rs[r].Lo) {
-				run++
+			if r < len(rs) && q >= rs[r].Lo {
+				// Inside a common range: the run ends, and the range is
+				// skipped whole.
+				if run >= MinEvidenceRun {
+					out += run
+				}
+				run = 0
+				q = rs[r].Hi - 1
 				continue
 			}
-			if run >= MinEvidenceRun {
-				out += run
+			if cover[q] == 0 {
+				if run >= MinEvidenceRun {
+					out += run
+				}
+				run = 0
+				continue
 			}
-			run = 0
+			run++
+			if run >= MinEvidenceRun && out+run >= need {
+				// This run counts, whatever its length: the passage is
+				// kept.
+				break
+			}
 		}
-		if out < max(minShared, minRun) {
+		if run >= MinEvidenceRun {
+			out += run
+		}
+		if out < need {
 			continue
 		}
 		kept = append(kept, x)

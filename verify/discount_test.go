@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -23,12 +24,12 @@ func TestWithout(t *testing.T) {
 // A passage counts only for the matched positions it holds outside the
 // document's common ranges.
 func TestDropCommon(t *testing.T) {
-	cover := make([]bool, 200)
+	cover := make([]byte, 200)
 	for q := 10; q < 100; q++ {
-		cover[q] = true
+		cover[q] = 1
 	}
 	for q := 150; q < 160; q++ {
-		cover[q] = true // a short run past a gap
+		cover[q] = 1 // a short run past a gap
 	}
 	ps := []AlignPassage{{A0: 10, A1: 100, Matched: 90}, {A0: 140, A1: 170, Matched: 10}}
 	for _, tt := range []struct {
@@ -71,6 +72,69 @@ func TestCommonFor(t *testing.T) {
 	} {
 		if got := tt.d.commonFor(tt.b); !slices.Equal(got, tt.want) {
 			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// dropCommonReference is dropCommon as first written, a position at a
+// time with no early exit: TestDropCommonReference holds the faster one,
+// which skips common ranges whole and stops at enough evidence, to it.
+func dropCommonReference(ps []AlignPassage, rs []Range, cover []byte, minShared, minRun int) ([]AlignPassage, int) {
+	kept, matched := ps[:0], 0
+	for _, x := range ps {
+		out, run, r := 0, 0, 0
+		for q := x.A0; q <= x.A1; q++ {
+			for r < len(rs) && rs[r].Hi <= q {
+				r++
+			}
+			if q < x.A1 && q < len(cover) && cover[q] != 0 && (r == len(rs) || q < rs[r].Lo) {
+				run++
+				continue
+			}
+			if run >= MinEvidenceRun {
+				out += run
+			}
+			run = 0
+		}
+		if out < max(minShared, minRun) {
+			continue
+		}
+		kept = append(kept, x)
+		matched += x.Matched
+	}
+	return kept, matched
+}
+
+func TestDropCommonReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(81, 82))
+	for range 3000 {
+		n := 1 + r.IntN(300)
+		cover := make([]byte, n)
+		for q, on := 0, r.IntN(2) == 0; q < n; q++ {
+			if r.IntN(12) == 0 {
+				on = !on
+			}
+			if on {
+				cover[q] = 1
+			}
+		}
+		var rs []Range
+		for q := r.IntN(40); q < n+20; q += 1 + r.IntN(60) {
+			hi := q + 1 + r.IntN(50)
+			rs = append(rs, Range{Lo: q, Hi: hi})
+			q = hi
+		}
+		var ps []AlignPassage
+		for range 1 + r.IntN(4) {
+			a0 := r.IntN(n)
+			a1 := a0 + r.IntN(n-a0+10) // may run past cover
+			ps = append(ps, AlignPassage{A0: a0, A1: a1, Matched: r.IntN(100)})
+		}
+		minShared, minRun := 1+r.IntN(40), r.IntN(50)
+		got, gm := dropCommon(slices.Clone(ps), rs, cover, minShared, minRun)
+		want, wm := dropCommonReference(slices.Clone(ps), rs, cover, minShared, minRun)
+		if !slices.Equal(got, want) || gm != wm {
+			t.Fatalf("passages %v, ranges %v, minShared %d, minRun %d: got %v (%d), want %v (%d)", ps, rs, minShared, minRun, got, gm, want, wm)
 		}
 	}
 }

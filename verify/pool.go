@@ -39,6 +39,16 @@ type Job struct {
 	// duplicate the group's later candidates are not verified: their
 	// verdicts are Settled. Put a group's representative first.
 	Groups []int32
+	// SettleAfter, when positive, bounds what a document that copies a
+	// widely copied text costs: its first Ranked candidates (the index's
+	// ranking, best first) are verified in order, and once SettleAfter of
+	// them are found near or exact duplicates the rest of them are not
+	// verified (nor loaded): their verdicts are Settled. Candidates from
+	// Ranked on are always verified. Which candidates are settled depends
+	// only on the candidates and their verdicts, so it is the same on
+	// every run and every index.
+	SettleAfter int
+	Ranked      int
 	// Tag is the caller's, returned untouched in the Result.
 	Tag any
 }
@@ -227,10 +237,10 @@ func (p *Pool) send(ctx context.Context, b *batch, cands int, order chan<- *batc
 }
 
 // jobChunk is the number of j's candidates one task verifies: all of them
-// when j has groups (a group's verdicts depend on each other, so they are
-// verified in order by one worker), else chunk.
+// when j has groups or settles (its verdicts depend on each other, so they
+// are verified in order by one worker), else chunk.
 func jobChunk(j Job, chunk int) int {
-	if j.Groups != nil {
+	if j.Groups != nil || j.SettleAfter > 0 {
 		return max(1, len(j.Candidates))
 	}
 	return chunk
@@ -265,6 +275,10 @@ func (p *Pool) runTask(t task, s *scratch) (err error) {
 	}()
 	j := t.b.jobs[t.job]
 	dst := t.b.verdicts[t.job]
+	// The document's converted anchors are kept for this task's
+	// candidates only: features may be recycled once their job is done,
+	// so a pointer names the same document within one job only.
+	s.saFor = nil
 	if j.Groups != nil {
 		// One task holds the whole job (jobChunk).
 		s.settled = s.settled[:0]
@@ -280,6 +294,22 @@ func (p *Pool) runTask(t task, s *scratch) (err error) {
 					s.settled = append(s.settled, false)
 				}
 				s.settled[g] = true
+			}
+		}
+		return nil
+	}
+	if j.SettleAfter > 0 {
+		// One task holds the whole job (jobChunk).
+		near := 0
+		for i := t.lo; i < t.hi; i++ {
+			ranked := i < j.Ranked
+			if ranked && near >= j.SettleAfter {
+				dst[i] = Verdict{Kind: Distinct, Settled: true}
+				continue
+			}
+			dst[i] = p.check(j.Doc, candidate(j, i), j.Discount, s, &t.vals[i-t.lo])
+			if ranked && settles(dst[i].Kind) {
+				near++
 			}
 		}
 		return nil

@@ -295,3 +295,137 @@ func TestPoolPanic(t *testing.T) {
 
 // Workers returns the number of verifying goroutines Run starts.
 func (p *Pool) Workers() int { return p.workers }
+
+// TestPoolSettleAfter checks verify.settle_after's rule on jobs with
+// every kind of verdict: among the first Ranked candidates, those after
+// the SettleAfter-th near or exact verdict are Settled and never loaded,
+// every other candidate gets the verdict a direct call gives, and
+// candidates from Ranked on are always verified.
+func TestPoolSettleAfter(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	r := rand.New(rand.NewPCG(71, 72))
+	docs := poolCorpus(t, r, 40)
+	v := mustNew(t, WebProfile())
+	for _, tc := range []struct {
+		name          string
+		after, ranked int // ranked < 0: all candidates
+	}{
+		{"off", 0, -1},
+		{"one", 1, -1},
+		{"two", 2, -1},
+		{"one, ranked 4", 1, 4},
+		{"more than any job finds", 100, -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			jobs := randomJobs(rand.New(rand.NewPCG(73, 74)), docs, 120)
+			var loads atomic.Int64
+			for i := range jobs {
+				j := &jobs[i]
+				j.SettleAfter, j.Ranked = tc.after, tc.ranked
+				if tc.ranked < 0 {
+					j.Ranked = len(j.Candidates)
+				}
+				// Every other job loads its candidates (Job.Load).
+				if i%2 == 0 && j.Doc != nil {
+					full := j.Candidates
+					j.Candidates = make([]*sketch.Features, len(full))
+					j.Load = func(c int) *sketch.Features { loads.Add(1); return full[c] }
+					j.Tag = [2]any{i, full}
+				} else {
+					j.Tag = [2]any{i, j.Candidates}
+				}
+			}
+			in, out := make(chan Job), make(chan Result, len(jobs))
+			go func() {
+				defer close(in)
+				for _, j := range jobs {
+					in <- j
+				}
+			}()
+			if err := NewPool(v, 3).Run(context.Background(), in, out); err != nil {
+				t.Fatal(err)
+			}
+			close(out)
+			settled, wantLoads := 0, int64(0)
+			for res := range out {
+				tag := res.Tag.([2]any)
+				i, cands := tag[0].(int), tag[1].([]*sketch.Features)
+				j := jobs[i]
+				want := v.VerifyAll(nil, j.Doc, cands)
+				near := 0
+				for c, got := range res.Verdicts {
+					ranked := c < j.Ranked
+					if tc.after > 0 && ranked && near >= tc.after {
+						if !got.Settled || got.Kind != Distinct {
+							t.Fatalf("job %d candidate %d: %s (settled %v) after %d near verdicts, want settled", i, c, got.Kind, got.Settled, near)
+						}
+						settled++
+						continue
+					}
+					if got.Settled || got.Kind != want[c].Kind || got.Check != want[c].Check {
+						t.Fatalf("job %d candidate %d: %s by %s (settled %v), direct %s by %s", i, c, got.Kind, got.Check, got.Settled, want[c].Kind, want[c].Check)
+					}
+					if j.Load != nil {
+						wantLoads++
+					}
+					if ranked && settles(got.Kind) {
+						near++
+					}
+				}
+			}
+			if got := loads.Load(); got != wantLoads {
+				t.Errorf("%d candidates loaded, want the %d verified", got, wantLoads)
+			}
+			if tc.after > 0 && tc.after < 100 && settled == 0 {
+				t.Error("no candidate settled: the jobs do not exercise the rule")
+			}
+			if (tc.after == 0 || tc.after == 100) && settled != 0 {
+				t.Errorf("%d candidates settled, want none", settled)
+			}
+		})
+	}
+}
+
+// TestPoolRecycledDoc: a caller may reuse a document's features once its
+// job is done (one struct, refilled for each document); the verdicts and
+// passages must be those of the document it holds now, not of the one the
+// worker last saw at that address.
+func TestPoolRecycledDoc(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	r := rand.New(rand.NewPCG(91, 92))
+	cfg := sketch.DefaultConfig()
+	cfg.PassageWords = 20
+	var docs []*sketch.Features
+	for range 12 {
+		base := words(r, 150+r.IntN(150), 20000)
+		for k := range 3 {
+			docs = append(docs, features(t, cfg, edit(r, base, float64(k)*0.05)))
+		}
+	}
+	v := mustNew(t, WebProfile())
+	in, out := make(chan Job), make(chan Result)
+	errc := make(chan error, 1)
+	go func() { errc <- NewPool(v, 1).Run(context.Background(), in, out); close(out) }()
+	doc := new(sketch.Features)
+	passages := 0
+	for i, d := range docs {
+		cands := []*sketch.Features{docs[(i/3)*3], docs[(i/3)*3+1], docs[(i/3)*3+2], docs[(i+5)%len(docs)]}
+		*doc = *d
+		in <- Job{Doc: doc, Candidates: cands, Tag: i}
+		res := <-out
+		want := v.VerifyAll(nil, d, cands)
+		for c, got := range res.Verdicts {
+			if got.Kind != want[c].Kind || !slices.Equal(got.Passages, want[c].Passages) {
+				t.Fatalf("document %d candidate %d: %s %v, direct %s %v", i, c, got.Kind, got.Passages, want[c].Kind, want[c].Passages)
+			}
+			passages += len(got.Passages)
+		}
+	}
+	close(in)
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	if passages == 0 {
+		t.Fatal("no passages aligned: the documents do not exercise the aligner")
+	}
+}

@@ -48,6 +48,7 @@ type scratch struct {
 	ed       Editor
 	pa       PassageAligner
 	sa, sb   []AlignAnchor
+	saFor    *sketch.Features // the document sa holds the anchors of
 	passages []AlignPassage
 	// Shingle sets less a Discount.
 	da, db []uint64
@@ -109,6 +110,7 @@ func (v *Verifier) Profile() Profile {
 // document is Distinct with no check applied.
 func (v *Verifier) Verify(a, b *sketch.Features) Verdict {
 	s := v.scratch.Get().(*scratch)
+	s.saFor = nil // the caller's features may have changed since (runTask)
 	defer v.scratch.Put(s)
 	return v.verify(a, b, nil, s, nil)
 }
@@ -117,6 +119,7 @@ func (v *Verifier) Verify(a, b *sketch.Features) Verdict {
 // discounts of a (nil: nothing).
 func (v *Verifier) VerifyDiscounted(a, b *sketch.Features, d *Discount) Verdict {
 	s := v.scratch.Get().(*scratch)
+	s.saFor = nil // the caller's features may have changed since (runTask)
 	defer v.scratch.Put(s)
 	return v.verify(a, b, d, s, nil)
 }
@@ -125,6 +128,7 @@ func (v *Verifier) VerifyDiscounted(a, b *sketch.Features, d *Discount) Verdict 
 // to dst in candidate order.
 func (v *Verifier) VerifyAll(dst []Verdict, doc *sketch.Features, cands []*sketch.Features) []Verdict {
 	s := v.scratch.Get().(*scratch)
+	s.saFor = nil // the caller's features may have changed since (runTask)
 	defer v.scratch.Put(s)
 	vals := make([]scoreVals, len(cands))
 	for i, c := range cands {
@@ -229,10 +233,18 @@ func (p *pair) passages(minShared int) bool {
 		return true
 	}
 	s := p.s
-	s.sa, s.sb = alignAnchors(s.sa[:0], a.Anchors), alignAnchors(s.sb[:0], b.Anchors)
-	s.passages, p.psgA = s.pa.Align(s.passages[:0], AlignSide{Fp: a.Fp, Anchors: s.sa, Starts: a.Starts, Ends: a.Ends},
+	if s.saFor != p.a {
+		// The document's anchors are converted (and sorted, by the
+		// aligner) once for all the candidates of one call or task,
+		// which is as long as a pointer names one document (whoever
+		// clears saFor clears the aligner's table with it).
+		s.sa, s.saFor = alignAnchors(s.sa[:0], a.Anchors), p.a
+		s.pa.aKey = nil
+	}
+	s.sb = alignAnchors(s.sb[:0], b.Anchors)
+	s.passages, p.psgA = s.pa.alignKeyed(s.passages[:0], AlignSide{Fp: a.Fp, Anchors: s.sa, Starts: a.Starts, Ends: a.Ends},
 		AlignSide{Fp: b.Fp, Anchors: s.sb, Starts: b.Starts, Ends: b.Ends},
-		AlignOptions{MinMatched: minShared, MaxPassages: MaxPassages})
+		AlignOptions{MinMatched: minShared, MaxPassages: MaxPassages}, p.a)
 	if common := p.d.commonFor(p.b); len(common) > 0 {
 		// A passage is evidence only for what it holds beyond the
 		// document's common passages.
