@@ -414,6 +414,7 @@ func (p *Pipeline) sourceOf(j *job, c *index.Candidate, decoded map[uint64]sourc
 // undecodable), decoding only those asked for.
 func (p *Pipeline) markSources(jobs []*job, feats func(c *index.Candidate) *sketch.Features) {
 	decoded := map[uint64]source{}
+	var mine []uint32 // a job's anchors' stored hashes, sorted (copiedWholeOf)
 	for _, j := range jobs {
 		if j.discount == nil || j.feats == nil {
 			continue
@@ -451,10 +452,11 @@ func (p *Pipeline) markSources(jobs []*job, feats func(c *index.Candidate) *sket
 			order[i] = i
 		}
 		slices.SortFunc(order, func(a, b int) int { return cmp.Compare(cands[a].Seq, cands[b].Seq) })
+		mine = ownHashes(mine, j.feats.Passage.Anchors)
 		for _, i := range order {
 			c := &cands[i]
 			if f := feats(c); f != nil {
-				if shared := copiedWhole(common, j.feats.Passage.Anchors, f); shared != nil {
+				if shared := copiedWholeOf(common, mine, f); shared != nil {
 					if p.sourceOf(j, c, decoded) == nil {
 						p.sources.add(c.Seq, j.res.Seq, p.ownText(shared, c, f, cands, feats))
 					}
@@ -493,7 +495,7 @@ func (p *Pipeline) copyOwnLinks(j *job, feats func(*index.Candidate) *sketch.Fea
 		return
 	}
 	near := make([]bool, len(cands))
-	var held map[uint32]bool // anchors the document's earlier near duplicates hold
+	var held []uint32 // anchors the document's earlier near duplicates hold
 	for i := range cands {
 		f := feats(&cands[i])
 		if f == nil {
@@ -503,32 +505,37 @@ func (p *Pipeline) copyOwnLinks(j *job, feats func(*index.Candidate) *sketch.Fea
 			continue
 		}
 		near[i] = true
-		if held == nil {
-			held = map[uint32]bool{}
-		}
 		for _, a := range f.Passage.Anchors {
-			held[uint32(a.Hash)] = true
+			held = append(held, uint32(a.Hash))
 		}
 	}
 	if held == nil {
 		return
 	}
+	slices.Sort(held)
+	held = slices.Compact(held)
 	n := len(j.seq)
 	w := sketch.PassageWindow(n, p.passageWords(), p.cfg.Sketch.Shingle)
+	var theirs []uint32 // of held, what the candidate holds too
 	for i := range cands {
 		f := feats(&cands[i])
 		if near[i] || f == nil {
 			continue
 		}
-		theirs := make(map[uint32]bool, len(f.Passage.Anchors))
+		theirs = theirs[:0]
 		for _, a := range f.Passage.Anchors {
-			if held[uint32(a.Hash)] {
-				theirs[uint32(a.Hash)] = true
+			if _, ok := slices.BinarySearch(held, uint32(a.Hash)); ok {
+				theirs = append(theirs, uint32(a.Hash))
 			}
 		}
+		if len(theirs) == 0 {
+			continue
+		}
+		slices.Sort(theirs)
 		var rs []verify.Range
 		for _, a := range j.feats.Passage.Anchors {
-			if pos := int(a.Pos); theirs[uint32(a.Hash)] && pos < n {
+			if _, ok := slices.BinarySearch(theirs, uint32(a.Hash)); ok && int(a.Pos) < n {
+				pos := int(a.Pos)
 				rs = addRange(rs, verify.Range{Lo: max(pos-(w-1), 0), Hi: min(pos+w, n)})
 			}
 		}
@@ -639,15 +646,27 @@ func (p *Pipeline) commonAnchors(j *job) []anchorAt {
 // later partial copies, whose copied passage is common, were unique
 // (bench/corpus real: 627 of 5,686 partial copies at 20,000 documents).
 func copiedWhole(common []anchorAt, own []sketch.Anchor, f *sketch.Features) []uint32 {
+	return copiedWholeOf(common, ownHashes(nil, own), f)
+}
+
+// ownHashes returns the stored hashes of anchors (their low 32 bits),
+// sorted, repeats kept, in dst's storage.
+func ownHashes(dst []uint32, anchors []sketch.Anchor) []uint32 {
+	dst = dst[:0]
+	for _, a := range anchors {
+		dst = append(dst, uint32(a.Hash))
+	}
+	slices.Sort(dst)
+	return dst
+}
+
+// copiedWholeOf is copiedWhole with the document's anchors as mine, their
+// stored hashes sorted (ownHashes).
+func copiedWholeOf(common []anchorAt, mine []uint32, f *sketch.Features) []uint32 {
 	fa := f.Passage.Anchors
-	if len(own) == 0 || len(fa) == 0 || len(common) == 0 {
+	if len(mine) == 0 || len(fa) == 0 || len(common) == 0 {
 		return nil
 	}
-	mine := make([]uint32, len(own))
-	for i, a := range own {
-		mine[i] = uint32(a.Hash)
-	}
-	slices.Sort(mine)
 	held := 0
 	var shared, narrow []uint32
 	for _, a := range fa {
@@ -670,7 +689,7 @@ func copiedWhole(common []anchorAt, own []sketch.Anchor, f *sketch.Features) []u
 			ownShared++
 		}
 	}
-	if float64(ownShared) <= MaxDiscountShare*float64(len(own)) || float64(held) <= MaxDiscountShare*float64(len(fa)) {
+	if float64(ownShared) <= MaxDiscountShare*float64(len(mine)) || float64(held) <= MaxDiscountShare*float64(len(fa)) {
 		return nil
 	}
 	if len(narrow) > 0 {

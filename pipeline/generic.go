@@ -45,36 +45,29 @@ func (p *Pipeline) genericText(j *job, feats func(*index.Candidate) *sketch.Feat
 	if len(cands) < minGenericTexts {
 		return
 	}
-	mine := make(map[uint32]bool, len(j.feats.Passage.Anchors))
-	for _, a := range j.feats.Passage.Anchors {
-		mine[uint32(a.Hash)] = true
-	}
+	mine := anchorHashes(nil, j.feats.Passage.Anchors) // sorted, distinct
 	fs := make([]*sketch.Features, len(cands))
-	holders := map[uint32][]int{} // the document's anchors: the other texts' candidates that hold them
+	holders := make([][]int, len(mine)) // per anchor of mine: the other texts' candidates that hold it
+	last := make([]int, len(mine))      // per anchor of mine: the last candidate counted
+	for i := range last {
+		last[i] = -1
+	}
 	for i := range cands {
 		f := feats(&cands[i])
 		if f == nil {
 			continue
 		}
 		fs[i] = f
-		shares := false
-		for _, a := range f.Passage.Anchors {
-			if mine[uint32(a.Hash)] {
-				shares = true
-				break
-			}
-		}
-		if !shares {
+		if !sharesAnchor(mine, f.Passage.Anchors) {
 			continue
 		}
 		if p.oneText(j.feats, f, nil, j.discount.TemplateOf(f)) {
 			continue // the document's own text
 		}
-		seen := map[uint32]bool{}
 		for _, a := range f.Passage.Anchors {
-			if h := uint32(a.Hash); mine[h] && !seen[h] {
-				seen[h] = true
-				holders[h] = append(holders[h], i)
+			if k, ok := slices.BinarySearch(mine, uint32(a.Hash)); ok && last[k] != i {
+				last[k] = i
+				holders[k] = append(holders[k], i)
 			}
 		}
 	}
@@ -115,7 +108,8 @@ func (p *Pipeline) genericText(j *job, feats func(*index.Candidate) *sketch.Feat
 	}
 	var gs []generic
 	for _, a := range j.feats.Passage.Anchors {
-		hs := holders[uint32(a.Hash)]
+		k, _ := slices.BinarySearch(mine, uint32(a.Hash))
+		hs := holders[k]
 		if pos := int(a.Pos); len(hs) >= minGenericTexts && pos < n && texts(hs) >= minGenericTexts {
 			first := hs[0]
 			for _, i := range hs[1:] {
@@ -145,16 +139,32 @@ func (p *Pipeline) genericText(j *job, feats func(*index.Candidate) *sketch.Feat
 	// A source's copied text stays evidence against it (markSources),
 	// and a generic passage against the text that held it first: the
 	// others hold it after it (copies of it, or pages that inherit it).
-	firsts := map[int]bool{}
-	for _, g := range gs {
-		firsts[g.first] = true
-	}
-	for i := range firsts {
-		f := fs[i]
+	for k, g := range gs {
+		if slices.IndexFunc(gs[:k], func(h generic) bool { return h.first == g.first }) >= 0 {
+			continue // named already
+		}
+		f := fs[g.first]
 		if slices.IndexFunc(d.Sources, func(s verify.Source) bool { return s.Features == f }) >= 0 {
 			continue
 		}
-		d.Sources = append(d.Sources, verify.Source{Features: f, Common: withRanges(d.Common, ranges(i))})
+		d.Sources = append(d.Sources, verify.Source{Features: f, Common: withRanges(d.Common, ranges(g.first))})
 	}
 	d.Common = withRanges(d.Common, ranges(-1))
+}
+
+// anchorHashes returns the stored hashes of anchors (their low 32 bits),
+// sorted and distinct, in dst's storage.
+func anchorHashes(dst []uint32, anchors []sketch.Anchor) []uint32 {
+	return slices.Compact(ownHashes(dst, anchors))
+}
+
+// sharesAnchor reports whether any of anchors has a stored hash in mine
+// (sorted).
+func sharesAnchor(mine []uint32, anchors []sketch.Anchor) bool {
+	for _, a := range anchors {
+		if _, ok := slices.BinarySearch(mine, uint32(a.Hash)); ok {
+			return true
+		}
+	}
+	return false
 }
