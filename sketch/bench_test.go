@@ -146,3 +146,28 @@ func BenchmarkEncodeWeb(b *testing.B) {
 		buf = s.Encode(buf[:0], &f, &st, lim)
 	}
 }
+
+// BenchmarkDecode measures what a candidate's first look-up costs the
+// pipeline (its featCache misses): decoding a 5 KB page's stored features,
+// web profile, into fresh Features.
+func BenchmarkDecode(b *testing.B) {
+	cfg := DefaultConfig()
+	cfg.PassageWords = 40
+	s, err := New(cfg, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var f, st Features
+	if err := s.Sketch(benchDoc(), &f); err != nil {
+		b.Fatal(err)
+	}
+	buf := s.Encode(nil, &f, &st, Limits{MaxShingles: 256, MaxUnique: 8192, IMatch: true, Passages: true, Sentences: true})
+	b.SetBytes(int64(len(buf)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var g Features
+		if err := g.UnmarshalBinary(buf); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -154,7 +154,9 @@ func decodeOffsetsV4(d *decoder, p *Passage) {
 	r := bitReader{b: d.b}
 	var end uint64
 	for i := range nt {
-		r.refill()
+		if r.n < offsetMaxLen {
+			r.refill()
+		}
 		e := offsetCodes.table[r.acc>>(64-offsetMaxLen)]
 		sym, l := int(e>>4), uint(e&15)
 		if l > r.n {
