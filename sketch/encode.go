@@ -384,8 +384,15 @@ func (f *Features) decode(d *decoder) error {
 		f.Unique = slices.Grow(f.Unique, n)
 		var pos uint64
 		for range n {
-			h := uint64(d.uint32())
-			pos += d.uvarint(1 << 32)
+			var h uint64
+			if b := d.b; len(b) >= 5 && b[4] < 0x80 {
+				// The common case: a one-byte position delta.
+				h, pos = uint64(binary.LittleEndian.Uint32(b)), pos+uint64(b[4])
+				d.b = b[5:]
+			} else {
+				h = uint64(d.uint32())
+				pos += d.uvarint(1 << 32)
+			}
 			f.Unique = append(f.Unique, UniqueWord{Hash: h, Pos: uint32(pos)})
 		}
 		if pos >= 1<<32 {

@@ -35,7 +35,8 @@ var offsetLens = [offsetSymbols]uint8{
 }
 
 // offsetCode is the canonical code of offsetLens: codes by symbol, and a
-// table indexed by the next offsetMaxLen bits giving symbol<<4 | length.
+// table indexed by the next offsetMaxLen bits giving the symbol's token
+// length l<<6 | gap g<<4 | code length (g and l 0 for the escape).
 type offsetCode struct {
 	codes [offsetSymbols]uint16
 	table [1 << offsetMaxLen]uint16
@@ -60,7 +61,10 @@ func buildOffsetCode() *offsetCode {
 		// Every table index that starts with this code decodes to it.
 		lo := code << (offsetMaxLen - l)
 		for i := range 1 << (offsetMaxLen - l) {
-			c.table[lo+i] = uint16(sym<<4 | l)
+			c.table[lo+i] = uint16(l)
+			if sym != offsetEscape {
+				c.table[lo+i] |= uint16((sym%15+1)<<6 | (sym/15+1)<<4)
+			}
 		}
 		code++
 	}
@@ -151,34 +155,41 @@ func decodeOffsetsV4(d *decoder, p *Passage) {
 		return
 	}
 	starts, ends := offsetSlices(p, nt)
+	ends = ends[:len(starts)]
 	r := bitReader{b: d.b}
+	table := &offsetCodes.table
+	// The reader's window is kept in locals, written back only around
+	// its calls.
+	acc, n := r.acc, r.n
 	var end uint64
-	for i := range nt {
-		if r.n < offsetMaxLen {
+	for i := range starts {
+		if n < offsetMaxLen {
+			r.acc, r.n = acc, n
 			r.refill()
+			acc, n = r.acc, r.n
 		}
-		e := offsetCodes.table[r.acc>>(64-offsetMaxLen)]
-		sym, l := int(e>>4), uint(e&15)
-		if l > r.n {
+		e := table[acc>>(64-offsetMaxLen)]
+		l := uint(e & 15)
+		if l > n {
 			d.fail("bad token offset")
 			return
 		}
-		r.acc <<= l
-		r.n -= l
-		var g, n uint64
-		if sym == offsetEscape {
+		acc <<= l
+		n -= l
+		g, tl := uint64(e>>4&3), uint64(e>>6)
+		if g == 0 { // the escape
+			r.acc, r.n = acc, n
 			var ok1, ok2 bool
 			g, ok1 = r.nibbleVarint()
-			n, ok2 = r.nibbleVarint()
+			tl, ok2 = r.nibbleVarint()
+			acc, n = r.acc, r.n
 			if !ok1 || !ok2 {
 				d.fail("bad token offset")
 				return
 			}
-		} else {
-			g, n = uint64(sym/15+1), uint64(sym%15+1)
 		}
 		s := end + g
-		e2 := s + n
+		e2 := s + tl
 		if e2 >= 1<<32 {
 			d.fail("token offset overflows 32 bits")
 			return
@@ -186,6 +197,7 @@ func decodeOffsetsV4(d *decoder, p *Passage) {
 		starts[i], ends[i] = uint32(s), uint32(e2)
 		end = e2
 	}
+	r.acc, r.n = acc, n
 	p.Starts, p.Ends = starts, ends
 	d.b = d.b[r.used():]
 }
