@@ -465,9 +465,10 @@ func (p *Pipeline) markSources(jobs []*job, feats func(c *index.Candidate) *sket
 			}
 		}
 	}
+	var set hashBits
 	for _, j := range jobs {
-		p.genericText(j, feats) // generic.go
-		p.copyOwnLinks(j, feats)
+		p.genericText(j, feats, &set) // generic.go
+		p.copyOwnLinks(j, feats, &set)
 	}
 }
 
@@ -485,8 +486,9 @@ func (p *Pipeline) markSources(jobs []*job, feats func(c *index.Candidate) *sket
 // a document is still linked to whatever it shares with others beyond
 // its earlier copy's text. Containment is not one text here: a document
 // held by a longer one (PAN13's short suspicious documents) can copy
-// from a source what the longer one copied too, and is linked to it.
-func (p *Pipeline) copyOwnLinks(j *job, feats func(*index.Candidate) *sketch.Features) {
+// from a source what the longer one copied too, and is linked to it. set
+// is scratch, empty.
+func (p *Pipeline) copyOwnLinks(j *job, feats func(*index.Candidate) *sketch.Features, set *hashBits) {
 	if j.feats == nil || len(j.seq) == 0 || len(j.feats.Passage.Anchors) == 0 {
 		return
 	}
@@ -495,7 +497,6 @@ func (p *Pipeline) copyOwnLinks(j *job, feats func(*index.Candidate) *sketch.Fea
 		return
 	}
 	near := make([]bool, len(cands))
-	var held []uint32 // anchors the document's earlier near duplicates hold
 	for i := range cands {
 		f := feats(&cands[i])
 		if f == nil {
@@ -505,40 +506,37 @@ func (p *Pipeline) copyOwnLinks(j *job, feats func(*index.Candidate) *sketch.Fea
 			continue
 		}
 		near[i] = true
-		for _, a := range f.Passage.Anchors {
-			held = append(held, uint32(a.Hash))
-		}
+		set.addAnchors(f.Passage.Anchors) // what the document's earlier near duplicates hold
 	}
-	if held == nil {
+	if !slices.Contains(near, true) {
 		return
 	}
-	slices.Sort(held)
-	held = slices.Compact(held)
 	n := len(j.seq)
+	var held []sketch.Anchor // the document's anchors its earlier near duplicates hold
+	for _, a := range j.feats.Passage.Anchors {
+		if set.has(uint32(a.Hash)) && int(a.Pos) < n {
+			held = append(held, a)
+		}
+	}
+	set.clear()
+	if len(held) == 0 {
+		return
+	}
 	w := sketch.PassageWindow(n, p.passageWords(), p.cfg.Sketch.Shingle)
-	var theirs []uint32 // of held, what the candidate holds too
 	for i := range cands {
 		f := feats(&cands[i])
 		if near[i] || f == nil {
 			continue
 		}
-		theirs = theirs[:0]
-		for _, a := range f.Passage.Anchors {
-			if _, ok := slices.BinarySearch(held, uint32(a.Hash)); ok {
-				theirs = append(theirs, uint32(a.Hash))
-			}
-		}
-		if len(theirs) == 0 {
-			continue
-		}
-		slices.Sort(theirs)
+		set.addAnchors(f.Passage.Anchors)
 		var rs []verify.Range
-		for _, a := range j.feats.Passage.Anchors {
-			if _, ok := slices.BinarySearch(theirs, uint32(a.Hash)); ok && int(a.Pos) < n {
+		for _, a := range held {
+			if set.has(uint32(a.Hash)) {
 				pos := int(a.Pos)
 				rs = addRange(rs, verify.Range{Lo: max(pos-(w-1), 0), Hi: min(pos+w, n)})
 			}
 		}
+		set.clear()
 		if len(rs) == 0 {
 			continue
 		}

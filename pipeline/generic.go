@@ -36,8 +36,8 @@ const minGenericTexts = 3
 // anchors, so the count is of the holders the index returned (a common
 // key returns its exemplar, the first holder): it can only be too low,
 // which keeps evidence. It needs no url, no count of the index and no
-// index call.
-func (p *Pipeline) genericText(j *job, feats func(*index.Candidate) *sketch.Features) {
+// index call. set is scratch, empty.
+func (p *Pipeline) genericText(j *job, feats func(*index.Candidate) *sketch.Features, set *hashBits) {
 	if j.feats == nil || len(j.seq) == 0 || len(j.feats.Passage.Anchors) == 0 {
 		return
 	}
@@ -45,31 +45,24 @@ func (p *Pipeline) genericText(j *job, feats func(*index.Candidate) *sketch.Feat
 	if len(cands) < minGenericTexts {
 		return
 	}
-	mine := anchorHashes(nil, j.feats.Passage.Anchors) // sorted, distinct
+	mine := anchorSet(j.feats.Passage.Anchors) // template.go
 	fs := make([]*sketch.Features, len(cands))
 	holders := make([][]int, len(mine)) // per anchor of mine: the other texts' candidates that hold it
-	last := make([]int, len(mine))      // per anchor of mine: the last candidate counted
-	for i := range last {
-		last[i] = -1
-	}
 	for i := range cands {
 		f := feats(&cands[i])
 		if f == nil {
 			continue
 		}
 		fs[i] = f
-		if !sharesAnchor(mine, f.Passage.Anchors) {
-			continue
-		}
-		if p.oneText(j.feats, f, nil, j.discount.TemplateOf(f)) {
-			continue // the document's own text
-		}
-		for _, a := range f.Passage.Anchors {
-			if k, ok := slices.BinarySearch(mine, uint32(a.Hash)); ok && last[k] != i {
-				last[k] = i
-				holders[k] = append(holders[k], i)
+		set.addAnchors(f.Passage.Anchors)
+		if slices.IndexFunc(mine, set.has) >= 0 && !p.oneText(j.feats, f, nil, j.discount.TemplateOf(f)) { // not the document's own text
+			for k, h := range mine {
+				if set.has(h) {
+					holders[k] = append(holders[k], i)
+				}
 			}
 		}
+		set.clear()
 	}
 	same := map[[2]int]bool{} // pairs of candidates found one text, or not
 	oneText := func(a, b int) bool {
@@ -150,21 +143,4 @@ func (p *Pipeline) genericText(j *job, feats func(*index.Candidate) *sketch.Feat
 		d.Sources = append(d.Sources, verify.Source{Features: f, Common: withRanges(d.Common, ranges(g.first))})
 	}
 	d.Common = withRanges(d.Common, ranges(-1))
-}
-
-// anchorHashes returns the stored hashes of anchors (their low 32 bits),
-// sorted and distinct, in dst's storage.
-func anchorHashes(dst []uint32, anchors []sketch.Anchor) []uint32 {
-	return slices.Compact(ownHashes(dst, anchors))
-}
-
-// sharesAnchor reports whether any of anchors has a stored hash in mine
-// (sorted).
-func sharesAnchor(mine []uint32, anchors []sketch.Anchor) bool {
-	for _, a := range anchors {
-		if _, ok := slices.BinarySearch(mine, uint32(a.Hash)); ok {
-			return true
-		}
-	}
-	return false
 }
