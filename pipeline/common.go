@@ -465,10 +465,9 @@ func (p *Pipeline) markSources(jobs []*job, feats func(c *index.Candidate) *sket
 			}
 		}
 	}
-	var set hashBits
 	for _, j := range jobs {
-		p.genericText(j, feats, &set) // generic.go
-		p.copyOwnLinks(j, feats, &set)
+		p.genericText(j, feats, &p.anchorBits) // generic.go
+		p.copyOwnLinks(j, feats, &p.anchorBits)
 	}
 }
 
