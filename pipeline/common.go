@@ -414,6 +414,7 @@ func (p *Pipeline) sourceOf(j *job, c *index.Candidate, decoded map[uint64]sourc
 // undecodable), decoding only those asked for.
 func (p *Pipeline) markSources(jobs []*job, feats func(c *index.Candidate) *sketch.Features) {
 	decoded := map[uint64]source{}
+	var mine []uint32 // a job's anchors' stored hashes, sorted (copiedWholeOf)
 	for _, j := range jobs {
 		if j.discount == nil || j.feats == nil {
 			continue
@@ -451,10 +452,11 @@ func (p *Pipeline) markSources(jobs []*job, feats func(c *index.Candidate) *sket
 			order[i] = i
 		}
 		slices.SortFunc(order, func(a, b int) int { return cmp.Compare(cands[a].Seq, cands[b].Seq) })
+		mine = ownHashes(mine, j.feats.Passage.Anchors)
 		for _, i := range order {
 			c := &cands[i]
 			if f := feats(c); f != nil {
-				if shared := copiedWhole(common, j.feats.Passage.Anchors, f); shared != nil {
+				if shared := copiedWholeOf(common, mine, f); shared != nil {
 					if p.sourceOf(j, c, decoded) == nil {
 						p.sources.add(c.Seq, j.res.Seq, p.ownText(shared, c, f, cands, feats))
 					}
@@ -464,8 +466,8 @@ func (p *Pipeline) markSources(jobs []*job, feats func(c *index.Candidate) *sket
 		}
 	}
 	for _, j := range jobs {
-		p.genericText(j, feats) // generic.go
-		p.copyOwnLinks(j, feats)
+		p.genericText(j, feats, &p.anchorBits) // generic.go
+		p.copyOwnLinks(j, feats, &p.anchorBits)
 	}
 }
 
@@ -483,8 +485,9 @@ func (p *Pipeline) markSources(jobs []*job, feats func(c *index.Candidate) *sket
 // a document is still linked to whatever it shares with others beyond
 // its earlier copy's text. Containment is not one text here: a document
 // held by a longer one (PAN13's short suspicious documents) can copy
-// from a source what the longer one copied too, and is linked to it.
-func (p *Pipeline) copyOwnLinks(j *job, feats func(*index.Candidate) *sketch.Features) {
+// from a source what the longer one copied too, and is linked to it. set
+// is scratch, empty.
+func (p *Pipeline) copyOwnLinks(j *job, feats func(*index.Candidate) *sketch.Features, set *hashBits) {
 	if j.feats == nil || len(j.seq) == 0 || len(j.feats.Passage.Anchors) == 0 {
 		return
 	}
@@ -493,7 +496,6 @@ func (p *Pipeline) copyOwnLinks(j *job, feats func(*index.Candidate) *sketch.Fea
 		return
 	}
 	near := make([]bool, len(cands))
-	var held map[uint32]bool // anchors the document's earlier near duplicates hold
 	for i := range cands {
 		f := feats(&cands[i])
 		if f == nil {
@@ -503,35 +505,37 @@ func (p *Pipeline) copyOwnLinks(j *job, feats func(*index.Candidate) *sketch.Fea
 			continue
 		}
 		near[i] = true
-		if held == nil {
-			held = map[uint32]bool{}
-		}
-		for _, a := range f.Passage.Anchors {
-			held[uint32(a.Hash)] = true
-		}
+		set.addAnchors(f.Passage.Anchors) // what the document's earlier near duplicates hold
 	}
-	if held == nil {
+	if !slices.Contains(near, true) {
 		return
 	}
 	n := len(j.seq)
+	var held []sketch.Anchor // the document's anchors its earlier near duplicates hold
+	for _, a := range j.feats.Passage.Anchors {
+		if set.has(uint32(a.Hash)) && int(a.Pos) < n {
+			held = append(held, a)
+		}
+	}
+	set.clear()
+	if len(held) == 0 {
+		return
+	}
 	w := sketch.PassageWindow(n, p.passageWords(), p.cfg.Sketch.Shingle)
 	for i := range cands {
 		f := feats(&cands[i])
 		if near[i] || f == nil {
 			continue
 		}
-		theirs := make(map[uint32]bool, len(f.Passage.Anchors))
-		for _, a := range f.Passage.Anchors {
-			if held[uint32(a.Hash)] {
-				theirs[uint32(a.Hash)] = true
-			}
-		}
+		set.addAnchors(f.Passage.Anchors)
 		var rs []verify.Range
-		for _, a := range j.feats.Passage.Anchors {
-			if pos := int(a.Pos); theirs[uint32(a.Hash)] && pos < n {
+		for _, a := range held {
+			if set.has(uint32(a.Hash)) {
+				pos := int(a.Pos)
 				rs = addRange(rs, verify.Range{Lo: max(pos-(w-1), 0), Hi: min(pos+w, n)})
 			}
 		}
+		set.clear()
 		if len(rs) == 0 {
 			continue
 		}
@@ -639,15 +643,27 @@ func (p *Pipeline) commonAnchors(j *job) []anchorAt {
 // later partial copies, whose copied passage is common, were unique
 // (bench/corpus real: 627 of 5,686 partial copies at 20,000 documents).
 func copiedWhole(common []anchorAt, own []sketch.Anchor, f *sketch.Features) []uint32 {
+	return copiedWholeOf(common, ownHashes(nil, own), f)
+}
+
+// ownHashes returns the stored hashes of anchors (their low 32 bits),
+// sorted, repeats kept, in dst's storage.
+func ownHashes(dst []uint32, anchors []sketch.Anchor) []uint32 {
+	dst = dst[:0]
+	for _, a := range anchors {
+		dst = append(dst, uint32(a.Hash))
+	}
+	slices.Sort(dst)
+	return dst
+}
+
+// copiedWholeOf is copiedWhole with the document's anchors as mine, their
+// stored hashes sorted (ownHashes).
+func copiedWholeOf(common []anchorAt, mine []uint32, f *sketch.Features) []uint32 {
 	fa := f.Passage.Anchors
-	if len(own) == 0 || len(fa) == 0 || len(common) == 0 {
+	if len(mine) == 0 || len(fa) == 0 || len(common) == 0 {
 		return nil
 	}
-	mine := make([]uint32, len(own))
-	for i, a := range own {
-		mine[i] = uint32(a.Hash)
-	}
-	slices.Sort(mine)
 	held := 0
 	var shared, narrow []uint32
 	for _, a := range fa {
@@ -670,7 +686,7 @@ func copiedWhole(common []anchorAt, own []sketch.Anchor, f *sketch.Features) []u
 			ownShared++
 		}
 	}
-	if float64(ownShared) <= MaxDiscountShare*float64(len(own)) || float64(held) <= MaxDiscountShare*float64(len(fa)) {
+	if float64(ownShared) <= MaxDiscountShare*float64(len(mine)) || float64(held) <= MaxDiscountShare*float64(len(fa)) {
 		return nil
 	}
 	if len(narrow) > 0 {

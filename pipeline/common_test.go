@@ -460,7 +460,7 @@ func TestCopyOwnLinks(t *testing.T) {
 	p := &Pipeline{}
 	run := func(feats map[uint64]*sketch.Features) *verify.Discount {
 		j := &job{feats: doc, seq: make([]uint32, 4200), cands: []index.Candidate{{Seq: 1}, {Seq: 2}}, earlier: 2}
-		p.copyOwnLinks(j, func(c *index.Candidate) *sketch.Features { return feats[c.Seq] })
+		p.copyOwnLinks(j, func(c *index.Candidate) *sketch.Features { return feats[c.Seq] }, &hashBits{})
 		return j.discount
 	}
 	d := run(map[uint64]*sketch.Features{1: other, 2: copyOf})

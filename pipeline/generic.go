@@ -36,8 +36,8 @@ const minGenericTexts = 3
 // anchors, so the count is of the holders the index returned (a common
 // key returns its exemplar, the first holder): it can only be too low,
 // which keeps evidence. It needs no url, no count of the index and no
-// index call.
-func (p *Pipeline) genericText(j *job, feats func(*index.Candidate) *sketch.Features) {
+// index call. set is scratch, empty.
+func (p *Pipeline) genericText(j *job, feats func(*index.Candidate) *sketch.Features, set *hashBits) {
 	if j.feats == nil || len(j.seq) == 0 || len(j.feats.Passage.Anchors) == 0 {
 		return
 	}
@@ -45,38 +45,24 @@ func (p *Pipeline) genericText(j *job, feats func(*index.Candidate) *sketch.Feat
 	if len(cands) < minGenericTexts {
 		return
 	}
-	mine := make(map[uint32]bool, len(j.feats.Passage.Anchors))
-	for _, a := range j.feats.Passage.Anchors {
-		mine[uint32(a.Hash)] = true
-	}
+	mine := anchorSet(j.feats.Passage.Anchors) // template.go
 	fs := make([]*sketch.Features, len(cands))
-	holders := map[uint32][]int{} // the document's anchors: the other texts' candidates that hold them
+	holders := make([][]int, len(mine)) // per anchor of mine: the other texts' candidates that hold it
 	for i := range cands {
 		f := feats(&cands[i])
 		if f == nil {
 			continue
 		}
 		fs[i] = f
-		shares := false
-		for _, a := range f.Passage.Anchors {
-			if mine[uint32(a.Hash)] {
-				shares = true
-				break
+		set.addAnchors(f.Passage.Anchors)
+		if slices.IndexFunc(mine, set.has) >= 0 && !p.oneText(j.feats, f, nil, j.discount.TemplateOf(f)) { // not the document's own text
+			for k, h := range mine {
+				if set.has(h) {
+					holders[k] = append(holders[k], i)
+				}
 			}
 		}
-		if !shares {
-			continue
-		}
-		if p.oneText(j.feats, f, nil, j.discount.TemplateOf(f)) {
-			continue // the document's own text
-		}
-		seen := map[uint32]bool{}
-		for _, a := range f.Passage.Anchors {
-			if h := uint32(a.Hash); mine[h] && !seen[h] {
-				seen[h] = true
-				holders[h] = append(holders[h], i)
-			}
-		}
+		set.clear()
 	}
 	same := map[[2]int]bool{} // pairs of candidates found one text, or not
 	oneText := func(a, b int) bool {
@@ -115,7 +101,8 @@ func (p *Pipeline) genericText(j *job, feats func(*index.Candidate) *sketch.Feat
 	}
 	var gs []generic
 	for _, a := range j.feats.Passage.Anchors {
-		hs := holders[uint32(a.Hash)]
+		k, _ := slices.BinarySearch(mine, uint32(a.Hash))
+		hs := holders[k]
 		if pos := int(a.Pos); len(hs) >= minGenericTexts && pos < n && texts(hs) >= minGenericTexts {
 			first := hs[0]
 			for _, i := range hs[1:] {
@@ -145,16 +132,15 @@ func (p *Pipeline) genericText(j *job, feats func(*index.Candidate) *sketch.Feat
 	// A source's copied text stays evidence against it (markSources),
 	// and a generic passage against the text that held it first: the
 	// others hold it after it (copies of it, or pages that inherit it).
-	firsts := map[int]bool{}
-	for _, g := range gs {
-		firsts[g.first] = true
-	}
-	for i := range firsts {
-		f := fs[i]
+	for k, g := range gs {
+		if slices.IndexFunc(gs[:k], func(h generic) bool { return h.first == g.first }) >= 0 {
+			continue // named already
+		}
+		f := fs[g.first]
 		if slices.IndexFunc(d.Sources, func(s verify.Source) bool { return s.Features == f }) >= 0 {
 			continue
 		}
-		d.Sources = append(d.Sources, verify.Source{Features: f, Common: withRanges(d.Common, ranges(i))})
+		d.Sources = append(d.Sources, verify.Source{Features: f, Common: withRanges(d.Common, ranges(g.first))})
 	}
 	d.Common = withRanges(d.Common, ranges(-1))
 }

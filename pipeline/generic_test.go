@@ -36,7 +36,7 @@ func TestGenericText(t *testing.T) {
 				j.cands = append(j.cands, index.Candidate{Seq: uint64(i + 1)})
 				feats[uint64(i+1)] = f
 			}
-			p.genericText(j, func(c *index.Candidate) *sketch.Features { return feats[c.Seq] })
+			p.genericText(j, func(c *index.Candidate) *sketch.Features { return feats[c.Seq] }, &hashBits{})
 			d := j.discount
 			if tc.want == nil {
 				if d != nil {

@@ -160,6 +160,9 @@ type Pipeline struct {
 	sources *sourceSet
 	// decoded caches candidates' decoded features (index stage only).
 	decoded *featCache
+	// anchorBits is scratch of the index stage's rules (markSources),
+	// empty between uses.
+	anchorBits hashBits
 	// limits select and bound the stored features: what the profile's
 	// checks read.
 	limits sketch.Limits

@@ -125,24 +125,50 @@ func BenchmarkEncode(b *testing.B) {
 	}
 }
 
-// BenchmarkEncodeWeb measures what the pipeline's prepare stage does after
-// sketching a 5 KB page with the web profile's passage lane and caps: its
-// storage encoding and its stored features (Sketcher.Encode).
-func BenchmarkEncodeWeb(b *testing.B) {
+// webPage sketches a 5 KB page with the web profile's passage lane;
+// webLimits are that profile's caps.
+func webPage(b *testing.B) (*Sketcher, *Features) {
 	cfg := DefaultConfig()
 	cfg.PassageWords = 40
 	s, err := New(cfg, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
-	var f, st Features
+	var f Features
 	if err := s.Sketch(benchDoc(), &f); err != nil {
 		b.Fatal(err)
 	}
-	lim := Limits{MaxShingles: 256, MaxUnique: 8192, IMatch: true, Passages: true}
+	return s, &f
+}
+
+var webLimits = Limits{MaxShingles: 256, MaxUnique: 8192, IMatch: true, Passages: true}
+
+// BenchmarkEncodeWeb measures what the pipeline's prepare stage does after
+// sketching a 5 KB page with the web profile's passage lane and caps: its
+// storage encoding and its stored features (Sketcher.Encode).
+func BenchmarkEncodeWeb(b *testing.B) {
+	s, f := webPage(b)
+	var st Features
 	var buf []byte
 	b.ReportAllocs()
 	for b.Loop() {
-		buf = s.Encode(buf[:0], &f, &st, lim)
+		buf = s.Encode(buf[:0], f, &st, webLimits)
+	}
+}
+
+// BenchmarkDecode measures what a candidate's first look-up costs the
+// pipeline (its featCache misses): decoding a 5 KB page's stored features,
+// web profile, into fresh Features.
+func BenchmarkDecode(b *testing.B) {
+	s, f := webPage(b)
+	var st Features
+	buf := s.Encode(nil, f, &st, webLimits)
+	b.SetBytes(int64(len(buf)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var g Features
+		if err := g.UnmarshalBinary(buf); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -384,8 +384,15 @@ func (f *Features) decode(d *decoder) error {
 		f.Unique = slices.Grow(f.Unique, n)
 		var pos uint64
 		for range n {
-			h := uint64(d.uint32())
-			pos += d.uvarint(1 << 32)
+			var h uint64
+			if b := d.b; len(b) >= 5 && b[4] < 0x80 {
+				// The common case: a one-byte position delta.
+				h, pos = uint64(binary.LittleEndian.Uint32(b)), pos+uint64(b[4])
+				d.b = b[5:]
+			} else {
+				h = uint64(d.uint32())
+				pos += d.uvarint(1 << 32)
+			}
 			f.Unique = append(f.Unique, UniqueWord{Hash: h, Pos: uint32(pos)})
 		}
 		if pos >= 1<<32 {
@@ -485,6 +492,15 @@ type bitReader struct {
 }
 
 func (r *bitReader) refill() {
+	if r.n <= 56 && r.i+8 <= len(r.b) {
+		// A whole word at once: the bytes that fit (56 to 63 bits
+		// held after), the bits past them cleared.
+		k := (63 - r.n) / 8
+		r.n += 8 * k
+		r.acc |= binary.BigEndian.Uint64(r.b[r.i:]) >> (r.n - 8*k) &^ (1<<(64-r.n) - 1)
+		r.i += int(k)
+		return
+	}
 	for r.n <= 56 && r.i < len(r.b) {
 		r.acc |= uint64(r.b[r.i]) << (56 - r.n)
 		r.i++
@@ -497,7 +513,9 @@ func (r *bitReader) refill() {
 func (r *bitReader) rice(k int, limit uint64) (uint64, bool) {
 	var q uint64
 	for {
-		r.refill()
+		if r.n < 32 {
+			r.refill()
+		}
 		if r.n == 0 {
 			return 0, false
 		}
@@ -521,9 +539,11 @@ func (r *bitReader) rice(k int, limit uint64) (uint64, bool) {
 	}
 	v := q << k
 	if k > 0 {
-		r.refill()
 		if r.n < uint(k) {
-			return 0, false
+			r.refill()
+			if r.n < uint(k) {
+				return 0, false
+			}
 		}
 		v |= r.acc >> (64 - uint(k))
 		r.acc <<= uint(k)
@@ -534,9 +554,11 @@ func (r *bitReader) rice(k int, limit uint64) (uint64, bool) {
 
 // read reads n ≤ 32 bits.
 func (r *bitReader) read(n uint) (uint64, bool) {
-	r.refill()
 	if r.n < n {
-		return 0, false
+		r.refill()
+		if r.n < n {
+			return 0, false
+		}
 	}
 	v := r.acc >> (64 - n)
 	r.acc <<= n

@@ -35,10 +35,17 @@ var offsetLens = [offsetSymbols]uint8{
 }
 
 // offsetCode is the canonical code of offsetLens: codes by symbol, and a
-// table indexed by the next offsetMaxLen bits giving symbol<<4 | length.
+// table indexed by the next offsetMaxLen bits giving the symbol's token
+// length l<<6 | gap g<<4 | code length (g and l 0 for the escape).
+//
+// pairs is indexed the same way and holds table's entry for the first
+// symbol and, in its high 16 bits, table's entry for the second when the
+// index holds the second's whole code too and neither is the escape (0
+// otherwise): two tokens decoded by one look-up.
 type offsetCode struct {
 	codes [offsetSymbols]uint16
 	table [1 << offsetMaxLen]uint16
+	pairs [1 << offsetMaxLen]uint32
 }
 
 // offsetCodes is built once from offsetLens and only read.
@@ -60,9 +67,23 @@ func buildOffsetCode() *offsetCode {
 		// Every table index that starts with this code decodes to it.
 		lo := code << (offsetMaxLen - l)
 		for i := range 1 << (offsetMaxLen - l) {
-			c.table[lo+i] = uint16(sym<<4 | l)
+			c.table[lo+i] = uint16(l)
+			if sym != offsetEscape {
+				c.table[lo+i] |= uint16((sym%15+1)<<6 | (sym/15+1)<<4)
+			}
 		}
 		code++
+	}
+	for x := range c.pairs {
+		e1 := c.table[x]
+		c.pairs[x] = uint32(e1)
+		l1 := int(e1 & 15)
+		if e1>>4&3 == 0 { // the escape
+			continue
+		}
+		if e2 := c.table[x<<l1&(1<<offsetMaxLen-1)]; e2>>4&3 != 0 && l1+int(e2&15) <= offsetMaxLen {
+			c.pairs[x] |= uint32(e2) << 16
+		}
 	}
 	return c
 }
@@ -151,32 +172,61 @@ func decodeOffsetsV4(d *decoder, p *Passage) {
 		return
 	}
 	starts, ends := offsetSlices(p, nt)
+	ends = ends[:len(starts)]
 	r := bitReader{b: d.b}
+	pairs := &offsetCodes.pairs
+	// The reader's window is kept in locals, written back only around
+	// its calls.
+	acc, n := r.acc, r.n
 	var end uint64
-	for i := range nt {
-		r.refill()
-		e := offsetCodes.table[r.acc>>(64-offsetMaxLen)]
-		sym, l := int(e>>4), uint(e&15)
-		if l > r.n {
+	for i := 0; i < len(starts); i++ {
+		if n < offsetMaxLen {
+			r.acc, r.n = acc, n
+			r.refill()
+			acc, n = r.acc, r.n
+		}
+		pe := pairs[acc>>(64-offsetMaxLen)]
+		e := uint16(pe)
+		l := uint(e & 15)
+		if l > n {
 			d.fail("bad token offset")
 			return
 		}
-		r.acc <<= l
-		r.n -= l
-		var g, n uint64
-		if sym == offsetEscape {
+		g, tl := uint64(e>>4&3), uint64(e>>6)
+		if e2 := uint16(pe >> 16); e2 != 0 && i+1 < len(starts) && l+uint(e2&15) <= n {
+			// Two tokens, both short.
+			l += uint(e2 & 15)
+			acc <<= l
+			n -= l
+			s := end + g
+			m := s + tl
+			s2 := m + uint64(e2>>4&3)
+			e3 := s2 + uint64(e2>>6)
+			if e3 >= 1<<32 {
+				d.fail("token offset overflows 32 bits")
+				return
+			}
+			starts[i], ends[i] = uint32(s), uint32(m)
+			i++
+			starts[i], ends[i] = uint32(s2), uint32(e3)
+			end = e3
+			continue
+		}
+		acc <<= l
+		n -= l
+		if g == 0 { // the escape
+			r.acc, r.n = acc, n
 			var ok1, ok2 bool
 			g, ok1 = r.nibbleVarint()
-			n, ok2 = r.nibbleVarint()
+			tl, ok2 = r.nibbleVarint()
+			acc, n = r.acc, r.n
 			if !ok1 || !ok2 {
 				d.fail("bad token offset")
 				return
 			}
-		} else {
-			g, n = uint64(sym/15+1), uint64(sym%15+1)
 		}
 		s := end + g
-		e2 := s + n
+		e2 := s + tl
 		if e2 >= 1<<32 {
 			d.fail("token offset overflows 32 bits")
 			return
@@ -184,6 +234,7 @@ func decodeOffsetsV4(d *decoder, p *Passage) {
 		starts[i], ends[i] = uint32(s), uint32(e2)
 		end = e2
 	}
+	r.acc, r.n = acc, n
 	p.Starts, p.Ends = starts, ends
 	d.b = d.b[r.used():]
 }

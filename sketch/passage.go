@@ -138,7 +138,18 @@ func (p *Passage) decodeFp3(d *decoder) int {
 	if packed == nil {
 		return n
 	}
-	for i := 0; i < n; i += 8 {
+	// Whole groups of eight positions (three bytes) first, unrolled.
+	full := n / 8
+	fp := p.Fp[:8*full]
+	for i := range full {
+		g := packed[3*i : 3*i+3]
+		w := uint32(g[0]) | uint32(g[1])<<8 | uint32(g[2])<<16
+		o := fp[8*i : 8*i+8]
+		o[0], o[1], o[2], o[3] = byte(w)&fpMask, byte(w>>3)&fpMask, byte(w>>6)&fpMask, byte(w>>9)&fpMask
+		o[4], o[5], o[6], o[7] = byte(w>>12)&fpMask, byte(w>>15)&fpMask, byte(w>>18)&fpMask, byte(w>>21)&fpMask
+	}
+	p.Fp = fp
+	for i := 8 * full; i < n; i += 8 {
 		g := packed[3*i/8:]
 		w := uint32(g[0])
 		if len(g) > 1 {
