@@ -103,6 +103,10 @@ type SitesResult struct {
 	// FlaggedSameSite those of them linked to a page of their own site
 	// (the template, not the article, made them alike).
 	Unique, Flagged, FlaggedSameSite int
+	// Revised counts the events a revision replaced (pipeline/revise.go);
+	// FirstFlagged the unique pages whose first event was a duplicate
+	// verdict (Flagged as a consumer reading only first events counts).
+	Revised, FirstFlagged int
 	// ByRank splits the unique pages by their rank among their site's
 	// pages in crawl order: a stream cannot know a template is common
 	// before it has seen a few pages of the site.
@@ -197,6 +201,11 @@ func sitesResult(s *Set, events []Event, links LinkStats, warm int) *SitesResult
 		lo = hi + 1
 	}
 	byID := eventsByID(events)
+	for _, ev := range events {
+		if ev.Revised {
+			res.Revised++
+		}
+	}
 	siteRow := map[*Site]*SiteRow{}
 	for _, st := range g.Sites {
 		siteRow[st] = &SiteRow{Site: st.Name}
@@ -221,8 +230,14 @@ func sitesResult(s *Set, events []Event, links LinkStats, warm int) *SitesResult
 		bin := &res.ByRank[slices.IndexFunc(siteRankBins, func(hi int) bool { return p.Rank <= hi })]
 		bin.Unique++
 		ev := byID[p.ID]
+		if ev != nil && ev.Revised && ev.Was != "" && ev.Was != pipeline.KindUnique {
+			res.FirstFlagged++
+		}
 		if ev == nil || ev.Dead != "" || ev.Kind == pipeline.KindUnique || ev.Kind == "" {
 			continue
+		}
+		if !ev.Revised {
+			res.FirstFlagged++
 		}
 		res.Flagged++
 		bin.Flagged++
@@ -263,6 +278,10 @@ func sitesResult(s *Set, events []Event, links LinkStats, warm int) *SitesResult
 func writeSites(p printf, r *SitesResult) {
 	p("**Unique pages flagged:** %d of %d (%.1f%%) got a duplicate verdict; %d of them were linked to a page of their own site (template text, not the article, made them alike).\n\n",
 		r.Flagged, r.Unique, 100*r.FlaggedShare(), r.FlaggedSameSite)
+	if r.Revised > 0 || r.FirstFlagged != r.Flagged {
+		p("**Revisions:** %d events were replaced by a revision (a later page of the site showed the text a link rested on to be template); as first emitted, %d of %d unique pages (%s) had a duplicate verdict.\n\n",
+			r.Revised, r.FirstFlagged, r.Unique, pct(r.FirstFlagged, r.Unique))
+	}
 	w := r.Warmed
 	p("**From a site's page %d on** (the stream has seen `index.common_docs` = %d pages of its template): link precision %s (%d wrong), unique pages flagged %d of %d (%s).\n\n",
 		r.Warm+1, r.Warm, num(w.Links.Precision()), w.Links.FP, w.Flagged, w.Unique, pct(w.Flagged, w.Unique))

@@ -20,6 +20,11 @@ type Event struct {
 	Cluster     string  `json:"cluster"`
 	Method      string  `json:"method"`
 	Matches     []Match `json:"matches"`
+	// Revised marks an event that replaced the document's first one
+	// (stream.Event.Revised).
+	Revised bool `json:"revised"`
+	// Was is the kind of the event a revision replaced.
+	Was string `json:"-"`
 	// Dead is the reason a document was rejected (a dead letter); the
 	// other fields are then empty.
 	Dead string `json:"-"`
@@ -90,6 +95,7 @@ func stream(ctx context.Context, cfg config.Config, docs []Doc, progress func())
 		return nil, fmt.Errorf("eval: %w", err)
 	}
 	events := make([]Event, 0, len(docs))
+	at := map[string]int{} // the first event of each id
 	read := func(ctx context.Context, items chan<- pipeline.Item) error {
 		for _, d := range docs {
 			select {
@@ -109,6 +115,26 @@ func stream(ctx context.Context, cfg config.Config, docs []Doc, progress func())
 			ev.ID = docs[len(events)].ID // outputs come in input order
 		}
 		events = append(events, ev)
+		if _, ok := at[ev.ID]; !ok && ev.ID != "" {
+			at[ev.ID] = len(events) - 1
+		}
+		// A revision replaces its document's event, as a consumer keyed
+		// by id keeps the latest (pipeline/revise.go).
+		for _, r := range o.Revisions {
+			i, ok := at[r.ID]
+			if !ok {
+				continue
+			}
+			rev, err := decodeOutput(pipeline.Output{Event: r})
+			if err != nil {
+				return err
+			}
+			rev.Was = events[i].Kind
+			if events[i].Was != "" {
+				rev.Was = events[i].Was
+			}
+			events[i] = rev
+		}
 		if progress != nil {
 			progress()
 		}

@@ -36,6 +36,7 @@ type Metrics struct {
 	documents     *prometheus.CounterVec
 	replays       prometheus.Counter
 	corrections   prometheus.Counter
+	revisions     prometheus.Counter
 	deadLetters   *prometheus.CounterVec
 	candidates    prometheus.Histogram
 	verifications *prometheus.CounterVec
@@ -86,7 +87,7 @@ func New(reg prometheus.Registerer, version string) *Metrics {
 	})
 	info.Set(1)
 	m.indexUp.Set(1)
-	reg.MustRegister(m.documents, m.replays, m.corrections, m.deadLetters, m.candidates, m.verifications,
+	reg.MustRegister(m.documents, m.replays, m.corrections, m.revisions, m.deadLetters, m.candidates, m.verifications,
 		m.truncated, m.commonKeys, m.stage, m.endToEnd, m.indexErrors, m.indexRetries, m.indexUp, m.indexLost, m.evicting, m.lag, m.rebalances,
 		m.produced, m.produceErrors, m.commits, m.commitErrors, m.inflightRecs, m.inflightBytes, m.stalled, m.producePend, m.produceStall,
 		m.maintenance, m.ready, info)
@@ -126,6 +127,10 @@ func (m *Metrics) pipelineMetrics() {
 	m.corrections = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "neardup_corrections_total",
 		Help: "Correction events: a later document admitted concurrently that did not see an earlier one (Redis Cluster).",
+	})
+	m.revisions = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "neardup_revisions_total",
+		Help: "Revision events: an earlier page's partial link withdrawn once a later page of its site showed the text it rested on to be the site's template.",
 	})
 	m.deadLetters = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "neardup_dead_letters_total",
@@ -250,7 +255,15 @@ func (m *Metrics) Document(kind string, replay bool) {
 	}
 }
 
-// Correction counts correction events.
+// Revision counts n revision events (pipeline/revise.go).
+func (m *Metrics) Revision(n int) {
+	if m == nil || n == 0 {
+		return
+	}
+	m.revisions.Add(float64(n))
+}
+
+// Correction counts n correction events.
 func (m *Metrics) Correction(n int) {
 	if m == nil || n == 0 {
 		return

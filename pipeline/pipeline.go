@@ -328,6 +328,10 @@ type job struct {
 	// template record, by id. Shares are of the text outside them.
 	siteTemplate  []verify.Range
 	candTemplates map[uint64][]verify.Range
+	// revise are earlier pages of its site whose template record this
+	// document found: their partial links are verified again once its
+	// verdict is recorded (revise.go).
+	revise []revision
 	// del is set for a delete (Item.Delete) whose id is valid; see
 	// delete.go.
 	del *deletion

@@ -63,6 +63,9 @@ const (
 	recSentencesBoilerplate
 	// recClusterMatch: the cluster is the id of match value − 1.
 	recClusterMatch
+	// recListed: how many matches the event listed, when more than the
+	// record keeps (a revision needs to know whether it has them all).
+	recListed
 )
 
 // Match:
@@ -290,6 +293,7 @@ func marshalRecord(rec *verdictRecord) []byte {
 		w.bytes(recMatch, mw)
 	}
 	w.bool(recAbridged, rec.Abridged)
+	w.int(recListed, int64(rec.Listed))
 	w.int(recTruncated, int64(rec.Truncated))
 	w.int(recUnverified, int64(rec.Unverified))
 	w.int(recSettled, int64(rec.Settled))
@@ -442,6 +446,8 @@ func unmarshalRecord(b []byte) (*verdictRecord, error) {
 			}
 		case recAbridged:
 			rec.Abridged = f.v != 0
+		case recListed:
+			rec.Listed = f.int()
 		case recTruncated:
 			rec.Truncated = f.int()
 		case recUnverified:

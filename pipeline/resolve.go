@@ -30,11 +30,14 @@ type verdictRecord struct {
 	Matches []Match `json:"m,omitempty"`
 	// Abridged is set when the event had more matches, or passages, than
 	// the record keeps.
-	Abridged   bool `json:"b,omitempty"`
-	Truncated  int  `json:"t,omitempty"`
-	Unverified int  `json:"u,omitempty"`
-	Settled    int  `json:"v,omitempty"`
-	CommonKeys int  `json:"k,omitempty"`
+	Abridged bool `json:"b,omitempty"`
+	// Listed is how many matches the event listed when more than the
+	// record keeps (0 otherwise).
+	Listed     int `json:"l,omitempty"`
+	Truncated  int `json:"t,omitempty"`
+	Unverified int `json:"u,omitempty"`
+	Settled    int `json:"v,omitempty"`
+	CommonKeys int `json:"k,omitempty"`
 	// CommonShare in thousandths.
 	CommonShare int   `json:"h,omitempty"`
 	At          int64 `json:"a"` // unix milliseconds
@@ -74,7 +77,11 @@ func abridge(ms []Match) ([]Match, bool) {
 // record returns the verdict record of ev.
 func record(ev *Event) *verdictRecord {
 	ms, abridged := abridge(ev.Matches)
-	rec := &verdictRecord{Matches: ms, Abridged: abridged, Truncated: ev.Truncated, Unverified: ev.Unverified, Settled: ev.Settled, At: ev.At.UnixMilli(),
+	listed := 0
+	if len(ev.Matches) > len(ms) {
+		listed = len(ev.Matches)
+	}
+	rec := &verdictRecord{Matches: ms, Abridged: abridged, Listed: listed, Truncated: ev.Truncated, Unverified: ev.Unverified, Settled: ev.Settled, At: ev.At.UnixMilli(),
 		CommonKeys: ev.CommonKeys, CommonShare: int(math.Round(ev.CommonShare * 1000)),
 		Sentences: ev.Sentences, SentencesSkipped: ev.SentencesSkipped, SentencesDropped: ev.SentenceMatchesDropped,
 		SentencesBoilerplate: ev.SentencesBoilerplate}
@@ -136,8 +143,11 @@ func (p *Pipeline) eventSource(doc Document, src Source) EventSource {
 // Only the index being unavailable (or misconfigured) returns an error.
 func (p *Pipeline) resolveBatch(ctx context.Context, rs []verify.Result, fl *inflight, outs []Output) ([]Output, error) {
 	pv := &pending{}
+	first := len(outs)
+	jobs := make([]*job, 0, len(rs))
 	for _, r := range rs {
 		j := r.Tag.(*job)
+		jobs = append(jobs, j)
 		if j.dead == nil {
 			// Registered in flight by the index stage: released once the
 			// verdict is recorded (or the run fails).
@@ -165,7 +175,10 @@ func (p *Pipeline) resolveBatch(ctx context.Context, rs []verify.Result, fl *inf
 	if err := p.recordPending(ctx, pv); err != nil {
 		return outs, err
 	}
-	return outs, p.recordCorrections(ctx, outs) // correct.go
+	if err := p.recordCorrections(ctx, outs); err != nil { // correct.go
+		return outs, err
+	}
+	return outs, p.reviseEarlier(ctx, jobs, outs[first:]) // revise.go
 }
 
 // pending are the verdicts a batch decided and has not recorded yet.

@@ -106,6 +106,7 @@ func (p *Pipeline) siteTemplates(jobs []*job, feats func(c *index.Candidate) *sk
 			template []uint32 // the document's template anchors
 			adopted  []uint32 // those other pages' records mark
 			sameSeqs []uint64
+			sameIDs  []string
 			same     []*sketch.Features // earlier candidates of its site
 			shared   [][]uint32         // the anchors each of them shares
 			sameTpl  [][]uint64         // their own template shingles (records)
@@ -143,7 +144,7 @@ func (p *Pipeline) siteTemplates(jobs []*job, feats func(c *index.Candidate) *sk
 				}
 			}
 			if f.Host == j.feats.Host {
-				sameSeqs, same = append(sameSeqs, c.Seq), append(same, f)
+				sameSeqs, sameIDs, same = append(sameSeqs, c.Seq), append(sameIDs, c.ID), append(same, f)
 				shared = append(shared, intersect(mine, ca))
 				sameTpl = append(sameTpl, tpl)
 			} else if f.Host != 0 {
@@ -212,7 +213,10 @@ func (p *Pipeline) siteTemplates(jobs []*job, feats func(c *index.Candidate) *sk
 				continue
 			}
 			if rec, ok := recordOf(same[i], intersect(t, known), own, j.feats.ShingleShift); ok {
-				recs.write(j, sameSeqs[i], rec)
+				if recs.write(j, sameSeqs[i], rec) && firstOfSite(sameSeqs, i) {
+					p.planRevision(j, sameSeqs[i], sameIDs[i], same[i], rec)             // revise.go
+					p.planLinkRevisions(j, sameSeqs[i], sameIDs[i], same[i], rec, feats) // revise.go
+				}
 			}
 		}
 	}

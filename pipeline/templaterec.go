@@ -206,10 +206,10 @@ func (t *templateRecs) of(j *job, seq uint64) []byte {
 
 // write records body as the template record of page seq, found by j,
 // unless the page has a record j may use (the earliest finder's is kept:
-// a later one's would be replaced).
-func (t *templateRecs) write(j *job, seq uint64, body []byte) {
+// a later one's would be replaced). It reports whether it wrote.
+func (t *templateRecs) write(j *job, seq uint64, body []byte) bool {
 	if t.off || t.of(j, seq) != nil {
-		return
+		return false
 	}
 	if t.written == nil {
 		t.written = map[uint64][]byte{}
@@ -218,6 +218,7 @@ func (t *templateRecs) write(j *job, seq uint64, body []byte) {
 		t.pending = append(t.pending, seq)
 	}
 	t.written[seq] = index.AppendTemplate(nil, j.res.Seq, body)
+	return true
 }
 
 // fetchTemplates reads the template records of the earlier candidates of

@@ -249,6 +249,9 @@ func (k *Kafka) Write(ctx context.Context, o stream.Output, in *kgo.Record, done
 	for _, c := range o.Corrections {
 		event(c)
 	}
+	for _, r := range o.Revisions {
+		event(r)
+	}
 	if encErr != nil {
 		done(fmt.Errorf("sink: kafka: encode event: %w", encErr))
 		return

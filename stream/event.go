@@ -76,6 +76,17 @@ type Event struct {
 	// is the verdict a serial run would have given that document. Pair
 	// events are idempotent on (id, duplicate_of).
 	Correction bool `json:"correction,omitempty"`
+	// Revised marks an event that replaces the document's earlier one: a
+	// later page of its site showed that text a partial link of it rested
+	// on is the site's template, and verified again without it the link
+	// no longer holds (pipeline/revise.go). It lists what the document's
+	// recorded verdict now holds, and Withdrawn the ids of the links
+	// taken back. A consumer keyed by id keeps the latest event.
+	Revised bool `json:"revised,omitempty"`
+	// Withdrawn are the ids of the matches a revision took back.
+	Withdrawn []string `json:"withdrawn,omitempty"`
+	// RevisedBy is the id of the document whose template showed it.
+	RevisedBy string `json:"revised_by,omitempty"`
 	// NotFound marks a KindDeleted event whose id was not stored: never
 	// seen, expired, or removed already (a tombstone read twice).
 	NotFound bool `json:"not_found,omitempty"`
@@ -222,4 +233,7 @@ type Output struct {
 	// Corrections (0 when unknown), for the pipeline to record them; they
 	// are not part of any output.
 	CorrectionSeqs []uint64
+	// Revisions are events that replace earlier documents' events (see
+	// [Event.Revised]), found while this input was decided.
+	Revisions []*Event
 }

@@ -264,6 +264,11 @@ func (w *scanWriter) write(o pipeline.Output) error {
 			return err
 		}
 	}
+	for _, r := range o.Revisions {
+		if err := w.events.Write(r); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

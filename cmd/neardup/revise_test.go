@@ -1,0 +1,83 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Revisions as a user of scan sees them: two sites' first pages share a
+// comment policy inside their frames and are linked; when the first
+// site's second page shows the policy to be that site's template, a
+// revision event for the first page follows the second page's event,
+// withdrawing the link, and a page quoting the other site's article keeps
+// its link. Every line is valid against the event schema.
+func TestScanRevisions(t *testing.T) {
+	r := rand.New(rand.NewPCG(44, 1))
+	words := func(n int) []string {
+		ws := make([]string, n)
+		for i := range ws {
+			ws[i] = fmt.Sprintf("w%d", r.IntN(50000))
+		}
+		return ws
+	}
+	join := func(parts ...[]string) string { return strings.Join(slices.Concat(parts...), " ") }
+	policy := words(50)
+	head := map[string][]string{"a": words(30), "b": words(30), "c": words(30)}
+	foot := map[string][]string{"a": words(40), "b": words(40), "c": words(40)}
+	artB, artC := words(150), words(150)
+	page := func(site string, article []string) string { return join(head[site], article, policy, foot[site]) }
+	docs := []struct{ id, url, text string }{
+		{"b1", "https://b.example/1", page("b", artB)},
+		{"a1", "https://a.example/1", page("a", words(150))},
+		{"c1", "https://c.example/1", join(head["c"], artC[:70], artB[20:90], artC[70:], foot["c"])},
+		{"a2", "https://a.example/2", page("a", words(150))},
+		{"c2", "https://c.example/2", join(head["c"], words(150), foot["c"])},
+	}
+	var in strings.Builder
+	for _, d := range docs {
+		b, err := json.Marshal(map[string]string{"id": d.id, "url": d.url, "text": d.text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		in.Write(b)
+		in.WriteByte('\n')
+	}
+	file := filepath.Join(t.TempDir(), "pages.jsonl")
+	if err := os.WriteFile(file, []byte(in.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := neardup(t, "scan", "--quiet", file)
+	if code != 0 {
+		t.Fatalf("scan: exit %d: %s", code, errOut)
+	}
+	events(t, out) // every line valid against the event schema
+	var got []string
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var e struct {
+			ID          string   `json:"id"`
+			Kind        string   `json:"kind"`
+			DuplicateOf string   `json:"duplicate_of"`
+			Revised     bool     `json:"revised"`
+			Withdrawn   []string `json:"withdrawn"`
+			RevisedBy   string   `json:"revised_by"`
+		}
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatal(err)
+		}
+		s := e.ID + " " + e.Kind + " " + e.DuplicateOf
+		if e.Revised {
+			s = fmt.Sprintf("revised %s %s withdrawn %v by %s", e.ID, e.Kind, e.Withdrawn, e.RevisedBy)
+		}
+		got = append(got, strings.TrimSpace(s))
+	}
+	want := []string{"a1 partial b1", "c1 partial b1", "revised a1 unique withdrawn [b1] by a2"}
+	if !slices.Equal(got, want) {
+		t.Errorf("scan printed\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

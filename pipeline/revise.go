@@ -1,0 +1,298 @@
+package pipeline
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/sketch"
+	"github.com/neardup/neardup/verify"
+)
+
+// Revisions: links taken back once a site shows its template.
+//
+// A site's first page cannot tell its template from its article: nothing
+// of its site came before it. Only a site's first page is revised, and
+// only links it made or that were made to it: the pages after it knew
+// some of their site's frame when they were decided, and what a young
+// site's record marks (text half its few pages hold) may be a passage two
+// of them copied, which must not take back a copy's link. When it shares a block with a page of
+// another site that is also new (a comment policy, a promotion, a consent
+// notice that both frame their articles with), the two are linked as a
+// partial duplicate, exactly as a quote would be; at that moment nothing
+// tells them apart (docs/boilerplate.md). The site's next page that finds
+// a template with the first page writes the first page's template record
+// (template.go, templaterec.go). That is when the link can be judged
+// again, and it is, once:
+//
+//   - The first page's partial matches that the finding document has as
+//     candidates are verified again, the first page leaving out the
+//     template its record now marks (its passages and sample shingles,
+//     as a page whose template is known leaves out its own) and each
+//     match the template its own record marks (verify.Discount).
+//   - A match that is then no duplicate is withdrawn. The first page's
+//     recorded verdict is replaced (a compare-and-set on the verdict read,
+//     index.Store.ReviseVerdicts) by the same verdict without it: its other
+//     matches, and its cluster while its best match stands; a unique
+//     verdict, its own cluster, when none is left. When the best match is
+//     withdrawn and others stand, nothing is revised (the new best's
+//     cluster would have to be read; the verdict keeps the link), nor when
+//     the page listed more matches than its record keeps (they could not
+//     be listed again). The revised event lists the matches as the record
+//     keeps them, without passages (abridged).
+//   - A revision event (stream.Event.Revised, with the withdrawn ids and the
+//     finding document in RevisedBy) goes out after the finding document's
+//     own event. It replaces the page's earlier event: what a consumer
+//     keyed by id keeps, what `check` and a replay of the page answer.
+//
+// Nothing here is kept between documents: the first page, its matches and
+// their template records are the finding document's candidates and the
+// index's records, so memory, a Redis node and a Redis Cluster revise the
+// same verdicts. A page whose verdict is not recorded yet (another member
+// of a consumer group has not recorded it) is not revised. Documents that
+// joined the page's cluster before the revision stay in it.
+
+// firstOfSite reports whether page i of seqs (a document's earlier
+// candidates of its site) is its site's first page: no other of them came
+// before it. A young site's pages share its frame, whose keys, once
+// common, return their first holder, so the site's first page is among
+// them.
+func firstOfSite(seqs []uint64, i int) bool {
+	for k, s := range seqs {
+		if k != i && s < seqs[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// revision is an earlier page of a document's site whose template record
+// the document wrote: its partial matches are verified again with disc
+// once the document's verdict is recorded.
+type revision struct {
+	seq  uint64
+	id   string
+	f    *sketch.Features
+	disc *verify.Discount
+	// only, when set, is the one match verified again: the page whose
+	// record was written (the page's links to other pages are not at
+	// issue).
+	only string
+}
+
+// planRevision notes on j that page f (seq, id), an earlier page of its
+// site, has the template record body rec from now on: once j's verdict
+// is recorded, f's partial matches among j's candidates are verified
+// again without the template.
+func (p *Pipeline) planRevision(j *job, seq uint64, id string, f *sketch.Features, body []byte) {
+	r, ok := decodeTemplateRec(index.AppendTemplate(nil, j.res.Seq, body), f)
+	if !ok {
+		return
+	}
+	d := &verify.Discount{
+		Common:   p.recordRanges(f, r),
+		Shingles: r.templateShingles(f),
+		MinRun:   sketch.PassageWindow(len(f.Passage.Fp), p.passageWords(), p.cfg.Sketch.Shingle),
+	}
+	if len(d.Common) == 0 {
+		return
+	}
+	merged := d.Common[:0]
+	for _, rg := range d.Common {
+		merged = addRange(merged, rg)
+	}
+	d.Common = merged
+	if j.discount != nil {
+		// The candidates' own templates (their records), found above.
+		d.Templates = slices.Clone(j.discount.Templates)
+	}
+	j.revise = append(j.revise, revision{seq: seq, id: id, f: f, disc: d})
+}
+
+// planLinkRevisions notes on j that the earlier pages among its candidates
+// that came after page f (seq, id) and hold text f's new record body
+// marks as template (f's site's frame) have their partial link to f, if
+// any, verified again without that text, as a page that knows the frame
+// from f's record leaves it out (adopted, template.go). feats returns a
+// candidate's decoded features.
+func (p *Pipeline) planLinkRevisions(j *job, seq uint64, id string, f *sketch.Features, body []byte, feats func(c *index.Candidate) *sketch.Features) {
+	r, ok := decodeTemplateRec(index.AppendTemplate(nil, j.res.Seq, body), f)
+	if !ok {
+		return
+	}
+	tpl := r.templateAnchors(f)
+	own := verify.Template{Content: f.Content, Tokens: f.Tokens, Shingles: r.templateShingles(f)}
+	for ci := range j.cands[:min(j.earlier, len(j.cands))] {
+		c := &j.cands[ci]
+		if c.Seq <= seq {
+			continue
+		}
+		cf := feats(c)
+		if cf == nil {
+			continue
+		}
+		n := len(cf.Passage.Fp)
+		w := sketch.PassageWindow(n, p.passageWords(), p.cfg.Sketch.Shingle)
+		var rs []verify.Range
+		for _, a := range cf.Passage.Anchors {
+			if _, in := slices.BinarySearch(tpl, uint32(a.Hash)); in && int(a.Pos) < n {
+				rs = append(rs, verify.Range{Lo: max(int(a.Pos)-(w-1), 0), Hi: min(int(a.Pos)+w, n)})
+			}
+		}
+		if len(rs) == 0 {
+			continue
+		}
+		slices.SortFunc(rs, func(a, b verify.Range) int { return a.Lo - b.Lo })
+		d := &verify.Discount{MinRun: w, Templates: []verify.Template{own}}
+		for _, rg := range rs {
+			d.Common = addRange(d.Common, rg)
+		}
+		j.revise = append(j.revise, revision{seq: c.Seq, id: c.ID, f: cf, disc: d, only: id})
+	}
+}
+
+// reviseEarlier carries out the revisions the jobs planned (in order),
+// after their own verdicts are recorded, and adds their events to the
+// jobs' outputs (outs, in the jobs' order).
+func (p *Pipeline) reviseEarlier(ctx context.Context, jobs []*job, outs []Output) error {
+	type plan struct {
+		r   revision
+		job int
+	}
+	var plans []plan
+	for i, j := range jobs {
+		for _, r := range j.revise {
+			plans = append(plans, plan{r, i})
+		}
+		j.revise = nil
+	}
+	if len(plans) == 0 {
+		return nil
+	}
+	rv, ok := p.ix.(Reviser)
+	if !ok {
+		return nil
+	}
+	seqs := make([]uint64, len(plans))
+	for i, pl := range plans {
+		seqs[i] = pl.r.seq
+	}
+	var cur [][]byte
+	if err := p.retry(ctx, "read-verdicts", func(ctx context.Context) error {
+		var err error
+		cur, err = p.ix.Verdicts(ctx, seqs)
+		return err
+	}); err != nil {
+		return err
+	}
+	var (
+		rseqs       []uint64
+		old, recs   [][]byte
+		events      []*Event
+		at          []int // the job each revision event goes with
+		newClusters []string
+	)
+	seen := map[uint64]bool{}
+	for i, pl := range plans {
+		if seen[pl.r.seq] || i >= len(cur) || len(cur[i]) == 0 {
+			continue // not stored (yet, or any more): nothing to revise
+		}
+		rec, err := decodeRecord(pl.r.id, cur[i])
+		if err != nil || len(rec.Matches) == 0 || rec.Listed > len(rec.Matches) {
+			// Matches the record does not keep could not be listed
+			// again: the verdict stands.
+			continue
+		}
+		j := jobs[pl.job]
+		var kept []Match
+		var withdrawn []string
+		for _, m := range rec.Matches {
+			if m.Kind != string(verify.Partial) || pl.r.only != "" && m.ID != pl.r.only || !p.withdraws(j, pl.r, m.ID) {
+				kept = append(kept, m)
+				continue
+			}
+			withdrawn = append(withdrawn, m.ID)
+		}
+		if len(withdrawn) == 0 || len(kept) > 0 && kept[0].ID != rec.Matches[0].ID {
+			continue
+		}
+		next := *rec
+		next.Matches = kept
+		if len(kept) == 0 {
+			next.Cluster = ""
+		}
+		seen[pl.r.seq] = true
+		rseqs, old, recs = append(rseqs, pl.r.seq), append(old, cur[i]), append(recs, marshalRecord(&next))
+		ev := p.revisedEvent(pl.r.id, &next, withdrawn, j)
+		events, at, newClusters = append(events, ev), append(at, pl.job), append(newClusters, ev.Cluster)
+	}
+	if len(rseqs) == 0 {
+		return nil
+	}
+	var revised []bool
+	if err := p.retry(ctx, "record-revisions", func(ctx context.Context) error {
+		var err error
+		revised, err = rv.ReviseVerdicts(ctx, rseqs, old, recs)
+		return err
+	}); err != nil {
+		return err
+	}
+	n := 0
+	for i, ok := range revised {
+		if !ok || i >= len(events) {
+			continue // revised meanwhile: that verdict stands
+		}
+		p.clusters.put(rseqs[i], newClusters[i])
+		outs[at[i]].Revisions = append(outs[at[i]].Revisions, events[i])
+		n++
+	}
+	p.cfg.Metrics.Revision(n)
+	return nil
+}
+
+// withdraws reports whether page r's partial match id, one of j's
+// candidates, is no duplicate of it verified again without r's template.
+// A match that is not among j's candidates is kept: nothing is known of
+// it here.
+func (p *Pipeline) withdraws(j *job, r revision, id string) bool {
+	for i, c := range j.cands {
+		if c.ID != id || c.Seq >= r.seq || i >= len(j.candFeats) || j.candFeats[i] == nil {
+			continue
+		}
+		v := p.verifier.VerifyDiscounted(r.f, j.candFeats[i], r.disc)
+		return v.Kind != verify.Exact && v.Kind != verify.Near && v.Kind != verify.Partial
+	}
+	return false
+}
+
+// revisedEvent is the event of page id whose verdict is now rec, found by
+// job j: rec's kind, matches and cluster, marked as a revision.
+func (p *Pipeline) revisedEvent(id string, rec *verdictRecord, withdrawn []string, j *job) *Event {
+	ev := &Event{
+		ID:          id,
+		Kind:        KindUnique,
+		Cluster:     rec.Cluster,
+		Matches:     rec.Matches,
+		Params:      p.cfg.Params,
+		At:          time.UnixMilli(rec.At).UTC(),
+		Abridged:    rec.Abridged,
+		Truncated:   rec.Truncated,
+		Unverified:  rec.Unverified,
+		Settled:     rec.Settled,
+		CommonKeys:  rec.CommonKeys,
+		CommonShare: float64(rec.CommonShare) / 1000,
+		Revised:     true,
+		Withdrawn:   withdrawn,
+		RevisedBy:   j.item.Doc.ID,
+	}
+	if ev.Cluster == "" {
+		ev.Cluster = id
+	}
+	if len(rec.Matches) > 0 {
+		b := rec.Matches[0]
+		sc := b.Scores
+		ev.Kind, ev.DuplicateOf, ev.Method, ev.Scores = b.Kind, b.ID, b.Method, &sc
+	}
+	return ev
+}
