@@ -143,11 +143,8 @@ func (p *Pipeline) eventSource(doc Document, src Source) EventSource {
 // Only the index being unavailable (or misconfigured) returns an error.
 func (p *Pipeline) resolveBatch(ctx context.Context, rs []verify.Result, fl *inflight, outs []Output) ([]Output, error) {
 	pv := &pending{}
-	first := len(outs)
-	jobs := make([]*job, 0, len(rs))
 	for _, r := range rs {
 		j := r.Tag.(*job)
-		jobs = append(jobs, j)
 		if j.dead == nil {
 			// Registered in flight by the index stage: released once the
 			// verdict is recorded (or the run fails).
@@ -171,14 +168,23 @@ func (p *Pipeline) resolveBatch(ctx context.Context, rs []verify.Result, fl *inf
 			pv.seqs, pv.recs = append(pv.seqs, j.res.Seq), append(pv.recs, rec)
 		}
 		outs = append(outs, o)
+		if len(j.revise) > 0 {
+			// Revised before the next document is resolved, as a serial
+			// run would: a later document naming the page takes its
+			// revised cluster, however the stream is cut into batches.
+			// The page's verdict may be among those pending.
+			if err := p.recordPending(ctx, pv); err != nil {
+				return outs, err
+			}
+			if err := p.reviseEarlier(ctx, j, &outs[len(outs)-1]); err != nil { // revise.go
+				return outs, err
+			}
+		}
 	}
 	if err := p.recordPending(ctx, pv); err != nil {
 		return outs, err
 	}
-	if err := p.recordCorrections(ctx, outs); err != nil { // correct.go
-		return outs, err
-	}
-	return outs, p.reviseEarlier(ctx, jobs, outs[first:]) // revise.go
+	return outs, p.recordCorrections(ctx, outs) // correct.go
 }
 
 // pending are the verdicts a batch decided and has not recorded yet.

@@ -152,21 +152,12 @@ func (p *Pipeline) planLinkRevisions(j *job, seq uint64, id string, f *sketch.Fe
 	}
 }
 
-// reviseEarlier carries out the revisions the jobs planned (in order),
-// after their own verdicts are recorded, and adds their events to the
-// jobs' outputs (outs, in the jobs' order).
-func (p *Pipeline) reviseEarlier(ctx context.Context, jobs []*job, outs []Output) error {
-	type plan struct {
-		r   revision
-		job int
-	}
-	var plans []plan
-	for i, j := range jobs {
-		for _, r := range j.revise {
-			plans = append(plans, plan{r, i})
-		}
-		j.revise = nil
-	}
+// reviseEarlier carries out the revisions j planned, in order, once the
+// verdicts decided before it are recorded, and adds their events to j's
+// output o.
+func (p *Pipeline) reviseEarlier(ctx context.Context, j *job, o *Output) error {
+	plans := j.revise
+	j.revise = nil
 	if len(plans) == 0 {
 		return nil
 	}
@@ -176,7 +167,7 @@ func (p *Pipeline) reviseEarlier(ctx context.Context, jobs []*job, outs []Output
 	}
 	seqs := make([]uint64, len(plans))
 	for i, pl := range plans {
-		seqs[i] = pl.r.seq
+		seqs[i] = pl.seq
 	}
 	var cur [][]byte
 	if err := p.retry(ctx, "read-verdicts", func(ctx context.Context) error {
@@ -190,25 +181,23 @@ func (p *Pipeline) reviseEarlier(ctx context.Context, jobs []*job, outs []Output
 		rseqs       []uint64
 		old, recs   [][]byte
 		events      []*Event
-		at          []int // the job each revision event goes with
 		newClusters []string
 	)
 	seen := map[uint64]bool{}
 	for i, pl := range plans {
-		if seen[pl.r.seq] || i >= len(cur) || len(cur[i]) == 0 {
+		if seen[pl.seq] || i >= len(cur) || len(cur[i]) == 0 {
 			continue // not stored (yet, or any more): nothing to revise
 		}
-		rec, err := decodeRecord(pl.r.id, cur[i])
+		rec, err := decodeRecord(pl.id, cur[i])
 		if err != nil || len(rec.Matches) == 0 || rec.Listed > len(rec.Matches) {
 			// Matches the record does not keep could not be listed
 			// again: the verdict stands.
 			continue
 		}
-		j := jobs[pl.job]
 		var kept []Match
 		var withdrawn []string
 		for _, m := range rec.Matches {
-			if m.Kind != string(verify.Partial) || pl.r.only != "" && m.ID != pl.r.only || !p.withdraws(j, pl.r, m.ID) {
+			if m.Kind != string(verify.Partial) || pl.only != "" && m.ID != pl.only || !p.withdraws(j, pl, m.ID) {
 				kept = append(kept, m)
 				continue
 			}
@@ -222,10 +211,10 @@ func (p *Pipeline) reviseEarlier(ctx context.Context, jobs []*job, outs []Output
 		if len(kept) == 0 {
 			next.Cluster = ""
 		}
-		seen[pl.r.seq] = true
-		rseqs, old, recs = append(rseqs, pl.r.seq), append(old, cur[i]), append(recs, marshalRecord(&next))
-		ev := p.revisedEvent(pl.r.id, &next, withdrawn, j)
-		events, at, newClusters = append(events, ev), append(at, pl.job), append(newClusters, ev.Cluster)
+		seen[pl.seq] = true
+		rseqs, old, recs = append(rseqs, pl.seq), append(old, cur[i]), append(recs, marshalRecord(&next))
+		ev := p.revisedEvent(pl.id, &next, withdrawn, j)
+		events, newClusters = append(events, ev), append(newClusters, ev.Cluster)
 	}
 	if len(rseqs) == 0 {
 		return nil
@@ -244,7 +233,7 @@ func (p *Pipeline) reviseEarlier(ctx context.Context, jobs []*job, outs []Output
 			continue // revised meanwhile: that verdict stands
 		}
 		p.clusters.put(rseqs[i], newClusters[i])
-		outs[at[i]].Revisions = append(outs[at[i]].Revisions, events[i])
+		o.Revisions = append(o.Revisions, events[i])
 		n++
 	}
 	p.cfg.Metrics.Revision(n)
