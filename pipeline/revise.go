@@ -67,6 +67,29 @@ func firstOfSite(seqs []uint64, i int) bool {
 	return true
 }
 
+// mergeRecords returns the record body that marks what body (a record
+// body of page f) and had (a whole record of f, nil: none) mark.
+func mergeRecords(f *sketch.Features, had, body []byte) []byte {
+	if had == nil {
+		return body
+	}
+	a, ok := decodeTemplateRec(had, f)
+	if !ok {
+		return body
+	}
+	b, ok := decodeTemplateRec(index.AppendTemplate(nil, 0, body), f)
+	if !ok {
+		return body
+	}
+	for i := range a.anchors {
+		a.anchors[i] = a.anchors[i] || b.anchors[i]
+	}
+	for i := range a.shingles {
+		a.shingles[i] = a.shingles[i] || b.shingles[i]
+	}
+	return appendTemplateRec(nil, a)
+}
+
 // revision is an earlier page of a document's site whose template record
 // the document wrote: its partial matches are verified again with disc
 // once the document's verdict is recorded.

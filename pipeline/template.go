@@ -209,14 +209,22 @@ func (p *Pipeline) siteTemplates(jobs []*job, feats func(c *index.Candidate) *sk
 			recs.write(j, j.res.Seq, rec)
 		}
 		for i, t := range taught {
-			if len(t) == 0 || recs.of(j, sameSeqs[i]) != nil {
+			if len(t) == 0 {
 				continue
 			}
-			if rec, ok := recordOf(same[i], intersect(t, known), own, j.feats.ShingleShift); ok {
-				if recs.write(j, sameSeqs[i], rec) && firstOfSite(sameSeqs, i) {
-					p.planRevision(j, sameSeqs[i], sameIDs[i], same[i], rec)             // revise.go
-					p.planLinkRevisions(j, sameSeqs[i], sameIDs[i], same[i], rec, feats) // revise.go
-				}
+			had := recs.of(j, sameSeqs[i])
+			rec, ok := recordOf(same[i], intersect(t, known), own, j.feats.ShingleShift)
+			if !ok {
+				continue
+			}
+			wrote := had == nil && recs.write(j, sameSeqs[i], rec)
+			// A site's first page is revised (revise.go) when its record
+			// is written, or, when it wrote its own, by its site's second
+			// page: with what the site's pages now show of its frame.
+			if firstOfSite(sameSeqs, i) && (wrote || had != nil && len(same) == 1) {
+				rec = mergeRecords(same[i], had, rec)
+				p.planRevision(j, sameSeqs[i], sameIDs[i], same[i], rec)             // revise.go
+				p.planLinkRevisions(j, sameSeqs[i], sameIDs[i], same[i], rec, feats) // revise.go
 			}
 		}
 	}
