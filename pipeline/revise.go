@@ -13,26 +13,26 @@ import (
 // Revisions: links taken back once a site shows its template.
 //
 // A site's first page cannot tell its template from its article: nothing
-// of its site came before it. Only a site's first page is revised, and
-// only links it made or that were made to it: the pages after it knew
-// some of their site's frame when they were decided, and what a young
-// site's record marks (text half its few pages hold) may be a passage two
-// of them copied, which must not take back a copy's link. When it shares a block with a page of
+// of its site came before it. When it shares a block with a page of
 // another site that is also new (a comment policy, a promotion, a consent
 // notice that both frame their articles with), the two are linked as a
 // partial duplicate, exactly as a quote would be; at that moment nothing
-// tells them apart (docs/boilerplate.md). The site's next page that finds
-// a template with the first page writes the first page's template record
-// (template.go, templaterec.go). That is when the link can be judged
-// again, and it is, once:
+// tells them apart (docs/boilerplate.md, "Revisions"). Its site's next
+// page that finds a template with it writes its template record
+// (template.go, templaterec.go), or, when the page wrote its own, is the
+// site's second page. That is when its links can be judged again, and
+// they are, once:
 //
 //   - The first page's partial matches that the finding document has as
 //     candidates are verified again, the first page leaving out the
-//     template its record now marks (its passages and sample shingles,
-//     as a page whose template is known leaves out its own) and each
-//     match the template its own record marks (verify.Discount).
-//   - A match that is then no duplicate is withdrawn. The first page's
-//     recorded verdict is replaced (a compare-and-set on the verdict read,
+//     template its record marks and the finding document found (its
+//     passages and sample shingles, as a page whose template is known
+//     leaves out its own), and each match its own record's template
+//     (verify.Discount). So are the partial links that later candidates
+//     made to the first page, each leaving out its text that the first
+//     page's template holds (as a page adopts another page's record).
+//   - A match that is then no duplicate is withdrawn. The page's recorded
+//     verdict is replaced (a compare-and-set on the verdict read,
 //     index.Store.ReviseVerdicts) by the same verdict without it: its other
 //     matches, and its cluster while its best match stands; a unique
 //     verdict, its own cluster, when none is left. When the best match is
@@ -43,8 +43,14 @@ import (
 //     keeps them, without passages (abridged).
 //   - A revision event (stream.Event.Revised, with the withdrawn ids and the
 //     finding document in RevisedBy) goes out after the finding document's
-//     own event. It replaces the page's earlier event: what a consumer
-//     keyed by id keeps, what `check` and a replay of the page answer.
+//     own event, before the next document is resolved. It replaces the
+//     page's earlier event: what a consumer keyed by id keeps, what `check`
+//     and a replay of the page answer.
+//
+// Only a site's first page, and links made to it, are revised: the pages
+// after it knew some of their site's frame when they were decided, and
+// what a young site's record marks (text half of its few pages hold) may
+// be a passage two of them copied, whose link must stand.
 //
 // Nothing here is kept between documents: the first page, its matches and
 // their template records are the finding document's candidates and the
