@@ -120,18 +120,13 @@ func (p *Pipeline) planRevision(j *job, seq uint64, id string, f *sketch.Feature
 		return
 	}
 	d := &verify.Discount{
-		Common:   p.recordRanges(f, r),
+		Common:   p.heldRanges(f, r.templateAnchors(f), j.feats),
 		Shingles: r.templateShingles(f),
 		MinRun:   sketch.PassageWindow(len(f.Passage.Fp), p.passageWords(), p.cfg.Sketch.Shingle),
 	}
 	if len(d.Common) == 0 {
 		return
 	}
-	merged := d.Common[:0]
-	for _, rg := range d.Common {
-		merged = addRange(merged, rg)
-	}
-	d.Common = merged
 	if j.discount != nil {
 		// The candidates' own templates (their records), found above.
 		d.Templates = slices.Clone(j.discount.Templates)
@@ -161,24 +156,54 @@ func (p *Pipeline) planLinkRevisions(j *job, seq uint64, id string, f *sketch.Fe
 		if cf == nil {
 			continue
 		}
-		n := len(cf.Passage.Fp)
-		w := sketch.PassageWindow(n, p.passageWords(), p.cfg.Sketch.Shingle)
-		var rs []verify.Range
-		for _, a := range cf.Passage.Anchors {
-			if _, in := slices.BinarySearch(tpl, uint32(a.Hash)); in && int(a.Pos) < n {
-				rs = append(rs, verify.Range{Lo: max(int(a.Pos)-(w-1), 0), Hi: min(int(a.Pos)+w, n)})
-			}
-		}
+		rs := p.heldRanges(cf, tpl, f)
 		if len(rs) == 0 {
 			continue
 		}
-		slices.SortFunc(rs, func(a, b verify.Range) int { return a.Lo - b.Lo })
-		d := &verify.Discount{MinRun: w, Templates: []verify.Template{own}}
-		for _, rg := range rs {
-			d.Common = addRange(d.Common, rg)
-		}
+		w := sketch.PassageWindow(len(cf.Passage.Fp), p.passageWords(), p.cfg.Sketch.Shingle)
+		d := &verify.Discount{Common: rs, MinRun: w, Templates: []verify.Template{own}}
 		j.revise = append(j.revise, revision{seq: c.Seq, id: c.ID, f: cf, disc: d, only: id})
 	}
+}
+
+// heldRanges returns the passages of page f (sorted, disjoint) around its
+// anchors whose stored hash is in tpl (sorted): each the text around the
+// anchor, up to a winnowing window less one either side, that holder
+// holds there too (their stored per-position fingerprints agree), as a
+// template passage is what the page holding it as template holds
+// (templateRanges): a quote next to an author box keeps its every word.
+func (p *Pipeline) heldRanges(f *sketch.Features, tpl []uint32, holder *sketch.Features) []verify.Range {
+	n := len(f.Passage.Fp)
+	w := sketch.PassageWindow(n, p.passageWords(), p.cfg.Sketch.Shingle)
+	fp := f.Passage.Fp
+	var rs []verify.Range
+	for _, a := range f.Passage.Anchors {
+		h, pos := uint32(a.Hash), int(a.Pos)
+		if _, in := slices.BinarySearch(tpl, h); !in || pos >= n {
+			continue
+		}
+		r := verify.Range{Lo: max(pos-(w-1), 0), Hi: min(pos+w, n)}
+		if holder != nil {
+			if q, ok := anchorPos(holder, h); ok && q < len(holder.Passage.Fp) {
+				hfp := holder.Passage.Fp
+				lo, hi := pos, pos+1
+				for lo > r.Lo && q-(pos-lo)-1 >= 0 && fp[lo-1] == hfp[q-(pos-lo)-1] {
+					lo--
+				}
+				for hi < r.Hi && q+(hi-pos) < len(hfp) && fp[hi] == hfp[q+(hi-pos)] {
+					hi++
+				}
+				r = verify.Range{Lo: lo, Hi: hi}
+			}
+		}
+		rs = append(rs, r)
+	}
+	slices.SortFunc(rs, func(a, b verify.Range) int { return a.Lo - b.Lo })
+	var out []verify.Range
+	for _, r := range rs {
+		out = addRange(out, r)
+	}
+	return out
 }
 
 // reviseEarlier carries out the revisions j planned, in order, once the

@@ -14,14 +14,16 @@ import (
 // template, the link is withdrawn: a revision event replaces the first
 // page's, and its recorded verdict (what a replay answers) is unique. A
 // quote of the same article on a third site survives its own site's
-// next page: the quote is not that site's template. Memory, a Redis node
+// next page: the quote is not that site's template; so does a quote that
+// ends a first page's article, next to the policy its site's next page
+// shows to be template. Memory, a Redis node
 // and a Redis Cluster revise the same way.
 func TestRevisions(t *testing.T) {
 	words, join := wordSource(44)
 	policy := words(50)
-	head := map[string][]string{"a": words(30), "b": words(30), "c": words(30)}
-	foot := map[string][]string{"a": words(40), "b": words(40), "c": words(40)}
-	artB, artC := words(150), words(150)
+	head := map[string][]string{"a": words(30), "b": words(30), "c": words(30), "d": words(30)}
+	foot := map[string][]string{"a": words(40), "b": words(40), "c": words(40), "d": words(40)}
+	artB, artC, artD := words(150), words(150), words(100)
 	page := func(site string, article []string) []byte {
 		return join(head[site], article, policy, foot[site])
 	}
@@ -31,6 +33,9 @@ func TestRevisions(t *testing.T) {
 		{Doc: Document{ID: "c1", URL: "https://c.example/1", Text: join(head["c"], artC[:70], artB[20:90], artC[70:], foot["c"])}},
 		{Doc: Document{ID: "a2", URL: "https://a.example/2", Text: page("a", words(150))}},
 		{Doc: Document{ID: "c2", URL: "https://c.example/2", Text: join(head["c"], words(150), foot["c"])}},
+		// A quote that ends the article, right before the frame.
+		{Doc: Document{ID: "d1", URL: "https://d.example/1", Text: page("d", slices.Concat(artD, artB[60:105]))}},
+		{Doc: Document{ID: "d2", URL: "https://d.example/2", Text: page("d", words(150))}},
 	}
 	replay := []Item{items[1]}
 	cfg := testConfig(t, "web")
@@ -55,7 +60,7 @@ func TestRevisions(t *testing.T) {
 				}
 				return ev.Kind + " " + ev.DuplicateOf
 			}
-			for i, want := range []string{"unique ", "partial b1", "partial b1", "unique ", "unique "} {
+			for i, want := range []string{"unique ", "partial b1", "partial b1", "unique ", "unique ", "partial b1", "unique "} {
 				if got := kind(i); got != want {
 					t.Errorf("%s: %s, want %s", items[i].Doc.ID, got, want)
 				}
