@@ -12,7 +12,8 @@ import (
 // (the character ISO 8859-1 defines for a hyphenation at a line end), and
 // the same text rendered at another width, or without hyphenation, has the
 // word whole. A word that ends in one of the three, followed by a line
-// break (spaces or tabs on either side of it) and a lower-case letter,
+// break (spaces or tabs on either side of it) and a lower-case letter, or
+// an upper-case letter after an upper-case one ("LOCA‐" + "TION"),
 // continues on the next line: the two parts are one token, spanning the
 // text from the first part's start to the second part's end.
 //
@@ -24,15 +25,21 @@ import (
 // words with U+2010 and 152 at a hyphen of their own, all but a few of
 // those an option name's), and the two cost the same, one token each. A
 // hyphen followed by a capital or a digit ("non-" + "English", "ISO-" +
-// "8859") is left as it is: hyphenation never puts one at the start of a
-// word's second part. A hyphen not at a line end stays a separator.
+// "8859") is left as it is unless the first part ends in a capital too:
+// hyphenation puts a capital at the start of a word's second part only in
+// a word of capitals or in an identifier ("XftGlyph‐" + "FontSpec", left
+// apart: it cannot be told from "non‐" + "English"). A hyphen not at a line
+// end stays a separator.
 
 // hyphenBreak reports where a word hyphenated at a line end continues: b
-// starts with the hyphen that ends a word ('-', U+2010 or U+00AD), and
-// hyphenBreak returns the offset in b of the next line's first letter
-// when a line break (LF, CR, CR LF, U+0085 or U+2028, with spaces or tabs
-// before and after it) and a lower-case letter follow the hyphen, else 0.
-func hyphenBreak(b []byte) int {
+// starts with the hyphen that ends a word ('-', U+2010 or U+00AD), upper
+// says whether the word's last character is an upper-case letter, and
+// hyphenBreak returns the offset in b of the next line's first letter when
+// a line break (LF, CR, CR LF, U+0085 or U+2028, with spaces or tabs
+// before and after it) and a letter that continues the word follow the
+// hyphen, else 0. A lower-case letter continues any word, an upper-case
+// one only a word whose last character is upper-case ("LOCA‐" + "TION").
+func hyphenBreak(b []byte, upper bool) int {
 	i := hyphenLen(b)
 	if i == 0 {
 		return 0
@@ -60,15 +67,28 @@ func hyphenBreak(b []byte) int {
 		return 0
 	}
 	if c := b[i]; c < utf8.RuneSelf {
-		if c >= 'a' && c <= 'z' {
+		if c >= 'a' && c <= 'z' || upper && c >= 'A' && c <= 'Z' {
 			return i
 		}
 		return 0
 	}
-	if r, _ := utf8.DecodeRune(b[i:]); unicode.IsLower(r) {
+	if r, _ := utf8.DecodeRune(b[i:]); unicode.IsLower(r) || upper && (unicode.IsUpper(r) || unicode.IsTitle(r)) {
 		return i
 	}
 	return 0
+}
+
+// upperBefore reports whether the character of b that ends at end is an
+// upper-case letter: the last character of a word before its hyphen.
+func upperBefore(b []byte, end int) bool {
+	if end == 0 {
+		return false
+	}
+	if c := b[end-1]; c < utf8.RuneSelf {
+		return c >= 'A' && c <= 'Z'
+	}
+	r, _ := utf8.DecodeLastRune(b[:end])
+	return unicode.IsUpper(r) || unicode.IsTitle(r)
 }
 
 // hyphenLen is the length of the hyphen at the start of b: 1 for '-', 2

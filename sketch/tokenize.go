@@ -277,7 +277,7 @@ func (n *Normalizer) tokenizeASCII(text []byte, tok *Tokens) {
 					}
 					// Join a word hyphenated at a line end.
 					if text[i] == '-' && join {
-						if j := hyphenBreak(text[i:]); j > 0 {
+						if j := hyphenBreak(text[i:], upperBefore(text, i)); j > 0 {
 							i += j - 1
 							continue
 						}
@@ -432,7 +432,7 @@ func (n *Normalizer) tokenizeUnicode(text []byte, tok *Tokens) {
 		if c := src[i]; c < utf8.RuneSelf {
 			i++
 			if c == '-' && in && join {
-				if j := hyphenBreak(src[pos:]); j > 0 {
+				if j := hyphenBreak(src[pos:], upperBefore(src, pos)); j > 0 {
 					i = pos + j
 					cont += j - countRunes(src[pos:i])
 					continue
@@ -489,7 +489,7 @@ func (n *Normalizer) tokenizeUnicode(text []byte, tok *Tokens) {
 		if in && join && (r == '\u2010' || r == '\u00ad') {
 			// A word hyphenated at a line end goes on; a soft hyphen
 			// inside a word is dropped.
-			if j := hyphenBreak(src[pos:]); j > 0 {
+			if j := hyphenBreak(src[pos:], upperBefore(src, pos)); j > 0 {
 				i = pos + j
 				cont = contPos + j - countRunes(src[pos:i])
 				continue
@@ -747,7 +747,7 @@ func (n *Normalizer) tokenizeQuoted(text []byte, tok *Tokens) {
 				}
 				// A word hyphenated at a line end ('-' or U+2010) goes on.
 				if join && (text[i] == '-' || text[i] == 0xE2) {
-					if j := hyphenBreak(text[i:]); j > 0 {
+					if j := hyphenBreak(text[i:], upperBefore(text, i)); j > 0 {
 						cont += j - countRunes(text[i:i+j])
 						i += j
 						continue
