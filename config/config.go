@@ -41,7 +41,7 @@ type Sketch struct {
 	FoldQuotes   bool    `yaml:"fold_quotes" doc:"fold typographic quotes and dashes to ASCII"`
 	StripAccents bool    `yaml:"strip_accents" doc:"remove accents (café → cafe)"`
 	DropDigits   bool    `yaml:"drop_digits" doc:"treat digits as separators"`
-	JoinHyphens  bool    `yaml:"join_hyphens" doc:"join a word hyphenated at a line end (a hyphen, line break and lower-case letter) and drop soft hyphens; changes the namespace's parameters"`
+	JoinHyphens  bool    `yaml:"join_hyphens" doc:"join a word hyphenated at a line end (U+2010 or a soft hyphen, a line break, and a lower-case letter or a capital after a capital) and drop soft hyphens inside words; changes the namespace's parameters"`
 	MaxBytes     int     `yaml:"max_bytes" doc:"largest document accepted, in bytes; larger ones are dead-lettered"`
 	KeepText     int     `yaml:"keep_text" doc:"store the normalized text of documents up to this many bytes (for edit similarity); 0 never"`
 	Lexicon      string  `yaml:"lexicon" doc:"I-Match idf lexicon file (neardup lexicon build); empty uses the built-in one"`

@@ -29,10 +29,11 @@ type Normalization struct {
 	// KeepPunct emits each punctuation or symbol character as a token of its
 	// own instead of treating it as a separator.
 	KeepPunct bool
-	// JoinHyphens joins a word hyphenated at a line end ("dat‐" + line
-	// break + "aplex" → "dataplex"; see [hyphenBreak]) and drops soft
-	// hyphens (U+00AD) inside a word, so that renderings of one text at
-	// different widths, or with and without hyphenation, tokenize alike.
+	// JoinHyphens joins a word hyphenated at a line end with U+2010 HYPHEN
+	// or U+00AD SOFT HYPHEN ("dat‐" + line break + "aplex" → "dataplex";
+	// see [hyphenBreak]) and drops soft hyphens inside a word, so that
+	// renderings of one text at different widths, or with and without
+	// hyphenation, tokenize alike. '-' stays a separator.
 	JoinHyphens bool
 }
 
@@ -258,7 +259,6 @@ func (n *Normalizer) tokenizeASCII(text []byte, tok *Tokens) {
 	digits := slices.Grow(tok.HasDigit[:0], maxTok)[:maxTok]
 	out := slices.Grow(tok.Text[:0], len(text))[:len(text)]
 	low := &n.low
-	join := n.opt.JoinHyphens
 	nt, no := 0, 0 // tokens and text bytes written
 	// Word at a time: skip separators, then consume a word in a tight
 	// inner loop that lowers, copies and hashes each byte. No closure, so
@@ -274,13 +274,6 @@ func (n *Normalizer) tokenizeASCII(text []byte, tok *Tokens) {
 					// "dont").
 					if v == lowApos && i+1 < len(text) && low[text[i+1]] > lowPunct {
 						continue
-					}
-					// Join a word hyphenated at a line end.
-					if text[i] == '-' && join {
-						if j := hyphenBreak(text[i:], upperBefore(text, i)); j > 0 {
-							i += j - 1
-							continue
-						}
 					}
 					break
 				}
@@ -431,13 +424,6 @@ func (n *Normalizer) tokenizeUnicode(text []byte, tok *Tokens) {
 		// ASCII bytes take the table path of tokenizeASCII.
 		if c := src[i]; c < utf8.RuneSelf {
 			i++
-			if c == '-' && in && join {
-				if j := hyphenBreak(src[pos:], upperBefore(src, pos)); j > 0 {
-					i = pos + j
-					cont += j - countRunes(src[pos:i])
-					continue
-				}
-			}
 			switch class[c] {
 			case clLetter, clDigit:
 				if !in {
@@ -745,8 +731,8 @@ func (n *Normalizer) tokenizeQuoted(text []byte, tok *Tokens) {
 						continue
 					}
 				}
-				// A word hyphenated at a line end ('-' or U+2010) goes on.
-				if join && (text[i] == '-' || text[i] == 0xE2) {
+				// A word hyphenated at a line end (U+2010) goes on.
+				if join && text[i] == 0xE2 {
 					if j := hyphenBreak(text[i:], upperBefore(text, i)); j > 0 {
 						cont += j - countRunes(text[i:i+j])
 						i += j
