@@ -418,7 +418,6 @@ func (n *Normalizer) tokenizeUnicode(text []byte, tok *Tokens) {
 	tok.End, tok.HasDigit = slices.Grow(tok.End, maxTok), slices.Grow(tok.HasDigit, maxTok)
 	tok.runeOff, tok.runeEnd, tok.runes = slices.Grow(tok.runeOff, maxTok), slices.Grow(tok.runeEnd, maxTok), true
 	class, low := &n.class, &n.low
-	join := n.opt.JoinHyphens
 	for i := 0; i < len(src); {
 		pos := i
 		// ASCII bytes take the table path of tokenizeASCII.
@@ -472,7 +471,7 @@ func (n *Normalizer) tokenizeUnicode(text []byte, tok *Tokens) {
 		i += size
 		contPos := cont // before this character
 		cont += size - 1
-		if in && join && (r == '\u2010' || r == '\u00ad') {
+		if (r == '\u2010' || r == '\u00ad') && in && n.opt.JoinHyphens {
 			// A word hyphenated at a line end goes on; a soft hyphen
 			// inside a word is dropped.
 			if j := hyphenBreak(src[pos:], upperBefore(src, pos)); j > 0 {
