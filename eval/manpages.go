@@ -93,7 +93,7 @@ func manPages(ctx context.Context, cache string) (*refDocs, error) {
 			return nil, err
 		}
 	}
-	r := &refDocs{Name: SetManPages, Dir: dir, version: ver}
+	r := &refDocs{Name: SetManPages, Dir: dir, version: ver, TextVersion: len(manVariants)}
 	for v := range manVariants {
 		for _, f := range files {
 			b, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("v%d", v+1), f+".txt"))
@@ -258,42 +258,12 @@ func plainMan(b []byte) []byte {
 // other link is wrong), every page of the second version expected to be
 // linked to its first, and a later name of a page to its earlier one.
 // Whether two pages are near duplicates as texts is decided on their
-// renderings without hyphenation (the last version, when man rendered
-// the page in it): the words the 80-column rendering hyphenated at line
-// ends are how it was rendered, not what the page says.
+// renderings without hyphenation (refDocs.TextVersion, the last version,
+// when man rendered the page in it): the words the 80-column rendering
+// hyphenated at line ends are how it was rendered, not what the page
+// says.
 func buildManPages(r *refDocs) *Set {
 	s := buildRefDocs(r)
-	byID := map[string]*refPage{}
-	plain := map[string]*refPage{} // a path's page in the last version
-	for i := range r.Pages {
-		p := &r.Pages[i]
-		byID[p.ID] = p
-		if p.Version == len(manVariants) {
-			plain[p.Path] = p
-		}
-	}
-	shingles := map[string]map[string]struct{}{}
-	text := func(p *refPage) map[string]struct{} {
-		if q := plain[p.Path]; q != nil {
-			p = q
-		}
-		sh, ok := shingles[p.ID]
-		if !ok {
-			sh = wordShingles(string(p.Body), textShingle)
-			shingles[p.ID] = sh
-		}
-		return sh
-	}
-	s.Label = func(later, earlier string) Label {
-		a, b := byID[later], byID[earlier]
-		switch {
-		case a == nil || b == nil:
-			return Unlabelled
-		case a.Path == b.Path || a.Same != "" && a.Same == b.Same || nearAsText(text(a), text(b)):
-			return Positive
-		}
-		return Negative
-	}
 	s.Order = fmt.Sprintf("%d pages: a sample of the machine's manual pages (%s, sections 1 to 8: each file whose name's FNV-1a hash is 0 modulo %d) rendered by its man (%s) in two versions (%d columns; %d columns, %s), version by version, each in path order, every page with its url on one host (%s)",
 		len(r.Pages), manRoot, manSample, strings.TrimSpace(string(r.version)), 80, 100, strings.Join(manVariants[1].Args, " "), manHost)
 	s.PairsDoc = "every expected (later, earlier) pair (positive), and every pair of pages of the first version in one section whose names start with the same letter (positive when they are near duplicates as texts or one page, else negative)"

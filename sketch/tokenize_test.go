@@ -45,28 +45,9 @@ func TestTokenize(t *testing.T) {
 		{"cjk chars are tokens", def, "東京タワー is tall", "東|京|タ|ワ|ー|is|tall"},
 		{"empty", def, "", ""},
 		{"only punctuation", def, "... !!! ---", ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := strings.Join(words(tt.n, tt.in), "|")
-			if got != tt.want {
-				t.Errorf("tokens(%q) = %q, want %q", tt.in, got, tt.want)
-			}
-		})
-	}
-}
-
-// TestTokenizeHyphens: a word hyphenated at a line end is one token
-// (Normalization.JoinHyphens), on every path of the tokenizer: ASCII, quoted
-// ASCII (U+2010 and typographic quotes only), Unicode, Windows-1252.
-func TestTokenizeHyphens(t *testing.T) {
-	def := NewNormalizer(DefaultNormalization())
-	tests := []struct {
-		name string
-		n    *Normalizer
-		in   string
-		want string // tokens joined by |
-	}{
+		// Words hyphenated at a line end (Normalization.JoinHyphens),
+		// on every path: ASCII, quoted ASCII (U+2010 and typographic
+		// quotes only), Unicode, Windows-1252.
 		{"U+2010, line break and indent", def, "the dat\u2010\n       aplex service", "the|dataplex|service"},
 		{"U+2010 in an option name", def, "   --fil\u2010\n       ter=EXPR", "filter|expr"},
 		{"U+2010 with curly quotes", def, "\u201cdat\u2010\n  aplex\u201d", "dataplex"},
