@@ -681,10 +681,10 @@ func quotedASCII(text []byte) bool {
 // tokenizeUnicode does, with tokenizeASCII's loop: words are ASCII, a
 // quoted character ends a word unless it is an apostrophe between two
 // word characters or U+2010 HYPHEN at a line end (hyphenBreak), and the
-// code point offsets are the byte offsets less
-// the continuation bytes before them. A text of n bytes has at most
-// n/2+1 tokens (no punctuation tokens) and n bytes of token text, so the
-// outputs are sized once and written by index.
+// code point offsets are the byte offsets less the continuation bytes
+// before them. A text of n bytes has at most n/2+1 tokens (no punctuation
+// tokens) and n bytes of token text, so the outputs are sized once and
+// written by index.
 func (n *Normalizer) tokenizeQuoted(text []byte, tok *Tokens) {
 	maxTok := len(text)/2 + 1
 	hashes := slices.Grow(tok.Hash[:0], maxTok)[:maxTok]
