@@ -41,6 +41,7 @@ type Sketch struct {
 	FoldQuotes   bool    `yaml:"fold_quotes" doc:"fold typographic quotes and dashes to ASCII"`
 	StripAccents bool    `yaml:"strip_accents" doc:"remove accents (café → cafe)"`
 	DropDigits   bool    `yaml:"drop_digits" doc:"treat digits as separators"`
+	JoinHyphens  bool    `yaml:"join_hyphens" doc:"join a word hyphenated at a line end (U+2010 or a soft hyphen, a line break, and a lower-case letter or a capital after a capital) and drop soft hyphens inside words; changes the namespace's parameters"`
 	MaxBytes     int     `yaml:"max_bytes" doc:"largest document accepted, in bytes; larger ones are dead-lettered"`
 	KeepText     int     `yaml:"keep_text" doc:"store the normalized text of documents up to this many bytes (for edit similarity); 0 never"`
 	Lexicon      string  `yaml:"lexicon" doc:"I-Match idf lexicon file (neardup lexicon build); empty uses the built-in one"`
@@ -113,7 +114,7 @@ func Default() Config {
 		Profile: "web",
 		Sketch: Sketch{
 			Shingle: 5, K: 128, Method: "oph", Seed: 1, Threshold: 0.5, RecallWeight: 0.8, SimHashK: -1,
-			FoldQuotes: true, MaxBytes: 16 << 20, IMatch: "idf", IMatchCutoff: 0.1, IMatchKeep: 0.1, IMatchMin: 8,
+			FoldQuotes: true, JoinHyphens: true, MaxBytes: 16 << 20, IMatch: "idf", IMatchCutoff: 0.1, IMatchKeep: 0.1, IMatchMin: 8,
 			MaxShingles: 256, MaxUnique: 8192, PassageWords: 40,
 			SentenceCharGram: 10, SentenceBands: 10, SentenceRows: 8,
 		},

@@ -93,7 +93,7 @@ func manPages(ctx context.Context, cache string) (*refDocs, error) {
 			return nil, err
 		}
 	}
-	r := &refDocs{Name: SetManPages, Dir: dir, version: ver}
+	r := &refDocs{Name: SetManPages, Dir: dir, version: ver, TextVersion: len(manVariants)}
 	for v := range manVariants {
 		for _, f := range files {
 			b, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("v%d", v+1), f+".txt"))
@@ -257,6 +257,11 @@ func plainMan(b []byte) []byte {
 // word-5-shingle Jaccard at least 0.5 or containment at least 0.8; every
 // other link is wrong), every page of the second version expected to be
 // linked to its first, and a later name of a page to its earlier one.
+// Whether two pages are near duplicates as texts is decided on their
+// renderings without hyphenation (refDocs.TextVersion, the last version,
+// when man rendered the page in it): the words the 80-column rendering
+// hyphenated at line ends are how it was rendered, not what the page
+// says.
 func buildManPages(r *refDocs) *Set {
 	s := buildRefDocs(r)
 	s.Order = fmt.Sprintf("%d pages: a sample of the machine's manual pages (%s, sections 1 to 8: each file whose name's FNV-1a hash is 0 modulo %d) rendered by its man (%s) in two versions (%d columns; %d columns, %s), version by version, each in path order, every page with its url on one host (%s)",

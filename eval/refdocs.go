@@ -61,6 +61,10 @@ type refDocs struct {
 	// Pages are the pages in crawl order: version by version, each in
 	// path order.
 	Pages []refPage
+	// TextVersion, when set, is the version whose rendering of a page
+	// decides whether it is a near duplicate of another as text (where
+	// the page has one in it): the version that renders the text plainest.
+	TextVersion int
 }
 
 // refPage is one page of one version.
@@ -265,17 +269,26 @@ func buildRefDocs(r *refDocs) *Set {
 		}
 		byPath[key] = append(byPath[key], p.ID)
 	}
+	plain := map[string]*refPage{} // a path's page in TextVersion
+	for i := range r.Pages {
+		if p := &r.Pages[i]; r.TextVersion > 0 && p.Version == r.TextVersion {
+			plain[p.Path] = p
+		}
+	}
 	shingles := map[string]map[string]struct{}{}
 	main := func(id string) map[string]struct{} {
-		sh, ok := shingles[id]
+		p := byID[id]
+		if q := plain[p.Path]; q != nil {
+			p = q
+		}
+		sh, ok := shingles[p.ID]
 		if !ok {
-			p := byID[id]
 			text := p.Body
 			if !p.Plain {
 				text = extract.MainText(p.Body, p.URL)
 			}
 			sh = wordShingles(string(text), textShingle)
-			shingles[id] = sh
+			shingles[p.ID] = sh
 		}
 		return sh
 	}

@@ -73,9 +73,13 @@ func TestRefDocs(t *testing.T) {
 
 // refFigures streams a documentation set under the default configuration
 // and returns the figures docs/boilerplate.md gives for it.
-func refFigures(t *testing.T, s *Set) string {
+func refFigures(t *testing.T, s *Set, keyValues ...string) string {
 	t.Helper()
-	cfg, err := config.Load("", nil, nil)
+	o := &config.Overrides{}
+	for i := 0; i+1 < len(keyValues); i += 2 {
+		o.Add(keyValues[i], keyValues[i+1])
+	}
+	cfg, err := config.Load("", nil, o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -152,7 +152,7 @@ func redisTLS(c *config.Config) (*tls.Config, error) {
 func SketchConfig(c *config.Config) sketch.Config {
 	s := c.Sketch
 	sc := sketch.Config{
-		Normalize: sketch.Normalization{FoldQuotes: s.FoldQuotes, StripAccents: s.StripAccents, DropDigits: s.DropDigits},
+		Normalize: sketch.Normalization{FoldQuotes: s.FoldQuotes, StripAccents: s.StripAccents, DropDigits: s.DropDigits, JoinHyphens: s.JoinHyphens},
 		Shingle:   s.Shingle,
 		CharGram:  s.CharGram,
 		K:         s.K,

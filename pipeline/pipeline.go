@@ -250,8 +250,20 @@ func (p *Pipeline) IndexParams() index.Params {
 		Extra: fmt.Sprintf("method=%s chargram=%d fold=%v accents=%v digits=%v punct=%v imatch=%s/%v/%v/%d simhash=%v features=%s passage=%d",
 			c.Sketch.Method, c.Sketch.CharGram, n.FoldQuotes, n.StripAccents, n.DropDigits, n.KeepPunct,
 			c.Sketch.IMatch.Mode, c.Sketch.IMatch.Cutoff, c.Sketch.IMatch.Keep, c.Sketch.IMatch.MinTerms, c.SimHashK >= 0,
-			featureSections(p.limits), p.passageWords()) + p.sentenceParams(),
+			featureSections(p.limits), p.passageWords()) + p.sentenceParams() + hyphenParams(n),
 	}
+}
+
+// hyphenParams describes the joining of words hyphenated at a line end
+// (sketch.Normalization.JoinHyphens): it changes the tokens of texts with
+// such breaks, so an index stored without it is another namespace. Off, it
+// adds nothing, so that a namespace stored before the option existed is
+// read with sketch.join_hyphens false.
+func hyphenParams(n sketch.Normalization) string {
+	if !n.JoinHyphens {
+		return ""
+	}
+	return " hyphens=join"
 }
 
 // sentenceParams describes sentence mode's band keys for the namespace

@@ -1,6 +1,7 @@
 package sketch
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"testing"
 )
@@ -48,6 +49,9 @@ func BenchmarkTokenize(b *testing.B) {
 		{"unicode", append(benchDoc(), "caf\u00e9"...)},
 		// Typographic quotes only: the quoted-ASCII path.
 		{"quoted", append(benchDoc(), "\u201cdon\u2019t\u201d"...)},
+		// Words hyphenated at line ends with U+2010, as man renders
+		// them: the quoted-ASCII path, joining.
+		{"hyphenated", hyphenatedDoc(benchDoc())},
 	} {
 		b.Run(tt.name, func(b *testing.B) {
 			n := NewNormalizer(DefaultNormalization())
@@ -171,4 +175,28 @@ func BenchmarkDecode(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// hyphenatedDoc breaks every fourth word of doc of three letters or more
+// at a line end, as groff hyphenates: its first half, U+2010, a line
+// break and an indent, its second half.
+func hyphenatedDoc(doc []byte) []byte {
+	var out []byte
+	long := 0
+	for i, w := range bytes.Fields(doc) {
+		if i > 0 {
+			out = append(out, ' ')
+		}
+		if len(w) >= 3 && w[1] >= 'a' && w[len(w)/2] >= 'a' {
+			long++
+		}
+		if long%4 == 1 && len(w) >= 3 && w[1] >= 'a' && w[len(w)/2] >= 'a' {
+			long++
+			out = append(out, w[:len(w)/2]...)
+			out = append(out, "\u2010\n       "...)
+			w = w[len(w)/2:]
+		}
+		out = append(out, w...)
+	}
+	return out
 }

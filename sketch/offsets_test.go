@@ -17,6 +17,9 @@ func TestCodePoints(t *testing.T) {
 		{"NFKC changes the text", Normalization{FoldQuotes: true}, "the ﬁnal ｆｕｌｌ width", "the:0-3 final:4-8 full:9-13 width:14-19"},
 		{"Windows-1252 bytes", Normalization{FoldQuotes: true}, "caf\xe9 au lait\x92s", "café:0-4 au:5-7 laits:8-14"},
 		{"accents stripped", Normalization{StripAccents: true}, "Crème brûlée ﬁx", "creme:0-5 brulee:6-12 fix:13-15"},
+		{"hyphenated at a line end", DefaultNormalization(), "a dat\u2010\n  aplex b", "a:0-1 dataplex:2-14 b:15-16"},
+		{"hyphenated, CR LF", DefaultNormalization(), "a exam\u2010\r\nple b", "a:0-1 example:2-12 b:13-14"},
+		{"soft hyphen, NFKC changes the text", DefaultNormalization(), "ﬁ hy\u00adphen\u00ad\n ation ﬁ", "fi:0-1 hyphenation:2-17 fi:18-19"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

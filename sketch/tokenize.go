@@ -29,12 +29,21 @@ type Normalization struct {
 	// KeepPunct emits each punctuation or symbol character as a token of its
 	// own instead of treating it as a separator.
 	KeepPunct bool
+	// JoinHyphens joins a word hyphenated at a line end with U+2010 HYPHEN
+	// or U+00AD SOFT HYPHEN ("dat‐" + line break + "aplex" → "dataplex";
+	// see [hyphenBreak]) and drops soft hyphens inside a word, so that
+	// renderings of one text at different widths, or with and without
+	// hyphenation, tokenize alike. '-' stays a separator.
+	JoinHyphens bool
 }
 
 // DefaultNormalization() returns the normalization neardup uses unless
-// configured otherwise: quotes folded, accents, digits and punctuation kept
-// as the segmentation leaves them (punctuation separates words).
-func DefaultNormalization() Normalization { return Normalization{FoldQuotes: true} }
+// configured otherwise: quotes folded, words hyphenated at a line end
+// joined, accents, digits and punctuation kept as the segmentation leaves
+// them (punctuation separates words).
+func DefaultNormalization() Normalization {
+	return Normalization{FoldQuotes: true, JoinHyphens: true}
+}
 
 // Tokens is a tokenized document. Token i has hash Hash[i], normalized text
 // Text[End[i-1]:End[i]] (End[-1] = 0), spans bytes [Off[i], SrcEnd[i]) of
@@ -462,6 +471,18 @@ func (n *Normalizer) tokenizeUnicode(text []byte, tok *Tokens) {
 		i += size
 		contPos := cont // before this character
 		cont += size - 1
+		if (r == '\u2010' || r == '\u00ad') && in && n.opt.JoinHyphens {
+			// A word hyphenated at a line end goes on; a soft hyphen
+			// inside a word is dropped.
+			if j := hyphenBreak(src[pos:], upperBefore(src, pos)); j > 0 {
+				i = pos + j
+				cont = contPos + j - countRunes(src[pos:i])
+				continue
+			}
+			if r == '\u00ad' && n.joinsNext(src[i:]) {
+				continue
+			}
+		}
 		if n.opt.FoldQuotes {
 			r = foldRune(r)
 		}
@@ -659,10 +680,11 @@ func quotedASCII(text []byte) bool {
 // tokenizeQuoted tokenizes quoted ASCII (quotedASCII) exactly as
 // tokenizeUnicode does, with tokenizeASCII's loop: words are ASCII, a
 // quoted character ends a word unless it is an apostrophe between two
-// word characters, and the code point offsets are the byte offsets less
-// the continuation bytes before them. A text of n bytes has at most
-// n/2+1 tokens (no punctuation tokens) and n bytes of token text, so the
-// outputs are sized once and written by index.
+// word characters or U+2010 HYPHEN at a line end (hyphenBreak), and the
+// code point offsets are the byte offsets less the continuation bytes
+// before them. A text of n bytes has at most n/2+1 tokens (no punctuation
+// tokens) and n bytes of token text, so the outputs are sized once and
+// written by index.
 func (n *Normalizer) tokenizeQuoted(text []byte, tok *Tokens) {
 	maxTok := len(text)/2 + 1
 	hashes := slices.Grow(tok.Hash[:0], maxTok)[:maxTok]
@@ -674,6 +696,7 @@ func (n *Normalizer) tokenizeQuoted(text []byte, tok *Tokens) {
 	runeEnds := slices.Grow(tok.runeEnd[:0], maxTok)[:maxTok]
 	out := slices.Grow(tok.Text[:0], len(text))[:len(text)]
 	low := &n.low
+	join := n.opt.JoinHyphens
 	nt, no := 0, 0 // tokens and text bytes written
 	cont := 0      // continuation bytes before i
 	// Word at a time, as tokenizeASCII: skip separators, then consume a
@@ -705,6 +728,14 @@ func (n *Normalizer) tokenizeQuoted(text []byte, tok *Tokens) {
 					if k, size := quotedRune(text[i:]); k == qApos && i+size < len(text) && low[text[i+size]] > lowPunct {
 						i += size
 						cont += size - 1
+						continue
+					}
+				}
+				// A word hyphenated at a line end (U+2010) goes on.
+				if join && text[i] == 0xE2 {
+					if j := hyphenBreak(text[i:], upperBefore(text, i)); j > 0 {
+						cont += j - countRunes(text[i:i+j])
+						i += j
 						continue
 					}
 				}

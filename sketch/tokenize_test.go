@@ -45,6 +45,34 @@ func TestTokenize(t *testing.T) {
 		{"cjk chars are tokens", def, "東京タワー is tall", "東|京|タ|ワ|ー|is|tall"},
 		{"empty", def, "", ""},
 		{"only punctuation", def, "... !!! ---", ""},
+		// Words hyphenated at a line end (Normalization.JoinHyphens),
+		// on every path: ASCII, quoted ASCII (U+2010 and typographic
+		// quotes only), Unicode, Windows-1252.
+		{"U+2010, line break and indent", def, "the dat\u2010\n       aplex service", "the|dataplex|service"},
+		{"U+2010 in an option name", def, "   --fil\u2010\n       ter=EXPR", "filter|expr"},
+		{"U+2010 with curly quotes", def, "\u201cdat\u2010\n  aplex\u201d", "dataplex"},
+		{"ASCII hyphen at a line end stays a separator", def, "an exam-\nple of non-\n  exclusive", "an|exam|ple|of|non|exclusive"},
+		{"soft hyphen at a line end", def, "hy\u00ad\n  phen", "hyphen"},
+		{"soft hyphens inside a word dropped", def, "hy\u00adphen\u00adation \u00adx", "hyphenation|x"},
+		{"soft hyphen in Windows-1252", def, "hy\xad\nphen caf\xe9", "hyphen|café"},
+		{"CR LF", def, "exam\u2010\r\n  ple", "example"},
+		{"CR", def, "exam\u2010\rple", "example"},
+		{"line separator U+2028", def, "exam\u2010\u2028ple", "example"},
+		{"NEL U+0085", def, "exam\u00ad\u0085ple", "example"},
+		{"blanks before the break", def, "exam\u2010 \t\nple", "example"},
+		{"non-ASCII lower case next", def, "na\u00ef\u2010\nve \u00e9t\u2010\n\u00e9", "naïve|été"},
+		{"joined twice", def, "a\u2010\nb\u00ad\nc", "abc"},
+		{"upper case next stays apart", def, "non\u2010\nEnglish XftGlyph\u2010\nFont", "non|english|xftglyph|font"},
+		{"capitals", def, "--location=LOCA\u2010\n   TION \u00c9T\u00c9\u2010\n\u00c9T\u00c9", "location|location|étéété"},
+		{"digit next stays apart", def, "ISO\u2010\n8859", "iso|8859"},
+		{"blank line between stays apart", def, "exam\u2010\n\nple", "exam|ple"},
+		{"hyphen not at a line end stays a separator", def, "well-known exam- ple a\u2010b", "well|known|exam|ple|a|b"},
+		{"dash after a space stays apart", def, "word -\nand word \u2010\nand", "word|and|word|and"},
+		{"double hyphen stays apart", def, "word\u2010\u2010\nand", "word|and"},
+		{"other dashes stay apart", def, "a\u2013\nb c\u2014\nd", "a|b|c|d"},
+		{"hyphen at the end of the text", def, "end\u2010\n", "end"},
+		{"off", NewNormalizer(Normalization{FoldQuotes: true}), "dat\u2010\naplex hy\u00adphen", "dat|aplex|hy|phen"},
+		{"with punctuation tokens", NewNormalizer(Normalization{KeepPunct: true, JoinHyphens: true}), "a\u2010\nb - c-\nd", "ab|-|c|-|d"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -124,7 +152,8 @@ func TestTokenizeClough(t *testing.T) {
 
 func FuzzTokenize(f *testing.F) {
 	for _, s := range []string{"", "hello world", "Don\u2019t", "\xff\xfe\x00", "東京", "a'b'c'", "\u0301\u0301", "ß'ß", "Hello World's 42nd TEST, don't-stop 'quoted' x'", "A1b2 C3'd4 ''e",
-		"\u201cDon\u2019t\u201d \u2014 she\u2019d\u2019ve \u2018x\u2019 1\u20132 \u00aba\u00bb b\u02bcc d\u2032 \u2212e\u2019", "\u2019\u2019a\u2019\u2019b\u2019"} {
+		"\u201cDon\u2019t\u201d \u2014 she\u2019d\u2019ve \u2018x\u2019 1\u20132 \u00aba\u00bb b\u02bcc d\u2032 \u2212e\u2019", "\u2019\u2019a\u2019\u2019b\u2019",
+		"dat\u2010\n  aplex exam-\r\nple hy\u00adphen soft\u00ad\n\tly na\u00ef-\u2028ve"} {
 		f.Add([]byte(s))
 	}
 	opts := []*Normalizer{
@@ -247,6 +276,7 @@ func TestTokenizeQuoted(t *testing.T) {
 		{"guillemets and modifier apostrophe", "\u00abmot\u00bb l\u02bcami d\u2032x"},
 		{"mixed ASCII apostrophes", "it's 'quoted' and rock\u2019n'roll"},
 		{"quote last", "end\u2019"},
+		{"hyphenated at a line end", "dat\u2010\n  aplex exam\u2010\r\nple non\u2010\nEnglish \u2018co\u2010\nop\u2019 NON\u2010\nSTOP non-\nstop"},
 		{"only quotes", "\u201c\u201d\u2019"},
 	} {
 		if !quotedASCII([]byte(tt.text)) {
@@ -260,7 +290,7 @@ func TestTokenizeQuoted(t *testing.T) {
 		}
 	}
 	r := rand.New(rand.NewPCG(5, 23))
-	parts := []string{"a", "B", "zz", "7", " ", "  ", "\n", "'", ",", ".", "-", "\"", "\u2018", "\u2019", "\u201c", "\u201d", "\u2014", "\u2013", "\u2212", "\u00ab", "\u00bb", "\u02bc", "\u2032", "\u201a", "\u2010"}
+	parts := []string{"a", "B", "zz", "7", " ", "  ", "\n", "'", ",", ".", "-", "\"", "\u2018", "\u2019", "\u201c", "\u201d", "\u2014", "\u2013", "\u2212", "\u00ab", "\u00bb", "\u02bc", "\u2032", "\u201a", "\u2010", "\r", "\t"}
 	for i := range 2000 {
 		var b []byte
 		for range r.IntN(40) {
