@@ -85,7 +85,7 @@ func (p *Pipeline) prepareDoc(s *sketch.Sketcher, f *sketch.Features, enc *[]byt
 		j.dead = p.deadLetter(it, &InvalidError{Reason: ReasonEmpty, ID: it.Doc.ID, Detail: "no words after normalization"})
 		return
 	}
-	f.Host = hostOf(it.Doc.URL) // template.go
+	f.Host = pageHost(it.Doc) // template.go
 	// Encoded in the worker's buffer, then copied out at its exact size:
 	// one allocation instead of a dozen growing ones. stored is what enc
 	// decodes to, without decoding.

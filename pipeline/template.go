@@ -27,7 +27,8 @@ import (
 // the navigation). A passage a page copies sits in its own text, held by
 // the few pages that copied it however big the site.
 //
-// Crawlers send each page's url; its host is stored with the page's
+// Crawlers send each page's url (or key it by its url: an id that is an
+// absolute http or https URL stands for a missing url); its host is stored with the page's
 // features (sketch.Features.Host), and every page holds its host's key in
 // the index's passage table, whose count is the number of the site's
 // pages. So, in the index stage and in input order, a document with a host
@@ -62,6 +63,19 @@ import (
 // with them, and the counts are the index's. Memory, a Redis node and a
 // Redis Cluster return the same candidates, counts and records, so they
 // give the same templates; a document without a url has none.
+
+// pageHost returns the hash of the host of doc's url, or, without one, of
+// its id when the id is an absolute http or https URL (a crawler that keys
+// its pages by their address); 0 when neither names a host.
+func pageHost(doc Document) uint64 {
+	if doc.URL != "" {
+		return hostOf(doc.URL)
+	}
+	if u, err := url.Parse(doc.ID); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
+		return hostOf(doc.ID)
+	}
+	return 0
+}
 
 // hostOf returns the hash of the host of rawURL (lower case, without a
 // port or a leading "www."), never 0; 0 when rawURL has no host.

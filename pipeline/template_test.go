@@ -33,6 +33,26 @@ func TestHostOf(t *testing.T) {
 	}
 }
 
+func TestPageHost(t *testing.T) {
+	for _, tc := range []struct {
+		doc  Document
+		host string // "" : none
+	}{
+		{Document{ID: "a", URL: "https://www.example.org/1"}, "https://example.org/"},
+		{Document{ID: "https://example.org/2"}, "https://example.org/"},
+		{Document{ID: "http://news.example.org/x?y=1"}, "https://news.example.org/"},
+		{Document{ID: "https://example.com/1", URL: "https://example.org/1"}, "https://example.org/"},
+		{Document{ID: "example.org/2"}, ""},
+		{Document{ID: "ftp://example.org/2"}, ""},
+		{Document{ID: "source-document01238.txt"}, ""},
+	} {
+		want := hostOf(tc.host)
+		if got := pageHost(tc.doc); got != want {
+			t.Errorf("pageHost(%+v) = %#x, want the host of %q (%#x)", tc.doc, got, tc.host, want)
+		}
+	}
+}
+
 // sitePage is a page of a template test: its id, url ("": none) and text.
 type sitePage struct {
 	id, url string

@@ -16,7 +16,8 @@ import (
 // site's second page shows the policy to be that site's template, a
 // revision event for the first page follows the second page's event,
 // withdrawing the link, and a page quoting the other site's article keeps
-// its link. Every line is valid against the event schema.
+// its link. Every line is valid against the event schema. The same holds
+// when the pages are keyed by their urls and carry no url field.
 func TestScanRevisions(t *testing.T) {
 	r := rand.New(rand.NewPCG(44, 1))
 	words := func(n int) []string {
@@ -39,45 +40,61 @@ func TestScanRevisions(t *testing.T) {
 		{"a2", "https://a.example/2", page("a", words(150))},
 		{"c2", "https://c.example/2", join(head["c"], words(150), foot["c"])},
 	}
-	var in strings.Builder
-	for _, d := range docs {
-		b, err := json.Marshal(map[string]string{"id": d.id, "url": d.url, "text": d.text})
-		if err != nil {
+	// As the crawler sends them (url fields), and keyed by their url
+	// alone (an id that is an absolute URL stands for the url).
+	for _, byURL := range []bool{false, true} {
+		name := func(id, url string) string {
+			if byURL {
+				return url
+			}
+			return id
+		}
+		var in strings.Builder
+		for _, d := range docs {
+			rec := map[string]string{"id": d.id, "url": d.url, "text": d.text}
+			if byURL {
+				rec = map[string]string{"id": d.url, "text": d.text}
+			}
+			b, err := json.Marshal(rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in.Write(b)
+			in.WriteByte('\n')
+		}
+		file := filepath.Join(t.TempDir(), "pages.jsonl")
+		if err := os.WriteFile(file, []byte(in.String()), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		in.Write(b)
-		in.WriteByte('\n')
-	}
-	file := filepath.Join(t.TempDir(), "pages.jsonl")
-	if err := os.WriteFile(file, []byte(in.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	code, out, errOut := neardup(t, "scan", "--quiet", file)
-	if code != 0 {
-		t.Fatalf("scan: exit %d: %s", code, errOut)
-	}
-	events(t, out) // every line valid against the event schema
-	var got []string
-	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-		var e struct {
-			ID          string   `json:"id"`
-			Kind        string   `json:"kind"`
-			DuplicateOf string   `json:"duplicate_of"`
-			Revised     bool     `json:"revised"`
-			Withdrawn   []string `json:"withdrawn"`
-			RevisedBy   string   `json:"revised_by"`
+		code, out, errOut := neardup(t, "scan", "--quiet", file)
+		if code != 0 {
+			t.Fatalf("scan: exit %d: %s", code, errOut)
 		}
-		if err := json.Unmarshal([]byte(line), &e); err != nil {
-			t.Fatal(err)
+		events(t, out) // every line valid against the event schema
+		var got []string
+		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+			var e struct {
+				ID          string   `json:"id"`
+				Kind        string   `json:"kind"`
+				DuplicateOf string   `json:"duplicate_of"`
+				Revised     bool     `json:"revised"`
+				Withdrawn   []string `json:"withdrawn"`
+				RevisedBy   string   `json:"revised_by"`
+			}
+			if err := json.Unmarshal([]byte(line), &e); err != nil {
+				t.Fatal(err)
+			}
+			s := e.ID + " " + e.Kind + " " + e.DuplicateOf
+			if e.Revised {
+				s = fmt.Sprintf("revised %s %s withdrawn %v by %s", e.ID, e.Kind, e.Withdrawn, e.RevisedBy)
+			}
+			got = append(got, strings.TrimSpace(s))
 		}
-		s := e.ID + " " + e.Kind + " " + e.DuplicateOf
-		if e.Revised {
-			s = fmt.Sprintf("revised %s %s withdrawn %v by %s", e.ID, e.Kind, e.Withdrawn, e.RevisedBy)
+		a1, b1, a2 := name("a1", docs[1].url), name("b1", docs[0].url), name("a2", docs[3].url)
+		c1 := name("c1", docs[2].url)
+		want := []string{a1 + " partial " + b1, c1 + " partial " + b1, fmt.Sprintf("revised %s unique withdrawn [%s] by %s", a1, b1, a2)}
+		if !slices.Equal(got, want) {
+			t.Errorf("ids as urls %v: scan printed\n%s\nwant\n%s", byURL, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
-		got = append(got, strings.TrimSpace(s))
-	}
-	want := []string{"a1 partial b1", "c1 partial b1", "revised a1 unique withdrawn [b1] by a2"}
-	if !slices.Equal(got, want) {
-		t.Errorf("scan printed\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
