@@ -23,6 +23,7 @@ read_globals = {
 -- The prelude's top-level locals, which the scripts after it use (and
 -- some set: the per-document state).
 local prelude = {
+  'rcall', 'spack', 'sunpack', 'floor', 'concat', 'tonumber',
   'P', 'NOW', 'GLO', 'GHI', 'BUDGET', 'CLOCK', 'sub', 'byte', 'band', 'bxor', 'ST', 'FRESH', 'LB',
   'BL', 'BS', 'layouts', 'SPLITD', 'SPLIT0', 'SPLITP', 'shardGroup', 'setSplit', 'gdig',
   'hdel', 'splitKey', 'splitGroup',
