@@ -122,6 +122,21 @@ local RECORDS = {'m', 'f', 'v', 'k', 's', 'l', 'o', 't'}
 -- own number-to-string conversion (a concatenation with a number) goes
 -- through printf's %.14g, several times slower.
 local function itos(x) return string.format('%d', x) end
+-- FLD[n] is itos(n) for n < 64: the fields of the record hashes (below)
+-- and the tables' numbers in key names. A literal for the reason BIN4 is.
+local FLD = {[0] = '0',
+  '1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11', '12', '13', '14', '15',
+  '16', '17', '18', '19', '20', '21', '22', '23', '24', '25', '26', '27', '28', '29', '30', '31',
+  '32', '33', '34', '35', '36', '37', '38', '39', '40', '41', '42', '43', '44', '45', '46', '47',
+  '48', '49', '50', '51', '52', '53', '54', '55', '56', '57', '58', '59', '60', '61', '62', '63'}
+-- hstr is itos of a generation number, cached for the call: every key of
+-- a generation names it.
+local HSTR = {}
+local function hstr(h)
+  local x = HSTR[h]
+  if not x then x = itos(h); HSTR[h] = x end
+  return x
+end
 
 -- The current generation's layout, fixed by the first call that sees it
 -- (scripts run one at a time on a shard, so the first writer wins and
@@ -185,7 +200,7 @@ local function tpre(h, t)
   local row = KB[h]
   if not row then row = {}; KB[h] = row end
   local p = row[t]
-  if not p then p = P .. 'b' .. itos(h) .. ':' .. itos(t) .. ':'; row[t] = p end
+  if not p then p = P .. 'b' .. hstr(h) .. ':' .. (FLD[t] or itos(t)) .. ':'; row[t] = p end
   return p
 end
 -- SPLITD[h] is the digits of generation h's first group at level BL[h]
@@ -233,9 +248,11 @@ local function gpre(kind, h)
   local row = KI[kind]
   if not row then row = {}; KI[kind] = row end
   local p = row[h]
-  if not p then p = P .. kind .. itos(h) .. ':'; row[h] = p end
+  if not p then p = P .. kind .. hstr(h) .. ':'; row[h] = p end
   return p
 end
+-- GKC caches gkey's key names per prefix and group, for the call.
+local GKC = {}
 local function gkey(kind, h, x)
   if type(x) == 'string' then x = tonumber(x) end
   local c = BL[h]
@@ -244,7 +261,12 @@ local function gkey(kind, h, x)
     c = c + 1
     g = floor(x / 2 ^ (32 - c))
   end
-  return gpre(kind, h) .. itos(2 ^ c + g)
+  local p, n = gpre(kind, h), 2 ^ c + g
+  local row = GKC[p]
+  if not row then row = {}; GKC[p] = row end
+  local k = row[n]
+  if not k then k = p .. itos(n); row[n] = k end
+  return k
 end
 local function ikey(h, x) return gkey('i', h, x) end
 local function xkey(h, x) return gkey('x', h, x) end
@@ -472,15 +494,17 @@ end
 -- index/BENCHMARKS.md section 10). Seqs written as values go through itos
 -- for the same reason (and %.14g would write a seq of 15 digits in
 -- exponent form).
--- FLD is a literal for the reason BIN4 is.
-local FLD = {[0] = '0',
-  '1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11', '12', '13', '14', '15',
-  '16', '17', '18', '19', '20', '21', '22', '23', '24', '25', '26', '27', '28', '29', '30', '31',
-  '32', '33', '34', '35', '36', '37', '38', '39', '40', '41', '42', '43', '44', '45', '46', '47',
-  '48', '49', '50', '51', '52', '53', '54', '55', '56', '57', '58', '59', '60', '61', '62', '63'}
+-- RKC caches the record hashes' key names per kind and hash number, for
+-- the call (a call's documents share a few hashes).
+local RKC = {}
 local function rkey(kind, s)
   local ls = floor(s / S)
-  return P .. kind .. itos(floor(ls / 64)), FLD[ls % 64]
+  local n = floor(ls / 64)
+  local row = RKC[kind]
+  if not row then row = {}; RKC[kind] = row end
+  local k = row[n]
+  if not k then k = P .. kind .. itos(n); row[n] = k end
+  return k, FLD[ls % 64]
 end
 
 -- Resolution of seqs to external ids; false marks a deleted or expired
@@ -505,12 +529,17 @@ local function defer(w, kind, s, v)
   l[#l + 1] = f
   l[#l + 1] = v
 end
+-- extend makes key k live at least until exp (unix seconds): one command
+-- when it already does, as a record hash written again in its generation
+-- mostly does (EXPIRETIME: -1 none, -2 no key).
+local function extend(k, exp)
+  local e = rcall('EXPIRETIME', k)
+  if e < exp and e ~= -2 then rcall('EXPIREAT', k, exp) end
+end
 local function flush(w)
   for k, l in pairs(w) do
     rcall('HSET', k, unpack(l))
-    if R > 0 and rcall('EXPIREAT', k, EXP, 'NX') == 0 then
-      rcall('EXPIREAT', k, EXP, 'GT')
-    end
+    if R > 0 then extend(k, EXP) end
   end
 end
 

@@ -26,7 +26,7 @@ for a = 7, #ARGV, 2 do
     if R > 0 and not exps[k] then
       exps[k] = true
       local exp = rcall('EXPIRETIME', (rkey('m', s)))
-      if exp > 0 and rcall('EXPIREAT', k, exp, 'NX') == 0 then rcall('EXPIREAT', k, exp, 'GT') end
+      if exp > 0 then extend(k, exp) end
     end
     out[#out + 1] = '1'
   else
