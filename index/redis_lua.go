@@ -19,7 +19,11 @@ import (
 // "return 1"; the clock's HMGET alone is ~2 µs). A library loaded once
 // could save at most the rest, ~10 µs a call: ~4 µs of the ~320 µs the
 // server spends per document on real text at ~0.4 calls per document
-// (bench/bytesbench -corpus real -index local-redis), about 1%. Against
+// (bench/bytesbench -corpus real -index local-redis), about 1%. Counted in
+// instructions it is more: a lookup-insert call with no document is 265 k
+// instructions of redis-server under callgrind, a third of them binding
+// the prelude's functions to their upvalues, ~4% of the 3.0 M a real-text
+// document costs (docs/performance.md, h40r). Against
 // that, a library carries the store's constants (one library per
 // namespace's parameters), must be on every master, and is missing after
 // FUNCTION FLUSH, on a master restarted without its data or a node joined

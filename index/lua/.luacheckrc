@@ -23,14 +23,15 @@ read_globals = {
 -- The prelude's top-level locals, which the scripts after it use (and
 -- some set: the per-document state).
 local prelude = {
+  'rcall', 'spack', 'sunpack', 'floor', 'concat', 'tonumber',
   'P', 'NOW', 'GLO', 'GHI', 'BUDGET', 'CLOCK', 'sub', 'byte', 'band', 'bxor', 'ST', 'FRESH', 'LB',
   'BL', 'BS', 'layouts', 'SPLITD', 'SPLIT0', 'SPLITP', 'shardGroup', 'setSplit', 'gdig',
   'hdel', 'splitKey', 'splitGroup',
   'GEN', 'OLD', 'DESC', 'EXP', 'RECORDS', 'itos', 'NADD', 'countEntries',
   'BIN4', 'bin', 'KB', 'KI', 'tpre', 'tkey', 'GK', 'gentable', 'gpre',
   'gkey', 'ikey', 'xkey', 'ckey', 'SWEPT', 'sweep', 'pop32', 'fnv32',
-  'lenstr', 'FLD', 'rkey', 'RCACHE', 'resolve', 'WM', 'WF', 'WK', 'WL', 'WO',
-  'defer', 'flush', 'ismark', 'gone', 'register', 'idSeq', 'liveSeq',
+  'lenstr', 'FLD', 'HSTR', 'hstr', 'GKC', 'RKC', 'rkey', 'RCACHE', 'resolve', 'WM', 'WF', 'WK', 'WL', 'WO',
+  'defer', 'extend', 'flush', 'ismark', 'gone', 'register', 'idSeq', 'liveSeq',
   'verdict', 'SELF', 'MODE', 'LOWER', 'LOCAL', 'QHI', 'QLO', 'CAND', 'HITS',
   'LASTT', 'CORDER', 'OLDC', 'LIVEC', 'PEND', 'RFULL', 'TRUNC', 'HOT',
   'HOTA', 'CHK', 'HOTD', 'begin', 'addc', 'rank', 'scan', 'overflow',

@@ -14,16 +14,16 @@ local out = {}
 local a = 7
 while a <= #ARGV do
   local self, mode = tonumber(ARGV[a]), tonumber(ARGV[a + 1])
-  QHI, QLO = struct.unpack('>I4I4', ARGV[a + 2])
+  QHI, QLO = sunpack('>I4I4', ARGV[a + 2])
   local ops = ARGV[a + 3]
   a = a + 4
   begin(self, mode)
-  local me = struct.pack('>I6', self)
+  local me = spack('>I6', self)
   local sme = me .. ARGV[a - 2]
   local i = 0
   local p = 1
   while p < #ops do
-    local t = struct.unpack('>I2', ops, p)
+    local t = sunpack('>I2', ops, p)
     local sim = t >= B and t < PT
     local hk = t
     local gw = GB
@@ -40,9 +40,9 @@ while a <= #ARGV do
   for _, s in ipairs(CORDER) do
     local via = CAND[s]
     if OLDC[s] then via = via + 4 end
-    parts[#parts + 1] = struct.pack('>I6BI2', s, via, HITS[s])
+    parts[#parts + 1] = spack('>I6BI2', s, via, HITS[s])
   end
-  out[#out + 1] = struct.pack('>I4I2I6BI2', TRUNC, HOT, ex, exold and 1 or 0, #CORDER) .. table.concat(parts) .. hotList()
+  out[#out + 1] = spack('>I4I2I6BI2', TRUNC, HOT, ex, exold and 1 or 0, #CORDER) .. concat(parts) .. hotList()
 end
 countEntries()
-return table.concat(out)
+return concat(out)

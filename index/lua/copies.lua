@@ -8,6 +8,6 @@ local out = {}
 for a = 7, #ARGV, 3 do
   begin(tonumber(ARGV[a]), tonumber(ARGV[a + 1]))
   local found, old, _, cur = copyOp(ARGV[a + 2], false)
-  out[#out + 1] = struct.pack('>I6BI6', found, old and 1 or 0, cur)
+  out[#out + 1] = spack('>I6BI6', found, old and 1 or 0, cur)
 end
-return table.concat(out)
+return concat(out)

@@ -9,13 +9,13 @@ for a = 7, #ARGV, 2 do
   local kr = false
   if s then
     local k, f = rkey('k', s)
-    kr = redis.call('HGET', k, f)
+    kr = rcall('HGET', k, f)
     if not kr then
       k, f = rkey('f', s)
-      kr = redis.call('HGET', k, f)
+      kr = rcall('HGET', k, f)
       if kr and byte(kr, 1) ~= 0 then kr = false end
     end
   end
-  out[#out + 1] = struct.pack('>I6', s or 0) .. lenstr(kr)
+  out[#out + 1] = spack('>I6', s or 0) .. lenstr(kr)
 end
-return table.concat(out)
+return concat(out)

@@ -10,6 +10,6 @@ for a = 7, #ARGV, 2 do
     vd = verdict(s)
     if not vd then lrec = lookupOf(s) end
   end
-  out[#out + 1] = struct.pack('>I6', s or 0) .. lenstr(vd) .. lenstr(lrec)
+  out[#out + 1] = spack('>I6', s or 0) .. lenstr(vd) .. lenstr(lrec)
 end
-return table.concat(out)
+return concat(out)

@@ -37,13 +37,13 @@
 LOWER, LOCAL = true, true
 local ORDER = tonumber(ARGV[8])
 local LAST = ORDER >= 2
-if ORDER % 2 == 1 and redis.call('EXISTS', KEYS[2]) == 1 then
-  if LAST then redis.call('DEL', KEYS[2]) end
+if ORDER % 2 == 1 and rcall('EXISTS', KEYS[2]) == 1 then
+  if LAST then rcall('DEL', KEYS[2]) end
   return ''
 end
 local WMAX = tonumber(ARGV[7])
 local function usec()
-  local t = redis.call('TIME')
+  local t = rcall('TIME')
   return tonumber(t[1]) * 1000000 + tonumber(t[2])
 end
 local T0 = WMAX > 0 and usec() or 0
@@ -56,9 +56,9 @@ while a <= #ARGV do
   a = a + 6
   -- flags 16: look up only (Lookup): the document is not registered and
   -- nothing is written; it stands after every stored document.
-  local check = math.floor(flags / 16) % 2 == 1
-  local hasSim, hasIM = flags % 2 == 1, math.floor(flags / 2) % 2 == 1
-  local hasC = math.floor(flags / 4) % 2 == 1
+  local check = floor(flags / 16) % 2 == 1
+  local hasSim, hasIM = flags % 2 == 1, floor(flags / 2) % 2 == 1
+  local hasC = floor(flags / 4) % 2 == 1
   local ops = ARGV[a]
   a = a + 1
   local sa = a
@@ -77,8 +77,8 @@ while a <= #ARGV do
   if isgone then
     -- A record read again after its document was removed: nothing
     -- stored, nothing looked up (status 3).
-    out[#out + 1] = struct.pack('>BI6I4I2', 3, 0, 0, 0) .. lenstr(false) .. struct.pack('>I6', 0) .. lenstr(false) ..
-      struct.pack('>I6', 0) .. lenstr(false) .. struct.pack('>I4I2I2', 0, 0, 0)
+    out[#out + 1] = spack('>BI6I4I2', 3, 0, 0, 0) .. lenstr(false) .. spack('>I6', 0) .. lenstr(false) ..
+      spack('>I6', 0) .. lenstr(false) .. spack('>I4I2I2', 0, 0, 0)
     break
   end
   local vd, lrec = false, false
@@ -114,14 +114,14 @@ while a <= #ARGV do
   end
   local ex, exold = 0, false
   if not skip then
-    local me = struct.pack('>I6', self)
+    local me = spack('>I6', self)
     local p = 1
     for t = 0, B - 1 do
       tableOp(t, ops, p, sub(ops, p + GB, p + GB + FW - 1), false, me, t)
       p = p + GB + FW
     end
     if hasSim then
-      QHI, QLO = struct.unpack('>I4I4', ARGV[sa])
+      QHI, QLO = sunpack('>I4I4', ARGV[sa])
       local sme = me .. ARGV[sa]
       for t = B, PT - 1 do
         tableOp(t, ops, p, sub(ops, p + GB, p + GB + FW - 1), true, sme, t)
@@ -147,7 +147,7 @@ while a <= #ARGV do
     if cid then
       n = n + 1
       LIVEC[s] = true
-      lc[#lc + 1] = struct.pack('>I6BI2', s, CAND[s], HITS[s])
+      lc[#lc + 1] = spack('>I6BI2', s, CAND[s], HITS[s])
       cands[#cands + 1] = lc[#lc] .. lenstr(cid)
       if OLDC[s] then refreshRecords(s, cid) end
     else
@@ -156,7 +156,7 @@ while a <= #ARGV do
     end
   end
   finish(dead)
-  local status, cand = replay and 1 or 0, table.concat(cands)
+  local status, cand = replay and 1 or 0, concat(cands)
   local hotl
   if lrec then
     -- A replay without a verdict: what its first attempt was given.
@@ -181,13 +181,13 @@ while a <= #ARGV do
     LREC[self] = lookupRecord(cp, ex, TRUNC, HOT, dropped, lc, hotl)
     defer(WL, 'l', self, LREC[self])
   end
-  out[#out + 1] = struct.pack('>BI6I4I2', status, self, TRUNC, HOT) .. lenstr(vd) ..
-    struct.pack('>I6', cp) .. lenstr(cpid) .. struct.pack('>I6', ex) .. lenstr(exid) ..
-    struct.pack('>I4I2', dropped, n) .. cand .. hotl
+  out[#out + 1] = spack('>BI6I4I2', status, self, TRUNC, HOT) .. lenstr(vd) ..
+    spack('>I6', cp) .. lenstr(cpid) .. spack('>I6', ex) .. lenstr(exid) ..
+    spack('>I4I2', dropped, n) .. cand .. hotl
   until true
   if WMAX > 0 and a <= #ARGV and usec() - T0 >= WMAX then
     -- PX: a round whose pipeline broke off does not leave it for long.
-    if not LAST then redis.call('SET', KEYS[2], '1', 'PX', 60000) end
+    if not LAST then rcall('SET', KEYS[2], '1', 'PX', 60000) end
     break
   end
 end
@@ -197,5 +197,5 @@ flush(WK)
 flush(WL)
 flush(WO)
 countEntries()
-if q ~= q0 then redis.call('HSET', CLOCK, 'q', q) end
-return struct.pack('>I2', #out) .. table.concat(out)
+if q ~= q0 then rcall('HSET', CLOCK, 'q', q) end
+return spack('>I2', #out) .. concat(out)

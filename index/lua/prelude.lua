@@ -31,16 +31,20 @@
 -- (appendOp); a generation's group is a prefix of the digits, cut and put
 -- into the key name as it is. Other numbers travel as decimal text. Lua numbers are doubles: every integer handled here stays below
 -- 2^53 (seqs are below 2^48).
+-- The globals a call uses most, as locals: a global is a table look-up
+-- by name on every use.
+local rcall, spack, sunpack, floor, concat = redis.call, struct.pack, struct.unpack, math.floor, table.concat
+local tonumber = tonumber
 local P, NOW, GLO, GHI, BUDGET = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local CLOCK = KEYS[1]
 local sub, byte, band, bxor = string.sub, string.byte, bit.band, bit.bxor
-local ST = redis.call('HMGET', CLOCK, 'f', 'g', 's', 'u', 'q', 'w', 'y', 'n', 't')
+local ST = rcall('HMGET', CLOCK, 'f', 'g', 's', 'u', 'q', 'w', 'y', 'n', 't')
 local FRESH = not ST[1]
 if FRESH and (ARGV[6] == '1' or RO) then
   return redis.error_reply('NDLOST the namespace has no clock: it was deleted or the server lost its data')
 end
 if FRESH then
-  redis.call('HSET', CLOCK, 'f', FP)
+  rcall('HSET', CLOCK, 'f', FP)
 elseif ST[1] ~= FP then
   return redis.error_reply('NDPARAMS namespace was created with: ' .. ST[1])
 end
@@ -76,13 +80,13 @@ local OLD, DESC = {}, {0}
 if L > 0 and AHEAD > 0 then
   -- A caller's clock far ahead of the server's would move the generation
   -- forward for everyone: refuse it.
-  local t = tonumber(redis.call('TIME')[1])
+  local t = tonumber(rcall('TIME')[1])
   if NOW > t + AHEAD then
     return redis.error_reply('NDCLOCK the caller\'s clock is ' .. string.format('%d', NOW - t) .. ' s ahead of the server\'s')
   end
 end
 if L > 0 then
-  GEN = math.floor(NOW / L)
+  GEN = floor(NOW / L)
   local sg = tonumber(ST[2])
   if sg and sg > GEN then GEN = sg end
   local glive = GEN - NLIVE + 1
@@ -92,17 +96,17 @@ if L > 0 then
     -- hold data.
     local all = {}
     for h = glive, GEN - 1 do all[#all + 1] = h end
-    w = table.concat(all, ',')
+    w = concat(all, ',')
   end
   for h in string.gmatch(w or '', '%d+') do
     h = tonumber(h)
     if h >= glive and h < GEN and LB[h] then OLD[#OLD + 1] = h end
   end
   if sg and sg ~= GEN and sg >= glive and LB[sg] then OLD[#OLD + 1] = sg end
-  local nw = table.concat(OLD, ',')
+  local nw = concat(OLD, ',')
   if RO then -- read as a writer would, writing nothing
-  elseif sg ~= GEN then redis.call('HSET', CLOCK, 'g', GEN, 'w', nw)
-  elseif nw ~= ST[6] then redis.call('HSET', CLOCK, 'w', nw) end
+  elseif sg ~= GEN then rcall('HSET', CLOCK, 'g', GEN, 'w', nw)
+  elseif nw ~= ST[6] then rcall('HSET', CLOCK, 'w', nw) end
   DESC[1] = GEN
   for i = #OLD, 1, -1 do DESC[#DESC + 1] = OLD[i] end
 end
@@ -118,6 +122,21 @@ local RECORDS = {'m', 'f', 'v', 'k', 's', 'l', 'o', 't'}
 -- own number-to-string conversion (a concatenation with a number) goes
 -- through printf's %.14g, several times slower.
 local function itos(x) return string.format('%d', x) end
+-- FLD[n] is itos(n) for n < 64: the fields of the record hashes (below)
+-- and the tables' numbers in key names. A literal for the reason BIN4 is.
+local FLD = {[0] = '0',
+  '1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11', '12', '13', '14', '15',
+  '16', '17', '18', '19', '20', '21', '22', '23', '24', '25', '26', '27', '28', '29', '30', '31',
+  '32', '33', '34', '35', '36', '37', '38', '39', '40', '41', '42', '43', '44', '45', '46', '47',
+  '48', '49', '50', '51', '52', '53', '54', '55', '56', '57', '58', '59', '60', '61', '62', '63'}
+-- hstr is itos of a generation number, cached for the call: every key of
+-- a generation names it.
+local HSTR = {}
+local function hstr(h)
+  local x = HSTR[h]
+  if not x then x = itos(h); HSTR[h] = x end
+  return x
+end
 
 -- The current generation's layout, fixed by the first call that sees it
 -- (scripts run one at a time on a shard, so the first writer wins and
@@ -134,7 +153,7 @@ local function layouts()
   for h, hb in pairs(LB) do
     if h >= lo then keep[#keep + 1] = itos(h) .. ':' .. itos(hb) .. ':' .. itos(BL[h]) .. ':' .. itos(BS[h]) end
   end
-  return table.concat(keep, ',')
+  return concat(keep, ',')
 end
 if not LB[GEN] and not RO then
   local l = MINB
@@ -149,7 +168,7 @@ if not LB[GEN] and not RO then
     while l < GB and LOAD * 2 ^ l < docs do l = l + 1 end
   end
   LB[GEN], BL[GEN], BS[GEN] = l, l, 0
-  redis.call('HSET', CLOCK, 'y', layouts(), 'n', 0, 't', NOW)
+  rcall('HSET', CLOCK, 'y', layouts(), 'n', 0, 't', NOW)
 end
 -- NADD counts the band entries this call inserts into GEN (countEntries).
 local NADD = 0
@@ -181,7 +200,7 @@ local function tpre(h, t)
   local row = KB[h]
   if not row then row = {}; KB[h] = row end
   local p = row[t]
-  if not p then p = P .. 'b' .. itos(h) .. ':' .. itos(t) .. ':'; row[t] = p end
+  if not p then p = P .. 'b' .. hstr(h) .. ':' .. (FLD[t] or itos(t)) .. ':'; row[t] = p end
   return p
 end
 -- SPLITD[h] is the digits of generation h's first group at level BL[h]
@@ -193,7 +212,7 @@ end
 -- group is cut once and compared as it is (SPLITP[h][c]: the same after
 -- a passage op's first character, byte c).
 local SPLITD, SPLIT0, SPLITP = {}, {}, {}
-local function shardGroup(l) return math.floor(GLO / 2 ^ (GB - l)) end
+local function shardGroup(l) return floor(GLO / 2 ^ (GB - l)) end
 local function setSplit(h)
   if BS[h] > 0 then SPLITD[h] = bin(shardGroup(BL[h]) + BS[h], BL[h]) else SPLITD[h] = nil end
   SPLIT0[h] = SPLITD[h] and SPLITD[h] .. '0'
@@ -229,18 +248,25 @@ local function gpre(kind, h)
   local row = KI[kind]
   if not row then row = {}; KI[kind] = row end
   local p = row[h]
-  if not p then p = P .. kind .. itos(h) .. ':'; row[h] = p end
+  if not p then p = P .. kind .. hstr(h) .. ':'; row[h] = p end
   return p
 end
+-- GKC caches gkey's key names per prefix and group, for the call.
+local GKC = {}
 local function gkey(kind, h, x)
   if type(x) == 'string' then x = tonumber(x) end
   local c = BL[h]
-  local g = math.floor(x / 2 ^ (32 - c))
+  local g = floor(x / 2 ^ (32 - c))
   if BS[h] > 0 and g < shardGroup(c) + BS[h] then
     c = c + 1
-    g = math.floor(x / 2 ^ (32 - c))
+    g = floor(x / 2 ^ (32 - c))
   end
-  return gpre(kind, h) .. itos(2 ^ c + g)
+  local p, n = gpre(kind, h), 2 ^ c + g
+  local row = GKC[p]
+  if not row then row = {}; GKC[p] = row end
+  local k = row[n]
+  if not k then k = p .. itos(n); row[n] = k end
+  return k
 end
 local function ikey(h, x) return gkey('i', h, x) end
 local function xkey(h, x) return gkey('x', h, x) end
@@ -267,33 +293,33 @@ local function sweep(sw, u, budget)
       -- The shard's groups: m at level l, of which the first bs split.
       local l, bs = b, BS[sw]
       local blo = shardGroup(l)
-      local m = math.floor((GHI - 1) / 2 ^ (GB - l)) + 1 - blo
+      local m = floor((GHI - 1) / 2 ^ (GB - l)) + 1 - blo
       if GHI <= GLO then m = 0 end
       local nb = m + bs
       local total = (PT + PSPLIT + 3) * nb
       local stop = u + budget
       if stop > total then stop = total end
       for k = u, stop - 1 do
-        local tt, i = math.floor(k / nb), k % nb
+        local tt, i = floor(k / nb), k % nb
         local g, c = blo + bs + i, l
         if i >= m - bs then g, c = 2 * blo + i - (m - bs), l + 1 end
         local key
         if tt < PT then key = tpre(sw, tt) .. bin(g, c)
         elseif tt < PT + PSPLIT then key = tpre(sw, PT) .. sub(SPLITA, tt - PT + 1, tt - PT + 1) .. bin(g, c)
         else key = gpre(sub('ixe', tt - PT - PSPLIT + 1, tt - PT - PSPLIT + 1), sw) .. itos(2 ^ c + g) end
-        redis.call('EXPIREAT', key, exp)
+        rcall('EXPIREAT', key, exp)
       end
       budget = budget - (stop - u)
       u = stop
       if u >= total then sw = sw + 1; u = 0 end
     end
   end
-  redis.call('HSET', CLOCK, 's', sw, 'u', u)
+  rcall('HSET', CLOCK, 's', sw, 'u', u)
   SWEPT = sw >= GEN
 end
 if L > 0 and not RO then
   local sw = tonumber(ST[3])
-  if not sw then redis.call('HSET', CLOCK, 's', GEN)
+  if not sw then rcall('HSET', CLOCK, 's', GEN)
   elseif sw < GEN then sweep(sw, tonumber(ST[4]) or 0, BUDGET) end
 end
 
@@ -324,8 +350,8 @@ local function fnv32(s)
 end
 
 local function lenstr(x)
-  if x then return struct.pack('>i4', #x) .. x end
-  return struct.pack('>i4', -1)
+  if x then return spack('>i4', #x) .. x end
+  return spack('>i4', -1)
 end
 
 -- Linear growth. A generation's bucket groups split one at a time as its
@@ -347,7 +373,7 @@ end
 -- as two, so that a half that fits a listpack is one.
 local function hdel(k, fs)
   -- In chunks of 512 fields: unpack's arguments live on Lua's C stack.
-  for i = 1, #fs, 512 do redis.call('HDEL', k, unpack(fs, i, math.min(i + 511, #fs))) end
+  for i = 1, #fs, 512 do rcall('HDEL', k, unpack(fs, i, math.min(i + 511, #fs))) end
 end
 --
 -- A field's side is its bit for the next digit, at byte pos of the field
@@ -356,10 +382,10 @@ end
 -- is on side 1 exactly when that byte is at least lo, one comparison.
 -- An id (side, a function) is hashed.
 local function splitKey(src, d0, d1, pos, lo, side)
-  local enc = redis.call('OBJECT', 'ENCODING', src)
+  local enc = rcall('OBJECT', 'ENCODING', src)
   if not enc then return end
   if enc == 'listpack' then
-    local r = redis.call('HKEYS', src)
+    local r = rcall('HKEYS', src)
     local a, b, na, nb = {}, {}, 0, 0
     for i = 1, #r do
       local f = r[i]
@@ -367,17 +393,17 @@ local function splitKey(src, d0, d1, pos, lo, side)
       if side then one = side(f) else one = byte(f, pos) >= lo end
       if one then nb = nb + 1; b[nb] = f else na = na + 1; a[na] = f end
     end
-    if nb == 0 then redis.call('RENAME', src, d0)
-    elseif na == 0 then redis.call('RENAME', src, d1)
+    if nb == 0 then rcall('RENAME', src, d0)
+    elseif na == 0 then rcall('RENAME', src, d1)
     else
-      redis.call('COPY', src, d1, 'REPLACE')
-      redis.call('RENAME', src, d0)
+      rcall('COPY', src, d1, 'REPLACE')
+      rcall('RENAME', src, d0)
       hdel(d0, b)
       hdel(d1, a)
     end
     return
   end
-  local r = redis.call('HGETALL', src)
+  local r = rcall('HGETALL', src)
   local a, b = {}, {}
   for i = 1, #r, 2 do
     local f = r[i]
@@ -388,14 +414,14 @@ local function splitKey(src, d0, d1, pos, lo, side)
     dst[#dst + 1] = f
     dst[#dst + 1] = r[i + 1]
   end
-  if #b == 0 then redis.call('RENAME', src, d0)
-  elseif #a == 0 then redis.call('RENAME', src, d1)
+  if #b == 0 then rcall('RENAME', src, d0)
+  elseif #a == 0 then rcall('RENAME', src, d1)
   else
-    redis.call('DEL', src)
+    rcall('DEL', src)
     -- In chunks of 256 fields: unpack's arguments live on Lua's C stack.
     for _, dv in ipairs({{d0, a}, {d1, b}}) do
       local d, fv = dv[1], dv[2]
-      for i = 1, #fv, 512 do redis.call('HSET', d, unpack(fv, i, math.min(i + 511, #fv))) end
+      for i = 1, #fv, 512 do rcall('HSET', d, unpack(fv, i, math.min(i + 511, #fv))) end
     end
   end
 end
@@ -410,7 +436,7 @@ local function splitGroup(h)
   local d = bin(g, l)
   -- lo: the group's last s digits, then a 1, in a byte.
   local function low(s) return (g % 2 ^ s) * 2 ^ (8 - s) + 2 ^ (7 - s) end
-  local fpos, flo = math.floor((l - MINB) / 8) + 1 - FW - 1, low((l - MINB) % 8)
+  local fpos, flo = floor((l - MINB) / 8) + 1 - FW - 1, low((l - MINB) % 8)
   for t = 0, PT - 1 do
     local k = tpre(h, t) .. d
     splitKey(k, k .. '0', k .. '1', fpos, flo)
@@ -421,9 +447,9 @@ local function splitGroup(h)
     splitKey(k, k .. '0', k .. '1', fpos, flo)
   end
   local half = 2 ^ (31 - l)
-  local vpos, vlo = math.floor(l / 8), low(l % 8)
+  local vpos, vlo = floor(l / 8), low(l % 8)
   local sides = {
-    i = {0, 0, function(f) return math.floor(fnv32(f) / half) % 2 == 1 end},
+    i = {0, 0, function(f) return floor(fnv32(f) / half) % 2 == 1 end},
     x = {17 + vpos, vlo},
     e = {13 + vpos, vlo},
   }
@@ -442,11 +468,11 @@ end
 -- is written.
 local function countEntries()
   if NADD == 0 then return end
-  local n = redis.call('HINCRBY', CLOCK, 'n', NADD) / B
+  local n = rcall('HINCRBY', CLOCK, 'n', NADD) / B
   local split = 0
   while BL[GEN] < GB and split < 2 do
     local l = BL[GEN]
-    local m = math.floor((GHI - 1) / 2 ^ (GB - l)) + 1 - shardGroup(l)
+    local m = floor((GHI - 1) / 2 ^ (GB - l)) + 1 - shardGroup(l)
     local behind = n / LOAD - (m + BS[GEN])
     if behind <= 0 or (split == 1 and behind < 1) then break end
     splitGroup(GEN)
@@ -456,7 +482,7 @@ local function countEntries()
   end
   if split > 0 then
     setSplit(GEN)
-    redis.call('HSET', CLOCK, 'y', layouts())
+    rcall('HSET', CLOCK, 'y', layouts())
   end
 end
 
@@ -468,15 +494,17 @@ end
 -- index/BENCHMARKS.md section 10). Seqs written as values go through itos
 -- for the same reason (and %.14g would write a seq of 15 digits in
 -- exponent form).
--- FLD is a literal for the reason BIN4 is.
-local FLD = {[0] = '0',
-  '1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11', '12', '13', '14', '15',
-  '16', '17', '18', '19', '20', '21', '22', '23', '24', '25', '26', '27', '28', '29', '30', '31',
-  '32', '33', '34', '35', '36', '37', '38', '39', '40', '41', '42', '43', '44', '45', '46', '47',
-  '48', '49', '50', '51', '52', '53', '54', '55', '56', '57', '58', '59', '60', '61', '62', '63'}
+-- RKC caches the record hashes' key names per kind and hash number, for
+-- the call (a call's documents share a few hashes).
+local RKC = {}
 local function rkey(kind, s)
-  local ls = math.floor(s / S)
-  return P .. kind .. itos(math.floor(ls / 64)), FLD[ls % 64]
+  local ls = floor(s / S)
+  local n = floor(ls / 64)
+  local row = RKC[kind]
+  if not row then row = {}; RKC[kind] = row end
+  local k = row[n]
+  if not k then k = P .. kind .. itos(n); row[n] = k end
+  return k, FLD[ls % 64]
 end
 
 -- Resolution of seqs to external ids; false marks a deleted or expired
@@ -486,7 +514,7 @@ local function resolve(s)
   local id = RCACHE[s]
   if id == nil then
     local k, f = rkey('m', s)
-    id = redis.call('HGET', k, f)
+    id = rcall('HGET', k, f)
     RCACHE[s] = id
   end
   return id
@@ -501,12 +529,17 @@ local function defer(w, kind, s, v)
   l[#l + 1] = f
   l[#l + 1] = v
 end
+-- extend makes key k live at least until exp (unix seconds): one command
+-- when it already does, as a record hash written again in its generation
+-- mostly does (EXPIRETIME: -1 none, -2 no key).
+local function extend(k, exp)
+  local e = rcall('EXPIRETIME', k)
+  if e < exp and e ~= -2 then rcall('EXPIREAT', k, exp) end
+end
 local function flush(w)
   for k, l in pairs(w) do
-    redis.call('HSET', k, unpack(l))
-    if R > 0 and redis.call('EXPIREAT', k, EXP, 'NX') == 0 then
-      redis.call('EXPIREAT', k, EXP, 'GT')
-    end
+    rcall('HSET', k, unpack(l))
+    if R > 0 then extend(k, EXP) end
   end
 end
 
@@ -530,12 +563,12 @@ end
 local function register(id, ig, seq, origin)
   local mark
   for _, h in ipairs(DESC) do -- newest first
-    local s = redis.call('HGET', ikey(h, ig), id)
+    local s = rcall('HGET', ikey(h, ig), id)
     if s and not ismark(s) then return tonumber(s), true, false end
     mark = mark or s
   end
   if mark and origin ~= '' and gone(origin, mark) then return 0, false, true end
-  redis.call('HSET', ikey(GEN, ig), id, itos(seq))
+  rcall('HSET', ikey(GEN, ig), id, itos(seq))
   return seq, false, false
 end
 
@@ -543,7 +576,7 @@ end
 -- looked up newest generation first; nil for none.
 local function idSeq(id, ig)
   for _, h in ipairs(DESC) do
-    local s = redis.call('HGET', ikey(h, ig), id)
+    local s = rcall('HGET', ikey(h, ig), id)
     if s then
       if ismark(s) then return nil end
       s = tonumber(s)
@@ -567,7 +600,7 @@ end
 
 local function verdict(s)
   local k, f = rkey('v', s)
-  return redis.call('HGET', k, f)
+  return rcall('HGET', k, f)
 end
 
 -- Per-document lookup state.
@@ -610,8 +643,8 @@ local function scan(val, w, old, hk, via)
   local present = false
   for p = 1, #val, w do
     local s, hi, lo
-    if w == 6 then s = struct.unpack('>I6', val, p)
-    else s, hi, lo = struct.unpack('>I6I4I4', val, p) end
+    if w == 6 then s = sunpack('>I6', val, p)
+    else s, hi, lo = sunpack('>I6I4I4', val, p) end
     local near = w == 6
     if not near then
       local d = pop32(bit.bxor(hi, QHI)) -- most members fail on the first half
@@ -632,8 +665,8 @@ end
 local function overflow(k, f, add, hk)
   HOT = HOT + 1
   if hk > PT then HOTA[#HOTA + 1] = hk - PT - 1 end
-  if add then TRUNC = TRUNC + redis.call('HINCRBY', k, 'o' .. f, 1) - 1
-  else TRUNC = TRUNC + (tonumber(redis.call('HGET', k, 'o' .. f)) or 0) end
+  if add then TRUNC = TRUNC + rcall('HINCRBY', k, 'o' .. f, 1) - 1
+  else TRUNC = TRUNC + (tonumber(rcall('HGET', k, 'o' .. f)) or 0) end
 end
 
 -- A common key (LSH and passage tables: COMMON_DOCS documents hold it) is an
@@ -659,7 +692,7 @@ local function commonHit(val, hk, via, old)
     if hk > PT then HOTA[#HOTA + 1] = hk - PT - 1 end
     HOTD[hk] = n
   elseif n > HOTD[hk] then HOTD[hk] = n end
-  local s = struct.unpack('>I6', val, 2)
+  local s = sunpack('>I6', val, 2)
   if s ~= SELF and s ~= 0 and (not LOWER or s < SELF) then -- 0: exemplar deleted
     addc(s, via, hk)
     if old then OLDC[s] = true end
@@ -671,9 +704,9 @@ end
 -- u8), the index of the anchor among the document's distinct anchors, or
 -- in cluster mode of the op among the call's ops of the document.
 local function hotList()
-  local p = {struct.pack('>I2', #HOTA)}
-  for _, j in ipairs(HOTA) do p[#p + 1] = struct.pack('>I2B', j, HOTD[PT + 1 + j]) end
-  return table.concat(p)
+  local p = {spack('>I2', #HOTA)}
+  for _, j in ipairs(HOTA) do p[#p + 1] = spack('>I2B', j, HOTD[PT + 1 + j]) end
+  return concat(p)
 end
 
 -- tableOp looks up (and unless MODE 1 inserts into) the bucket of table t
@@ -699,7 +732,7 @@ local function tableOp(t, ops, op, f, sim, me, hk)
   local old, oc
   for i = 1, #OLD do
     local h = OLD[i]
-    local val = redis.call('HGET', tkey(h, t, ops, op), f)
+    local val = rcall('HGET', tkey(h, t, ops, op), f)
     if val then
       if iscommon(val, w) then
         oc = math.max(oc or 0, commonHit(val, hk, via, collect))
@@ -716,7 +749,7 @@ local function tableOp(t, ops, op, f, sim, me, hk)
   local lim = sim and MAXS or COMMON_DOCS
   if MODE == 0 and t < B then NADD = NADD + 1 end
   if MODE == 1 then
-    local val = redis.call('HGET', k, f)
+    local val = rcall('HGET', k, f)
     if val then
       if iscommon(val, w) then commonHit(val, hk, via, false); return end
       scan(val, w, nil, hk, via)
@@ -732,35 +765,35 @@ local function tableOp(t, ops, op, f, sim, me, hk)
     -- (two for a new one, two for an existing one, one for a common key
     -- whose count is capped). Either order stores the same.
     if GUESS[via] > 0 then
-      val = redis.call('HGET', k, f)
+      val = rcall('HGET', k, f)
       if not val then
         GUESS[via] = GUESS[via] * 0.75 - 0.25
-        redis.call('HSET', k, f, me)
+        rcall('HSET', k, f, me)
         return
       end
     else
-      if redis.call('HSETNX', k, f, me) == 1 then
+      if rcall('HSETNX', k, f, me) == 1 then
         GUESS[via] = GUESS[via] * 0.75 - 0.25
         return
       end
-      val = redis.call('HGET', k, f)
+      val = rcall('HGET', k, f)
     end
     GUESS[via] = GUESS[via] * 0.75 + 0.25
   else
-    val = redis.call('HGET', k, f)
+    val = rcall('HGET', k, f)
   end
   val = val or ''
   if iscommon(val, w) then
     local n = commonHit(val, hk, via, false)
     local ex = sub(val, 2, 7)
     if ex == NOEX then
-      redis.call('HSET', k, f, cmark(me, n + 1)) -- the deleted exemplar's successor
-    elseif n < 255 then redis.call('HSET', k, f, cmark(ex, n + 1)) end
+      rcall('HSET', k, f, cmark(me, n + 1)) -- the deleted exemplar's successor
+    elseif n < 255 then rcall('HSET', k, f, cmark(ex, n + 1)) end
     return
   end
   if oc then
     scan(val, w, nil, hk, via)
-    redis.call('HSET', k, f, cmark(me, oc + 1))
+    rcall('HSET', k, f, cmark(me, oc + 1))
     return
   end
   local present = scan(val, w, nil, hk, via)
@@ -769,7 +802,7 @@ end
 
 local function has(val, s, w)
   for p = 1, #val, w do
-    if struct.unpack('>I6', val, p) == s then return true end
+    if sunpack('>I6', val, p) == s then return true end
   end
   return false
 end
@@ -788,10 +821,10 @@ local function live(val, w)
   if not LOCAL then return val end
   local parts = {}
   for p = 1, #val, w do
-    local s = struct.unpack('>I6', val, p)
+    local s = sunpack('>I6', val, p)
     if s == SELF or resolve(s) then parts[#parts + 1] = string.sub(val, p, p + w - 1) end
   end
-  return table.concat(parts)
+  return concat(parts)
 end
 
 local function finish(dead)
@@ -805,10 +838,10 @@ local function finish(dead)
     if dead then
       local parts, drop = {}, false
       for p = 1, #val, w do
-        if dead[struct.unpack('>I6', val, p)] then drop = true
+        if dead[sunpack('>I6', val, p)] then drop = true
         else parts[#parts + 1] = string.sub(val, p, p + w - 1) end
       end
-      if drop then nv = table.concat(parts) end
+      if drop then nv = concat(parts) end
     end
     if old then
       for i = 1, #old, 2 do
@@ -823,16 +856,16 @@ local function finish(dead)
     local grow = w == 6 and w or 0
     if not present and #nv + grow >= w * lim then nv = live(nv, w) end
     if present then
-      if nv ~= val then redis.call('HSET', k, f, nv) end
+      if nv ~= val then rcall('HSET', k, f, nv) end
     elseif w == 6 and #nv + w >= w * lim then
       local ex = me
       if #nv > 0 then ex = sub(nv, 1, 6) end
-      redis.call('HSET', k, f, cmark(ex, #nv / 6 + 1))
+      rcall('HSET', k, f, cmark(ex, #nv / 6 + 1))
     elseif #nv >= w * lim then
       overflow(k, f, true, hk)
-      if nv ~= val then redis.call('HSET', k, f, nv) end
+      if nv ~= val then rcall('HSET', k, f, nv) end
     else
-      redis.call('HSET', k, f, nv .. me)
+      rcall('HSET', k, f, nv .. me)
     end
   end
 end
@@ -841,28 +874,28 @@ end
 -- as its first document). With check, a hit must resolve to a live
 -- document (single node); otherwise resolution is left to the caller.
 local function exactOp(d, check)
-  local g = struct.unpack('>I4', d, 17)
+  local g = sunpack('>I4', d, 17)
   local f = d
   local found
   for _, h in ipairs(OLD) do
-    local s = tonumber(redis.call('HGET', xkey(h, g), f))
+    local s = tonumber(rcall('HGET', xkey(h, g), f))
     if s and s ~= SELF and (not LOWER or s < SELF) and (not check or resolve(s)) then found = s; break end
   end
   if found then
-    if MODE ~= 1 then redis.call('HSETNX', xkey(GEN, g), f, itos(REFRESH == 1 and found or SELF)) end
+    if MODE ~= 1 then rcall('HSETNX', xkey(GEN, g), f, itos(REFRESH == 1 and found or SELF)) end
     return found, true
   end
   if not LB[GEN] then return 0, false end -- RO: no current generation yet
   local k = xkey(GEN, g)
   if MODE == 1 then
-    local s = tonumber(redis.call('HGET', k, f))
+    local s = tonumber(rcall('HGET', k, f))
     if s and s ~= SELF and (not LOWER or s < SELF) and (not check or resolve(s)) then return s, false end
     return 0, false
   end
-  if redis.call('HSETNX', k, f, itos(SELF)) == 1 then return 0, false end
-  local s = tonumber(redis.call('HGET', k, f))
+  if rcall('HSETNX', k, f, itos(SELF)) == 1 then return 0, false end
+  local s = tonumber(rcall('HGET', k, f))
   if s ~= SELF and (not check or resolve(s)) then return s, false end
-  if s ~= SELF then redis.call('HSET', k, f, itos(SELF)) end
+  if s ~= SELF then rcall('HSET', k, f, itos(SELF)) end
   return 0, false
 end
 
@@ -883,23 +916,23 @@ local COPIES = 4
 -- whose first attempt may have stopped half-way) writes only what that
 -- attempt did not.
 local function copyOp(c, check)
-  local g = struct.unpack('>I4', c, 13)
+  local g = sunpack('>I4', c, 13)
   local f = c
   local function usable(s)
     return s and s ~= SELF and (not LOWER or s < SELF) and (not check or resolve(s))
   end
   local found, old = 0, false
   for _, h in ipairs(OLD) do
-    local s = tonumber(redis.call('HGET', ckey(h, g), f))
+    local s = tonumber(rcall('HGET', ckey(h, g), f))
     if usable(s) then found, old = s, true; break end
   end
   if not LB[GEN] then return found, old, found > 0, 0 end -- RO: no current generation yet
   local k = ckey(GEN, g)
-  local v = redis.call('HMGET', k, f, f .. '+')
+  local v = rcall('HMGET', k, f, f .. '+')
   local cur = tonumber(v[1])
   if usable(cur) then
     if found == 0 then found = cur end
-    local me = struct.pack('>I6', SELF)
+    local me = spack('>I6', SELF)
     local list = v[2] or ''
     local present = false
     if MODE == 2 then -- a replay: its first attempt may have added it
@@ -913,14 +946,14 @@ local function copyOp(c, check)
       -- representative makes the representative (laneRep).
       list = list .. me
       if #list > 6 * COPIES then list = sub(list, -6 * COPIES) end
-      redis.call('HSET', k, f .. '+', list)
+      rcall('HSET', k, f .. '+', list)
     end
     return found, old, true, cur
   end
   if MODE == 1 then return found, old, found > 0, cur or 0 end
   if MODE == 2 and cur == SELF then return found, old, false, cur end -- registered by its first attempt
-  if REFRESH == 1 and found > 0 then redis.call('HSET', k, f, itos(found))
-  else redis.call('HSET', k, f, itos(SELF)) end
+  if REFRESH == 1 and found > 0 then rcall('HSET', k, f, itos(found))
+  else rcall('HSET', k, f, itos(SELF)) end
   return found, old, false, cur or 0
 end
 
@@ -930,9 +963,9 @@ end
 local function refreshRecords(s, id)
   for _, kind in ipairs(RECORDS) do
     local k = rkey(kind, s)
-    redis.call('EXPIREAT', k, EXP, 'GT')
+    rcall('EXPIREAT', k, EXP, 'GT')
   end
-  redis.call('HSET', ikey(GEN, fnv32(id)), id, itos(s))
+  rcall('HSET', ikey(GEN, fnv32(id)), id, itos(s))
 end
 
 -- A document's lookup record (recall.go) keeps what its insertion's
@@ -941,7 +974,7 @@ end
 -- u16 · ncand × (seq u48 · via u8 · hits u16) · nhot u16 · nhot × (anchor
 -- index u16 · documents u8).
 local function lookupRecord(cp, ex, trunc, hot, dropped, cands, hotl)
-  return struct.pack('>BI6I6I4I2I4I2', 1, cp, ex, trunc, hot, dropped, #cands) .. table.concat(cands) .. hotl
+  return spack('>BI6I6I4I2I4I2', 1, cp, ex, trunc, hot, dropped, #cands) .. concat(cands) .. hotl
 end
 -- recall reads document s's lookup record (false for none) and returns
 -- its parts, the candidates resolved to ids (those gone left out), as the
@@ -952,21 +985,21 @@ local LREC = {} -- lookup records written by this call (deferred)
 local function lookupOf(s)
   if LREC[s] then return LREC[s] end
   local k, f = rkey('l', s)
-  return redis.call('HGET', k, f)
+  return rcall('HGET', k, f)
 end
 local function recall(rec)
-  local _, cp, ex, trunc, hot, dropped, n, p = struct.unpack('>BI6I6I4I2I4I2', rec)
+  local _, cp, ex, trunc, hot, dropped, n, p = sunpack('>BI6I6I4I2I4I2', rec)
   local cands, m = {}, 0
   for _ = 1, n do
     local c, v, h
-    c, v, h, p = struct.unpack('>I6BI2', rec, p)
+    c, v, h, p = sunpack('>I6BI2', rec, p)
     local cid = liveSeq(c) and resolve(c)
     if cid then
       m = m + 1
-      cands[#cands + 1] = struct.pack('>I6BI2', c, v, h) .. lenstr(cid)
+      cands[#cands + 1] = spack('>I6BI2', c, v, h) .. lenstr(cid)
     end
   end
   if cp > 0 and not liveSeq(cp) then cp = 0 end
   if ex > 0 and not liveSeq(ex) then ex = 0 end
-  return cp, ex, trunc, hot, dropped, m, table.concat(cands), sub(rec, p)
+  return cp, ex, trunc, hot, dropped, m, concat(cands), sub(rec, p)
 end

@@ -19,10 +19,10 @@ for a = 7, #ARGV, 6 do
     if #feat > 0 then defer(WF, 'f', self, feat) end
     if #krec > 0 then defer(WK, 'k', self, krec) end
   end
-  out[#out + 1] = struct.pack('>BI6', isgone and 3 or (replay and 1 or 0), self) .. lenstr(vd) .. lenstr(lrec)
+  out[#out + 1] = spack('>BI6', isgone and 3 or (replay and 1 or 0), self) .. lenstr(vd) .. lenstr(lrec)
 end
 flush(WM)
 flush(WF)
 flush(WK)
 flush(WO)
-return table.concat(out)
+return concat(out)

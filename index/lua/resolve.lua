@@ -7,4 +7,4 @@ for a = 7, #ARGV, 2 do
   if id and ARGV[a + 1] == '1' then refreshRecords(s, id) end
   out[#out + 1] = lenstr(id)
 end
-return table.concat(out)
+return concat(out)

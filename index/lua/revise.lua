@@ -8,18 +8,18 @@ for a = 7, #ARGV, 4 do
   local r = '0'
   if liveSeq(s) then
     local k, f = rkey('v', s)
-    local cur = redis.call('HGET', k, f)
+    local cur = rcall('HGET', k, f)
     if (ARGV[a + 1] == '0' and not cur) or (ARGV[a + 1] == '1' and cur == ARGV[a + 2]) then
-      redis.call('HSET', k, f, ARGV[a + 3])
+      rcall('HSET', k, f, ARGV[a + 3])
       local lk, lf = rkey('l', s)
-      redis.call('HDEL', lk, lf)
+      rcall('HDEL', lk, lf)
       if R > 0 then
-        local exp = redis.call('EXPIRETIME', (rkey('m', s)))
-        if exp > 0 then redis.call('EXPIREAT', k, exp, 'GT') end
+        local exp = rcall('EXPIRETIME', (rkey('m', s)))
+        if exp > 0 then rcall('EXPIREAT', k, exp, 'GT') end
       end
       r = '1'
     end
   end
   out[#out + 1] = r
 end
-return table.concat(out)
+return concat(out)

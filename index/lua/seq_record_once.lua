@@ -13,25 +13,25 @@ for a = 7, #ARGV, 2 do
   if s and s > 0 and liveSeq(s) then
     local k, f = rkey(KIND, s)
     if FOUND then
-      local cur = redis.call('HGET', k, f)
-      if not cur or struct.unpack('>I6', ARGV[a + 1]) < struct.unpack('>I6', cur) then
-        redis.call('HSET', k, f, ARGV[a + 1])
+      local cur = rcall('HGET', k, f)
+      if not cur or sunpack('>I6', ARGV[a + 1]) < sunpack('>I6', cur) then
+        rcall('HSET', k, f, ARGV[a + 1])
       end
     else
-      redis.call('HSETNX', k, f, ARGV[a + 1])
+      rcall('HSETNX', k, f, ARGV[a + 1])
       local lk, lf = rkey('l', s)
       lrm[lk] = lrm[lk] or {}
       table.insert(lrm[lk], lf)
     end
     if R > 0 and not exps[k] then
       exps[k] = true
-      local exp = redis.call('EXPIRETIME', (rkey('m', s)))
-      if exp > 0 and redis.call('EXPIREAT', k, exp, 'NX') == 0 then redis.call('EXPIREAT', k, exp, 'GT') end
+      local exp = rcall('EXPIRETIME', (rkey('m', s)))
+      if exp > 0 then extend(k, exp) end
     end
     out[#out + 1] = '1'
   else
     out[#out + 1] = '0'
   end
 end
-for k, fs in pairs(lrm) do redis.call('HDEL', k, unpack(fs)) end
-return table.concat(out)
+for k, fs in pairs(lrm) do rcall('HDEL', k, unpack(fs)) end
+return concat(out)

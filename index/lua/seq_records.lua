@@ -9,7 +9,7 @@ for a = 7, #ARGV do
   local v = false
   if s and s > 0 and liveSeq(s) then
     local k, f = rkey(KIND, s)
-    v = redis.call('HGET', k, f) or ''
+    v = rcall('HGET', k, f) or ''
   end
   out[#out + 1] = v
 end

@@ -42,7 +42,7 @@
 local out, later = {}, {}
 local find = string.find
 local function lane(k, f, s)
-  if tonumber(redis.call('HGET', k, f)) == s then redis.call('HDEL', k, f) end
+  if tonumber(rcall('HGET', k, f)) == s then rcall('HDEL', k, f) end
 end
 -- laneRep takes seq s out of content lane entry f of hash k: the recent
 -- copies (field f+, copyOp) drop it and the copies gone; when s is the
@@ -52,20 +52,20 @@ end
 -- leaves the list itself, by its own keys record), and a copy that
 -- expired meanwhile is a representative readers find dead.
 local function laneRep(k, f, s)
-  local v = redis.call('HMGET', k, f, f .. '+')
+  local v = rcall('HMGET', k, f, f .. '+')
   local list, keep = v[2] or '', {}
   for p = 1, #list - 5, 6 do
-    local c = struct.unpack('>I6', list, p)
+    local c = sunpack('>I6', list, p)
     if c ~= s and (S > 1 or resolve(c)) then keep[#keep + 1] = sub(list, p, p + 5) end
   end
   if tonumber(v[1]) == s then
     local nx = table.remove(keep)
-    if nx then redis.call('HSET', k, f, itos(struct.unpack('>I6', nx)))
-    else redis.call('HDEL', k, f) end
+    if nx then rcall('HSET', k, f, itos(sunpack('>I6', nx)))
+    else rcall('HDEL', k, f) end
   end
-  local nl = table.concat(keep)
+  local nl = concat(keep)
   if nl ~= list then
-    if #nl == 0 then redis.call('HDEL', k, f .. '+') else redis.call('HSET', k, f .. '+', nl) end
+    if #nl == 0 then rcall('HDEL', k, f .. '+') else rcall('HSET', k, f .. '+', nl) end
   end
 end
 -- drop removes member me from field f, of value val, of the band or
@@ -73,7 +73,7 @@ end
 -- it, or the exemplar of a common mark.
 local function drop(k, f, val, me, q)
   if iscommon(val, 6) then
-    if sub(val, 2, 7) == me then redis.call('HSET', k, f, 'C' .. NOEX .. sub(val, 8, 8)) end
+    if sub(val, 2, 7) == me then rcall('HSET', k, f, 'C' .. NOEX .. sub(val, 8, 8)) end
     return
   end
   local cut = false
@@ -86,7 +86,7 @@ local function drop(k, f, val, me, q)
     q = find(val, me, q, true)
   end
   if cut then
-    if #val == 0 then redis.call('HDEL', k, f) else redis.call('HSET', k, f, val) end
+    if #val == 0 then rcall('HDEL', k, f) else rcall('HSET', k, f, val) end
   end
 end
 -- dropAll applies drop to the fields and values fv (HGETALL, HSCAN) of
@@ -100,12 +100,12 @@ local function dropAll(k, fv, me)
 end
 if ARGV[7] == 's' then
   for a = 8, #ARGV, 3 do
-    local k, me = ARGV[a], struct.pack('>I6', tonumber(ARGV[a + 2]))
-    local r = redis.call('HSCAN', k, ARGV[a + 1], 'COUNT', 256)
+    local k, me = ARGV[a], spack('>I6', tonumber(ARGV[a + 2]))
+    local r = rcall('HSCAN', k, ARGV[a + 1], 'COUNT', 256)
     dropAll(k, r[2], me)
     out[#out + 1] = lenstr(r[1])
   end
-  return table.concat(out)
+  return concat(out)
 end
 if ARGV[7] ~= 'u' then return redis.error_reply('ERR unlink: unknown mode') end
 local SCANMAX, WORKMAX = tonumber(ARGV[8]), tonumber(ARGV[9])
@@ -117,10 +117,10 @@ while a <= #ARGV do
   if WORK >= WORKMAX then
     out[#out + 1] = 'n'
   else
-    local me = struct.pack('>I6', s)
+    local me = spack('>I6', s)
     local p = 1
     while p < #ops do
-      local t = struct.unpack('>I2', ops, p)
+      local t = sunpack('>I2', ops, p)
       local w = (t >= B and t < PT) and 14 or 6
       local gw = GB
       if t == PT then gw = GB + 1 end
@@ -128,11 +128,11 @@ while a <= #ARGV do
       p = p + 2 + gw + FW
       for _, h in ipairs(DESC) do
         local k = tkey(h, t, ops, op)
-        local val = redis.call('HGET', k, f)
+        local val = rcall('HGET', k, f)
         WORK = WORK + 1
         if val then
           if iscommon(val, w) then
-            if sub(val, 2, 7) == me then redis.call('HSET', k, f, 'C' .. NOEX .. sub(val, 8, 8)) end
+            if sub(val, 2, 7) == me then rcall('HSET', k, f, 'C' .. NOEX .. sub(val, 8, 8)) end
           else
             local parts, found = {}, false
             for q = 1, #val, w do
@@ -140,8 +140,8 @@ while a <= #ARGV do
               else parts[#parts + 1] = sub(val, q, q + w - 1) end
             end
             if found then
-              if #parts == 0 then redis.call('HDEL', k, f)
-              else redis.call('HSET', k, f, table.concat(parts)) end
+              if #parts == 0 then rcall('HDEL', k, f)
+              else rcall('HSET', k, f, concat(parts)) end
             end
           end
         end
@@ -151,32 +151,32 @@ while a <= #ARGV do
     p = 1
     while p < #gops do
       if WORK >= WORKMAX then stop = true; break end
-      local t = struct.unpack('>I2', gops, p)
+      local t = sunpack('>I2', gops, p)
       if t >= B and t < PT then return redis.error_reply('ERR unlink: a SimHash table by group') end
       local op = p + 2
       p = op + GB
       if t == PT then p = p + 1 end
       for _, h in ipairs(DESC) do
         local k = tkey(h, t, gops, op)
-        local r = redis.call('HSCAN', k, 0, 'COUNT', SCANMAX)
+        local r = rcall('HSCAN', k, 0, 'COUNT', SCANMAX)
         WORK = WORK + 4 + #r[2] / 2
         dropAll(k, r[2], me)
         if r[1] ~= '0' then
-          later[#later + 1] = 's' .. struct.pack('>I2', doc) .. lenstr(k) .. lenstr(r[1])
+          later[#later + 1] = 's' .. spack('>I2', doc) .. lenstr(k) .. lenstr(r[1])
           deferred = true
         end
       end
     end
     if stop then
-      later[#later + 1] = 'r' .. struct.pack('>I2I4', doc, p)
+      later[#later + 1] = 'r' .. spack('>I2I4', doc, p)
       out[#out + 1] = 'r'
     else
       if #im > 0 then
-        local g, f = struct.unpack('>I4', im, 17), im
+        local g, f = sunpack('>I4', im, 17), im
         for _, h in ipairs(DESC) do lane(xkey(h, g), f, s) end
       end
       if #ct > 0 then
-        local g, f = struct.unpack('>I4', ct, 13), ct
+        local g, f = sunpack('>I4', ct, 13), ct
         for _, h in ipairs(DESC) do laneRep(ckey(h, g), f, s) end
       end
       local r = '-'
@@ -189,11 +189,11 @@ while a <= #ARGV do
         -- The id keeps the removed document's origin as its mark: a
         -- record read again from before it is not stored again.
         local ok, of = rkey('o', s)
-        local origin = r == '1' and redis.call('HGET', ok, of)
-        if origin then redis.call('HSET', ikey(GEN, ig), id, '-' .. origin) end
+        local origin = r == '1' and rcall('HGET', ok, of)
+        if origin then rcall('HSET', ikey(GEN, ig), id, '-' .. origin) end
         for _, kind in ipairs(RECORDS) do
           local k, f = rkey(kind, s)
-          redis.call('HDEL', k, f)
+          rcall('HDEL', k, f)
         end
         RCACHE[s] = false -- the same id twice in one call: removed once
       end
@@ -202,4 +202,4 @@ while a <= #ARGV do
   end
   doc = doc + 1
 end
-return table.concat(out) .. table.concat(later)
+return concat(out) .. concat(later)
