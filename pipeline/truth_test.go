@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -403,23 +404,41 @@ type interleaved struct {
 	index.Store
 	a1Done, bDone chan struct{}
 	member        string
+	a1Once, bOnce *sync.Once
 }
 
+// LookupInsert orders the members' documents a1 < b0 < b1 < a2 in the
+// index however each member's batcher cuts its two documents into
+// batches (under load a member may look up one document at a time): B
+// waits for a1, and A looks up a2 only once B has b1.
 func (s *interleaved) LookupInsert(ctx context.Context, docs []index.Entry) ([]index.Result, error) {
+	has := func(id string) int { return slices.IndexFunc(docs, func(e index.Entry) bool { return e.ID == id }) }
 	if s.member == "B" {
 		<-s.a1Done
 		r, err := s.Store.LookupInsert(ctx, docs)
-		close(s.bDone)
+		if has("b1") >= 0 {
+			s.bOnce.Do(func() { close(s.bDone) })
+		}
 		return r, err
 	}
-	first, err := s.Store.LookupInsert(ctx, docs[:1])
-	close(s.a1Done)
-	if err != nil || len(docs) == 1 {
-		return first, err
+	cut := has("a2")
+	if cut < 0 {
+		cut = len(docs)
+	}
+	var out []index.Result
+	if cut > 0 {
+		first, err := s.Store.LookupInsert(ctx, docs[:cut])
+		if has("a1") >= 0 {
+			s.a1Once.Do(func() { close(s.a1Done) })
+		}
+		if err != nil || cut == len(docs) {
+			return first, err
+		}
+		out = first
 	}
 	<-s.bDone
-	rest, err := s.Store.LookupInsert(ctx, docs[1:])
-	return append(first, rest...), err
+	rest, err := s.Store.LookupInsert(ctx, docs[cut:])
+	return append(out, rest...), err
 }
 
 // Two members whose batches interleave in the index, each holding a
@@ -442,8 +461,9 @@ func TestMembersDoNotWaitForEachOther(t *testing.T) {
 		t.Run(b.name, func(t *testing.T) {
 			ix, _ := b.fresh(t, cfg)
 			a1Done, bDone := make(chan struct{}), make(chan struct{})
+			var a1Once, bOnce sync.Once
 			member := func(name string) *Pipeline {
-				pl, err := New(cfg, &interleaved{Store: ix, a1Done: a1Done, bDone: bDone, member: name})
+				pl, err := New(cfg, &interleaved{Store: ix, a1Done: a1Done, bDone: bDone, member: name, a1Once: &a1Once, bOnce: &bOnce})
 				if err != nil {
 					t.Fatal(err)
 				}
