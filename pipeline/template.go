@@ -393,11 +393,7 @@ func (p *Pipeline) oneText(a, b *sketch.Features, dropA, dropB []uint64) bool {
 		}
 		sa, sb = verify.Without(nil, sa, drop), verify.Without(nil, sb, drop)
 	}
-	if len(sa) == 0 || len(sb) == 0 {
-		return false
-	}
-	return p.resemble(sa, sb) ||
-		max(verify.Containment(sa, sb), verify.Containment(sb, sa)) >= p.threshold(verify.MethodContainment, verify.DefaultContainment)
+	return p.oneTextOn(verify.OverlapOf(sa, sb)) // overlap.go
 }
 
 // resemble reports whether two aligned stored samples (sketch.AlignSamples)
