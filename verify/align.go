@@ -381,7 +381,7 @@ func (al *PassageAligner) extend(s seed, fp fpPair, opt AlignOptions) AlignPassa
 			ri, rj, found := resume(fp, i, j, dir, opt)
 			if found && !fp.words.sameRun(ri, rj, dir, opt.Resume) {
 				// The nearest place fails on the words: look further.
-				ri, rj, found = resumeSlow(fp, i, j, dir, opt, fp.words.sameRun)
+				ri, rj, found = resumeAccept(fp, i, j, dir, opt, fp.words.sameRun)
 			}
 			if found {
 				for k := 0; k < opt.Resume; k++ {
@@ -482,7 +482,6 @@ func resumeWords(fp fpPair, i, j, dir int, opt AlignOptions) (g, dd int, found, 
 		}
 		a0, a1 = bits.ReverseBytes64(le64(fp.a[i-8:])), bits.ReverseBytes64(le64(fp.a[i-16:]))
 	}
-	const low3, high = 0x0101010101010101 * fpMask, 0x8080808080808080
 	gaps := uint64(1)<<(8*min(opt.Gap, 8)) - 1 // starts 0 … Gap−1, as bytes
 	if opt.Gap >= 8 {
 		gaps = ^uint64(0)
@@ -502,12 +501,7 @@ func resumeWords(fp fpPair, i, j, dir int, opt AlignOptions) (g, dd int, found, 
 				o := j - x
 				b0, b1 = bits.ReverseBytes64(le64(fp.b[o-8:])), bits.ReverseBytes64(le64(fp.b[o-16:]))
 			}
-			m0, m1 := matchBytes(a0^b0, low3, high), matchBytes(a1^b1, low3, high)
-			s0, s1 := m0, m1
-			for k := 1; k < opt.Resume; k++ {
-				s0 &= m0>>(8*k) | m1<<(64-8*k)
-				s1 &= m1 >> (8 * k)
-			}
+			s0, s1 := runStarts(a0, a1, b0, b1, opt.Resume)
 			s0, s1 = s0&gaps, s1&gapsHi
 			t := resumeSpan
 			if s0 != 0 {
@@ -527,6 +521,94 @@ func resumeWords(fp fpPair, i, j, dir int, opt AlignOptions) (g, dd int, found, 
 		return 0, 0, false, true
 	}
 	return best + 1, bestDD, true, true
+}
+
+// runStarts returns, as the high bit of bytes 0 … 15 of (s0, s1), the
+// places where resume consecutive positions match when a0, a1 and b0, b1
+// hold sixteen positions of each side (a byte each, the nearest in the
+// low byte): the positions that match ANDed with themselves shifted by
+// one to resume−1 positions, the two words shifted as one 128-bit value,
+// a byte a step (a place whose positions reach past the sixteenth does
+// not match).
+func runStarts(a0, a1, b0, b1 uint64, resume int) (s0, s1 uint64) {
+	const low3, high = 0x0101010101010101 * fpMask, 0x8080808080808080
+	m0, m1 := matchBytes(a0^b0, low3, high), matchBytes(a1^b1, low3, high)
+	s0, s1 = m0, m1
+	for k := 1; k < resume; k++ {
+		m0 = m0>>8 | m1<<56
+		m1 >>= 8
+		s0 &= m0
+		s1 &= m1
+	}
+	return s0, s1
+}
+
+// resumeAccept is resumeSlow with accept: the first place in its order
+// (the nearest gap first, then the drifts 0, +1, −1, …) where Resume
+// positions match and that accept takes. Where resumeWords can read the
+// sixteen positions past the break on every drift, it finds the places
+// that match as resumeWords does and asks accept only about those;
+// elsewhere resumeSlow decides.
+func resumeAccept(fp fpPair, i, j, dir int, opt AlignOptions, accept func(ri, rj, dir, n int) bool) (ri, rj int, found bool) {
+	drift := opt.Drift
+	if opt.Gap+opt.Resume > resumeSpan+1 || opt.Resume > 8 || drift > maxWordDrift {
+		return resumeSlow(fp, i, j, dir, opt, accept)
+	}
+	na, nb := len(fp.a), len(fp.b)
+	var a0, a1 uint64
+	if dir > 0 {
+		if i+1+resumeSpan > na || j-drift+1 < 0 || j+drift+1+resumeSpan > nb {
+			return resumeSlow(fp, i, j, dir, opt, accept)
+		}
+		a0, a1 = le64(fp.a[i+1:]), le64(fp.a[i+9:])
+	} else {
+		if i-resumeSpan < 0 || j-drift-resumeSpan < 0 || j+drift > nb {
+			return resumeSlow(fp, i, j, dir, opt, accept)
+		}
+		a0, a1 = bits.ReverseBytes64(le64(fp.a[i-8:])), bits.ReverseBytes64(le64(fp.a[i-16:]))
+	}
+	// The places of each drift, in resumeSlow's order of drifts, and
+	// which gaps have one on some drift.
+	var starts [2*maxWordDrift + 1][2]uint64
+	var drifts [2*maxWordDrift + 1]int
+	var any0, any1 uint64
+	n := 0
+	for d := 0; d <= drift; d++ {
+		for _, x := range [2]int{d, -d} {
+			var b0, b1 uint64
+			if dir > 0 {
+				o := j + x + 1
+				b0, b1 = le64(fp.b[o:]), le64(fp.b[o+8:])
+			} else {
+				o := j - x
+				b0, b1 = bits.ReverseBytes64(le64(fp.b[o-8:])), bits.ReverseBytes64(le64(fp.b[o-16:]))
+			}
+			s0, s1 := runStarts(a0, a1, b0, b1, opt.Resume)
+			starts[n], drifts[n] = [2]uint64{s0, s1}, x
+			any0, any1 = any0|s0, any1|s1
+			n++
+			if d == 0 {
+				break
+			}
+		}
+	}
+	for g := 1; g <= opt.Gap; g++ {
+		t := g - 1 // the byte of gap g
+		bit := uint64(0x80) << (8 * (t % 8))
+		if anyAt := [2]uint64{any0, any1}[t/8]; anyAt&bit == 0 {
+			continue
+		}
+		for k := range n {
+			if starts[k][t/8]&bit == 0 {
+				continue
+			}
+			ri, rj := i+dir*g, j+dir*(g+drifts[k])
+			if accept(ri, rj, dir, opt.Resume) {
+				return ri, rj, true
+			}
+		}
+	}
+	return 0, 0, false
 }
 
 // matchBytes returns the high bit of each byte of x whose fingerprint

@@ -207,10 +207,17 @@ func TestResumeWords(t *testing.T) {
 			if gi != wi || gj != wj || gok != wok {
 				t.Fatalf("%+v: break at (%d, %d) dir %d: resume gives (%d, %d, %v), the slow search (%d, %d, %v)", opt, i, j, dir, gi, gj, gok, wi, wj, wok)
 			}
+			// With an accept test (extend's: the words), the first
+			// place in the slow search's order that passes it.
+			accept := func(ri, rj, dir, n int) bool { return (ri*7+rj*13+dir+n)%3 == 0 }
+			wi, wj, wok = resumeSlow(fp, i, j, dir, opt, accept)
+			if gi, gj, gok := resumeAccept(fp, i, j, dir, opt, accept); gi != wi || gj != wj || gok != wok {
+				t.Fatalf("%+v: break at (%d, %d) dir %d: resumeAccept gives (%d, %d, %v), the slow search (%d, %d, %v)", opt, i, j, dir, gi, gj, gok, wi, wj, wok)
+			}
 			if _, _, _, done := resumeWords(fp, i, j, dir, opt); done {
 				fast++
 			}
-			if wok {
+			if gok {
 				found++
 			}
 		}
