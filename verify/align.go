@@ -531,8 +531,7 @@ func resumeWords(fp fpPair, i, j, dir int, opt AlignOptions) (g, dd int, found, 
 // a byte a step (a place whose positions reach past the sixteenth does
 // not match).
 func runStarts(a0, a1, b0, b1 uint64, resume int) (s0, s1 uint64) {
-	const low3, high = 0x0101010101010101 * fpMask, 0x8080808080808080
-	m0, m1 := matchBytes(a0^b0, low3, high), matchBytes(a1^b1, low3, high)
+	m0, m1 := matchBytes(a0^b0), matchBytes(a1^b1)
 	s0, s1 = m0, m1
 	for k := 1; k < resume; k++ {
 		m0 = m0>>8 | m1<<56
@@ -613,7 +612,8 @@ func resumeAccept(fp fpPair, i, j, dir int, opt AlignOptions, accept func(ri, rj
 
 // matchBytes returns the high bit of each byte of x whose fingerprint
 // bits (low3) are all zero: the positions whose fingerprints match.
-func matchBytes(x, low3, high uint64) uint64 {
+func matchBytes(x uint64) uint64 {
+	const low3, high = 0x0101010101010101 * fpMask, 0x8080808080808080
 	x &= low3
 	// A byte of at most 0x07 plus 0x7f sets its high bit exactly when it
 	// is not zero, and carries into no other byte.
