@@ -468,19 +468,10 @@ func resumeSlow(fp fpPair, i, j, dir int, opt AlignOptions, accept func(ri, rj, 
 // document (near its ends): resumeSlow then decides. It returns the gap
 // and the drift of the place found.
 func resumeWords(fp fpPair, i, j, dir int, opt AlignOptions) (g, dd int, found, done bool) {
-	na, nb := len(fp.a), len(fp.b)
 	drift := opt.Drift
-	var a0, a1 uint64 // positions i+dir·1 … i+dir·16 of a, the nearest in the low byte
-	if dir > 0 {
-		if i+1+resumeSpan > na || j-drift+1 < 0 || j+drift+1+resumeSpan > nb {
-			return 0, 0, false, false
-		}
-		a0, a1 = le64(fp.a[i+1:]), le64(fp.a[i+9:])
-	} else {
-		if i-resumeSpan < 0 || j-drift-resumeSpan < 0 || j+drift > nb {
-			return 0, 0, false, false
-		}
-		a0, a1 = bits.ReverseBytes64(le64(fp.a[i-8:])), bits.ReverseBytes64(le64(fp.a[i-16:]))
+	a0, a1, ok := resumeWindow(fp, i, j, dir, drift)
+	if !ok {
+		return 0, 0, false, false
 	}
 	gaps := uint64(1)<<(8*min(opt.Gap, 8)) - 1 // starts 0 … Gap−1, as bytes
 	if opt.Gap >= 8 {
@@ -493,14 +484,7 @@ func resumeWords(fp fpPair, i, j, dir int, opt AlignOptions) (g, dd int, found, 
 	best, bestDD := resumeSpan, 0
 	for d := 0; d <= drift; d++ {
 		for _, x := range [2]int{d, -d} {
-			var b0, b1 uint64
-			if dir > 0 {
-				o := j + x + 1
-				b0, b1 = le64(fp.b[o:]), le64(fp.b[o+8:])
-			} else {
-				o := j - x
-				b0, b1 = bits.ReverseBytes64(le64(fp.b[o-8:])), bits.ReverseBytes64(le64(fp.b[o-16:]))
-			}
+			b0, b1 := driftWindow(fp, j, x, dir)
 			s0, s1 := runStarts(a0, a1, b0, b1, opt.Resume)
 			s0, s1 = s0&gaps, s1&gapsHi
 			t := resumeSpan
@@ -521,6 +505,37 @@ func resumeWords(fp fpPair, i, j, dir int, opt AlignOptions) (g, dd int, found, 
 		return 0, 0, false, true
 	}
 	return best + 1, bestDD, true, true
+}
+
+// resumeWindow returns the sixteen fingerprints of a past a break after
+// (i, j) in direction dir (positions i+dir·1 … i+dir·16, a byte each, the
+// nearest in the low byte of a0); ok is false when they, or those of b
+// past j on any drift up to drift (driftWindow), would leave either
+// document.
+func resumeWindow(fp fpPair, i, j, dir, drift int) (a0, a1 uint64, ok bool) {
+	na, nb := len(fp.a), len(fp.b)
+	if dir > 0 {
+		if i+1+resumeSpan > na || j-drift+1 < 0 || j+drift+1+resumeSpan > nb {
+			return 0, 0, false
+		}
+		return le64(fp.a[i+1:]), le64(fp.a[i+9:]), true
+	}
+	if i-resumeSpan < 0 || j-drift-resumeSpan < 0 || j+drift > nb {
+		return 0, 0, false
+	}
+	return bits.ReverseBytes64(le64(fp.a[i-8:])), bits.ReverseBytes64(le64(fp.a[i-16:])), true
+}
+
+// driftWindow is resumeWindow's sixteen fingerprints of b, past j on
+// drift x (positions j+x+dir·1 …), once resumeWindow has said they lie
+// inside b.
+func driftWindow(fp fpPair, j, x, dir int) (b0, b1 uint64) {
+	if dir > 0 {
+		o := j + x + 1
+		return le64(fp.b[o:]), le64(fp.b[o+8:])
+	}
+	o := j - x
+	return bits.ReverseBytes64(le64(fp.b[o-8:])), bits.ReverseBytes64(le64(fp.b[o-16:]))
 }
 
 // runStarts returns, as the high bit of bytes 0 … 15 of (s0, s1), the
@@ -553,18 +568,9 @@ func resumeAccept(fp fpPair, i, j, dir int, opt AlignOptions, accept func(ri, rj
 	if opt.Gap+opt.Resume > resumeSpan+1 || opt.Resume > 8 || drift > maxWordDrift {
 		return resumeSlow(fp, i, j, dir, opt, accept)
 	}
-	na, nb := len(fp.a), len(fp.b)
-	var a0, a1 uint64
-	if dir > 0 {
-		if i+1+resumeSpan > na || j-drift+1 < 0 || j+drift+1+resumeSpan > nb {
-			return resumeSlow(fp, i, j, dir, opt, accept)
-		}
-		a0, a1 = le64(fp.a[i+1:]), le64(fp.a[i+9:])
-	} else {
-		if i-resumeSpan < 0 || j-drift-resumeSpan < 0 || j+drift > nb {
-			return resumeSlow(fp, i, j, dir, opt, accept)
-		}
-		a0, a1 = bits.ReverseBytes64(le64(fp.a[i-8:])), bits.ReverseBytes64(le64(fp.a[i-16:]))
+	a0, a1, ok := resumeWindow(fp, i, j, dir, drift)
+	if !ok {
+		return resumeSlow(fp, i, j, dir, opt, accept)
 	}
 	// The places of each drift, in resumeSlow's order of drifts, and
 	// which gaps have one on some drift.
@@ -574,14 +580,7 @@ func resumeAccept(fp fpPair, i, j, dir int, opt AlignOptions, accept func(ri, rj
 	n := 0
 	for d := 0; d <= drift; d++ {
 		for _, x := range [2]int{d, -d} {
-			var b0, b1 uint64
-			if dir > 0 {
-				o := j + x + 1
-				b0, b1 = le64(fp.b[o:]), le64(fp.b[o+8:])
-			} else {
-				o := j - x
-				b0, b1 = bits.ReverseBytes64(le64(fp.b[o-8:])), bits.ReverseBytes64(le64(fp.b[o-16:]))
-			}
+			b0, b1 := driftWindow(fp, j, x, dir)
 			s0, s1 := runStarts(a0, a1, b0, b1, opt.Resume)
 			starts[n], drifts[n] = [2]uint64{s0, s1}, x
 			any0, any1 = any0|s0, any1|s1
