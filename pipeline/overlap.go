@@ -6,9 +6,9 @@ import (
 )
 
 // The index stage's rules compare a document with its candidates on their
-// stored shingle samples (p.oneText, p.resemble): genericText asks whether
-// a candidate is the document's own text, copyOwnLinks whether it is a
-// near duplicate, both on the same two samples. One intersection answers
+// stored shingle samples (p.oneText, resemblesOn): genericText asks
+// whether a candidate is the document's own text, copyOwnLinks whether it
+// is a near duplicate, both on the same two samples. One intersection answers
 // both (verify.Overlap), computed once per job and candidate.
 
 // overlapMemo is the overlap of a job's sample with one candidate's (f).
@@ -42,13 +42,16 @@ func (p *Pipeline) docOneText(j *job, i int, f *sketch.Features) bool {
 	return p.oneTextOn(j.docOverlap(i, f))
 }
 
-// docResembles is p.resemble on the aligned samples of j and its
-// candidate j.cands[i] (features f).
+// docResembles reports whether j and its candidate j.cands[i] (features
+// f) are near duplicates by the profile's resemblance on their aligned
+// samples.
 func (p *Pipeline) docResembles(j *job, i int, f *sketch.Features) bool {
 	return p.resemblesOn(j.docOverlap(i, f))
 }
 
-// resemblesOn is p.resemble on the overlap of two aligned samples.
+// resemblesOn reports whether two aligned stored samples
+// (sketch.AlignSamples) whose overlap is o are near duplicates by the
+// profile's resemblance; empty samples are not.
 func (p *Pipeline) resemblesOn(o verify.Overlap) bool {
 	return o.A > 0 && o.B > 0 && o.Jaccard() >= p.threshold(verify.MethodJaccard, verify.DefaultJaccard)
 }

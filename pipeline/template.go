@@ -396,12 +396,6 @@ func (p *Pipeline) oneText(a, b *sketch.Features, dropA, dropB []uint64) bool {
 	return p.oneTextOn(verify.OverlapOf(sa, sb)) // overlap.go
 }
 
-// resemble reports whether two aligned stored samples (sketch.AlignSamples)
-// are near duplicates by the profile's resemblance; empty samples are not.
-func (p *Pipeline) resemble(sa, sb []uint64) bool {
-	return len(sa) > 0 && len(sb) > 0 && verify.Jaccard(sa, sb) >= p.threshold(verify.MethodJaccard, verify.DefaultJaccard)
-}
-
 // otherPage is an earlier candidate of another site than the document's:
 // its features, its anchors' stored hashes (sorted) and its own template
 // shingles (its record's).
