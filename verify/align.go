@@ -293,6 +293,39 @@ func (w *wordPair) sameNewWord(i, j, dir int) bool {
 	return w.ea[i]-w.sa[i] == w.eb[j]-w.sb[j]
 }
 
+// sameAhead returns how many of the n ≤ 8 positions after (i, j) in
+// direction dir add, one after another, words of the same lengths on both
+// sides (sameNewWord of each, in order), when ahead has said that the
+// eight positions lie inside both documents: their words then lie inside
+// both word lists, and are read as eight of each.
+func (w *wordPair) sameAhead(i, j, dir, n int) int {
+	if w == nil {
+		return n
+	}
+	xa, xb := i-8, j-8 // the words positions i−1 … i−8 add going back
+	if dir > 0 {
+		xa, xb = i+w.k, j+w.k // those positions i+1 … i+8 add going on
+	}
+	if xa < 0 || xb < 0 || xa+8 > len(w.sa) || xb+8 > len(w.sb) || xa+8 > len(w.ea) || xb+8 > len(w.eb) {
+		k := 0 // not eight words on a side: a position at a time
+		for k < n && w.sameNewWord(i+dir*(k+1), j+dir*(k+1), dir) {
+			k++
+		}
+		return k
+	}
+	sa, ea, sb, eb := w.sa[xa:xa+8], w.ea[xa:xa+8], w.sb[xb:xb+8], w.eb[xb:xb+8]
+	for m := range min(n, 8) {
+		x := m // going on, the nearest word first
+		if dir < 0 {
+			x = 7 - m
+		}
+		if ea[x]-sa[x] != eb[x]-sb[x] {
+			return m
+		}
+	}
+	return n
+}
+
 // sameRun reports whether the n positions from (i, j) in direction dir,
 // a resumed run, have words of the same lengths on both sides: every
 // word of the first one's shingle and the word each next one adds.
@@ -351,15 +384,11 @@ func (al *PassageAligner) extend(s seed, fp fpPair, opt AlignOptions) AlignPassa
 			if n, ok := fp.ahead(i, j, dir); ok {
 				// Away from the ends: the next eight fingerprints at once,
 				// then the words of those that match, in order.
-				k := 0
-				for ; k < n; k++ {
-					ni, nj := i+dir, j+dir
-					if !fp.words.sameNewWord(ni, nj, dir) {
-						break
-					}
-					i, j = ni, nj
-					al.cover[i] = 1
+				k := fp.words.sameAhead(i, j, dir, n)
+				for m := 1; m <= k; m++ {
+					al.cover[i+dir*m] = 1
 				}
+				i, j = i+dir*k, j+dir*k
 				if k == 8 {
 					continue
 				}

@@ -380,3 +380,49 @@ func TestAheadMatchesOneAtATime(t *testing.T) {
 		}
 	}
 }
+
+// TestSameAheadMatchesOneAtATime: sameAhead's count is the number of
+// positions after (i, j), in order, whose words sameNewWord takes, on
+// word lists of random lengths, wherever ahead reads eight positions.
+func TestSameAheadMatchesOneAtATime(t *testing.T) {
+	r := rand.New(rand.NewPCG(103, 104))
+	words := func(n int) (starts, ends []uint32) {
+		var end uint32
+		for range n {
+			s := end + 1
+			end = s + uint32(1+r.IntN(4)) // few lengths: many equal by chance
+			starts, ends = append(starts, s), append(ends, end)
+		}
+		return starts, ends
+	}
+	checked := 0
+	for range 3000 {
+		k := 1 + r.IntN(6)
+		na, nb := 1+r.IntN(40), 1+r.IntN(40)
+		sa, ea := words(na + k - 1)
+		sb, eb := words(nb + k - 1)
+		w := &wordPair{sa, ea, sb, eb, k}
+		i, j := r.IntN(na+2)-1, r.IntN(nb+2)-1
+		for _, dir := range []int{-1, 1} {
+			if _, ok := (fpPair{a: make([]byte, na), b: make([]byte, nb)}).ahead(i, j, dir); !ok {
+				continue
+			}
+			n := r.IntN(9)
+			want := 0
+			for want < n && w.sameNewWord(i+dir*(want+1), j+dir*(want+1), dir) {
+				want++
+			}
+			if got := w.sameAhead(i, j, dir, n); got != want {
+				t.Fatalf("k %d, (%d, %d) dir %d, n %d on %d/%d positions: sameAhead %d, sameNewWord takes %d", k, i, j, dir, n, na, nb, got, want)
+			}
+			checked++
+		}
+	}
+	if checked < 500 {
+		t.Errorf("%d cases checked: the test covers too little", checked)
+	}
+	var none *wordPair
+	if got := none.sameAhead(3, 4, 1, 5); got != 5 {
+		t.Errorf("no words: sameAhead = %d, want 5", got)
+	}
+}
