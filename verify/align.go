@@ -329,17 +329,26 @@ func (w *wordPair) sameAhead(i, j, dir, n int) int {
 // sameRun reports whether the n positions from (i, j) in direction dir,
 // a resumed run, have words of the same lengths on both sides: every
 // word of the first one's shingle and the word each next one adds.
+//
+// Those words are one stretch of each side: going on, the words of
+// positions i … i+n−1's shingles, i … i+k+n−2; going back, i−n+1 …
+// i+k−1. So the stretches are compared word by word, a pair outside
+// either list taken as the same (as sameNewWord takes it).
 func (w *wordPair) sameRun(i, j, dir, n int) bool {
 	if w == nil {
 		return true
 	}
-	for m := 0; m < w.k; m++ {
-		if !w.sameNewWord(i-dir*m, j-dir*m, dir) {
-			return false
-		}
+	n = max(n, 1) // the first position's shingle is compared whatever n is
+	lo, lob := i, j
+	if dir < 0 {
+		lo, lob = i-n+1, j-n+1
 	}
-	for m := 1; m < n; m++ {
-		if !w.sameNewWord(i+dir*m, j+dir*m, dir) {
+	for m := range w.k + n - 1 {
+		x, y := lo+m, lob+m
+		if x < 0 || y < 0 || x >= len(w.sa) || y >= len(w.sb) {
+			continue
+		}
+		if w.ea[x]-w.sa[x] != w.eb[y]-w.sb[y] {
 			return false
 		}
 	}

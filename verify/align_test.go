@@ -426,3 +426,57 @@ func TestSameAheadMatchesOneAtATime(t *testing.T) {
 		t.Errorf("no words: sameAhead = %d, want 5", got)
 	}
 }
+
+// sameRunRef is sameRun as first written, a shingle's words and then
+// each next position's word through sameNewWord.
+func (w *wordPair) sameRunRef(i, j, dir, n int) bool {
+	if w == nil {
+		return true
+	}
+	for m := 0; m < w.k; m++ {
+		if !w.sameNewWord(i-dir*m, j-dir*m, dir) {
+			return false
+		}
+	}
+	for m := 1; m < n; m++ {
+		if !w.sameNewWord(i+dir*m, j+dir*m, dir) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestSameRunReference holds sameRun, which compares one stretch of
+// words a side, to the reference, near the ends of the word lists too.
+func TestSameRunReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(105, 106))
+	words := func(n int) (starts, ends []uint32) {
+		var end uint32
+		for range n {
+			s := end + 1
+			end = s + uint32(1+r.IntN(3))
+			starts, ends = append(starts, s), append(ends, end)
+		}
+		return starts, ends
+	}
+	same, differ := 0, 0
+	for range 20000 {
+		k := 1 + r.IntN(6)
+		sa, ea := words(r.IntN(30))
+		sb, eb := words(r.IntN(30))
+		w := &wordPair{sa, ea, sb, eb, k}
+		i, j, dir, n := r.IntN(36)-3, r.IntN(36)-3, 1-2*r.IntN(2), r.IntN(6)
+		want := w.sameRunRef(i, j, dir, n)
+		if got := w.sameRun(i, j, dir, n); got != want {
+			t.Fatalf("k %d, (%d, %d) dir %d n %d on %d/%d words: sameRun %v, the reference %v", k, i, j, dir, n, len(sa), len(sb), got, want)
+		}
+		if want {
+			same++
+		} else {
+			differ++
+		}
+	}
+	if same < 2000 || differ < 2000 {
+		t.Errorf("%d runs the same, %d not: the test covers too little", same, differ)
+	}
+}
