@@ -303,6 +303,9 @@ type job struct {
 	verifyAt time.Time
 	// candFeats are the candidates' stored features, in cands order.
 	candFeats []*sketch.Features
+	// overlaps are the index stage's comparisons of the document's
+	// sample with its candidates' (overlap.go), while its rules run.
+	overlaps []overlapMemo
 	// unverified counts candidates found but not verified.
 	unverified int
 	// first is the earlier job of this run with the same id, still in
@@ -328,9 +331,6 @@ type job struct {
 	// template record, by id. Shares are of the text outside them.
 	siteTemplate  []verify.Range
 	candTemplates map[uint64][]verify.Range
-	// overlaps are the index stage's comparisons of the document's
-	// sample with its candidates' (overlap.go), while its rules run.
-	overlaps []overlapMemo
 	// del is set for a delete (Item.Delete) whose id is valid; see
 	// delete.go.
 	del *deletion
