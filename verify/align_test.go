@@ -386,15 +386,7 @@ func TestAheadMatchesOneAtATime(t *testing.T) {
 // word lists of random lengths, wherever ahead reads eight positions.
 func TestSameAheadMatchesOneAtATime(t *testing.T) {
 	r := rand.New(rand.NewPCG(103, 104))
-	words := func(n int) (starts, ends []uint32) {
-		var end uint32
-		for range n {
-			s := end + 1
-			end = s + uint32(1+r.IntN(4)) // few lengths: many equal by chance
-			starts, ends = append(starts, s), append(ends, end)
-		}
-		return starts, ends
-	}
+	words := func(n int) (starts, ends []uint32) { return randWords(r, n, 4) }
 	checked := 0
 	for range 3000 {
 		k := 1 + r.IntN(6)
@@ -450,15 +442,7 @@ func (w *wordPair) sameRunRef(i, j, dir, n int) bool {
 // words a side, to the reference, near the ends of the word lists too.
 func TestSameRunReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(105, 106))
-	words := func(n int) (starts, ends []uint32) {
-		var end uint32
-		for range n {
-			s := end + 1
-			end = s + uint32(1+r.IntN(3))
-			starts, ends = append(starts, s), append(ends, end)
-		}
-		return starts, ends
-	}
+	words := func(n int) (starts, ends []uint32) { return randWords(r, n, 3) }
 	same, differ := 0, 0
 	for range 20000 {
 		k := 1 + r.IntN(6)
@@ -479,4 +463,16 @@ func TestSameRunReference(t *testing.T) {
 	if same < 2000 || differ < 2000 {
 		t.Errorf("%d runs the same, %d not: the test covers too little", same, differ)
 	}
+}
+
+// randWords returns n words one code point apart, each of 1 to maxLen
+// code points: few lengths, so that many are equal by chance.
+func randWords(r *rand.Rand, n, maxLen int) (starts, ends []uint32) {
+	var end uint32
+	for range n {
+		s := end + 1
+		end = s + uint32(1+r.IntN(maxLen))
+		starts, ends = append(starts, s), append(ends, end)
+	}
+	return starts, ends
 }
