@@ -468,6 +468,7 @@ func (p *Pipeline) markSources(jobs []*job, feats func(c *index.Candidate) *sket
 	for _, j := range jobs {
 		p.genericText(j, feats, &p.anchorBits) // generic.go
 		p.copyOwnLinks(j, feats, &p.anchorBits)
+		j.overlaps = nil // overlap.go: the two rules' shared comparisons
 	}
 }
 
@@ -501,7 +502,7 @@ func (p *Pipeline) copyOwnLinks(j *job, feats func(*index.Candidate) *sketch.Fea
 		if f == nil {
 			continue
 		}
-		if sa, sb, _, _ := sketch.AlignSamples(j.feats, f); !p.resemble(sa, sb) {
+		if !p.docResembles(j, i, f) { // overlap.go
 			continue
 		}
 		near[i] = true

@@ -55,7 +55,7 @@ func (p *Pipeline) genericText(j *job, feats func(*index.Candidate) *sketch.Feat
 		}
 		fs[i] = f
 		set.addAnchors(f.Passage.Anchors)
-		if slices.IndexFunc(mine, set.has) >= 0 && !p.oneText(j.feats, f, nil, j.discount.TemplateOf(f)) { // not the document's own text
+		if slices.IndexFunc(mine, set.has) >= 0 && !p.docOneText(j, i, f) { // not the document's own text (overlap.go)
 			for k, h := range mine {
 				if set.has(h) {
 					holders[k] = append(holders[k], i)

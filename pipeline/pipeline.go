@@ -315,6 +315,9 @@ type job struct {
 	verifyAt time.Time
 	// candFeats are the candidates' stored features, in cands order.
 	candFeats []*sketch.Features
+	// overlaps are the index stage's comparisons of the document's
+	// sample with its candidates' (overlap.go), while its rules run.
+	overlaps []overlapMemo
 	// unverified counts candidates found but not verified.
 	unverified int
 	// first is the earlier job of this run with the same id, still in

@@ -419,17 +419,7 @@ func (p *Pipeline) oneText(a, b *sketch.Features, dropA, dropB []uint64) bool {
 		}
 		sa, sb = verify.Without(nil, sa, drop), verify.Without(nil, sb, drop)
 	}
-	if len(sa) == 0 || len(sb) == 0 {
-		return false
-	}
-	return p.resemble(sa, sb) ||
-		max(verify.Containment(sa, sb), verify.Containment(sb, sa)) >= p.threshold(verify.MethodContainment, verify.DefaultContainment)
-}
-
-// resemble reports whether two aligned stored samples (sketch.AlignSamples)
-// are near duplicates by the profile's resemblance; empty samples are not.
-func (p *Pipeline) resemble(sa, sb []uint64) bool {
-	return len(sa) > 0 && len(sb) > 0 && verify.Jaccard(sa, sb) >= p.threshold(verify.MethodJaccard, verify.DefaultJaccard)
+	return p.oneTextOn(verify.OverlapOf(sa, sb)) // overlap.go
 }
 
 // otherPage is an earlier candidate of another site than the document's:

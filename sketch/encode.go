@@ -459,8 +459,28 @@ func (f *Features) decodeShingles(d *decoder, old bool) {
 	}
 	limit := uint64(1) << (width - int(shift))
 	var v uint64
+	// The common code, whose bits are all in the reader's window, is
+	// read here with the window in locals; any other goes to r.rice,
+	// from the same place.
+	acc, rn, kk, qmax := r.acc, r.n, uint(k), limit>>k
 	for i := range int(n) {
-		gap, ok := r.rice(int(k), limit)
+		if rn < 32 {
+			r.acc, r.n = acc, rn
+			r.refill()
+			acc, rn = r.acc, r.n
+		}
+		var gap uint64
+		ok := true
+		// Bits past rn are zero: a run of ones ends by rn.
+		if ones := uint(bits.LeadingZeros64(^acc)); ones+1+kk <= rn && uint64(ones) < qmax {
+			gap = uint64(ones)<<kk | acc<<(ones+1)>>(64-kk)
+			acc <<= ones + 1 + kk
+			rn -= ones + 1 + kk
+		} else {
+			r.acc, r.n = acc, rn
+			gap, ok = r.rice(int(k), limit)
+			acc, rn = r.acc, r.n
+		}
 		if !ok || (i > 0 && gap == 0) {
 			d.fail("bad shingle code")
 			return
@@ -472,6 +492,7 @@ func (f *Features) decodeShingles(d *decoder, old bool) {
 		}
 		f.Shingles = append(f.Shingles, v<<shift)
 	}
+	r.acc, r.n = acc, rn
 	d.b = d.b[r.used():]
 	if mask := shingleMask(int(shift)); old && mask != 1<<32-1 {
 		// An older record: keep what version 4 stores.

@@ -120,15 +120,27 @@ func appendOffsetsV4(dst []byte, p *Passage) []byte {
 	w.Reserve(len(p.Starts)/2 + 8) // about 4 bits a token
 	codeBits, nibbles := 0, 0
 	var end uint32
+	// The codes gather in acc (nacc bits, at most 31 between tokens) and
+	// go to w 32 bits at a time.
+	var acc uint64
+	var nacc uint
+	ends := p.Ends[:len(p.Starts)]
 	for i, s := range p.Starts {
-		g, l := s-end, p.Ends[i]-s
-		end = p.Ends[i]
+		g, l := s-end, ends[i]-s
+		end = ends[i]
 		sym := offsetSymbol(g, l)
 		n := uint(offsetLens[sym])
 		codeBits += int(n)
-		w.Bits(uint64(offsetCodes.codes[sym]), n)
+		acc = acc<<n | uint64(offsetCodes.codes[sym])
+		nacc += n
+		if nacc >= 32 {
+			nacc -= 32
+			w.Bits(acc>>nacc, 32)
+		}
 		switch {
 		case sym == offsetEscape:
+			w.Bits(acc, nacc) // what is gathered, before the varints
+			acc, nacc = 0, 0
 			e := nibbleVarintBits(g) + nibbleVarintBits(l)
 			codeBits += e
 			nibbles += 1 + e/4
@@ -142,6 +154,7 @@ func appendOffsetsV4(dst []byte, p *Passage) []byte {
 			nibbles += 1 + (nibbleVarintBits(g)+nibbleVarintBits(l))/4
 		}
 	}
+	w.Bits(acc, nacc)
 	dst = w.Flush()
 	if (codeBits+7)/8 >= (nibbles+1)/2 {
 		return appendNibbleOffsets(binary.AppendUvarint(dst[:start], nt<<1), p)

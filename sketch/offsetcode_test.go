@@ -66,6 +66,7 @@ func TestAppendOffsetsV4OnePass(t *testing.T) {
 		mode        byte // the mode bit the encoding must take (2: either)
 	}{
 		{"english", func() uint32 { return 1 + uint32(r.IntN(10)/8) }, func() uint32 { return 1 + uint32(r.IntN(9)) }, 900, 1},
+		{"english, some escapes", func() uint32 { return 1 + uint32(r.IntN(10)/8) + 6*uint32(r.IntN(40)/39) }, func() uint32 { return 1 + uint32(r.IntN(9)) }, 900, 1},
 		{"long words", func() uint32 { return 1 }, func() uint32 { return 14 + uint32(r.IntN(40)) }, 300, 0},
 		{"wide gaps", func() uint32 { return uint32(r.IntN(5000)) }, func() uint32 { return uint32(r.IntN(70000)) }, 200, 0},
 		{"mixed", func() uint32 { return uint32(r.IntN(4)) }, func() uint32 { return uint32(r.IntN(17)) }, 1000, 2},

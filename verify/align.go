@@ -293,20 +293,62 @@ func (w *wordPair) sameNewWord(i, j, dir int) bool {
 	return w.ea[i]-w.sa[i] == w.eb[j]-w.sb[j]
 }
 
+// sameAhead returns how many of the n ≤ 8 positions after (i, j) in
+// direction dir add, one after another, words of the same lengths on both
+// sides (sameNewWord of each, in order), when ahead has said that the
+// eight positions lie inside both documents: their words then lie inside
+// both word lists, and are read as eight of each.
+func (w *wordPair) sameAhead(i, j, dir, n int) int {
+	if w == nil {
+		return n
+	}
+	xa, xb := i-8, j-8 // the words positions i−1 … i−8 add going back
+	if dir > 0 {
+		xa, xb = i+w.k, j+w.k // those positions i+1 … i+8 add going on
+	}
+	if xa < 0 || xb < 0 || xa+8 > len(w.sa) || xb+8 > len(w.sb) || xa+8 > len(w.ea) || xb+8 > len(w.eb) {
+		k := 0 // not eight words on a side: a position at a time
+		for k < n && w.sameNewWord(i+dir*(k+1), j+dir*(k+1), dir) {
+			k++
+		}
+		return k
+	}
+	sa, ea, sb, eb := w.sa[xa:xa+8], w.ea[xa:xa+8], w.sb[xb:xb+8], w.eb[xb:xb+8]
+	for m := range min(n, 8) {
+		x := m // going on, the nearest word first
+		if dir < 0 {
+			x = 7 - m
+		}
+		if ea[x]-sa[x] != eb[x]-sb[x] {
+			return m
+		}
+	}
+	return n
+}
+
 // sameRun reports whether the n positions from (i, j) in direction dir,
 // a resumed run, have words of the same lengths on both sides: every
 // word of the first one's shingle and the word each next one adds.
+//
+// Those words are one stretch of each side: going on, the words of
+// positions i … i+n−1's shingles, i … i+k+n−2; going back, i−n+1 …
+// i+k−1. So the stretches are compared word by word, a pair outside
+// either list taken as the same (as sameNewWord takes it).
 func (w *wordPair) sameRun(i, j, dir, n int) bool {
 	if w == nil {
 		return true
 	}
-	for m := 0; m < w.k; m++ {
-		if !w.sameNewWord(i-dir*m, j-dir*m, dir) {
-			return false
-		}
+	n = max(n, 1) // the first position's shingle is compared whatever n is
+	lo, lob := i, j
+	if dir < 0 {
+		lo, lob = i-n+1, j-n+1
 	}
-	for m := 1; m < n; m++ {
-		if !w.sameNewWord(i+dir*m, j+dir*m, dir) {
+	for m := range w.k + n - 1 {
+		x, y := lo+m, lob+m
+		if x < 0 || y < 0 || x >= len(w.sa) || y >= len(w.sb) {
+			continue
+		}
+		if w.ea[x]-w.sa[x] != w.eb[y]-w.sb[y] {
 			return false
 		}
 	}
@@ -351,15 +393,11 @@ func (al *PassageAligner) extend(s seed, fp fpPair, opt AlignOptions) AlignPassa
 			if n, ok := fp.ahead(i, j, dir); ok {
 				// Away from the ends: the next eight fingerprints at once,
 				// then the words of those that match, in order.
-				k := 0
-				for ; k < n; k++ {
-					ni, nj := i+dir, j+dir
-					if !fp.words.sameNewWord(ni, nj, dir) {
-						break
-					}
-					i, j = ni, nj
-					al.cover[i] = 1
+				k := fp.words.sameAhead(i, j, dir, n)
+				for m := 1; m <= k; m++ {
+					al.cover[i+dir*m] = 1
 				}
+				i, j = i+dir*k, j+dir*k
 				if k == 8 {
 					continue
 				}
@@ -381,7 +419,7 @@ func (al *PassageAligner) extend(s seed, fp fpPair, opt AlignOptions) AlignPassa
 			ri, rj, found := resume(fp, i, j, dir, opt)
 			if found && !fp.words.sameRun(ri, rj, dir, opt.Resume) {
 				// The nearest place fails on the words: look further.
-				ri, rj, found = resumeSlow(fp, i, j, dir, opt, fp.words.sameRun)
+				ri, rj, found = resumeAccept(fp, i, j, dir, opt, fp.words.sameRun)
 			}
 			if found {
 				for k := 0; k < opt.Resume; k++ {
@@ -468,21 +506,11 @@ func resumeSlow(fp fpPair, i, j, dir int, opt AlignOptions, accept func(ri, rj, 
 // document (near its ends): resumeSlow then decides. It returns the gap
 // and the drift of the place found.
 func resumeWords(fp fpPair, i, j, dir int, opt AlignOptions) (g, dd int, found, done bool) {
-	na, nb := len(fp.a), len(fp.b)
 	drift := opt.Drift
-	var a0, a1 uint64 // positions i+dir·1 … i+dir·16 of a, the nearest in the low byte
-	if dir > 0 {
-		if i+1+resumeSpan > na || j-drift+1 < 0 || j+drift+1+resumeSpan > nb {
-			return 0, 0, false, false
-		}
-		a0, a1 = le64(fp.a[i+1:]), le64(fp.a[i+9:])
-	} else {
-		if i-resumeSpan < 0 || j-drift-resumeSpan < 0 || j+drift > nb {
-			return 0, 0, false, false
-		}
-		a0, a1 = bits.ReverseBytes64(le64(fp.a[i-8:])), bits.ReverseBytes64(le64(fp.a[i-16:]))
+	a0, a1, ok := resumeWindow(fp, i, j, dir, drift)
+	if !ok {
+		return 0, 0, false, false
 	}
-	const low3, high = 0x0101010101010101 * fpMask, 0x8080808080808080
 	gaps := uint64(1)<<(8*min(opt.Gap, 8)) - 1 // starts 0 … Gap−1, as bytes
 	if opt.Gap >= 8 {
 		gaps = ^uint64(0)
@@ -494,20 +522,8 @@ func resumeWords(fp fpPair, i, j, dir int, opt AlignOptions) (g, dd int, found, 
 	best, bestDD := resumeSpan, 0
 	for d := 0; d <= drift; d++ {
 		for _, x := range [2]int{d, -d} {
-			var b0, b1 uint64
-			if dir > 0 {
-				o := j + x + 1
-				b0, b1 = le64(fp.b[o:]), le64(fp.b[o+8:])
-			} else {
-				o := j - x
-				b0, b1 = bits.ReverseBytes64(le64(fp.b[o-8:])), bits.ReverseBytes64(le64(fp.b[o-16:]))
-			}
-			m0, m1 := matchBytes(a0^b0, low3, high), matchBytes(a1^b1, low3, high)
-			s0, s1 := m0, m1
-			for k := 1; k < opt.Resume; k++ {
-				s0 &= m0>>(8*k) | m1<<(64-8*k)
-				s1 &= m1 >> (8 * k)
-			}
+			b0, b1 := driftWindow(fp, j, x, dir)
+			s0, s1 := runStarts(a0, a1, b0, b1, opt.Resume)
 			s0, s1 = s0&gaps, s1&gapsHi
 			t := resumeSpan
 			if s0 != 0 {
@@ -529,9 +545,112 @@ func resumeWords(fp fpPair, i, j, dir int, opt AlignOptions) (g, dd int, found, 
 	return best + 1, bestDD, true, true
 }
 
+// resumeWindow returns the sixteen fingerprints of a past a break after
+// (i, j) in direction dir (positions i+dir·1 … i+dir·16, a byte each, the
+// nearest in the low byte of a0); ok is false when they, or those of b
+// past j on any drift up to drift (driftWindow), would leave either
+// document.
+func resumeWindow(fp fpPair, i, j, dir, drift int) (a0, a1 uint64, ok bool) {
+	na, nb := len(fp.a), len(fp.b)
+	if dir > 0 {
+		if i+1+resumeSpan > na || j-drift+1 < 0 || j+drift+1+resumeSpan > nb {
+			return 0, 0, false
+		}
+		return le64(fp.a[i+1:]), le64(fp.a[i+9:]), true
+	}
+	if i-resumeSpan < 0 || j-drift-resumeSpan < 0 || j+drift > nb {
+		return 0, 0, false
+	}
+	return bits.ReverseBytes64(le64(fp.a[i-8:])), bits.ReverseBytes64(le64(fp.a[i-16:])), true
+}
+
+// driftWindow is resumeWindow's sixteen fingerprints of b, past j on
+// drift x (positions j+x+dir·1 …), once resumeWindow has said they lie
+// inside b.
+func driftWindow(fp fpPair, j, x, dir int) (b0, b1 uint64) {
+	if dir > 0 {
+		o := j + x + 1
+		return le64(fp.b[o:]), le64(fp.b[o+8:])
+	}
+	o := j - x
+	return bits.ReverseBytes64(le64(fp.b[o-8:])), bits.ReverseBytes64(le64(fp.b[o-16:]))
+}
+
+// runStarts returns, as the high bit of bytes 0 … 15 of (s0, s1), the
+// places where resume consecutive positions match when a0, a1 and b0, b1
+// hold sixteen positions of each side (a byte each, the nearest in the
+// low byte): the positions that match ANDed with themselves shifted by
+// one to resume−1 positions, the two words shifted as one 128-bit value,
+// a byte a step (a place whose positions reach past the sixteenth does
+// not match).
+func runStarts(a0, a1, b0, b1 uint64, resume int) (s0, s1 uint64) {
+	m0, m1 := matchBytes(a0^b0), matchBytes(a1^b1)
+	s0, s1 = m0, m1
+	for k := 1; k < resume; k++ {
+		m0 = m0>>8 | m1<<56
+		m1 >>= 8
+		s0 &= m0
+		s1 &= m1
+	}
+	return s0, s1
+}
+
+// resumeAccept is resumeSlow with accept: the first place in its order
+// (the nearest gap first, then the drifts 0, +1, −1, …) where Resume
+// positions match and that accept takes. Where resumeWords can read the
+// sixteen positions past the break on every drift, it finds the places
+// that match as resumeWords does and asks accept only about those;
+// elsewhere resumeSlow decides.
+func resumeAccept(fp fpPair, i, j, dir int, opt AlignOptions, accept func(ri, rj, dir, n int) bool) (ri, rj int, found bool) {
+	drift := opt.Drift
+	if opt.Gap+opt.Resume > resumeSpan+1 || opt.Resume > 8 || drift > maxWordDrift {
+		return resumeSlow(fp, i, j, dir, opt, accept)
+	}
+	a0, a1, ok := resumeWindow(fp, i, j, dir, drift)
+	if !ok {
+		return resumeSlow(fp, i, j, dir, opt, accept)
+	}
+	// The places of each drift, in resumeSlow's order of drifts, and
+	// which gaps have one on some drift.
+	var starts [2*maxWordDrift + 1][2]uint64
+	var drifts [2*maxWordDrift + 1]int
+	var any0, any1 uint64
+	n := 0
+	for d := 0; d <= drift; d++ {
+		for _, x := range [2]int{d, -d} {
+			b0, b1 := driftWindow(fp, j, x, dir)
+			s0, s1 := runStarts(a0, a1, b0, b1, opt.Resume)
+			starts[n], drifts[n] = [2]uint64{s0, s1}, x
+			any0, any1 = any0|s0, any1|s1
+			n++
+			if d == 0 {
+				break
+			}
+		}
+	}
+	for g := 1; g <= opt.Gap; g++ {
+		t := g - 1 // the byte of gap g
+		bit := uint64(0x80) << (8 * (t % 8))
+		if anyAt := [2]uint64{any0, any1}[t/8]; anyAt&bit == 0 {
+			continue
+		}
+		for k := range n {
+			if starts[k][t/8]&bit == 0 {
+				continue
+			}
+			ri, rj := i+dir*g, j+dir*(g+drifts[k])
+			if accept(ri, rj, dir, opt.Resume) {
+				return ri, rj, true
+			}
+		}
+	}
+	return 0, 0, false
+}
+
 // matchBytes returns the high bit of each byte of x whose fingerprint
 // bits (low3) are all zero: the positions whose fingerprints match.
-func matchBytes(x, low3, high uint64) uint64 {
+func matchBytes(x uint64) uint64 {
+	const low3, high = 0x0101010101010101 * fpMask, 0x8080808080808080
 	x &= low3
 	// A byte of at most 0x07 plus 0x7f sets its high bit exactly when it
 	// is not zero, and carries into no other byte.

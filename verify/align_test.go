@@ -207,10 +207,17 @@ func TestResumeWords(t *testing.T) {
 			if gi != wi || gj != wj || gok != wok {
 				t.Fatalf("%+v: break at (%d, %d) dir %d: resume gives (%d, %d, %v), the slow search (%d, %d, %v)", opt, i, j, dir, gi, gj, gok, wi, wj, wok)
 			}
+			// With an accept test (extend's: the words), the first
+			// place in the slow search's order that passes it.
+			accept := func(ri, rj, dir, n int) bool { return (ri*7+rj*13+dir+n)%3 == 0 }
+			wi, wj, wok = resumeSlow(fp, i, j, dir, opt, accept)
+			if gi, gj, gok := resumeAccept(fp, i, j, dir, opt, accept); gi != wi || gj != wj || gok != wok {
+				t.Fatalf("%+v: break at (%d, %d) dir %d: resumeAccept gives (%d, %d, %v), the slow search (%d, %d, %v)", opt, i, j, dir, gi, gj, gok, wi, wj, wok)
+			}
 			if _, _, _, done := resumeWords(fp, i, j, dir, opt); done {
 				fast++
 			}
-			if wok {
+			if gok {
 				found++
 			}
 		}
@@ -372,4 +379,100 @@ func TestAheadMatchesOneAtATime(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestSameAheadMatchesOneAtATime: sameAhead's count is the number of
+// positions after (i, j), in order, whose words sameNewWord takes, on
+// word lists of random lengths, wherever ahead reads eight positions.
+func TestSameAheadMatchesOneAtATime(t *testing.T) {
+	r := rand.New(rand.NewPCG(103, 104))
+	words := func(n int) (starts, ends []uint32) { return randWords(r, n, 4) }
+	checked := 0
+	for range 3000 {
+		k := 1 + r.IntN(6)
+		na, nb := 1+r.IntN(40), 1+r.IntN(40)
+		sa, ea := words(na + k - 1)
+		sb, eb := words(nb + k - 1)
+		w := &wordPair{sa, ea, sb, eb, k}
+		i, j := r.IntN(na+2)-1, r.IntN(nb+2)-1
+		for _, dir := range []int{-1, 1} {
+			if _, ok := (fpPair{a: make([]byte, na), b: make([]byte, nb)}).ahead(i, j, dir); !ok {
+				continue
+			}
+			n := r.IntN(9)
+			want := 0
+			for want < n && w.sameNewWord(i+dir*(want+1), j+dir*(want+1), dir) {
+				want++
+			}
+			if got := w.sameAhead(i, j, dir, n); got != want {
+				t.Fatalf("k %d, (%d, %d) dir %d, n %d on %d/%d positions: sameAhead %d, sameNewWord takes %d", k, i, j, dir, n, na, nb, got, want)
+			}
+			checked++
+		}
+	}
+	if checked < 500 {
+		t.Errorf("%d cases checked: the test covers too little", checked)
+	}
+	var none *wordPair
+	if got := none.sameAhead(3, 4, 1, 5); got != 5 {
+		t.Errorf("no words: sameAhead = %d, want 5", got)
+	}
+}
+
+// sameRunRef is sameRun as first written, a shingle's words and then
+// each next position's word through sameNewWord.
+func (w *wordPair) sameRunRef(i, j, dir, n int) bool {
+	if w == nil {
+		return true
+	}
+	for m := 0; m < w.k; m++ {
+		if !w.sameNewWord(i-dir*m, j-dir*m, dir) {
+			return false
+		}
+	}
+	for m := 1; m < n; m++ {
+		if !w.sameNewWord(i+dir*m, j+dir*m, dir) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestSameRunReference holds sameRun, which compares one stretch of
+// words a side, to the reference, near the ends of the word lists too.
+func TestSameRunReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(105, 106))
+	words := func(n int) (starts, ends []uint32) { return randWords(r, n, 3) }
+	same, differ := 0, 0
+	for range 20000 {
+		k := 1 + r.IntN(6)
+		sa, ea := words(r.IntN(30))
+		sb, eb := words(r.IntN(30))
+		w := &wordPair{sa, ea, sb, eb, k}
+		i, j, dir, n := r.IntN(36)-3, r.IntN(36)-3, 1-2*r.IntN(2), r.IntN(6)
+		want := w.sameRunRef(i, j, dir, n)
+		if got := w.sameRun(i, j, dir, n); got != want {
+			t.Fatalf("k %d, (%d, %d) dir %d n %d on %d/%d words: sameRun %v, the reference %v", k, i, j, dir, n, len(sa), len(sb), got, want)
+		}
+		if want {
+			same++
+		} else {
+			differ++
+		}
+	}
+	if same < 2000 || differ < 2000 {
+		t.Errorf("%d runs the same, %d not: the test covers too little", same, differ)
+	}
+}
+
+// randWords returns n words one code point apart, each of 1 to maxLen
+// code points: few lengths, so that many are equal by chance.
+func randWords(r *rand.Rand, n, maxLen int) (starts, ends []uint32) {
+	var end uint32
+	for range n {
+		s := end + 1
+		end = s + uint32(1+r.IntN(maxLen))
+		starts, ends = append(starts, s), append(ends, end)
+	}
+	return starts, ends
 }

@@ -27,6 +27,22 @@ func Intersection(a, b []uint64) int {
 	return n
 }
 
+// Overlap is one intersection of two sorted sets of distinct hashes, a
+// and b, with their sizes: [Jaccard] and both [Containment]s from a single
+// merge.
+type Overlap struct{ Inter, A, B int }
+
+// OverlapOf returns the overlap of a and b.
+func OverlapOf(a, b []uint64) Overlap { return Overlap{Intersection(a, b), len(a), len(b)} }
+
+// Jaccard is Jaccard(a, b).
+func (o Overlap) Jaccard() float64 { return jaccard(o.Inter, o.A, o.B) }
+
+// Containment returns Containment(a, b) and Containment(b, a).
+func (o Overlap) Containment() (ab, ba float64) {
+	return containment(o.Inter, o.A), containment(o.Inter, o.B)
+}
+
 // Jaccard returns the resemblance |a ∩ b| / |a ∪ b| of two sorted sets of
 // distinct hashes (Broder 1997). Two empty sets score 0, not 1: nothing in
 // common is never evidence of duplication.

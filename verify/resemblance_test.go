@@ -64,6 +64,10 @@ func TestResemblanceTable(t *testing.T) {
 			if got := Containment(tt.b, tt.a); got != tt.cb {
 				t.Errorf("Containment(b, a) = %v, want %v", got, tt.cb)
 			}
+			o := OverlapOf(tt.a, tt.b)
+			if ab, ba := o.Containment(); o.Jaccard() != tt.j || ab != tt.cab || ba != tt.cb {
+				t.Errorf("OverlapOf: Jaccard %v, Containment %v, %v; want %v, %v, %v", o.Jaccard(), ab, ba, tt.j, tt.cab, tt.cb)
+			}
 		})
 	}
 }
@@ -95,6 +99,10 @@ func TestResemblanceMatchesSetArithmetic(t *testing.T) {
 		}
 		if got := Containment(a, b); got != wantC {
 			t.Fatalf("Containment = %v, want %v", got, wantC)
+		}
+		o := OverlapOf(a, b)
+		if ab, ba := o.Containment(); o.Jaccard() != Jaccard(a, b) || ab != Containment(a, b) || ba != Containment(b, a) {
+			t.Fatalf("OverlapOf differs from Jaccard and Containment: %+v", o)
 		}
 		th := r.Float64()
 		j, ok := JaccardAtLeast(a, b, th)
