@@ -39,12 +39,8 @@ func (p *Pipeline) recordCorrections(ctx context.Context, outs []Output) error {
 	if len(seqs) == 0 {
 		return nil
 	}
-	var cur [][]byte
-	if err := p.retry(ctx, "read-verdicts", func(ctx context.Context) error {
-		var err error
-		cur, err = p.ix.Verdicts(ctx, seqs)
-		return err
-	}); err != nil {
+	cur, err := p.readVerdicts(ctx, seqs)
+	if err != nil {
 		return err
 	}
 	var rseqs []uint64
@@ -74,12 +70,8 @@ func (p *Pipeline) recordCorrections(ctx context.Context, outs []Output) error {
 	if len(rseqs) == 0 {
 		return nil
 	}
-	var revised []bool
-	if err := p.retry(ctx, "record-corrections", func(ctx context.Context) error {
-		var err error
-		revised, err = rv.ReviseVerdicts(ctx, rseqs, old, recs)
-		return err
-	}); err != nil {
+	revised, err := p.reviseVerdicts(ctx, "record-corrections", rv, rseqs, old, recs)
+	if err != nil {
 		return err
 	}
 	for i, ok := range revised {
@@ -88,4 +80,28 @@ func (p *Pipeline) recordCorrections(ctx context.Context, outs []Output) error {
 		}
 	}
 	return nil
+}
+
+// reviseVerdicts replaces the verdicts of seqs that still read old by
+// verdicts (index.Store.ReviseVerdicts), retried as op; revised says which
+// were replaced.
+func (p *Pipeline) reviseVerdicts(ctx context.Context, op string, rv Reviser, seqs []uint64, old, verdicts [][]byte) ([]bool, error) {
+	var revised []bool
+	err := p.retry(ctx, op, func(ctx context.Context) error {
+		var err error
+		revised, err = rv.ReviseVerdicts(ctx, seqs, old, verdicts)
+		return err
+	})
+	return revised, err
+}
+
+// readVerdicts reads the recorded verdicts of seqs (nil: none), retried.
+func (p *Pipeline) readVerdicts(ctx context.Context, seqs []uint64) ([][]byte, error) {
+	var cur [][]byte
+	err := p.retry(ctx, "read-verdicts", func(ctx context.Context) error {
+		var err error
+		cur, err = p.ix.Verdicts(ctx, seqs)
+		return err
+	})
+	return cur, err
 }

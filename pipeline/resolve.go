@@ -94,15 +94,21 @@ func record(ev *Event) *verdictRecord {
 // replayEvent is the event answering a repeated id: the recorded verdict,
 // marked as a replay, with the repeated input's source.
 func (p *Pipeline) replayEvent(doc Document, src Source, rec *verdictRecord) *Event {
+	ev := p.recordedEvent(doc.ID, rec)
+	ev.Source, ev.Replay = p.eventSource(doc, src), true
+	return ev
+}
+
+// recordedEvent is the event of document id that verdict record rec
+// gives: its kind, duplicate_of, method and scores from its best match.
+func (p *Pipeline) recordedEvent(id string, rec *verdictRecord) *Event {
 	ev := &Event{
-		ID:          doc.ID,
+		ID:          id,
 		Kind:        KindUnique,
 		Cluster:     rec.Cluster,
 		Matches:     rec.Matches,
-		Source:      p.eventSource(doc, src),
 		Params:      p.cfg.Params,
 		At:          time.UnixMilli(rec.At).UTC(),
-		Replay:      true,
 		Abridged:    rec.Abridged,
 		Truncated:   rec.Truncated,
 		Unverified:  rec.Unverified,
@@ -116,7 +122,7 @@ func (p *Pipeline) replayEvent(doc Document, src Source, rec *verdictRecord) *Ev
 		SentencesBoilerplate:   rec.SentencesBoilerplate,
 	}
 	if ev.Cluster == "" {
-		ev.Cluster = doc.ID
+		ev.Cluster = id
 	}
 	if len(rec.Matches) > 0 {
 		b := rec.Matches[0]

@@ -3,7 +3,6 @@ package pipeline
 import (
 	"context"
 	"slices"
-	"time"
 
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/sketch"
@@ -184,17 +183,7 @@ func (p *Pipeline) heldRanges(f *sketch.Features, tpl []uint32, holder *sketch.F
 		}
 		r := verify.Range{Lo: max(pos-(w-1), 0), Hi: min(pos+w, n)}
 		if holder != nil {
-			if q, ok := anchorPos(holder, h); ok && q < len(holder.Passage.Fp) {
-				hfp := holder.Passage.Fp
-				lo, hi := pos, pos+1
-				for lo > r.Lo && q-(pos-lo)-1 >= 0 && fp[lo-1] == hfp[q-(pos-lo)-1] {
-					lo--
-				}
-				for hi < r.Hi && q+(hi-pos) < len(hfp) && fp[hi] == hfp[q+(hi-pos)] {
-					hi++
-				}
-				r = verify.Range{Lo: lo, Hi: hi}
-			}
+			r = heldRange(fp, pos, r, holder, h) // template.go
 		}
 		rs = append(rs, r)
 	}
@@ -223,12 +212,8 @@ func (p *Pipeline) reviseEarlier(ctx context.Context, j *job, o *Output) error {
 	for i, pl := range plans {
 		seqs[i] = pl.seq
 	}
-	var cur [][]byte
-	if err := p.retry(ctx, "read-verdicts", func(ctx context.Context) error {
-		var err error
-		cur, err = p.ix.Verdicts(ctx, seqs)
-		return err
-	}); err != nil {
+	cur, err := p.readVerdicts(ctx, seqs) // correct.go
+	if err != nil {
 		return err
 	}
 	var (
@@ -273,12 +258,8 @@ func (p *Pipeline) reviseEarlier(ctx context.Context, j *job, o *Output) error {
 	if len(rseqs) == 0 {
 		return nil
 	}
-	var revised []bool
-	if err := p.retry(ctx, "record-revisions", func(ctx context.Context) error {
-		var err error
-		revised, err = rv.ReviseVerdicts(ctx, rseqs, old, recs)
-		return err
-	}); err != nil {
+	revised, err := p.reviseVerdicts(ctx, "record-revisions", rv, rseqs, old, recs)
+	if err != nil {
 		return err
 	}
 	n := 0
@@ -312,30 +293,7 @@ func (p *Pipeline) withdraws(j *job, r revision, id string) bool {
 // revisedEvent is the event of page id whose verdict is now rec, found by
 // job j: rec's kind, matches and cluster, marked as a revision.
 func (p *Pipeline) revisedEvent(id string, rec *verdictRecord, withdrawn []string, j *job) *Event {
-	ev := &Event{
-		ID:          id,
-		Kind:        KindUnique,
-		Cluster:     rec.Cluster,
-		Matches:     rec.Matches,
-		Params:      p.cfg.Params,
-		At:          time.UnixMilli(rec.At).UTC(),
-		Abridged:    rec.Abridged,
-		Truncated:   rec.Truncated,
-		Unverified:  rec.Unverified,
-		Settled:     rec.Settled,
-		CommonKeys:  rec.CommonKeys,
-		CommonShare: float64(rec.CommonShare) / 1000,
-		Revised:     true,
-		Withdrawn:   withdrawn,
-		RevisedBy:   j.item.Doc.ID,
-	}
-	if ev.Cluster == "" {
-		ev.Cluster = id
-	}
-	if len(rec.Matches) > 0 {
-		b := rec.Matches[0]
-		sc := b.Scores
-		ev.Kind, ev.DuplicateOf, ev.Method, ev.Scores = b.Kind, b.ID, b.Method, &sc
-	}
+	ev := p.recordedEvent(id, rec)
+	ev.Revised, ev.Withdrawn, ev.RevisedBy = true, withdrawn, j.item.Doc.ID
 	return ev
 }

@@ -654,22 +654,32 @@ func (p *Pipeline) templateRanges(j *job, as []sketch.Anchor, template []uint32,
 		pos := int(a.Pos)
 		r := verify.Range{Lo: max(pos-(w-1), 0), Hi: min(pos+w, n)}
 		if f := holders[h]; f != nil && len(fp) == n {
-			if q, ok := anchorPos(f, h); ok && q < len(f.Passage.Fp) {
-				ffp := f.Passage.Fp
-				lo, hi := pos, pos+1
-				for lo > r.Lo && q-(pos-lo)-1 >= 0 && fp[lo-1] == ffp[q-(pos-lo)-1] {
-					lo--
-				}
-				for hi < r.Hi && q+(hi-pos) < len(ffp) && fp[hi] == ffp[q+(hi-pos)] {
-					hi++
-				}
-				r = verify.Range{Lo: lo, Hi: hi}
-			}
+			r = heldRange(fp, pos, r, f, h)
 		}
 		rs = append(rs, r)
 	}
 	slices.SortFunc(rs, func(a, b verify.Range) int { return a.Lo - b.Lo })
 	return rs
+}
+
+// heldRange narrows r, the window around position pos of a page whose
+// per-position fingerprints are fp, to the text around it that holder
+// holds around its anchor whose stored hash is h (their fingerprints
+// agree); r as it is when holder has no such anchor.
+func heldRange(fp []byte, pos int, r verify.Range, holder *sketch.Features, h uint32) verify.Range {
+	q, ok := anchorPos(holder, h)
+	if !ok || q >= len(holder.Passage.Fp) {
+		return r
+	}
+	hfp := holder.Passage.Fp
+	lo, hi := pos, pos+1
+	for lo > r.Lo && q-(pos-lo)-1 >= 0 && fp[lo-1] == hfp[q-(pos-lo)-1] {
+		lo--
+	}
+	for hi < r.Hi && q+(hi-pos) < len(hfp) && fp[hi] == hfp[q+(hi-pos)] {
+		hi++
+	}
+	return verify.Range{Lo: lo, Hi: hi}
 }
 
 // recordRanges returns the passages of page f around the anchors its
