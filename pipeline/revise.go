@@ -72,27 +72,23 @@ func firstOfSite(seqs []uint64, i int) bool {
 	return true
 }
 
-// mergeRecords returns the record body that marks what body (a record
-// body of page f) and had (a whole record of f, nil: none) mark.
-func mergeRecords(f *sketch.Features, had, body []byte) []byte {
-	if had == nil {
-		return body
+// planTemplate returns what a revision of page f leaves out: what body
+// (the record body document finder just found for f) and had (f's
+// record, nil: none) mark.
+func planTemplate(f *sketch.Features, finder uint64, had, body []byte) (templateRec, bool) {
+	b, ok := decodeTemplateRec(index.AppendTemplate(nil, finder, body), f)
+	if !ok || had == nil {
+		return b, ok
 	}
-	a, ok := decodeTemplateRec(had, f)
-	if !ok {
-		return body
+	if a, ok := decodeTemplateRec(had, f); ok {
+		for i := range b.anchors {
+			b.anchors[i] = b.anchors[i] || a.anchors[i]
+		}
+		for i := range b.shingles {
+			b.shingles[i] = b.shingles[i] || a.shingles[i]
+		}
 	}
-	b, ok := decodeTemplateRec(index.AppendTemplate(nil, 0, body), f)
-	if !ok {
-		return body
-	}
-	for i := range a.anchors {
-		a.anchors[i] = a.anchors[i] || b.anchors[i]
-	}
-	for i := range a.shingles {
-		a.shingles[i] = a.shingles[i] || b.shingles[i]
-	}
-	return appendTemplateRec(nil, a)
+	return b, true
 }
 
 // revision is an earlier page of a document's site whose template record
@@ -110,14 +106,9 @@ type revision struct {
 }
 
 // planRevision notes on j that page f (seq, id), an earlier page of its
-// site, has the template record body rec from now on: once j's verdict
-// is recorded, f's partial matches among j's candidates are verified
-// again without the template.
-func (p *Pipeline) planRevision(j *job, seq uint64, id string, f *sketch.Features, body []byte) {
-	r, ok := decodeTemplateRec(index.AppendTemplate(nil, j.res.Seq, body), f)
-	if !ok {
-		return
-	}
+// site, has the template r (planTemplate): once j's verdict is recorded,
+// f's partial matches among j's candidates are verified again without it.
+func (p *Pipeline) planRevision(j *job, seq uint64, id string, f *sketch.Features, r templateRec) {
 	d := &verify.Discount{
 		Common:   p.heldRanges(f, r.templateAnchors(f), j.feats),
 		Shingles: r.templateShingles(f),
@@ -134,16 +125,11 @@ func (p *Pipeline) planRevision(j *job, seq uint64, id string, f *sketch.Feature
 }
 
 // planLinkRevisions notes on j that the earlier pages among its candidates
-// that came after page f (seq, id) and hold text f's new record body
-// marks as template (f's site's frame) have their partial link to f, if
+// that came after page f (seq, id) and hold text its template r marks (f's site's frame) have their partial link to f, if
 // any, verified again without that text, as a page that knows the frame
 // from f's record leaves it out (adopted, template.go). feats returns a
 // candidate's decoded features.
-func (p *Pipeline) planLinkRevisions(j *job, seq uint64, id string, f *sketch.Features, body []byte, feats func(c *index.Candidate) *sketch.Features) {
-	r, ok := decodeTemplateRec(index.AppendTemplate(nil, j.res.Seq, body), f)
-	if !ok {
-		return
-	}
+func (p *Pipeline) planLinkRevisions(j *job, seq uint64, id string, f *sketch.Features, r templateRec, feats func(c *index.Candidate) *sketch.Features) {
 	tpl := r.templateAnchors(f)
 	own := verify.Template{Content: f.Content, Tokens: f.Tokens, Shingles: r.templateShingles(f)}
 	for ci := range j.cands[:min(j.earlier, len(j.cands))] {

@@ -236,9 +236,10 @@ func (p *Pipeline) siteTemplates(jobs []*job, feats func(c *index.Candidate) *sk
 			// is written, or, when it wrote its own, by its site's second
 			// page: with what the site's pages now show of its frame.
 			if firstOfSite(sameSeqs, i) && (wrote || had != nil && len(same) == 1) {
-				rec = mergeRecords(same[i], had, rec)
-				p.planRevision(j, sameSeqs[i], sameIDs[i], same[i], rec)             // revise.go
-				p.planLinkRevisions(j, sameSeqs[i], sameIDs[i], same[i], rec, feats) // revise.go
+				if r, ok := planTemplate(same[i], j.res.Seq, had, rec); ok { // revise.go
+					p.planRevision(j, sameSeqs[i], sameIDs[i], same[i], r)
+					p.planLinkRevisions(j, sameSeqs[i], sameIDs[i], same[i], r, feats)
+				}
 			}
 		}
 	}
