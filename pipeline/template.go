@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/neardup/neardup/extract"
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/sketch"
 	"github.com/neardup/neardup/verify"
@@ -66,13 +67,18 @@ import (
 
 // pageHost returns the hash of the host of doc's url, or, without one, of
 // its id when the id is an absolute http or https URL (a crawler that keys
-// its pages by their address); 0 when neither names a host.
+// its pages by their address), or of the address an HTML page gives
+// itself (its canonical link or og:url: extract.PageURL); 0 when none
+// names a host.
 func pageHost(doc Document) uint64 {
 	if doc.URL != "" {
 		return hostOf(doc.URL)
 	}
 	if u, err := url.Parse(doc.ID); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
 		return hostOf(doc.ID)
+	}
+	if doc.IsHTML {
+		return hostOf(extract.PageURL(doc.Text))
 	}
 	return 0
 }

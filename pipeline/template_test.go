@@ -45,6 +45,13 @@ func TestPageHost(t *testing.T) {
 		{Document{ID: "example.org/2"}, ""},
 		{Document{ID: "ftp://example.org/2"}, ""},
 		{Document{ID: "source-document01238.txt"}, ""},
+		// An HTML page without a url: the address it gives itself.
+		{Document{ID: "p1", IsHTML: true, Text: []byte(`<head><link rel="canonical" href="https://www.news.example/a/1"></head><body><p>x</p></body>`)}, "https://news.example/"},
+		{Document{ID: "p2", IsHTML: true, Text: []byte(`<head><meta property="og:url" content="https://news.example/a/2"></head>`)}, "https://news.example/"},
+		{Document{ID: "p3", URL: "https://other.example/3", IsHTML: true, Text: []byte(`<head><link rel="canonical" href="https://news.example/a/3"></head>`)}, "https://other.example/"},
+		{Document{ID: "p4", IsHTML: true, Text: []byte(`<head><link rel="canonical" href="/a/4"></head>`)}, ""},
+		// Text is not markup: a canonical link in it names nothing.
+		{Document{ID: "p5", Text: []byte(`<head><link rel="canonical" href="https://news.example/a/5"></head>`)}, ""},
 	} {
 		want := hostOf(tc.host)
 		if got := pageHost(tc.doc); got != want {

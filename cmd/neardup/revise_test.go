@@ -40,9 +40,11 @@ func TestScanRevisions(t *testing.T) {
 		{"a2", "https://a.example/2", page("a", words(150))},
 		{"c2", "https://c.example/2", join(head["c"], words(150), foot["c"])},
 	}
-	// As the crawler sends them (url fields), and keyed by their url
-	// alone (an id that is an absolute URL stands for the url).
-	for _, byURL := range []bool{false, true} {
+	// As the crawler sends them (url fields), keyed by their url alone
+	// (an id that is an absolute URL stands for the url), and as HTML
+	// pages that give their address only in their canonical link.
+	for _, how := range []string{"url", "id", "canonical"} {
+		byURL := how == "id"
 		name := func(id, url string) string {
 			if byURL {
 				return url
@@ -52,8 +54,11 @@ func TestScanRevisions(t *testing.T) {
 		var in strings.Builder
 		for _, d := range docs {
 			rec := map[string]string{"id": d.id, "url": d.url, "text": d.text}
-			if byURL {
+			switch how {
+			case "id":
 				rec = map[string]string{"id": d.url, "text": d.text}
+			case "canonical":
+				rec = map[string]string{"id": d.id, "html": fmt.Sprintf(`<!DOCTYPE html><html><head><title>%s</title><link rel="canonical" href="%s"></head><body><article><p>%s</p></article></body></html>`, d.id, d.url, d.text)}
 			}
 			b, err := json.Marshal(rec)
 			if err != nil {
@@ -94,7 +99,7 @@ func TestScanRevisions(t *testing.T) {
 		c1 := name("c1", docs[2].url)
 		want := []string{a1 + " partial " + b1, c1 + " partial " + b1, fmt.Sprintf("revised %s unique withdrawn [%s] by %s", a1, b1, a2)}
 		if !slices.Equal(got, want) {
-			t.Errorf("ids as urls %v: scan printed\n%s\nwant\n%s", byURL, strings.Join(got, "\n"), strings.Join(want, "\n"))
+			t.Errorf("site given by %s: scan printed\n%s\nwant\n%s", how, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
 	}
 }
