@@ -466,6 +466,7 @@ func (p *Pipeline) markSources(jobs []*job, feats func(c *index.Candidate) *sket
 		}
 	}
 	for _, j := range jobs {
+		p.firstHolder(j, feats)                // holders.go
 		p.genericText(j, feats, &p.anchorBits) // generic.go
 		p.copyOwnLinks(j, feats, &p.anchorBits)
 		j.overlaps = nil // overlap.go: the two rules' shared comparisons
