@@ -18,7 +18,7 @@ import (
 // Once three documents hold the article its keys are common, and a
 // common passage of a page with a url that its site rules leave is
 // evidence against its first holder on another site (pipeline/holders.go):
-// before, the count of documents holding it made it template, and 3 of
+// before, the count of documents holding it made it template, and 2 of
 // these copies came out unique.
 func TestSyndicatedHundredTimes(t *testing.T) {
 	dir := dataset.Dir(t, SetGutenberg)
