@@ -331,6 +331,13 @@ func slug(title string) string {
 func (s *Sites) add(p *Page, id string) {
 	p.ID = strings.ToLower(id)
 	p.URL = "https://" + p.ID
+	p.trace()
+	s.Pages = append(s.Pages, p)
+	s.byID[p.ID] = p
+}
+
+// trace records where the words of p's article come from (origin, segs).
+func (p *Page) trace() {
 	p.origin, p.segs = map[int64]bool{}, map[int32]bool{}
 	for _, par := range p.Paragraphs {
 		for _, w := range par {
@@ -340,8 +347,6 @@ func (s *Sites) add(p *Page, id string) {
 			}
 		}
 	}
-	s.Pages = append(s.Pages, p)
-	s.byID[p.ID] = p
 }
 
 // nearCopy makes p a near copy of an earlier page: one of its own site

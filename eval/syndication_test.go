@@ -64,15 +64,7 @@ func TestSyndicatedHundredTimes(t *testing.T) {
 		}
 		taken[p.Site] = true
 		syndicate(r, p, a, r.IntN(2) == 0)
-		p.origin, p.segs = map[int64]bool{}, map[int32]bool{}
-		for _, par := range p.Paragraphs {
-			for _, w := range par {
-				if w.seg >= 0 {
-					p.origin[originKey(w.seg, w.pos)] = true
-					p.segs[w.seg] = true
-				}
-			}
-		}
+		p.trace()
 		copies = append(copies, p)
 	}
 	if len(copies) < 100 {

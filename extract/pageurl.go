@@ -39,18 +39,7 @@ func PageURL(page []byte) string {
 				if !hasAttr {
 					continue
 				}
-				var rel, href string
-				for more := true; more; {
-					var k, v []byte
-					k, v, more = z.TagAttr()
-					switch string(k) {
-					case "rel":
-						rel = string(v)
-					case "href":
-						href = string(v)
-					}
-				}
-				if hasToken(rel, "canonical") {
+				if rel, href := attrPair(z, "rel", "href"); hasToken(rel, "canonical") {
 					if u := absolute(href); u != "" {
 						return u
 					}
@@ -59,23 +48,28 @@ func PageURL(page []byte) string {
 				if !hasAttr || og != "" {
 					continue
 				}
-				var prop, content string
-				for more := true; more; {
-					var k, v []byte
-					k, v, more = z.TagAttr()
-					switch string(k) {
-					case "property":
-						prop = string(v)
-					case "content":
-						content = string(v)
-					}
-				}
-				if strings.EqualFold(strings.TrimSpace(prop), "og:url") {
+				if prop, content := attrPair(z, "property", "content"); strings.EqualFold(strings.TrimSpace(prop), "og:url") {
 					og = absolute(content)
 				}
 			}
 		}
 	}
+}
+
+// attrPair returns the values of the current tag's attributes named a
+// and b ("" when absent), reading all its attributes.
+func attrPair(z *html.Tokenizer, a, b string) (va, vb string) {
+	for more := true; more; {
+		var k, v []byte
+		k, v, more = z.TagAttr()
+		switch string(k) {
+		case a:
+			va = string(v)
+		case b:
+			vb = string(v)
+		}
+	}
+	return va, vb
 }
 
 // hasToken reports whether the space-separated list rel holds tok, in
