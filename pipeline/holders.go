@@ -51,6 +51,7 @@ func (p *Pipeline) firstHolder(j *job, feats func(*index.Candidate) *sketch.Feat
 	inTemplate := func(pos int) bool {
 		return slices.ContainsFunc(j.siteTemplate, func(r verify.Range) bool { return r.Lo <= pos && pos < r.Hi })
 	}
+	held := make([][]uint32, len(cands)) // each candidate's anchors, once
 	common := d.Common
 	for _, r := range common {
 		var hs []uint32 // the passage's anchors outside the template
@@ -69,7 +70,10 @@ func (p *Pipeline) firstHolder(j *job, feats func(*index.Candidate) *sketch.Feat
 			if f == nil || first >= 0 && cands[i].Seq > cands[first].Seq {
 				continue
 			}
-			if len(intersect(hs, anchorSet(f.Passage.Anchors))) >= minRun { // template.go
+			if held[i] == nil {
+				held[i] = anchorSet(f.Passage.Anchors) // template.go
+			}
+			if len(intersect(hs, held[i])) >= minRun {
 				first = i
 			}
 		}
