@@ -36,6 +36,17 @@ func TestMarkSourcesFromIndex(t *testing.T) {
 			cands: []index.Candidate{{ID: "source", Seq: 1, Source: src}}, earlier: 1,
 			discount: &verify.Discount{}, commonShare: 0.9}
 	}
+	// own copies the source whole but little of it is common yet (a page
+	// of its own site's frame around a lightly edited copy); with a url
+	// (host) it finds the source all the same (findsSources).
+	own := func(host uint64) *job {
+		f := *feats
+		f.Host = host
+		return &job{entry: index.Entry{Anchors: keys}, feats: &f, sentenceBase: n,
+			res:   index.Result{Seq: 10, CommonAnchors: commonKeys[:5], CommonAnchorDocs: docs[:5]},
+			cands: []index.Candidate{{ID: "source", Seq: 1, Source: []byte{}}}, earlier: 1,
+			discount: &verify.Discount{Common: []verify.Range{{Lo: 0, Hi: 100}}}, commonShare: 0.1}
+	}
 	partial := func(src []byte, seq uint64) *job {
 		return &job{entry: index.Entry{Anchors: keys}, feats: feats, sentenceBase: n,
 			res:   index.Result{Seq: seq, CommonAnchors: commonKeys, CommonAnchorDocs: docs},
@@ -59,6 +70,8 @@ func TestMarkSourcesFromIndex(t *testing.T) {
 		{"a whole copy of a known source records nothing", []*job{whole(rec, 10)}, nil, []bool{false}},
 		{"an earlier whole copy records it again", []*job{whole(later, 10)}, []uint64{1}, []bool{false}},
 		{"a later job of the batch sees it", []*job{whole([]byte{}, 10), partial([]byte{}, 20)}, []uint64{1}, []bool{false, true}},
+		{"a page with a url copied whole records a new source", []*job{own(7)}, []uint64{1}, []bool{false}},
+		{"a document without a url, mostly its own text, records none", []*job{own(0)}, nil, []bool{false}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			p := &Pipeline{sources: newSourceSet(8)}
