@@ -116,6 +116,9 @@ const maxAlignPositions = 1<<31 - 1
 
 const fpMask = 1<<FpBits - 1
 
+// coverAll marks eight positions of PassageAligner.cover at once.
+const coverAll = 0x0101010101010101
+
 // Align finds the passages a and b share: seeds are positions where both
 // have an anchor with the same hash (winnowing guarantees one in every
 // shared run of at least w shingles); each seed is extended along its
@@ -394,13 +397,21 @@ func (al *PassageAligner) extend(s seed, fp fpPair, opt AlignOptions) AlignPassa
 				// Away from the ends: the next eight fingerprints at once,
 				// then the words of those that match, in order.
 				k := fp.words.sameAhead(i, j, dir, n)
+				if k == 8 {
+					// Eight positions of a, all inside it (ahead), covered
+					// at once.
+					if dir > 0 {
+						binary.LittleEndian.PutUint64(al.cover[i+1:], coverAll)
+					} else {
+						binary.LittleEndian.PutUint64(al.cover[i-8:], coverAll)
+					}
+					i, j = i+dir*8, j+dir*8
+					continue
+				}
 				for m := 1; m <= k; m++ {
 					al.cover[i+dir*m] = 1
 				}
 				i, j = i+dir*k, j+dir*k
-				if k == 8 {
-					continue
-				}
 				// The next position fails on its fingerprint or its word.
 			} else {
 				ni, nj := i+dir, j+dir
@@ -498,43 +509,32 @@ func resumeSlow(fp fpPair, i, j, dir int, opt AlignOptions, accept func(ri, rj, 
 
 // resumeWords is resume's search on whole words: for each drift, the
 // sixteen fingerprints past the break on both sides are compared eight
-// at a time (a byte a position), which gives the positions that match
-// as the high bit of their byte; ANDing the mask with itself shifted by
-// one to Resume−1 positions leaves the places where Resume matches
-// start. The nearest such place, over the drifts in their order, is what
-// resumeSlow finds. done is false when a read would leave either
-// document (near its ends): resumeSlow then decides. It returns the gap
-// and the drift of the place found.
+// at a time (a byte a position), which gives the positions that match as
+// sixteen bits (matchMask); ANDing the mask with itself shifted
+// (runStarts) leaves the places where Resume matches start. The nearest
+// such place, over the drifts in their order, is what resumeSlow finds:
+// a drift after the first wins only with a place nearer than the best so
+// far, so the gaps it may take narrow to those, and once a place is
+// found at the first gap no later drift is read. done is false when a
+// read would leave either document (near its ends): resumeSlow then
+// decides. It returns the gap and the drift of the place found.
 func resumeWords(fp fpPair, i, j, dir int, opt AlignOptions) (g, dd int, found, done bool) {
 	drift := opt.Drift
 	a0, a1, ok := resumeWindow(fp, i, j, dir, drift)
 	if !ok {
 		return 0, 0, false, false
 	}
-	gaps := uint64(1)<<(8*min(opt.Gap, 8)) - 1 // starts 0 … Gap−1, as bytes
-	if opt.Gap >= 8 {
-		gaps = ^uint64(0)
-	}
-	gapsHi := uint64(0)
-	if opt.Gap > 8 {
-		gapsHi = uint64(1)<<(8*(opt.Gap-8)) - 1
-	}
+	r := opt.Resume
+	gaps := uint32(1)<<min(opt.Gap, resumeSpan) - 1 // starts 0 … Gap−1 a bit each
 	best, bestDD := resumeSpan, 0
-	for d := 0; d <= drift; d++ {
-		for _, x := range [2]int{d, -d} {
+	for d := 0; d <= drift && gaps != 0; d++ {
+		for x := d; ; x = -x {
 			b0, b1 := driftWindow(fp, j, x, dir)
-			s0, s1 := runStarts(a0, a1, b0, b1, opt.Resume)
-			s0, s1 = s0&gaps, s1&gapsHi
-			t := resumeSpan
-			if s0 != 0 {
-				t = bits.TrailingZeros64(s0) / 8
-			} else if s1 != 0 {
-				t = 8 + bits.TrailingZeros64(s1)/8
+			if s := runStarts(matchMask(a0^b0, a1^b1), r) & gaps; s != 0 {
+				best, bestDD = bits.TrailingZeros32(s), x
+				gaps = 1<<best - 1
 			}
-			if t < best {
-				best, bestDD = t, x
-			}
-			if d == 0 {
+			if x <= 0 {
 				break
 			}
 		}
@@ -576,23 +576,42 @@ func driftWindow(fp fpPair, j, x, dir int) (b0, b1 uint64) {
 	return bits.ReverseBytes64(le64(fp.b[o-8:])), bits.ReverseBytes64(le64(fp.b[o-16:]))
 }
 
-// runStarts returns, as the high bit of bytes 0 … 15 of (s0, s1), the
-// places where resume consecutive positions match when a0, a1 and b0, b1
-// hold sixteen positions of each side (a byte each, the nearest in the
-// low byte): the positions that match ANDed with themselves shifted by
-// one to resume−1 positions, the two words shifted as one 128-bit value,
-// a byte a step (a place whose positions reach past the sixteenth does
-// not match).
-func runStarts(a0, a1, b0, b1 uint64, resume int) (s0, s1 uint64) {
-	m0, m1 := matchBytes(a0^b0), matchBytes(a1^b1)
-	s0, s1 = m0, m1
-	for k := 1; k < resume; k++ {
-		m0 = m0>>8 | m1<<56
-		m1 >>= 8
-		s0 &= m0
-		s1 &= m1
+// matchMask returns which of sixteen positions match, a bit each (the
+// nearest in bit 0), given x0 and x1, the XOR of both sides' fingerprints
+// for positions 1 … 8 and 9 … 16 (a byte each, the nearest in the low
+// byte).
+func matchMask(x0, x1 uint64) uint32 {
+	return gatherBytes(matchBytes(x0)) | gatherBytes(matchBytes(x1))<<8
+}
+
+// gatherBytes packs the high bits of x's bytes into eight bits, byte k's
+// into bit k: multiplied by the constant, bit 8k moves to bit 8k+7i+7
+// for each i, all different, so nothing carries, and bit 56+k is byte k's
+// (i = 7−k).
+func gatherBytes(x uint64) uint32 {
+	return uint32((x >> 7) * 0x0102040810204080 >> 56)
+}
+
+// runStarts returns, a bit each, the places where resume consecutive
+// positions match, given m, which of sixteen positions match (a bit
+// each, the nearest in bit 0; a place whose positions reach past the
+// sixteenth does not match): m ANDed with itself shifted. The shifts
+// double: after m is ANDed with itself shifted by h, a place's bit says
+// that 2h positions from it match; a last shift by resume − h (at most h)
+// makes it resume.
+func runStarts(m uint32, resume int) uint32 {
+	if resume == 4 { // the default
+		m &= m >> 1
+		return m & (m >> 2)
 	}
-	return s0, s1
+	h := 1
+	for ; 2*h <= resume; h *= 2 {
+		m &= m >> h
+	}
+	if h < resume {
+		m &= m >> (resume - h)
+	}
+	return m
 }
 
 // resumeAccept is resumeSlow with accept: the first place in its order
@@ -612,30 +631,28 @@ func resumeAccept(fp fpPair, i, j, dir int, opt AlignOptions, accept func(ri, rj
 	}
 	// The places of each drift, in resumeSlow's order of drifts, and
 	// which gaps have one on some drift.
-	var starts [2*maxWordDrift + 1][2]uint64
+	var starts [2*maxWordDrift + 1]uint32
 	var drifts [2*maxWordDrift + 1]int
-	var any0, any1 uint64
+	var anyAt uint32
 	n := 0
 	for d := 0; d <= drift; d++ {
-		for _, x := range [2]int{d, -d} {
+		for x := d; ; x = -x {
 			b0, b1 := driftWindow(fp, j, x, dir)
-			s0, s1 := runStarts(a0, a1, b0, b1, opt.Resume)
-			starts[n], drifts[n] = [2]uint64{s0, s1}, x
-			any0, any1 = any0|s0, any1|s1
+			starts[n], drifts[n] = runStarts(matchMask(a0^b0, a1^b1), opt.Resume), x
+			anyAt |= starts[n]
 			n++
-			if d == 0 {
+			if x <= 0 {
 				break
 			}
 		}
 	}
 	for g := 1; g <= opt.Gap; g++ {
-		t := g - 1 // the byte of gap g
-		bit := uint64(0x80) << (8 * (t % 8))
-		if anyAt := [2]uint64{any0, any1}[t/8]; anyAt&bit == 0 {
+		bit := uint32(1) << (g - 1) // the place of gap g
+		if anyAt&bit == 0 {
 			continue
 		}
 		for k := range n {
-			if starts[k][t/8]&bit == 0 {
+			if starts[k]&bit == 0 {
 				continue
 			}
 			ri, rj := i+dir*g, j+dir*(g+drifts[k])

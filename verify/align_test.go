@@ -3,6 +3,7 @@ package verify
 import (
 	"cmp"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -475,4 +476,57 @@ func randWords(r *rand.Rand, n, maxLen int) (starts, ends []uint32) {
 		starts, ends = append(starts, s), append(ends, end)
 	}
 	return starts, ends
+}
+
+// runStartsRef is runStarts as first written: the mask ANDed with itself
+// shifted by one position, resume − 1 times.
+func runStartsRef(a0, a1, b0, b1 uint64, resume int) (s0, s1 uint64) {
+	m0, m1 := matchBytes(a0^b0), matchBytes(a1^b1)
+	s0, s1 = m0, m1
+	for k := 1; k < resume; k++ {
+		m0 = m0>>8 | m1<<56
+		m1 >>= 8
+		s0 &= m0
+		s1 &= m1
+	}
+	return s0, s1
+}
+
+// TestRunStartsReference holds runStarts, on sixteen bits whose shifts
+// double, to the shifts by one a byte a position, for every resume from 1
+// to 8, on windows where most positions match (so that long runs are
+// common).
+func TestRunStartsReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(107, 108))
+	// A byte that matches 0 with probability 7/8 in its low FpBits.
+	fps := func() uint64 {
+		var x uint64
+		for k := range 8 {
+			if r.IntN(8) == 0 {
+				x |= uint64(1+r.IntN(fpMask)) << (8 * k)
+			}
+			x |= uint64(r.IntN(32)) << (8*k + FpBits) // noise above
+		}
+		return x
+	}
+	places := 0
+	for range 20000 {
+		a0, a1, b0, b1 := fps(), fps(), fps(), fps()
+		for resume := 1; resume <= 8; resume++ {
+			w0, w1 := runStartsRef(a0, a1, b0, b1, resume)
+			var want uint32 // the high bit of byte k of (w0, w1) as bit k
+			for k := range 16 {
+				if [2]uint64{w0, w1}[k/8]>>(8*(k%8)+7)&1 != 0 {
+					want |= 1 << k
+				}
+			}
+			if got := runStarts(matchMask(a0^b0, a1^b1), resume); got != want {
+				t.Fatalf("resume %d on %#x %#x / %#x %#x: runStarts %#04x, by one a byte a position %#04x", resume, a0, a1, b0, b1, got, want)
+			}
+			places += bits.OnesCount32(want)
+		}
+	}
+	if places < 100000 {
+		t.Errorf("%d places: the test covers too little", places)
+	}
 }
