@@ -103,6 +103,9 @@ type PassageAligner struct {
 	aKey   any
 	chains []AlignPassage
 	cover  []byte // 1: a position of a matched in a run, else 0
+	// The lengths of a's words (built with byHash, for aKey) and of b's
+	// (each call): what extend compares of the words.
+	lensA, lensB []uint32
 }
 
 type seed struct{ a, b int }
@@ -155,6 +158,7 @@ func (al *PassageAligner) alignKeyed(dst []AlignPassage, a, b AlignSide, opt Ali
 			}
 		}
 		slices.Sort(al.byHash)
+		al.lensA = wordLens(al.lensA, a)
 		al.aKey = key
 	}
 	// The seeds as one word each, sorted by diagonal (b − a, biased to
@@ -177,7 +181,12 @@ func (al *PassageAligner) alignKeyed(dst []AlignPassage, a, b AlignSide, opt Ali
 	al.chains = al.chains[:0]
 	al.cover = slices.Grow(al.cover[:0], len(a.Fp))[:len(a.Fp)]
 	clear(al.cover)
-	match := fpPair{a: a.Fp, b: b.Fp, words: wordsOf(a, b)}
+	var words *wordPair
+	if w, ok := wordsOf(a, b); ok {
+		al.lensB = wordLens(al.lensB, b)
+		words = &wordPair{al.lensA, al.lensB, w}
+	}
+	match := fpPair{a: a.Fp, b: b.Fp, words: words}
 	for _, k := range al.seeds {
 		a := int(uint32(k))
 		s := seed{a, int(int64(k>>32)-diagBias) + a}
@@ -251,22 +260,35 @@ type fpPair struct {
 	words *wordPair
 }
 
-// wordPair is where the words of both sides lie (AlignSide.Starts and
-// Ends) and the shingle width k they imply.
+// wordPair is the lengths of the words of both sides (AlignSide.Ends −
+// Starts, wordLens) and the shingle width k they imply: all extend
+// compares of the words.
 type wordPair struct {
-	sa, ea, sb, eb []uint32
-	k              int
+	la, lb []uint32
+	k      int
 }
 
-// wordsOf returns the words of a and b, nil when either side has none or
-// they do not fit its positions (a shingle width k ≥ 1, the same on both
-// sides).
-func wordsOf(a, b AlignSide) *wordPair {
+// wordsOf returns the shingle width the words of a and b imply; ok is
+// false when either side has none or they do not fit its positions (a
+// shingle width k ≥ 1, the same on both sides).
+func wordsOf(a, b AlignSide) (k int, ok bool) {
 	ka, kb := len(a.Starts)-len(a.Fp)+1, len(b.Starts)-len(b.Fp)+1
 	if len(a.Ends) != len(a.Starts) || len(b.Ends) != len(b.Starts) || ka < 1 || ka != kb || len(a.Starts) == 0 {
-		return nil
+		return 0, false
 	}
-	return &wordPair{a.Starts, a.Ends, b.Starts, b.Ends, ka}
+	return ka, true
+}
+
+// wordLens returns the lengths of s's words, Ends[w] − Starts[w] as
+// uint32 (what sameNewWord compares), in dst's memory.
+func wordLens(dst []uint32, s AlignSide) []uint32 {
+	n := min(len(s.Starts), len(s.Ends))
+	dst = slices.Grow(dst[:0], n)[:n]
+	starts, ends := s.Starts[:n], s.Ends[:n]
+	for w := range dst {
+		dst[w] = ends[w] - starts[w]
+	}
+	return dst
 }
 
 // sameNewWord reports whether the word that shingle position i of a and j
@@ -290,10 +312,10 @@ func (w *wordPair) sameNewWord(i, j, dir int) bool {
 	if dir > 0 {
 		i, j = i+w.k-1, j+w.k-1
 	}
-	if i < 0 || j < 0 || i >= len(w.sa) || j >= len(w.sb) {
+	if i < 0 || j < 0 || i >= len(w.la) || j >= len(w.lb) {
 		return true
 	}
-	return w.ea[i]-w.sa[i] == w.eb[j]-w.sb[j]
+	return w.la[i] == w.lb[j]
 }
 
 // sameAhead returns how many of the n ≤ 8 positions after (i, j) in
@@ -309,20 +331,24 @@ func (w *wordPair) sameAhead(i, j, dir, n int) int {
 	if dir > 0 {
 		xa, xb = i+w.k, j+w.k // those positions i+1 … i+8 add going on
 	}
-	if xa < 0 || xb < 0 || xa+8 > len(w.sa) || xb+8 > len(w.sb) || xa+8 > len(w.ea) || xb+8 > len(w.eb) {
+	if xa < 0 || xb < 0 || xa+8 > len(w.la) || xb+8 > len(w.lb) {
 		k := 0 // not eight words on a side: a position at a time
 		for k < n && w.sameNewWord(i+dir*(k+1), j+dir*(k+1), dir) {
 			k++
 		}
 		return k
 	}
-	sa, ea, sb, eb := w.sa[xa:xa+8], w.ea[xa:xa+8], w.sb[xb:xb+8], w.eb[xb:xb+8]
-	for m := range min(n, 8) {
-		x := m // going on, the nearest word first
-		if dir < 0 {
-			x = 7 - m
+	la, lb := (*[8]uint32)(w.la[xa:]), (*[8]uint32)(w.lb[xb:])
+	if dir > 0 { // the nearest word first
+		for m := range min(n, 8) {
+			if la[m] != lb[m] {
+				return m
+			}
 		}
-		if ea[x]-sa[x] != eb[x]-sb[x] {
+		return n
+	}
+	for m := range min(n, 8) {
+		if la[7-m] != lb[7-m] {
 			return m
 		}
 	}
@@ -346,12 +372,16 @@ func (w *wordPair) sameRun(i, j, dir, n int) bool {
 	if dir < 0 {
 		lo, lob = i-n+1, j-n+1
 	}
-	for m := range w.k + n - 1 {
+	l := w.k + n - 1
+	if lo >= 0 && lob >= 0 && lo+l <= len(w.la) && lob+l <= len(w.lb) {
+		return slices.Equal(w.la[lo:lo+l], w.lb[lob:lob+l])
+	}
+	for m := range l {
 		x, y := lo+m, lob+m
-		if x < 0 || y < 0 || x >= len(w.sa) || y >= len(w.sb) {
+		if x < 0 || y < 0 || x >= len(w.la) || y >= len(w.lb) {
 			continue
 		}
-		if w.ea[x]-w.sa[x] != w.eb[y]-w.sb[y] {
+		if w.la[x] != w.lb[y] {
 			return false
 		}
 	}

@@ -394,7 +394,8 @@ func TestSameAheadMatchesOneAtATime(t *testing.T) {
 		na, nb := 1+r.IntN(40), 1+r.IntN(40)
 		sa, ea := words(na + k - 1)
 		sb, eb := words(nb + k - 1)
-		w := &wordPair{sa, ea, sb, eb, k}
+		w := newWordPair(sa, ea, sb, eb, k)
+		ref := &wordsRef{sa, ea, sb, eb, k}
 		i, j := r.IntN(na+2)-1, r.IntN(nb+2)-1
 		for _, dir := range []int{-1, 1} {
 			if _, ok := (fpPair{a: make([]byte, na), b: make([]byte, nb)}).ahead(i, j, dir); !ok {
@@ -402,7 +403,7 @@ func TestSameAheadMatchesOneAtATime(t *testing.T) {
 			}
 			n := r.IntN(9)
 			want := 0
-			for want < n && w.sameNewWord(i+dir*(want+1), j+dir*(want+1), dir) {
+			for want < n && ref.sameNewWord(i+dir*(want+1), j+dir*(want+1), dir) {
 				want++
 			}
 			if got := w.sameAhead(i, j, dir, n); got != want {
@@ -420,12 +421,33 @@ func TestSameAheadMatchesOneAtATime(t *testing.T) {
 	}
 }
 
-// sameRunRef is sameRun as first written, a shingle's words and then
-// each next position's word through sameNewWord.
-func (w *wordPair) sameRunRef(i, j, dir, n int) bool {
-	if w == nil {
+// wordsRef is wordPair as first written: where the words lie on both
+// sides (AlignSide.Starts and Ends), their lengths taken at each test.
+type wordsRef struct {
+	sa, ea, sb, eb []uint32
+	k              int
+}
+
+// newWordPair is the wordPair of words at starts and ends.
+func newWordPair(sa, ea, sb, eb []uint32, k int) *wordPair {
+	return &wordPair{wordLens(nil, AlignSide{Starts: sa, Ends: ea}), wordLens(nil, AlignSide{Starts: sb, Ends: eb}), k}
+}
+
+// sameNewWord is wordPair.sameNewWord as first written, on the words'
+// ranges.
+func (w *wordsRef) sameNewWord(i, j, dir int) bool {
+	if dir > 0 {
+		i, j = i+w.k-1, j+w.k-1
+	}
+	if i < 0 || j < 0 || i >= len(w.sa) || j >= len(w.sb) {
 		return true
 	}
+	return w.ea[i]-w.sa[i] == w.eb[j]-w.sb[j]
+}
+
+// sameRunRef is sameRun as first written, a shingle's words and then
+// each next position's word through sameNewWord, on the words' ranges.
+func (w *wordsRef) sameRunRef(i, j, dir, n int) bool {
 	for m := 0; m < w.k; m++ {
 		if !w.sameNewWord(i-dir*m, j-dir*m, dir) {
 			return false
@@ -449,9 +471,9 @@ func TestSameRunReference(t *testing.T) {
 		k := 1 + r.IntN(6)
 		sa, ea := words(r.IntN(30))
 		sb, eb := words(r.IntN(30))
-		w := &wordPair{sa, ea, sb, eb, k}
+		w := newWordPair(sa, ea, sb, eb, k)
 		i, j, dir, n := r.IntN(36)-3, r.IntN(36)-3, 1-2*r.IntN(2), r.IntN(6)
-		want := w.sameRunRef(i, j, dir, n)
+		want := (&wordsRef{sa, ea, sb, eb, k}).sameRunRef(i, j, dir, n)
 		if got := w.sameRun(i, j, dir, n); got != want {
 			t.Fatalf("k %d, (%d, %d) dir %d n %d on %d/%d words: sameRun %v, the reference %v", k, i, j, dir, n, len(sa), len(sb), got, want)
 		}
