@@ -485,16 +485,20 @@ func (al *PassageAligner) extend(s seed, fp fpPair, opt AlignOptions) AlignPassa
 // in direction dir: the first place (ri, rj) from which opt.Resume
 // positions match along the diagonal, ri at most opt.Gap positions on
 // and rj within opt.Drift of the diagonal, trying the nearest gap first
-// and, for one gap, the drifts 0, +1, −1, +2, −2, … in turn. Away from
-// the ends of the documents it reads sixteen positions of each diagonal
-// at once (resumeWords); resumeSlow is the same search, a try at a time.
+// and, for one gap, the drifts 0, +1, −1, +2, −2, … in turn. It reads
+// sixteen positions of each diagonal at once (resumeWords; near the ends
+// of the documents, resumeEdge) when the tries fit in them; resumeSlow
+// is the same search, a try at a time.
 func resume(fp fpPair, i, j, dir int, opt AlignOptions) (ri, rj int, found bool) {
 	if opt.Gap+opt.Resume <= resumeSpan+1 && opt.Resume <= 8 && opt.Drift <= maxWordDrift {
-		if g, dd, ok, done := resumeWords(fp, i, j, dir, opt); done && ok {
-			return i + dir*g, j + dir*(g+dd), true
-		} else if done {
-			return 0, 0, false
+		g, dd, ok, done := resumeWords(fp, i, j, dir, opt)
+		if !done {
+			g, dd, ok = resumeEdge(fp, i, j, dir, opt)
 		}
+		if ok {
+			return i + dir*g, j + dir*(g+dd), true
+		}
+		return 0, 0, false
 	}
 	return resumeSlow(fp, i, j, dir, opt, nil)
 }
@@ -573,6 +577,52 @@ func resumeWords(fp fpPair, i, j, dir int, opt AlignOptions) (g, dd int, found, 
 		return 0, 0, false, true
 	}
 	return best + 1, bestDD, true, true
+}
+
+// resumeEdge is resumeWords where a read of sixteen positions would
+// leave either document: the positions past the break are copied, a's
+// sixteen and b's over every drift, with which of them lie inside their
+// document, and a position outside either one does not match (as in
+// fpPair.match, so a place needs its Resume positions inside both).
+func resumeEdge(fp fpPair, i, j, dir int, opt AlignOptions) (g, dd int, found bool) {
+	drift := opt.Drift
+	// wa[p] is position i+dir·(p+1) of a; wb[p] is position
+	// j+dir·(p+1−drift) of b, so that drift x's p-th is wb[p+x+drift].
+	var wa [resumeSpan]byte
+	var wb [resumeSpan + 2*maxWordDrift]byte
+	var va uint32
+	var vb uint64
+	for p := range wa {
+		if q := i + dir*(p+1); q >= 0 && q < len(fp.a) {
+			wa[p], va = fp.a[q], va|1<<p
+		}
+	}
+	for p := range resumeSpan + 2*drift {
+		if q := j + dir*(p+1-drift); q >= 0 && q < len(fp.b) {
+			wb[p], vb = fp.b[q], vb|1<<p
+		}
+	}
+	a0, a1 := le64(wa[:]), le64(wa[8:])
+	r := opt.Resume
+	gaps := uint32(1)<<min(opt.Gap, resumeSpan) - 1
+	best, bestDD := resumeSpan, 0
+	for d := 0; d <= drift && gaps != 0; d++ {
+		for x := d; ; x = -x {
+			o := x + drift
+			m := matchMask(a0^le64(wb[o:]), a1^le64(wb[o+8:])) & va & uint32(vb>>o)
+			if s := runStarts(m, r) & gaps; s != 0 {
+				best, bestDD = bits.TrailingZeros32(s), x
+				gaps = 1<<best - 1
+			}
+			if x <= 0 {
+				break
+			}
+		}
+	}
+	if best == resumeSpan {
+		return 0, 0, false
+	}
+	return best + 1, bestDD, true
 }
 
 // resumeWindow returns the sixteen fingerprints of a past a break after

@@ -160,8 +160,9 @@ func TestAlignChanceOvershoot(t *testing.T) {
 // TestResumeWords: the word-at-a-time search for where a broken run
 // resumes finds what the search a try at a time finds, at every break of
 // copies with words changed, inserted and deleted, in both directions,
-// under the default options and others it handles; near the ends of the
-// documents it leaves the decision to the slow search.
+// under the default options and others it handles, near the ends of the
+// documents too (resumeEdge; one break in four is within 24 positions of
+// an end of a).
 func TestResumeWords(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 4))
 	// b is a with edits every few positions: substitutions, insertions
@@ -199,9 +200,15 @@ func TestResumeWords(t *testing.T) {
 		{Gap: 13, Resume: 4, Drift: 2},
 	} {
 		opt = opt.withDefaults()
-		fast, found := 0, 0
+		fast, edge, found := 0, 0, 0
 		for range 20000 {
 			i, dir := r.IntN(len(a)), 1-2*r.IntN(2)
+			if r.IntN(4) == 0 {
+				i = r.IntN(24)
+				if r.IntN(2) == 0 {
+					i = len(a) - 1 - i
+				}
+			}
 			j := min(max(i*len(b)/len(a)+r.IntN(9)-4, 0), len(b)-1)
 			wi, wj, wok := resumeSlow(fp, i, j, dir, opt, nil)
 			gi, gj, gok := resume(fp, i, j, dir, opt)
@@ -217,13 +224,15 @@ func TestResumeWords(t *testing.T) {
 			}
 			if _, _, _, done := resumeWords(fp, i, j, dir, opt); done {
 				fast++
+			} else if _, _, ok := resumeEdge(fp, i, j, dir, opt); ok {
+				edge++
 			}
 			if gok {
 				found++
 			}
 		}
-		if fast < 15000 || found < 1000 {
-			t.Errorf("%+v: %d of 20000 breaks decided word at a time, %d resumed: the test covers too little", opt, fast, found)
+		if fast < 10000 || edge < 200 || found < 1000 {
+			t.Errorf("%+v: %d of 20000 breaks decided by resumeWords, %d resumed by resumeEdge, %d resumed in all: the test covers too little", opt, fast, edge, found)
 		}
 	}
 }
