@@ -103,9 +103,9 @@ type PassageAligner struct {
 	aKey   any
 	chains []AlignPassage
 	cover  []byte // 1: a position of a matched in a run, else 0
-	// The lengths of a's words (built with byHash, for aKey) and of b's
-	// (each call): what extend compares of the words.
-	lensA, lensB []uint32
+	// The lengths of a's words (built with byHash, for aKey): what extend
+	// compares with the lengths of b's words.
+	lensA []uint32
 }
 
 type seed struct{ a, b int }
@@ -182,9 +182,8 @@ func (al *PassageAligner) alignKeyed(dst []AlignPassage, a, b AlignSide, opt Ali
 	al.cover = slices.Grow(al.cover[:0], len(a.Fp))[:len(a.Fp)]
 	clear(al.cover)
 	var words *wordPair
-	if w, ok := wordsOf(a, b); ok {
-		al.lensB = wordLens(al.lensB, b)
-		words = &wordPair{al.lensA, al.lensB, w}
+	if k, ok := wordsOf(a, b); ok {
+		words = &wordPair{al.lensA, b.Starts, b.Ends[:len(b.Starts)], k}
 	}
 	match := fpPair{a: a.Fp, b: b.Fp, words: words}
 	for _, k := range al.seeds {
@@ -260,11 +259,13 @@ type fpPair struct {
 	words *wordPair
 }
 
-// wordPair is the lengths of the words of both sides (AlignSide.Ends −
-// Starts, wordLens) and the shingle width k they imply: all extend
-// compares of the words.
+// wordPair is the lengths of a's words (AlignSide.Ends − Starts,
+// wordLens: a is aligned with each of its candidates in turn), where b's
+// lie, and the shingle width k they imply: all extend compares of the
+// words.
 type wordPair struct {
-	la, lb []uint32
+	la     []uint32
+	sb, eb []uint32 // len(eb) == len(sb)
 	k      int
 }
 
@@ -312,10 +313,10 @@ func (w *wordPair) sameNewWord(i, j, dir int) bool {
 	if dir > 0 {
 		i, j = i+w.k-1, j+w.k-1
 	}
-	if i < 0 || j < 0 || i >= len(w.la) || j >= len(w.lb) {
+	if i < 0 || j < 0 || i >= len(w.la) || j >= len(w.sb) {
 		return true
 	}
-	return w.la[i] == w.lb[j]
+	return w.la[i] == w.eb[j]-w.sb[j]
 }
 
 // sameAhead returns how many of the n ≤ 8 positions after (i, j) in
@@ -331,24 +332,24 @@ func (w *wordPair) sameAhead(i, j, dir, n int) int {
 	if dir > 0 {
 		xa, xb = i+w.k, j+w.k // those positions i+1 … i+8 add going on
 	}
-	if xa < 0 || xb < 0 || xa+8 > len(w.la) || xb+8 > len(w.lb) {
+	if xa < 0 || xb < 0 || xa+8 > len(w.la) || xb+8 > len(w.sb) {
 		k := 0 // not eight words on a side: a position at a time
 		for k < n && w.sameNewWord(i+dir*(k+1), j+dir*(k+1), dir) {
 			k++
 		}
 		return k
 	}
-	la, lb := (*[8]uint32)(w.la[xa:]), (*[8]uint32)(w.lb[xb:])
+	la, sb, eb := (*[8]uint32)(w.la[xa:]), (*[8]uint32)(w.sb[xb:]), (*[8]uint32)(w.eb[xb:])
 	if dir > 0 { // the nearest word first
 		for m := range min(n, 8) {
-			if la[m] != lb[m] {
+			if la[m] != eb[m]-sb[m] {
 				return m
 			}
 		}
 		return n
 	}
 	for m := range min(n, 8) {
-		if la[7-m] != lb[7-m] {
+		if la[7-m] != eb[7-m]-sb[7-m] {
 			return m
 		}
 	}
@@ -373,15 +374,22 @@ func (w *wordPair) sameRun(i, j, dir, n int) bool {
 		lo, lob = i-n+1, j-n+1
 	}
 	l := w.k + n - 1
-	if lo >= 0 && lob >= 0 && lo+l <= len(w.la) && lob+l <= len(w.lb) {
-		return slices.Equal(w.la[lo:lo+l], w.lb[lob:lob+l])
+	if lo >= 0 && lob >= 0 && lo+l <= len(w.la) && lob+l <= len(w.sb) {
+		la, sb := w.la[lo:lo+l], w.sb[lob:lob+l]
+		eb := w.eb[lob:][:len(sb)]
+		for m, x := range la {
+			if x != eb[m]-sb[m] {
+				return false
+			}
+		}
+		return true
 	}
 	for m := range l {
 		x, y := lo+m, lob+m
-		if x < 0 || y < 0 || x >= len(w.la) || y >= len(w.lb) {
+		if x < 0 || y < 0 || x >= len(w.la) || y >= len(w.sb) {
 			continue
 		}
-		if w.la[x] != w.lb[y] {
+		if w.la[x] != w.eb[y]-w.sb[y] {
 			return false
 		}
 	}

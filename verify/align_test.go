@@ -439,7 +439,7 @@ type wordsRef struct {
 
 // newWordPair is the wordPair of words at starts and ends.
 func newWordPair(sa, ea, sb, eb []uint32, k int) *wordPair {
-	return &wordPair{wordLens(nil, AlignSide{Starts: sa, Ends: ea}), wordLens(nil, AlignSide{Starts: sb, Ends: eb}), k}
+	return &wordPair{wordLens(nil, AlignSide{Starts: sa, Ends: ea}), sb, eb, k}
 }
 
 // sameNewWord is wordPair.sameNewWord as first written, on the words'
