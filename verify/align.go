@@ -558,12 +558,14 @@ func resumeSlow(fp fpPair, i, j, dir int, opt AlignOptions, accept func(ri, rj, 
 // a drift after the first wins only with a place nearer than the best so
 // far, so the gaps it may take narrow to those, and once a place is
 // found at the first gap no later drift is read. done is false when a
-// read would leave either document (near its ends): resumeSlow then
-// decides. It returns the gap and the drift of the place found.
+// read would leave either document (resumeWindow, driftWindows: near its
+// ends), where resumeEdge decides. It returns the gap and the drift of
+// the place found.
 func resumeWords(fp fpPair, i, j, dir int, opt AlignOptions) (g, dd int, found, done bool) {
 	drift := opt.Drift
-	a0, a1, ok := resumeWindow(fp, i, j, dir, drift)
-	if !ok {
+	a0, a1, ok := resumeWindow(fp, i, dir)
+	bw, bok := driftWindows(fp, j, dir)
+	if !ok || !bok {
 		return 0, 0, false, false
 	}
 	r := opt.Resume
@@ -571,7 +573,7 @@ func resumeWords(fp fpPair, i, j, dir int, opt AlignOptions) (g, dd int, found, 
 	best, bestDD := resumeSpan, 0
 	for d := 0; d <= drift && gaps != 0; d++ {
 		for x := d; ; x = -x {
-			b0, b1 := driftWindow(fp, j, x, dir)
+			b0, b1 := bw.drift(x, dir)
 			if s := runStarts(matchMask(a0^b0, a1^b1), r) & gaps; s != 0 {
 				best, bestDD = bits.TrailingZeros32(s), x
 				gaps = 1<<best - 1
@@ -634,34 +636,51 @@ func resumeEdge(fp fpPair, i, j, dir int, opt AlignOptions) (g, dd int, found bo
 }
 
 // resumeWindow returns the sixteen fingerprints of a past a break after
-// (i, j) in direction dir (positions i+dir·1 … i+dir·16, a byte each, the
-// nearest in the low byte of a0); ok is false when they, or those of b
-// past j on any drift up to drift (driftWindow), would leave either
-// document.
-func resumeWindow(fp fpPair, i, j, dir, drift int) (a0, a1 uint64, ok bool) {
-	na, nb := len(fp.a), len(fp.b)
+// position i in direction dir (positions i+dir·1 … i+dir·16, a byte each,
+// the nearest in the low byte of a0); ok is false when they would leave
+// a.
+func resumeWindow(fp fpPair, i, dir int) (a0, a1 uint64, ok bool) {
 	if dir > 0 {
-		if i+1+resumeSpan > na || j-drift+1 < 0 || j+drift+1+resumeSpan > nb {
+		if i < -1 || i+1+resumeSpan > len(fp.a) {
 			return 0, 0, false
 		}
 		return le64(fp.a[i+1:]), le64(fp.a[i+9:]), true
 	}
-	if i-resumeSpan < 0 || j-drift-resumeSpan < 0 || j+drift > nb {
+	if i-resumeSpan < 0 || i > len(fp.a) {
 		return 0, 0, false
 	}
 	return bits.ReverseBytes64(le64(fp.a[i-8:])), bits.ReverseBytes64(le64(fp.a[i-16:])), true
 }
 
-// driftWindow is resumeWindow's sixteen fingerprints of b, past j on
-// drift x (positions j+x+dir·1 …), once resumeWindow has said they lie
-// inside b.
-func driftWindow(fp fpPair, j, x, dir int) (b0, b1 uint64) {
-	if dir > 0 {
-		o := j + x + 1
-		return le64(fp.b[o:]), le64(fp.b[o+8:])
+// bWindows is 32 fingerprints of b around a break after position j,
+// which hold the sixteen past it on every drift up to maxWordDrift:
+// positions j−7 … j+24 going on, j−25 … j+6 going back. Read through an
+// array, the drifts' reads need no bounds checks.
+type bWindows struct{ p *[32]byte }
+
+// driftWindows returns b's windows of a break after j in direction dir;
+// ok is false when they would leave b.
+func driftWindows(fp fpPair, j, dir int) (w bWindows, ok bool) {
+	lo := j - 7
+	if dir < 0 {
+		lo = j - 25
 	}
-	o := j - x
-	return bits.ReverseBytes64(le64(fp.b[o-8:])), bits.ReverseBytes64(le64(fp.b[o-16:]))
+	if lo < 0 || lo+32 > len(fp.b) {
+		return w, false
+	}
+	return bWindows{(*[32]byte)(fp.b[lo : lo+32])}, true
+}
+
+// drift returns b's sixteen fingerprints past the break on drift x
+// (positions j+x+dir·1 …, a byte each, the nearest in the low byte of
+// b0), |x| ≤ maxWordDrift.
+func (w bWindows) drift(x, dir int) (b0, b1 uint64) {
+	o := uint(x+maxWordDrift) & 15
+	if dir > 0 { // position j+x+1 is byte x+8
+		return le64(w.p[o+1:]), le64(w.p[o+9:])
+	}
+	e := 32 - o // bytes e−8 … e−1 hold positions j−x−8 … j−x−1
+	return bits.ReverseBytes64(le64(w.p[e-8:])), bits.ReverseBytes64(le64(w.p[e-16:]))
 }
 
 // matchMask returns which of sixteen positions match, a bit each (the
@@ -713,8 +732,9 @@ func resumeAccept(fp fpPair, i, j, dir int, opt AlignOptions, accept func(ri, rj
 	if opt.Gap+opt.Resume > resumeSpan+1 || opt.Resume > 8 || drift > maxWordDrift {
 		return resumeSlow(fp, i, j, dir, opt, accept)
 	}
-	a0, a1, ok := resumeWindow(fp, i, j, dir, drift)
-	if !ok {
+	a0, a1, ok := resumeWindow(fp, i, dir)
+	bw, bok := driftWindows(fp, j, dir)
+	if !ok || !bok {
 		return resumeSlow(fp, i, j, dir, opt, accept)
 	}
 	// The places of each drift, in resumeSlow's order of drifts, and
@@ -725,7 +745,7 @@ func resumeAccept(fp fpPair, i, j, dir int, opt AlignOptions, accept func(ri, rj
 	n := 0
 	for d := 0; d <= drift; d++ {
 		for x := d; ; x = -x {
-			b0, b1 := driftWindow(fp, j, x, dir)
+			b0, b1 := bw.drift(x, dir)
 			starts[n], drifts[n] = runStarts(matchMask(a0^b0, a1^b1), opt.Resume), x
 			anyAt |= starts[n]
 			n++
