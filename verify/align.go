@@ -332,14 +332,14 @@ func (w *wordPair) sameAhead(i, j, dir, n int) int {
 	if dir > 0 {
 		xa, xb = i+w.k, j+w.k // those positions i+1 … i+8 add going on
 	}
-	if xa < 0 || xb < 0 || xa+8 > len(w.la) || xb+8 > len(w.sb) {
+	if xa < 0 || xb < 0 || xa > len(w.la)-8 || xb > len(w.sb)-8 {
 		k := 0 // not eight words on a side: a position at a time
 		for k < n && w.sameNewWord(i+dir*(k+1), j+dir*(k+1), dir) {
 			k++
 		}
 		return k
 	}
-	la, sb, eb := (*[8]uint32)(w.la[xa:]), (*[8]uint32)(w.sb[xb:]), (*[8]uint32)(w.eb[xb:])
+	la, sb, eb := (*[8]uint32)(w.la[xa:xa+8]), (*[8]uint32)(w.sb[xb:xb+8]), (*[8]uint32)(w.eb[xb:xb+8])
 	if dir > 0 { // the nearest word first
 		for m := range min(n, 8) {
 			if la[m] != eb[m]-sb[m] {
@@ -409,17 +409,17 @@ func (f fpPair) match(i, j int) bool {
 func (f fpPair) ahead(i, j, dir int) (n int, ok bool) {
 	const low3 = 0x0101010101010101 * fpMask
 	if dir > 0 {
-		if i < -1 || j < -1 || i+9 > len(f.a) || j+9 > len(f.b) {
+		if i < -1 || j < -1 || i > len(f.a)-9 || j > len(f.b)-9 {
 			return 0, false
 		}
-		x := (le64(f.a[i+1:]) ^ le64(f.b[j+1:])) & low3
+		x := (le64(f.a[i+1:i+9]) ^ le64(f.b[j+1:j+9])) & low3
 		return bits.TrailingZeros64(x) / 8, true
 	}
 	if i < 8 || j < 8 || i > len(f.a) || j > len(f.b) {
 		return 0, false
 	}
 	// Bytes i−8 … i−1 of a: i−1 is the high byte.
-	x := (le64(f.a[i-8:]) ^ le64(f.b[j-8:])) & low3
+	x := (le64(f.a[i-8:i]) ^ le64(f.b[j-8:j])) & low3
 	return bits.LeadingZeros64(x) / 8, true
 }
 
