@@ -103,6 +103,9 @@ type PassageAligner struct {
 	aKey   any
 	chains []AlignPassage
 	cover  []byte // 1: a position of a matched in a run, else 0
+	// The lengths of a's words (built with byHash, for aKey): what extend
+	// compares with the lengths of b's words.
+	lensA []uint32
 }
 
 type seed struct{ a, b int }
@@ -115,6 +118,9 @@ const diagBias = 1 << 31
 const maxAlignPositions = 1<<31 - 1
 
 const fpMask = 1<<FpBits - 1
+
+// coverAll marks eight positions of PassageAligner.cover at once.
+const coverAll = 0x0101010101010101
 
 // Align finds the passages a and b share: seeds are positions where both
 // have an anchor with the same hash (winnowing guarantees one in every
@@ -152,6 +158,7 @@ func (al *PassageAligner) alignKeyed(dst []AlignPassage, a, b AlignSide, opt Ali
 			}
 		}
 		slices.Sort(al.byHash)
+		al.lensA = wordLens(al.lensA, a)
 		al.aKey = key
 	}
 	// The seeds as one word each, sorted by diagonal (b − a, biased to
@@ -174,7 +181,11 @@ func (al *PassageAligner) alignKeyed(dst []AlignPassage, a, b AlignSide, opt Ali
 	al.chains = al.chains[:0]
 	al.cover = slices.Grow(al.cover[:0], len(a.Fp))[:len(a.Fp)]
 	clear(al.cover)
-	match := fpPair{a: a.Fp, b: b.Fp, words: wordsOf(a, b)}
+	var words *wordPair
+	if k, ok := wordsOf(a, b); ok {
+		words = &wordPair{al.lensA, b.Starts, b.Ends[:len(b.Starts)], k}
+	}
+	match := fpPair{a: a.Fp, b: b.Fp, words: words}
 	for _, k := range al.seeds {
 		a := int(uint32(k))
 		s := seed{a, int(int64(k>>32)-diagBias) + a}
@@ -248,22 +259,37 @@ type fpPair struct {
 	words *wordPair
 }
 
-// wordPair is where the words of both sides lie (AlignSide.Starts and
-// Ends) and the shingle width k they imply.
+// wordPair is the lengths of a's words (AlignSide.Ends − Starts,
+// wordLens: a is aligned with each of its candidates in turn), where b's
+// lie, and the shingle width k they imply: all extend compares of the
+// words.
 type wordPair struct {
-	sa, ea, sb, eb []uint32
-	k              int
+	la     []uint32
+	sb, eb []uint32 // len(eb) == len(sb)
+	k      int
 }
 
-// wordsOf returns the words of a and b, nil when either side has none or
-// they do not fit its positions (a shingle width k ≥ 1, the same on both
-// sides).
-func wordsOf(a, b AlignSide) *wordPair {
+// wordsOf returns the shingle width the words of a and b imply; ok is
+// false when either side has none or they do not fit its positions (a
+// shingle width k ≥ 1, the same on both sides).
+func wordsOf(a, b AlignSide) (k int, ok bool) {
 	ka, kb := len(a.Starts)-len(a.Fp)+1, len(b.Starts)-len(b.Fp)+1
 	if len(a.Ends) != len(a.Starts) || len(b.Ends) != len(b.Starts) || ka < 1 || ka != kb || len(a.Starts) == 0 {
-		return nil
+		return 0, false
 	}
-	return &wordPair{a.Starts, a.Ends, b.Starts, b.Ends, ka}
+	return ka, true
+}
+
+// wordLens returns the lengths of s's words, Ends[w] − Starts[w] as
+// uint32 (what sameNewWord compares), in dst's memory.
+func wordLens(dst []uint32, s AlignSide) []uint32 {
+	n := min(len(s.Starts), len(s.Ends))
+	dst = slices.Grow(dst[:0], n)[:n]
+	starts, ends := s.Starts[:n], s.Ends[:n]
+	for w := range dst {
+		dst[w] = ends[w] - starts[w]
+	}
+	return dst
 }
 
 // sameNewWord reports whether the word that shingle position i of a and j
@@ -287,10 +313,10 @@ func (w *wordPair) sameNewWord(i, j, dir int) bool {
 	if dir > 0 {
 		i, j = i+w.k-1, j+w.k-1
 	}
-	if i < 0 || j < 0 || i >= len(w.sa) || j >= len(w.sb) {
+	if i < 0 || j < 0 || i >= len(w.la) || j >= len(w.sb) {
 		return true
 	}
-	return w.ea[i]-w.sa[i] == w.eb[j]-w.sb[j]
+	return w.la[i] == w.eb[j]-w.sb[j]
 }
 
 // sameAhead returns how many of the n ≤ 8 positions after (i, j) in
@@ -306,20 +332,24 @@ func (w *wordPair) sameAhead(i, j, dir, n int) int {
 	if dir > 0 {
 		xa, xb = i+w.k, j+w.k // those positions i+1 … i+8 add going on
 	}
-	if xa < 0 || xb < 0 || xa+8 > len(w.sa) || xb+8 > len(w.sb) || xa+8 > len(w.ea) || xb+8 > len(w.eb) {
+	if xa < 0 || xb < 0 || xa > len(w.la)-8 || xb > len(w.sb)-8 {
 		k := 0 // not eight words on a side: a position at a time
 		for k < n && w.sameNewWord(i+dir*(k+1), j+dir*(k+1), dir) {
 			k++
 		}
 		return k
 	}
-	sa, ea, sb, eb := w.sa[xa:xa+8], w.ea[xa:xa+8], w.sb[xb:xb+8], w.eb[xb:xb+8]
-	for m := range min(n, 8) {
-		x := m // going on, the nearest word first
-		if dir < 0 {
-			x = 7 - m
+	la, sb, eb := (*[8]uint32)(w.la[xa:xa+8]), (*[8]uint32)(w.sb[xb:xb+8]), (*[8]uint32)(w.eb[xb:xb+8])
+	if dir > 0 { // the nearest word first
+		for m := range min(n, 8) {
+			if la[m] != eb[m]-sb[m] {
+				return m
+			}
 		}
-		if ea[x]-sa[x] != eb[x]-sb[x] {
+		return n
+	}
+	for m := range min(n, 8) {
+		if la[7-m] != eb[7-m]-sb[7-m] {
 			return m
 		}
 	}
@@ -343,12 +373,23 @@ func (w *wordPair) sameRun(i, j, dir, n int) bool {
 	if dir < 0 {
 		lo, lob = i-n+1, j-n+1
 	}
-	for m := range w.k + n - 1 {
+	l := w.k + n - 1
+	if lo >= 0 && lob >= 0 && lo+l <= len(w.la) && lob+l <= len(w.sb) {
+		la, sb := w.la[lo:lo+l], w.sb[lob:lob+l]
+		eb := w.eb[lob:][:len(sb)]
+		for m, x := range la {
+			if x != eb[m]-sb[m] {
+				return false
+			}
+		}
+		return true
+	}
+	for m := range l {
 		x, y := lo+m, lob+m
-		if x < 0 || y < 0 || x >= len(w.sa) || y >= len(w.sb) {
+		if x < 0 || y < 0 || x >= len(w.la) || y >= len(w.sb) {
 			continue
 		}
-		if w.ea[x]-w.sa[x] != w.eb[y]-w.sb[y] {
+		if w.la[x] != w.eb[y]-w.sb[y] {
 			return false
 		}
 	}
@@ -368,17 +409,17 @@ func (f fpPair) match(i, j int) bool {
 func (f fpPair) ahead(i, j, dir int) (n int, ok bool) {
 	const low3 = 0x0101010101010101 * fpMask
 	if dir > 0 {
-		if i < -1 || j < -1 || i+9 > len(f.a) || j+9 > len(f.b) {
+		if i < -1 || j < -1 || i > len(f.a)-9 || j > len(f.b)-9 {
 			return 0, false
 		}
-		x := (le64(f.a[i+1:]) ^ le64(f.b[j+1:])) & low3
+		x := (le64(f.a[i+1:i+9]) ^ le64(f.b[j+1:j+9])) & low3
 		return bits.TrailingZeros64(x) / 8, true
 	}
 	if i < 8 || j < 8 || i > len(f.a) || j > len(f.b) {
 		return 0, false
 	}
 	// Bytes i−8 … i−1 of a: i−1 is the high byte.
-	x := (le64(f.a[i-8:]) ^ le64(f.b[j-8:])) & low3
+	x := (le64(f.a[i-8:i]) ^ le64(f.b[j-8:j])) & low3
 	return bits.LeadingZeros64(x) / 8, true
 }
 
@@ -394,13 +435,21 @@ func (al *PassageAligner) extend(s seed, fp fpPair, opt AlignOptions) AlignPassa
 				// Away from the ends: the next eight fingerprints at once,
 				// then the words of those that match, in order.
 				k := fp.words.sameAhead(i, j, dir, n)
+				if k == 8 {
+					// Eight positions of a, all inside it (ahead), covered
+					// at once.
+					if dir > 0 {
+						binary.LittleEndian.PutUint64(al.cover[i+1:], coverAll)
+					} else {
+						binary.LittleEndian.PutUint64(al.cover[i-8:], coverAll)
+					}
+					i, j = i+dir*8, j+dir*8
+					continue
+				}
 				for m := 1; m <= k; m++ {
 					al.cover[i+dir*m] = 1
 				}
 				i, j = i+dir*k, j+dir*k
-				if k == 8 {
-					continue
-				}
 				// The next position fails on its fingerprint or its word.
 			} else {
 				ni, nj := i+dir, j+dir
@@ -444,16 +493,20 @@ func (al *PassageAligner) extend(s seed, fp fpPair, opt AlignOptions) AlignPassa
 // in direction dir: the first place (ri, rj) from which opt.Resume
 // positions match along the diagonal, ri at most opt.Gap positions on
 // and rj within opt.Drift of the diagonal, trying the nearest gap first
-// and, for one gap, the drifts 0, +1, −1, +2, −2, … in turn. Away from
-// the ends of the documents it reads sixteen positions of each diagonal
-// at once (resumeWords); resumeSlow is the same search, a try at a time.
+// and, for one gap, the drifts 0, +1, −1, +2, −2, … in turn. It reads
+// sixteen positions of each diagonal at once (resumeWords; near the ends
+// of the documents, resumeEdge) when the tries fit in them; resumeSlow
+// is the same search, a try at a time.
 func resume(fp fpPair, i, j, dir int, opt AlignOptions) (ri, rj int, found bool) {
 	if opt.Gap+opt.Resume <= resumeSpan+1 && opt.Resume <= 8 && opt.Drift <= maxWordDrift {
-		if g, dd, ok, done := resumeWords(fp, i, j, dir, opt); done && ok {
-			return i + dir*g, j + dir*(g+dd), true
-		} else if done {
-			return 0, 0, false
+		g, dd, ok, done := resumeWords(fp, i, j, dir, opt)
+		if !done {
+			g, dd, ok = resumeEdge(fp, i, j, dir, opt)
 		}
+		if ok {
+			return i + dir*g, j + dir*(g+dd), true
+		}
+		return 0, 0, false
 	}
 	return resumeSlow(fp, i, j, dir, opt, nil)
 }
@@ -498,43 +551,34 @@ func resumeSlow(fp fpPair, i, j, dir int, opt AlignOptions, accept func(ri, rj, 
 
 // resumeWords is resume's search on whole words: for each drift, the
 // sixteen fingerprints past the break on both sides are compared eight
-// at a time (a byte a position), which gives the positions that match
-// as the high bit of their byte; ANDing the mask with itself shifted by
-// one to Resume−1 positions leaves the places where Resume matches
-// start. The nearest such place, over the drifts in their order, is what
-// resumeSlow finds. done is false when a read would leave either
-// document (near its ends): resumeSlow then decides. It returns the gap
-// and the drift of the place found.
+// at a time (a byte a position), which gives the positions that match as
+// sixteen bits (matchMask); ANDing the mask with itself shifted
+// (runStarts) leaves the places where Resume matches start. The nearest
+// such place, over the drifts in their order, is what resumeSlow finds:
+// a drift after the first wins only with a place nearer than the best so
+// far, so the gaps it may take narrow to those, and once a place is
+// found at the first gap no later drift is read. done is false when a
+// read would leave either document (resumeWindow, driftWindows: near its
+// ends), where resumeEdge decides. It returns the gap and the drift of
+// the place found.
 func resumeWords(fp fpPair, i, j, dir int, opt AlignOptions) (g, dd int, found, done bool) {
 	drift := opt.Drift
-	a0, a1, ok := resumeWindow(fp, i, j, dir, drift)
-	if !ok {
+	a0, a1, ok := resumeWindow(fp, i, dir)
+	bw, bok := driftWindows(fp, j, dir)
+	if !ok || !bok {
 		return 0, 0, false, false
 	}
-	gaps := uint64(1)<<(8*min(opt.Gap, 8)) - 1 // starts 0 … Gap−1, as bytes
-	if opt.Gap >= 8 {
-		gaps = ^uint64(0)
-	}
-	gapsHi := uint64(0)
-	if opt.Gap > 8 {
-		gapsHi = uint64(1)<<(8*(opt.Gap-8)) - 1
-	}
+	r := opt.Resume
+	gaps := uint32(1)<<min(opt.Gap, resumeSpan) - 1 // starts 0 … Gap−1 a bit each
 	best, bestDD := resumeSpan, 0
-	for d := 0; d <= drift; d++ {
-		for _, x := range [2]int{d, -d} {
-			b0, b1 := driftWindow(fp, j, x, dir)
-			s0, s1 := runStarts(a0, a1, b0, b1, opt.Resume)
-			s0, s1 = s0&gaps, s1&gapsHi
-			t := resumeSpan
-			if s0 != 0 {
-				t = bits.TrailingZeros64(s0) / 8
-			} else if s1 != 0 {
-				t = 8 + bits.TrailingZeros64(s1)/8
+	for d := 0; d <= drift && gaps != 0; d++ {
+		for x := d; ; x = -x {
+			b0, b1 := bw.drift(x, dir)
+			if s := runStarts(matchMask(a0^b0, a1^b1), r) & gaps; s != 0 {
+				best, bestDD = bits.TrailingZeros32(s), x
+				gaps = 1<<best - 1
 			}
-			if t < best {
-				best, bestDD = t, x
-			}
-			if d == 0 {
+			if x <= 0 {
 				break
 			}
 		}
@@ -545,54 +589,136 @@ func resumeWords(fp fpPair, i, j, dir int, opt AlignOptions) (g, dd int, found, 
 	return best + 1, bestDD, true, true
 }
 
+// resumeEdge is resumeWords where a read of sixteen positions would
+// leave either document: the positions past the break are copied, a's
+// sixteen and b's over every drift, with which of them lie inside their
+// document, and a position outside either one does not match (as in
+// fpPair.match, so a place needs its Resume positions inside both).
+func resumeEdge(fp fpPair, i, j, dir int, opt AlignOptions) (g, dd int, found bool) {
+	drift := opt.Drift
+	// wa[p] is position i+dir·(p+1) of a; wb[p] is position
+	// j+dir·(p+1−drift) of b, so that drift x's p-th is wb[p+x+drift].
+	var wa [resumeSpan]byte
+	var wb [resumeSpan + 2*maxWordDrift]byte
+	var va uint32
+	var vb uint64
+	for p := range wa {
+		if q := i + dir*(p+1); q >= 0 && q < len(fp.a) {
+			wa[p], va = fp.a[q], va|1<<p
+		}
+	}
+	for p := range resumeSpan + 2*drift {
+		if q := j + dir*(p+1-drift); q >= 0 && q < len(fp.b) {
+			wb[p], vb = fp.b[q], vb|1<<p
+		}
+	}
+	a0, a1 := le64(wa[:]), le64(wa[8:])
+	r := opt.Resume
+	gaps := uint32(1)<<min(opt.Gap, resumeSpan) - 1
+	best, bestDD := resumeSpan, 0
+	for d := 0; d <= drift && gaps != 0; d++ {
+		for x := d; ; x = -x {
+			o := x + drift
+			m := matchMask(a0^le64(wb[o:]), a1^le64(wb[o+8:])) & va & uint32(vb>>o)
+			if s := runStarts(m, r) & gaps; s != 0 {
+				best, bestDD = bits.TrailingZeros32(s), x
+				gaps = 1<<best - 1
+			}
+			if x <= 0 {
+				break
+			}
+		}
+	}
+	if best == resumeSpan {
+		return 0, 0, false
+	}
+	return best + 1, bestDD, true
+}
+
 // resumeWindow returns the sixteen fingerprints of a past a break after
-// (i, j) in direction dir (positions i+dir·1 … i+dir·16, a byte each, the
-// nearest in the low byte of a0); ok is false when they, or those of b
-// past j on any drift up to drift (driftWindow), would leave either
-// document.
-func resumeWindow(fp fpPair, i, j, dir, drift int) (a0, a1 uint64, ok bool) {
-	na, nb := len(fp.a), len(fp.b)
+// position i in direction dir (positions i+dir·1 … i+dir·16, a byte each,
+// the nearest in the low byte of a0); ok is false when they would leave
+// a.
+func resumeWindow(fp fpPair, i, dir int) (a0, a1 uint64, ok bool) {
 	if dir > 0 {
-		if i+1+resumeSpan > na || j-drift+1 < 0 || j+drift+1+resumeSpan > nb {
+		if i < -1 || i+1+resumeSpan > len(fp.a) {
 			return 0, 0, false
 		}
 		return le64(fp.a[i+1:]), le64(fp.a[i+9:]), true
 	}
-	if i-resumeSpan < 0 || j-drift-resumeSpan < 0 || j+drift > nb {
+	if i-resumeSpan < 0 || i > len(fp.a) {
 		return 0, 0, false
 	}
 	return bits.ReverseBytes64(le64(fp.a[i-8:])), bits.ReverseBytes64(le64(fp.a[i-16:])), true
 }
 
-// driftWindow is resumeWindow's sixteen fingerprints of b, past j on
-// drift x (positions j+x+dir·1 …), once resumeWindow has said they lie
-// inside b.
-func driftWindow(fp fpPair, j, x, dir int) (b0, b1 uint64) {
-	if dir > 0 {
-		o := j + x + 1
-		return le64(fp.b[o:]), le64(fp.b[o+8:])
+// bWindows is 32 fingerprints of b around a break after position j,
+// which hold the sixteen past it on every drift up to maxWordDrift:
+// positions j−7 … j+24 going on, j−25 … j+6 going back. Read through an
+// array, the drifts' reads need no bounds checks.
+type bWindows struct{ p *[32]byte }
+
+// driftWindows returns b's windows of a break after j in direction dir;
+// ok is false when they would leave b.
+func driftWindows(fp fpPair, j, dir int) (w bWindows, ok bool) {
+	lo := j - 7
+	if dir < 0 {
+		lo = j - 25
 	}
-	o := j - x
-	return bits.ReverseBytes64(le64(fp.b[o-8:])), bits.ReverseBytes64(le64(fp.b[o-16:]))
+	if lo < 0 || lo+32 > len(fp.b) {
+		return w, false
+	}
+	return bWindows{(*[32]byte)(fp.b[lo : lo+32])}, true
 }
 
-// runStarts returns, as the high bit of bytes 0 … 15 of (s0, s1), the
-// places where resume consecutive positions match when a0, a1 and b0, b1
-// hold sixteen positions of each side (a byte each, the nearest in the
-// low byte): the positions that match ANDed with themselves shifted by
-// one to resume−1 positions, the two words shifted as one 128-bit value,
-// a byte a step (a place whose positions reach past the sixteenth does
-// not match).
-func runStarts(a0, a1, b0, b1 uint64, resume int) (s0, s1 uint64) {
-	m0, m1 := matchBytes(a0^b0), matchBytes(a1^b1)
-	s0, s1 = m0, m1
-	for k := 1; k < resume; k++ {
-		m0 = m0>>8 | m1<<56
-		m1 >>= 8
-		s0 &= m0
-		s1 &= m1
+// drift returns b's sixteen fingerprints past the break on drift x
+// (positions j+x+dir·1 …, a byte each, the nearest in the low byte of
+// b0), |x| ≤ maxWordDrift.
+func (w bWindows) drift(x, dir int) (b0, b1 uint64) {
+	o := uint(x+maxWordDrift) & 15
+	if dir > 0 { // position j+x+1 is byte x+8
+		return le64(w.p[o+1:]), le64(w.p[o+9:])
 	}
-	return s0, s1
+	e := 32 - o // bytes e−8 … e−1 hold positions j−x−8 … j−x−1
+	return bits.ReverseBytes64(le64(w.p[e-8:])), bits.ReverseBytes64(le64(w.p[e-16:]))
+}
+
+// matchMask returns which of sixteen positions match, a bit each (the
+// nearest in bit 0), given x0 and x1, the XOR of both sides' fingerprints
+// for positions 1 … 8 and 9 … 16 (a byte each, the nearest in the low
+// byte).
+func matchMask(x0, x1 uint64) uint32 {
+	return gatherBytes(matchBytes(x0)) | gatherBytes(matchBytes(x1))<<8
+}
+
+// gatherBytes packs the high bits of x's bytes into eight bits, byte k's
+// into bit k: multiplied by the constant, bit 8k moves to bit 8k+7i+7
+// for each i, all different, so nothing carries, and bit 56+k is byte k's
+// (i = 7−k).
+func gatherBytes(x uint64) uint32 {
+	return uint32((x >> 7) * 0x0102040810204080 >> 56)
+}
+
+// runStarts returns, a bit each, the places where resume consecutive
+// positions match, given m, which of sixteen positions match (a bit
+// each, the nearest in bit 0; a place whose positions reach past the
+// sixteenth does not match): m ANDed with itself shifted. The shifts
+// double: after m is ANDed with itself shifted by h, a place's bit says
+// that 2h positions from it match; a last shift by resume − h (at most h)
+// makes it resume.
+func runStarts(m uint32, resume int) uint32 {
+	if resume == 4 { // the default
+		m &= m >> 1
+		return m & (m >> 2)
+	}
+	h := 1
+	for ; 2*h <= resume; h *= 2 {
+		m &= m >> h
+	}
+	if h < resume {
+		m &= m >> (resume - h)
+	}
+	return m
 }
 
 // resumeAccept is resumeSlow with accept: the first place in its order
@@ -606,36 +732,35 @@ func resumeAccept(fp fpPair, i, j, dir int, opt AlignOptions, accept func(ri, rj
 	if opt.Gap+opt.Resume > resumeSpan+1 || opt.Resume > 8 || drift > maxWordDrift {
 		return resumeSlow(fp, i, j, dir, opt, accept)
 	}
-	a0, a1, ok := resumeWindow(fp, i, j, dir, drift)
-	if !ok {
+	a0, a1, ok := resumeWindow(fp, i, dir)
+	bw, bok := driftWindows(fp, j, dir)
+	if !ok || !bok {
 		return resumeSlow(fp, i, j, dir, opt, accept)
 	}
 	// The places of each drift, in resumeSlow's order of drifts, and
 	// which gaps have one on some drift.
-	var starts [2*maxWordDrift + 1][2]uint64
+	var starts [2*maxWordDrift + 1]uint32
 	var drifts [2*maxWordDrift + 1]int
-	var any0, any1 uint64
+	var anyAt uint32
 	n := 0
 	for d := 0; d <= drift; d++ {
-		for _, x := range [2]int{d, -d} {
-			b0, b1 := driftWindow(fp, j, x, dir)
-			s0, s1 := runStarts(a0, a1, b0, b1, opt.Resume)
-			starts[n], drifts[n] = [2]uint64{s0, s1}, x
-			any0, any1 = any0|s0, any1|s1
+		for x := d; ; x = -x {
+			b0, b1 := bw.drift(x, dir)
+			starts[n], drifts[n] = runStarts(matchMask(a0^b0, a1^b1), opt.Resume), x
+			anyAt |= starts[n]
 			n++
-			if d == 0 {
+			if x <= 0 {
 				break
 			}
 		}
 	}
 	for g := 1; g <= opt.Gap; g++ {
-		t := g - 1 // the byte of gap g
-		bit := uint64(0x80) << (8 * (t % 8))
-		if anyAt := [2]uint64{any0, any1}[t/8]; anyAt&bit == 0 {
+		bit := uint32(1) << (g - 1) // the place of gap g
+		if anyAt&bit == 0 {
 			continue
 		}
 		for k := range n {
-			if starts[k][t/8]&bit == 0 {
+			if starts[k]&bit == 0 {
 				continue
 			}
 			ri, rj := i+dir*g, j+dir*(g+drifts[k])

@@ -3,6 +3,7 @@ package verify
 import (
 	"cmp"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -159,8 +160,9 @@ func TestAlignChanceOvershoot(t *testing.T) {
 // TestResumeWords: the word-at-a-time search for where a broken run
 // resumes finds what the search a try at a time finds, at every break of
 // copies with words changed, inserted and deleted, in both directions,
-// under the default options and others it handles; near the ends of the
-// documents it leaves the decision to the slow search.
+// under the default options and others it handles, near the ends of the
+// documents too (resumeEdge; one break in four is within 24 positions of
+// an end of a).
 func TestResumeWords(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 4))
 	// b is a with edits every few positions: substitutions, insertions
@@ -198,9 +200,15 @@ func TestResumeWords(t *testing.T) {
 		{Gap: 13, Resume: 4, Drift: 2},
 	} {
 		opt = opt.withDefaults()
-		fast, found := 0, 0
+		fast, edge, found := 0, 0, 0
 		for range 20000 {
 			i, dir := r.IntN(len(a)), 1-2*r.IntN(2)
+			if r.IntN(4) == 0 {
+				i = r.IntN(24)
+				if r.IntN(2) == 0 {
+					i = len(a) - 1 - i
+				}
+			}
 			j := min(max(i*len(b)/len(a)+r.IntN(9)-4, 0), len(b)-1)
 			wi, wj, wok := resumeSlow(fp, i, j, dir, opt, nil)
 			gi, gj, gok := resume(fp, i, j, dir, opt)
@@ -216,13 +224,15 @@ func TestResumeWords(t *testing.T) {
 			}
 			if _, _, _, done := resumeWords(fp, i, j, dir, opt); done {
 				fast++
+			} else if _, _, ok := resumeEdge(fp, i, j, dir, opt); ok {
+				edge++
 			}
 			if gok {
 				found++
 			}
 		}
-		if fast < 15000 || found < 1000 {
-			t.Errorf("%+v: %d of 20000 breaks decided word at a time, %d resumed: the test covers too little", opt, fast, found)
+		if fast < 10000 || edge < 200 || found < 1000 {
+			t.Errorf("%+v: %d of 20000 breaks decided by resumeWords, %d resumed by resumeEdge, %d resumed in all: the test covers too little", opt, fast, edge, found)
 		}
 	}
 }
@@ -393,7 +403,8 @@ func TestSameAheadMatchesOneAtATime(t *testing.T) {
 		na, nb := 1+r.IntN(40), 1+r.IntN(40)
 		sa, ea := words(na + k - 1)
 		sb, eb := words(nb + k - 1)
-		w := &wordPair{sa, ea, sb, eb, k}
+		w := newWordPair(sa, ea, sb, eb, k)
+		ref := &wordsRef{sa, ea, sb, eb, k}
 		i, j := r.IntN(na+2)-1, r.IntN(nb+2)-1
 		for _, dir := range []int{-1, 1} {
 			if _, ok := (fpPair{a: make([]byte, na), b: make([]byte, nb)}).ahead(i, j, dir); !ok {
@@ -401,7 +412,7 @@ func TestSameAheadMatchesOneAtATime(t *testing.T) {
 			}
 			n := r.IntN(9)
 			want := 0
-			for want < n && w.sameNewWord(i+dir*(want+1), j+dir*(want+1), dir) {
+			for want < n && ref.sameNewWord(i+dir*(want+1), j+dir*(want+1), dir) {
 				want++
 			}
 			if got := w.sameAhead(i, j, dir, n); got != want {
@@ -419,12 +430,33 @@ func TestSameAheadMatchesOneAtATime(t *testing.T) {
 	}
 }
 
-// sameRunRef is sameRun as first written, a shingle's words and then
-// each next position's word through sameNewWord.
-func (w *wordPair) sameRunRef(i, j, dir, n int) bool {
-	if w == nil {
+// wordsRef is wordPair as first written: where the words lie on both
+// sides (AlignSide.Starts and Ends), their lengths taken at each test.
+type wordsRef struct {
+	sa, ea, sb, eb []uint32
+	k              int
+}
+
+// newWordPair is the wordPair of words at starts and ends.
+func newWordPair(sa, ea, sb, eb []uint32, k int) *wordPair {
+	return &wordPair{wordLens(nil, AlignSide{Starts: sa, Ends: ea}), sb, eb, k}
+}
+
+// sameNewWord is wordPair.sameNewWord as first written, on the words'
+// ranges.
+func (w *wordsRef) sameNewWord(i, j, dir int) bool {
+	if dir > 0 {
+		i, j = i+w.k-1, j+w.k-1
+	}
+	if i < 0 || j < 0 || i >= len(w.sa) || j >= len(w.sb) {
 		return true
 	}
+	return w.ea[i]-w.sa[i] == w.eb[j]-w.sb[j]
+}
+
+// sameRunRef is sameRun as first written, a shingle's words and then
+// each next position's word through sameNewWord, on the words' ranges.
+func (w *wordsRef) sameRunRef(i, j, dir, n int) bool {
 	for m := 0; m < w.k; m++ {
 		if !w.sameNewWord(i-dir*m, j-dir*m, dir) {
 			return false
@@ -448,9 +480,9 @@ func TestSameRunReference(t *testing.T) {
 		k := 1 + r.IntN(6)
 		sa, ea := words(r.IntN(30))
 		sb, eb := words(r.IntN(30))
-		w := &wordPair{sa, ea, sb, eb, k}
+		w := newWordPair(sa, ea, sb, eb, k)
 		i, j, dir, n := r.IntN(36)-3, r.IntN(36)-3, 1-2*r.IntN(2), r.IntN(6)
-		want := w.sameRunRef(i, j, dir, n)
+		want := (&wordsRef{sa, ea, sb, eb, k}).sameRunRef(i, j, dir, n)
 		if got := w.sameRun(i, j, dir, n); got != want {
 			t.Fatalf("k %d, (%d, %d) dir %d n %d on %d/%d words: sameRun %v, the reference %v", k, i, j, dir, n, len(sa), len(sb), got, want)
 		}
@@ -475,4 +507,57 @@ func randWords(r *rand.Rand, n, maxLen int) (starts, ends []uint32) {
 		starts, ends = append(starts, s), append(ends, end)
 	}
 	return starts, ends
+}
+
+// runStartsRef is runStarts as first written: the mask ANDed with itself
+// shifted by one position, resume − 1 times.
+func runStartsRef(a0, a1, b0, b1 uint64, resume int) (s0, s1 uint64) {
+	m0, m1 := matchBytes(a0^b0), matchBytes(a1^b1)
+	s0, s1 = m0, m1
+	for k := 1; k < resume; k++ {
+		m0 = m0>>8 | m1<<56
+		m1 >>= 8
+		s0 &= m0
+		s1 &= m1
+	}
+	return s0, s1
+}
+
+// TestRunStartsReference holds runStarts, on sixteen bits whose shifts
+// double, to the shifts by one a byte a position, for every resume from 1
+// to 8, on windows where most positions match (so that long runs are
+// common).
+func TestRunStartsReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(107, 108))
+	// A byte that matches 0 with probability 7/8 in its low FpBits.
+	fps := func() uint64 {
+		var x uint64
+		for k := range 8 {
+			if r.IntN(8) == 0 {
+				x |= uint64(1+r.IntN(fpMask)) << (8 * k)
+			}
+			x |= uint64(r.IntN(32)) << (8*k + FpBits) // noise above
+		}
+		return x
+	}
+	places := 0
+	for range 20000 {
+		a0, a1, b0, b1 := fps(), fps(), fps(), fps()
+		for resume := 1; resume <= 8; resume++ {
+			w0, w1 := runStartsRef(a0, a1, b0, b1, resume)
+			var want uint32 // the high bit of byte k of (w0, w1) as bit k
+			for k := range 16 {
+				if [2]uint64{w0, w1}[k/8]>>(8*(k%8)+7)&1 != 0 {
+					want |= 1 << k
+				}
+			}
+			if got := runStarts(matchMask(a0^b0, a1^b1), resume); got != want {
+				t.Fatalf("resume %d on %#x %#x / %#x %#x: runStarts %#04x, by one a byte a position %#04x", resume, a0, a1, b0, b1, got, want)
+			}
+			places += bits.OnesCount32(want)
+		}
+	}
+	if places < 100000 {
+		t.Errorf("%d places: the test covers too little", places)
+	}
 }
