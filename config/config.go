@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/neardup/neardup/index"
@@ -96,11 +97,31 @@ type Pipeline struct {
 	MaxMatches    int    `yaml:"max_matches" doc:"verified matches listed in an event, best first"`
 	MaxEventBytes int    `yaml:"max_event_bytes" doc:"largest event, encoded, at most 1GiB less 1MiB; serve lowers it to what the output topic takes (its max.message.bytes, read at start, less the key and framing). A larger event is shortened: passages, lower matches and sentence matches are left out (abridged: docs/event.schema.json) until it fits; one that does not fit even then (a huge meta object) becomes a dead letter event_too_large"`
 	Granularity   string `yaml:"granularity" doc:"document, or sentence: also match each sentence against the sentences of earlier documents (edit similarity, edit class) and list them in the event's sentences"`
+	// GeneratedHosts lists hosts of generated documentation.
+	GeneratedHosts string `yaml:"generated_hosts" doc:"comma-separated hosts whose pages are generated documentation (API references, manual pages): text that two pages of such a host with different content share is the host's template, not a copy, so its pages are linked to each other only as near or exact copies (versions of one page); other hosts' pages are unaffected. Empty: none (docs/boilerplate.md, Generated documentation). Set the same on every member"`
 	// Sentence mode bounds.
 	SentenceMinChars   int `yaml:"sentence_min_chars" doc:"sentence mode: shortest sentence matched, in characters"`
 	SentenceMaxChars   int `yaml:"sentence_max_chars" doc:"sentence mode: longest sentence matched, in characters"`
 	MaxSentences       int `yaml:"max_sentences" doc:"sentence mode: sentences matched per document (the rest are counted in the event's sentences_skipped)"`
 	MaxSentenceMatches int `yaml:"max_sentence_matches" doc:"sentence mode: matches listed per sentence, most similar first (the rest are counted in the event's sentence_matches_dropped)"`
+}
+
+// GeneratedHostList returns the hosts of pipeline.generated_hosts, lower
+// case, without a leading "www.": each entry is a host name (letters,
+// digits, '-' and '.', at least one dot), not a url.
+func (p Pipeline) GeneratedHostList() ([]string, error) {
+	var out []string
+	for _, h := range strings.Split(p.GeneratedHosts, ",") {
+		h = strings.ToLower(strings.TrimSpace(h))
+		if h == "" {
+			continue
+		}
+		if !strings.Contains(h, ".") || strings.Trim(h, "abcdefghijklmnopqrstuvwxyz0123456789-.") != "" || strings.HasPrefix(h, ".") || strings.HasSuffix(h, ".") {
+			return nil, fmt.Errorf("%q is not a host name", h)
+		}
+		out = append(out, strings.TrimPrefix(h, "www."))
+	}
+	return out, nil
 }
 
 // MaxEventBytesLimit bounds pipeline.max_event_bytes: the largest record
@@ -279,6 +300,9 @@ func (c *Config) Validate() error {
 		return bad("pipeline.max_event_bytes", p.MaxEventBytes, "4096..1GiB-1MiB (a Kafka client produces records of at most 1 GiB, key and framing included)")
 	case p.Granularity != "document" && p.Granularity != "sentence":
 		return bad("pipeline.granularity", p.Granularity, "document or sentence")
+	}
+	if _, err := p.GeneratedHostList(); err != nil {
+		return bad("pipeline.generated_hosts", p.GeneratedHosts, "comma-separated host names such as docs.example.org (no scheme, port or path)")
 	}
 	if p.Granularity == "sentence" {
 		s := c.Sketch

@@ -50,6 +50,9 @@ func FromConfig(c *config.Config, version string) (Config, error) {
 		SettleAfter:   c.Verify.SettleAfter,
 		MaxEventBytes: c.Pipeline.MaxEventBytes,
 	}
+	if pc.GeneratedHosts, err = c.Pipeline.GeneratedHostList(); err != nil {
+		return Config{}, fmt.Errorf("pipeline.generated_hosts: %w", err)
+	}
 	pc.Params = Params{
 		Profile: c.Profile, Shingle: c.Sketch.Shingle, CharGram: c.Sketch.CharGram, K: c.Sketch.K,
 		Method: c.Sketch.Method, Bands: b, Rows: r, Seed: c.Sketch.Seed, SimHashK: c.Sketch.SimHashK,

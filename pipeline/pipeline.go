@@ -66,6 +66,10 @@ type Config struct {
 	// are counted in Event.Settled (verify.Job.SettleAfter). 0 verifies
 	// every candidate.
 	SettleAfter int
+	// GeneratedHosts are hosts of generated documentation (config
+	// pipeline.generated_hosts): text two pages of one of them with
+	// different content share is the host's template (template.go).
+	GeneratedHosts []string
 	// MaxEventBytes bounds an event's JSON encoding (default 1 MiB; serve
 	// lowers it to what its output topic takes): a larger event is
 	// shortened (fit.go), and one that does not fit even then, a
@@ -177,6 +181,8 @@ type Pipeline struct {
 	// seqs recycles job.seq buffers (*[]uint32, 4 bytes per shingle
 	// position) once their output is made.
 	seqs sync.Pool
+	// generated holds the hashes of Config.GeneratedHosts (hostOf).
+	generated map[uint64]bool
 }
 
 // New validates cfg and returns a Pipeline over ix.
@@ -203,6 +209,16 @@ func New(cfg Config, ix Index) (*Pipeline, error) {
 		decoded: newFeatCache(defaultFeatCacheBytes), limits: cfg.Verify.Limits(cfg.Limits)}
 	for _, c := range cfg.Verify.Checks {
 		pl.imatchDecides = pl.imatchDecides || c.Method == verify.MethodIMatch
+	}
+	for _, h := range cfg.GeneratedHosts {
+		hh := hostOf("https://" + h) // template.go
+		if hh == 0 {
+			return nil, fmt.Errorf("pipeline: generated host %q: not a host name", h)
+		}
+		if pl.generated == nil {
+			pl.generated = map[uint64]bool{}
+		}
+		pl.generated[hh] = true
 	}
 	// Nothing reads a document's SimHash without the SimHash lane or a
 	// check that compares it (pl.limits stores it for such a check).

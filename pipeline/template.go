@@ -184,10 +184,19 @@ func (p *Pipeline) siteTemplates(jobs []*job, feats func(c *index.Candidate) *sk
 		}
 		slices.SortStableFunc(order, func(a, b int) int { return len(shared[a]) - len(shared[b]) })
 		taught := make([][]uint32, len(shared)) // the template each page showed
+		var generated, framedOnly []uint32      // generated hosts: what was taught as such, what framing alone would
 		var whole []*sketch.Features            // the pages of its own text
 		drop, dropOf := p.templateDrop(j, as, template, holders), len(template)
 		for _, i := range order {
 			if len(shared[i]) == 0 {
+				continue
+			}
+			if p.generated[j.feats.Host] && p.sameText(j, same[i], nil, nil) {
+				// Generated documentation: most of a page is text its
+				// host's other pages share, so two versions of one page
+				// are one text as they stand, before any of it is taken
+				// for template.
+				whole = append(whole, same[i])
 				continue
 			}
 			if p.mayBeSameText(mine, template, shared[i], same[i]) {
@@ -200,6 +209,15 @@ func (p *Pipeline) siteTemplates(jobs []*job, feats func(c *index.Candidate) *sk
 				}
 			}
 			taught[i] = p.framed(j, as, same[i], shared[i], frame, wide)
+			if p.generated[j.feats.Host] {
+				// Generated documentation: what two of its pages with
+				// different content share is what generated both. It is
+				// the host's own: its records do not mark it for other
+				// sites (below), where it is text quoted from the host.
+				framedOnly = union(framedOnly, taught[i])
+				taught[i] = shared[i]
+				generated = union(generated, shared[i])
+			}
 			template = union(template, taught[i])
 			holders.add(taught[i], same[i])
 		}
@@ -225,6 +243,13 @@ func (p *Pipeline) siteTemplates(jobs []*job, feats func(c *index.Candidate) *sk
 		// appears, while what sits in one site's frame (an author box) may
 		// be text that another site holds in its own.
 		known := intersect(template, union(most, union(adopted, across)))
+		if len(generated) > 0 {
+			known = slices.DeleteFunc(known, func(h uint32) bool {
+				_, gen := slices.BinarySearch(generated, h)
+				_, fr := slices.BinarySearch(union(framedOnly, union(adopted, across)), h)
+				return gen && !fr
+			})
+		}
 		if rec, ok := recordOf(j.feats, known, own, j.feats.ShingleShift); ok {
 			recs.write(j, j.res.Seq, rec)
 		}
