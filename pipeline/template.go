@@ -244,9 +244,12 @@ func (p *Pipeline) siteTemplates(jobs []*job, feats func(c *index.Candidate) *sk
 		// be text that another site holds in its own.
 		known := intersect(template, union(most, union(adopted, across)))
 		if len(generated) > 0 {
+			// A generated host's shared text is its own (not for other
+			// sites' records), unless framing or other sites say so too.
+			elsewhere := union(framedOnly, union(adopted, across))
 			known = slices.DeleteFunc(known, func(h uint32) bool {
 				_, gen := slices.BinarySearch(generated, h)
-				_, fr := slices.BinarySearch(union(framedOnly, union(adopted, across)), h)
+				_, fr := slices.BinarySearch(elsewhere, h)
 				return gen && !fr
 			})
 		}
