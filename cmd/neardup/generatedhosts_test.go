@@ -2,9 +2,7 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"maps"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,15 +17,7 @@ import (
 // to the first; a page of another host quoting that section stays a
 // partial link; a value that is not a host name exits 2 naming the key.
 func TestScanGeneratedHosts(t *testing.T) {
-	r := rand.New(rand.NewPCG(45, 1))
-	words := func(n int) []string {
-		ws := make([]string, n)
-		for i := range ws {
-			ws[i] = fmt.Sprintf("w%d", r.IntN(50000))
-		}
-		return ws
-	}
-	join := func(parts ...[]string) string { return strings.Join(slices.Concat(parts...), " ") }
+	words, join := wordSource(45)
 	section := words(80) // the description both classes inherit
 	a, b := words(200), words(200)
 	edited := slices.Clone(a)

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,15 +18,7 @@ import (
 // its link. Every line is valid against the event schema. The same holds
 // when the pages are keyed by their urls and carry no url field.
 func TestScanRevisions(t *testing.T) {
-	r := rand.New(rand.NewPCG(44, 1))
-	words := func(n int) []string {
-		ws := make([]string, n)
-		for i := range ws {
-			ws[i] = fmt.Sprintf("w%d", r.IntN(50000))
-		}
-		return ws
-	}
-	join := func(parts ...[]string) string { return strings.Join(slices.Concat(parts...), " ") }
+	words, join := wordSource(44)
 	policy := words(50)
 	head := map[string][]string{"a": words(30), "b": words(30), "c": words(30)}
 	foot := map[string][]string{"a": words(40), "b": words(40), "c": words(40)}
