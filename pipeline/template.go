@@ -174,9 +174,47 @@ func (p *Pipeline) siteTemplates(jobs []*job, feats func(c *index.Candidate) *sk
 		frame, most, wide := p.siteWide(j, as, same, earlier)
 		across := p.acrossSites(j, mine, adopted, others, holders)
 		template = union(adopted, across)
+		// Versions first: a page of the document's own text as they stand
+		// (a republished or updated page) is one text with it before any
+		// of what they share is taken for template, as most of a
+		// generated page is text its host's other pages share. On a host
+		// not named as generated the two must also share a quarter of
+		// their text outside the site's frame (mayBeSameText): two
+		// articles in heavy chrome are not one text.
+		var whole []*sketch.Features // the pages of its own text
+		isWhole := make([]bool, len(same))
+		gen := p.generated[j.feats.Host]
+		frameless := union(template, frame)
+		for i := range same {
+			if len(shared[i]) > 0 && (gen || p.mayBeSameText(mine, frameless, shared[i], same[i])) && p.sameText(j, same[i], nil, nil) {
+				isWhole[i] = true
+			}
+		}
+		var many []uint32
+		if len(frame) > 0 {
+			// On a site whose pages share a frame. On a host whose
+			// documents share none (a digital library, an archive of
+			// texts), text three documents hold is a passage two of them
+			// copied from the third, and stays evidence.
+			many = p.manyTexts(same, shared, isWhole)
+		}
+		if len(many) > 0 && !gen {
+			// ... and without the text three texts of its site hold: two
+			// commands of one family are not one text for the flags they
+			// share.
+			drop := p.templateDrop(j, as, many, holders)
+			for i := range same {
+				isWhole[i] = isWhole[i] && p.sameText(j, same[i], drop, nil)
+			}
+		}
+		for i, ok := range isWhole {
+			if ok {
+				whole = append(whole, same[i])
+			}
+		}
 		// The pages that share the least with the document come first:
 		// pages that share only the template with it. On the rest, a page
-		// of the same text (a republished or updated page) is a near
+		// of the same text once the template is left out is a near
 		// duplicate.
 		order := make([]int, len(shared))
 		for i := range order {
@@ -184,19 +222,10 @@ func (p *Pipeline) siteTemplates(jobs []*job, feats func(c *index.Candidate) *sk
 		}
 		slices.SortStableFunc(order, func(a, b int) int { return len(shared[a]) - len(shared[b]) })
 		taught := make([][]uint32, len(shared)) // the template each page showed
-		var generated, framedOnly []uint32      // generated hosts: what was taught as such, what framing alone would
-		var whole []*sketch.Features            // the pages of its own text
+		var generated, framedOnly []uint32      // generated hosts: what was taught as such, what the site rules alone would
 		drop, dropOf := p.templateDrop(j, as, template, holders), len(template)
 		for _, i := range order {
-			if len(shared[i]) == 0 {
-				continue
-			}
-			if p.generated[j.feats.Host] && p.sameText(j, same[i], nil, nil) {
-				// Generated documentation: most of a page is text its
-				// host's other pages share, so two versions of one page
-				// are one text as they stand, before any of it is taken
-				// for template.
-				whole = append(whole, same[i])
+			if len(shared[i]) == 0 || isWhole[i] {
 				continue
 			}
 			if p.mayBeSameText(mine, template, shared[i], same[i]) {
@@ -208,8 +237,10 @@ func (p *Pipeline) siteTemplates(jobs []*job, feats func(c *index.Candidate) *sk
 					continue
 				}
 			}
-			taught[i] = p.framed(j, as, same[i], shared[i], frame, wide)
-			if p.generated[j.feats.Host] {
+			// What it frames the document with, and what it shares with
+			// it that a third text of the site holds too (manyTexts).
+			taught[i] = union(p.framed(j, as, same[i], shared[i], frame, wide), intersect(shared[i], many))
+			if gen {
 				// Generated documentation: what two of its pages with
 				// different content share is what generated both. It is
 				// the host's own: its records do not mark it for other
@@ -824,6 +855,45 @@ func union[T uint32 | uint64](a, b []T) []T {
 			out = append(out, a[i])
 			i++
 			k++
+		}
+	}
+	return out
+}
+
+// manyTexts returns the stored hashes (sorted) of the document's anchors
+// that two earlier pages of its site hold (shared: the anchors each
+// shares with it) whose texts differ from each other and from the
+// document's (own marks the pages of its own text): text three different
+// texts of one site hold. That is the site's template wherever it sits
+// on the page (a generated section, an author box, a promo inside the
+// article), where text one page of the site copies from another is held
+// by two.
+func (p *Pipeline) manyTexts(same []*sketch.Features, shared [][]uint32, own []bool) []uint32 {
+	var out []uint32
+	for i := range same {
+		if own[i] || len(shared[i]) == 0 {
+			continue
+		}
+		for k := i + 1; k < len(same); k++ {
+			if own[k] || len(shared[k]) == 0 {
+				continue
+			}
+			both := intersect(shared[i], shared[k])
+			if len(both) == 0 || len(without(both, out)) == 0 || p.oneText(same[i], same[k], nil, nil) {
+				continue
+			}
+			out = union(out, both)
+		}
+	}
+	return out
+}
+
+// without returns the values of a (sorted) that are not in b (sorted).
+func without(a, b []uint32) []uint32 {
+	var out []uint32
+	for _, h := range a {
+		if _, ok := slices.BinarySearch(b, h); !ok {
+			out = append(out, h)
 		}
 	}
 	return out
