@@ -187,7 +187,7 @@ func (p *Pipeline) siteTemplates(jobs []*job, feats func(c *index.Candidate) *sk
 		frameless := union(template, frame)
 		for i := range same {
 			if len(shared[i]) > 0 && (gen || p.mayBeSameText(mine, frameless, shared[i], same[i])) && p.sameText(j, same[i], nil, nil) {
-				isWhole[i] = true
+				whole, isWhole[i] = append(whole, same[i]), true
 			}
 		}
 		var many []uint32
@@ -197,20 +197,6 @@ func (p *Pipeline) siteTemplates(jobs []*job, feats func(c *index.Candidate) *sk
 			// texts), text three documents hold is a passage two of them
 			// copied from the third, and stays evidence.
 			many = p.manyTexts(same, shared, isWhole)
-		}
-		if len(many) > 0 && !gen {
-			// ... and without the text three texts of its site hold: two
-			// commands of one family are not one text for the flags they
-			// share.
-			drop := p.templateDrop(j, as, many, holders)
-			for i := range same {
-				isWhole[i] = isWhole[i] && p.sameText(j, same[i], drop, nil)
-			}
-		}
-		for i, ok := range isWhole {
-			if ok {
-				whole = append(whole, same[i])
-			}
 		}
 		// The pages that share the least with the document come first:
 		// pages that share only the template with it. On the rest, a page
