@@ -154,6 +154,41 @@ func TestSiteTemplates(t *testing.T) {
 	})
 }
 
+// A block three different texts of a framed site hold is the site's
+// template wherever it sits (manyTexts): a promo inside the article of
+// three of a site's sixteen pages (too few for the site's frame) does not
+// link its third holder. A block two texts hold is what a quote is (its
+// second holder is linked to the first), and so is a paragraph one page
+// quotes from another. On a host whose documents share no frame (a
+// collection of texts), the block three documents hold is a passage
+// copied from the first, and stays evidence.
+func TestManyTexts(t *testing.T) {
+	words, join := wordSource(40)
+	header, footer, promo := words(60), words(60), words(80)
+	bodies := make([][]string, 17)
+	for i := 1; i < len(bodies); i++ {
+		bodies[i] = words(150)
+	}
+	quote := bodies[3][40:120]
+	for i, block := range map[int][]string{10: promo, 12: promo, 14: promo, 16: quote} {
+		bodies[i] = slices.Concat(bodies[i][:75], block, bodies[i][75:])
+	}
+	pages := make([]sitePage, 0, len(bodies)-1)
+	for i := 1; i < len(bodies); i++ {
+		pages = append(pages, sitePage{fmt.Sprintf("p%d", i), fmt.Sprintf("https://a.example/%d", i), join(header, bodies[i], footer)})
+	}
+	mem := func(pl *Pipeline) index.Store { return memoryIndex(t, pl) }
+	t.Run("framed", func(t *testing.T) {
+		checkKinds(t, pages, true, mem, map[string]string{"p10": "unique", "p12": "partial p10", "p14": "unique", "p16": "partial p3"})
+	})
+	t.Run("no frame", func(t *testing.T) {
+		for i := range pages {
+			pages[i].text = join(bodies[i+1])
+		}
+		checkKinds(t, pages, true, mem, map[string]string{"p12": "partial p10", "p14": "partial p10", "p16": "partial p3"})
+	})
+}
+
 // On one large site (an encyclopedia, a library) pages copy passages from
 // each other inside their own text; the site has no template, and what
 // two of its pages share is a copy however many pages the site has: a
