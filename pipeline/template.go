@@ -191,10 +191,12 @@ func (p *Pipeline) siteTemplates(jobs []*job, feats func(c *index.Candidate) *sk
 			}
 		}
 		var many []uint32
-		if len(frame) > 0 {
-			// On a site whose pages share a frame. On a host whose
-			// documents share none (a digital library, an archive of
-			// texts), text three documents hold is a passage two of them
+		if len(frame) > 0 || j.item.Doc.IsHTML {
+			// On a page its site generated: an HTML page (whatever its
+			// extraction left of the frame), or one whose site's pages
+			// share a frame. Plain text on a host whose documents share
+			// none is a collection (a digital library, an archive of
+			// texts): text three documents hold is a passage two of them
 			// copied from the third, and stays evidence.
 			many = p.manyTexts(same, shared, isWhole)
 		}

@@ -187,6 +187,27 @@ func TestManyTexts(t *testing.T) {
 		}
 		checkKinds(t, pages, true, mem, map[string]string{"p12": "partial p10", "p14": "partial p10", "p16": "partial p3"})
 	})
+	t.Run("html", func(t *testing.T) {
+		// The same texts as HTML pages: a page its site generated,
+		// whatever its extraction leaves of the frame.
+		var items []Item
+		for i, p := range pages {
+			html := fmt.Sprintf("<html><head><title>p%d</title></head><body><article><p>%s</p></article></body></html>", i+1, join(bodies[i+1]))
+			items = append(items, Item{Doc: Document{ID: p.id, URL: p.url, Text: []byte(html), IsHTML: true}})
+		}
+		want := map[string]string{"p12": "partial p10", "p14": "unique", "p16": "partial p3"}
+		for _, o := range run(t, testConfig(t, "web"), mem, items) {
+			if w, ok := want[o.Event.ID]; ok {
+				got := o.Event.Kind
+				if o.Event.DuplicateOf != "" {
+					got += " " + o.Event.DuplicateOf
+				}
+				if got != w {
+					t.Errorf("%s: %s, want %s", o.Event.ID, got, w)
+				}
+			}
+		}
+	})
 }
 
 // On one large site (an encyclopedia, a library) pages copy passages from
