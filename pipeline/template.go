@@ -867,7 +867,7 @@ func (p *Pipeline) manyTexts(same []*sketch.Features, shared [][]uint32, own []b
 				continue
 			}
 			both := intersect(shared[i], shared[k])
-			if len(both) == 0 || len(without(both, out)) == 0 || p.oneText(same[i], same[k], nil, nil) {
+			if len(both) == 0 || subset(both, out) || p.oneText(same[i], same[k], nil, nil) {
 				continue
 			}
 			out = union(out, both)
@@ -876,13 +876,12 @@ func (p *Pipeline) manyTexts(same []*sketch.Features, shared [][]uint32, own []b
 	return out
 }
 
-// without returns the values of a (sorted) that are not in b (sorted).
-func without(a, b []uint32) []uint32 {
-	var out []uint32
+// subset reports whether every value of a (sorted) is in b (sorted).
+func subset(a, b []uint32) bool {
 	for _, h := range a {
 		if _, ok := slices.BinarySearch(b, h); !ok {
-			out = append(out, h)
+			return false
 		}
 	}
-	return out
+	return true
 }
