@@ -22,38 +22,110 @@ const maxHeadBytes = 256 << 10
 // without its url still sends them, and they name the page's site. A
 // syndicated copy often names its original's address as canonical: it
 // is then taken as a page of the original's site, which it is a copy of.
-func PageURL(page []byte) string {
+func PageURL(page []byte) string { return PageSite(page).URL }
+
+// Site is what a page's head says of its site.
+type Site struct {
+	// URL is the address the page gives itself (PageURL).
+	URL string
+	// Name is its site's name (lower case, spaces collapsed): the
+	// content of its <meta property="og:site_name">, else the last part
+	// of its <title> after a separator (" | ", " – ", " — ", " - ",
+	// " · "), when something comes before it and it is at most
+	// maxSiteNameWords words; "" when the page names none.
+	Name string
+}
+
+// maxSiteNameWords bounds a site name read from a title: "Article title |
+// The Evening Ledger" names its site, "Part one - the voyage out and what
+// came of it" does not.
+const maxSiteNameWords = 5
+
+// titleSeparators are what content-management systems put between a
+// page's title and its site's name.
+var titleSeparators = []string{" | ", " – ", " — ", " · ", " - "}
+
+// PageSite returns what page says of its site before its <body> (or its
+// first maxHeadBytes): see Site.
+func PageSite(page []byte) Site {
 	z := html.NewTokenizer(bytes.NewReader(page[:min(len(page), maxHeadBytes)]))
-	var og string
+	var canon, og, siteName, title string
+	inTitle := false
+	done := func() Site {
+		s := Site{URL: canon, Name: normalName(siteName)}
+		if s.URL == "" {
+			s.URL = og
+		}
+		if s.Name == "" {
+			s.Name = titleSite(title)
+		}
+		return s
+	}
 	for {
 		tt := z.Next()
 		switch tt {
 		case html.ErrorToken:
-			return og
+			return done()
+		case html.TextToken:
+			if inTitle && title == "" {
+				title = string(z.Text())
+			}
+		case html.EndTagToken:
+			inTitle = false
 		case html.StartTagToken, html.SelfClosingTagToken:
 			name, hasAttr := z.TagName()
+			inTitle = false
 			switch atom.Lookup(name) {
 			case atom.Body:
-				return og
+				return done()
+			case atom.Title:
+				inTitle = tt == html.StartTagToken
 			case atom.Link:
 				if !hasAttr {
 					continue
 				}
-				if rel, href := attrPair(z, "rel", "href"); hasToken(rel, "canonical") {
-					if u := absolute(href); u != "" {
-						return u
-					}
+				if rel, href := attrPair(z, "rel", "href"); hasToken(rel, "canonical") && canon == "" {
+					canon = absolute(href)
 				}
 			case atom.Meta:
-				if !hasAttr || og != "" {
+				if !hasAttr {
 					continue
 				}
-				if prop, content := attrPair(z, "property", "content"); strings.EqualFold(strings.TrimSpace(prop), "og:url") {
+				prop, content := attrPair(z, "property", "content")
+				switch {
+				case strings.EqualFold(strings.TrimSpace(prop), "og:url") && og == "":
 					og = absolute(content)
+				case strings.EqualFold(strings.TrimSpace(prop), "og:site_name") && siteName == "":
+					siteName = content
 				}
 			}
 		}
 	}
+}
+
+// titleSite returns the site name the end of a page's title gives ("")
+// after its last separator, of whichever kind.
+func titleSite(title string) string {
+	title = strings.Join(strings.Fields(title), " ")
+	at, width := -1, 0
+	for _, sep := range titleSeparators {
+		if i := strings.LastIndex(title, sep); i > at {
+			at, width = i, len(sep)
+		}
+	}
+	if at <= 0 {
+		return ""
+	}
+	name := normalName(title[at+width:])
+	if len(strings.Fields(name)) > maxSiteNameWords {
+		return ""
+	}
+	return name
+}
+
+// normalName is a site name in lower case with its spaces collapsed.
+func normalName(s string) string {
+	return strings.ToLower(strings.Join(strings.Fields(s), " "))
 }
 
 // attrPair returns the values of the current tag's attributes named a

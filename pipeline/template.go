@@ -68,7 +68,8 @@ import (
 // pageHost returns the hash of the host of doc's url, or, without one, of
 // its id when the id is an absolute http or https URL (a crawler that keys
 // its pages by their address), or of the address an HTML page gives
-// itself (its canonical link or og:url: extract.PageURL); 0 when none
+// itself (its canonical link or og:url), else of the site name it gives
+// (og:site_name, or its title's end: extract.PageSite); 0 when none
 // names a host.
 func pageHost(doc Document) uint64 {
 	if doc.URL != "" {
@@ -78,9 +79,28 @@ func pageHost(doc Document) uint64 {
 		return hostOf(doc.ID)
 	}
 	if doc.IsHTML {
-		return hostOf(extract.PageURL(doc.Text))
+		site := extract.PageSite(doc.Text)
+		if h := hostOf(site.URL); h != 0 {
+			return h
+		}
+		return nameHost(site.Name)
 	}
 	return 0
+}
+
+// siteNameSalt separates a host named by its site's name from the host
+// names of urls.
+const siteNameSalt = "site name\x00"
+
+// nameHost returns the hash standing for the host of a site known by its
+// name only (extract.Site.Name), never 0; 0 for no name.
+func nameHost(name string) uint64 {
+	if name == "" {
+		return 0
+	}
+	f := fnv.New64a()
+	f.Write([]byte(siteNameSalt + name))
+	return max(f.Sum64(), 1)
 }
 
 // hostOf returns the hash of the host of rawURL (lower case, without a

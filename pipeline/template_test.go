@@ -52,8 +52,17 @@ func TestPageHost(t *testing.T) {
 		{Document{ID: "p4", IsHTML: true, Text: []byte(`<head><link rel="canonical" href="/a/4"></head>`)}, ""},
 		// Text is not markup: a canonical link in it names nothing.
 		{Document{ID: "p5", Text: []byte(`<head><link rel="canonical" href="https://news.example/a/5"></head>`)}, ""},
+		// Without an address, the site's name: its og:site_name, else
+		// its title's end.
+		{Document{ID: "p6", IsHTML: true, Text: []byte(`<head><title>A story | The Ledger</title></head>`)}, "name:the ledger"},
+		{Document{ID: "p7", IsHTML: true, Text: []byte(`<head><meta property="og:site_name" content="The Ledger"><title>Another</title></head>`)}, "name:the ledger"},
+		{Document{ID: "p8", IsHTML: true, Text: []byte(`<head><link rel="canonical" href="https://news.example/a/8"><title>A story | The Ledger</title></head>`)}, "https://news.example/"},
+		{Document{ID: "p9", Text: []byte(`<head><title>A story | The Ledger</title></head>`)}, ""},
 	} {
 		want := hostOf(tc.host)
+		if name, ok := strings.CutPrefix(tc.host, "name:"); ok {
+			want = nameHost(name)
+		}
 		if got := pageHost(tc.doc); got != want {
 			t.Errorf("pageHost(%+v) = %#x, want the host of %q (%#x)", tc.doc, got, tc.host, want)
 		}
