@@ -41,10 +41,6 @@ type Site struct {
 // came of it" does not.
 const maxSiteNameWords = 5
 
-// titleSeparators are what content-management systems put between a
-// page's title and its site's name.
-var titleSeparators = []string{" | ", " – ", " — ", " · ", " - "}
-
 // PageSite returns what page says of its site before its <body> (or its
 // first maxHeadBytes): see Site.
 func PageSite(page []byte) Site {
@@ -104,11 +100,12 @@ func PageSite(page []byte) Site {
 }
 
 // titleSite returns the site name the end of a page's title gives ("")
-// after its last separator, of whichever kind.
+// after its last separator, of whichever kind: what content-management
+// systems put between a page's title and its site's name.
 func titleSite(title string) string {
 	title = strings.Join(strings.Fields(title), " ")
 	at, width := -1, 0
-	for _, sep := range titleSeparators {
+	for _, sep := range [...]string{" | ", " – ", " — ", " · ", " - "} {
 		if i := strings.LastIndex(title, sep); i > at {
 			at, width = i, len(sep)
 		}
