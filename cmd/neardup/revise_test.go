@@ -16,7 +16,9 @@ import (
 // revision event for the first page follows the second page's event,
 // withdrawing the link, and a page quoting the other site's article keeps
 // its link. Every line is valid against the event schema. The same holds
-// when the pages are keyed by their urls and carry no url field.
+// when the pages are keyed by their urls and carry no url field, and for
+// HTML pages that name their site only by their canonical link or by their
+// title's end.
 func TestScanRevisions(t *testing.T) {
 	words, join := wordSource(44)
 	policy := words(50)
@@ -32,9 +34,10 @@ func TestScanRevisions(t *testing.T) {
 		{"c2", "https://c.example/2", join(head["c"], words(150), foot["c"])},
 	}
 	// As the crawler sends them (url fields), keyed by their url alone
-	// (an id that is an absolute URL stands for the url), and as HTML
-	// pages that give their address only in their canonical link.
-	for _, how := range []string{"url", "id", "canonical"} {
+	// (an id that is an absolute URL stands for the url), as HTML pages
+	// that give their address only in their canonical link, and as HTML
+	// pages that give only their site's name, at their title's end.
+	for _, how := range []string{"url", "id", "canonical", "title"} {
 		byURL := how == "id"
 		name := func(id, url string) string {
 			if byURL {
@@ -50,6 +53,9 @@ func TestScanRevisions(t *testing.T) {
 				rec = map[string]string{"id": d.url, "text": d.text}
 			case "canonical":
 				rec = map[string]string{"id": d.id, "html": fmt.Sprintf(`<!DOCTYPE html><html><head><title>%s</title><link rel="canonical" href="%s"></head><body><article><p>%s</p></article></body></html>`, d.id, d.url, d.text)}
+			case "title":
+				site := strings.ToUpper(d.url[len("https://") : len("https://")+1]) // a.example: "The A Ledger"
+				rec = map[string]string{"id": d.id, "html": fmt.Sprintf(`<!DOCTYPE html><html><head><title>%s — The %s Ledger</title></head><body><article><p>%s</p></article></body></html>`, d.id, site, d.text)}
 			}
 			b, err := json.Marshal(rec)
 			if err != nil {
