@@ -3,12 +3,12 @@ package pipeline
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/internal/synth"
 	"github.com/neardup/neardup/sketch"
 	"github.com/neardup/neardup/verify"
 )
@@ -78,22 +78,8 @@ type sitePage struct {
 // wordSource returns a source of random words and a joiner of word lists
 // into a page's text.
 func wordSource(seed uint64) (words func(n int) []string, join func(parts ...[]string) []byte) {
-	r := rand.New(rand.NewPCG(seed, 1))
-	words = func(n int) []string {
-		ws := make([]string, n)
-		for i := range ws {
-			ws[i] = fmt.Sprintf("w%d", r.IntN(50000))
-		}
-		return ws
-	}
-	join = func(parts ...[]string) []byte {
-		var all []string
-		for _, p := range parts {
-			all = append(all, p...)
-		}
-		return []byte(strings.Join(all, " "))
-	}
-	return words, join
+	join = func(parts ...[]string) []byte { return []byte(strings.Join(slices.Concat(parts...), " ")) }
+	return synth.Words(seed), join
 }
 
 // checkKinds streams pages (without their urls unless urls) through ix

@@ -3,8 +3,6 @@ package main
 import (
 	"encoding/json"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -29,19 +27,11 @@ func TestScanGeneratedHosts(t *testing.T) {
 		{"blog0", "https://blog.example.net/first", join(words(150), words(150))},
 		{"blog", "https://blog.example.net/post", join(words(150), section, words(150))},
 	}
-	var in strings.Builder
+	var recs []map[string]string
 	for _, d := range docs {
-		line, err := json.Marshal(map[string]string{"id": d.id, "url": d.url, "text": d.text})
-		if err != nil {
-			t.Fatal(err)
-		}
-		in.Write(line)
-		in.WriteByte('\n')
+		recs = append(recs, map[string]string{"id": d.id, "url": d.url, "text": d.text})
 	}
-	file := filepath.Join(t.TempDir(), "pages.jsonl")
-	if err := os.WriteFile(file, []byte(in.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	file := writeRecords(t, recs)
 	scan := func(args ...string) map[string]string {
 		t.Helper()
 		code, out, errOut := neardup(t, append(append([]string{"scan", "--quiet", "--emit", "all"}, args...), file)...)

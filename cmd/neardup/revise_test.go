@@ -3,8 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -45,7 +43,7 @@ func TestScanRevisions(t *testing.T) {
 			}
 			return id
 		}
-		var in strings.Builder
+		var recs []map[string]string
 		for _, d := range docs {
 			rec := map[string]string{"id": d.id, "url": d.url, "text": d.text}
 			switch how {
@@ -57,17 +55,9 @@ func TestScanRevisions(t *testing.T) {
 				site := strings.ToUpper(d.url[len("https://") : len("https://")+1]) // a.example: "The A Ledger"
 				rec = map[string]string{"id": d.id, "html": fmt.Sprintf(`<!DOCTYPE html><html><head><title>%s — The %s Ledger</title></head><body><article><p>%s</p></article></body></html>`, d.id, site, d.text)}
 			}
-			b, err := json.Marshal(rec)
-			if err != nil {
-				t.Fatal(err)
-			}
-			in.Write(b)
-			in.WriteByte('\n')
+			recs = append(recs, rec)
 		}
-		file := filepath.Join(t.TempDir(), "pages.jsonl")
-		if err := os.WriteFile(file, []byte(in.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		file := writeRecords(t, recs)
 		code, out, errOut := neardup(t, "scan", "--quiet", file)
 		if code != 0 {
 			t.Fatalf("scan: exit %d: %s", code, errOut)

@@ -289,3 +289,17 @@ func (g *Generator) edit(words []string, rate float64) []string {
 	}
 	return append(out, g.Words(3+g.r.IntN(5))...)
 }
+
+// Words returns a source of uniformly drawn words from seed ("w" and a
+// number under 50,000), each call the next n of them: the pages of a test
+// that decides their shared text word for word.
+func Words(seed uint64) func(n int) []string {
+	r := rand.New(rand.NewPCG(seed, 1))
+	return func(n int) []string {
+		ws := make([]string, n)
+		for i := range ws {
+			ws[i] = fmt.Sprintf("w%d", r.IntN(50000))
+		}
+		return ws
+	}
+}
