@@ -14,8 +14,9 @@ import (
 // The site pages (text, whose templates make most keys common) give the
 // same events on the memory index, a Redis node and a three-master Redis
 // Cluster: common keys, their exemplars and the discount of common
-// passages, and the site templates of pages with a url, do not depend
-// on the backend.
+// passages, and the site templates of pages with a url and of pages
+// placed by their edges (another draw of the chrome pages, sent without
+// their urls), do not depend on the backend.
 func TestSitesIndexesAgree(t *testing.T) {
 	s, err := GenerateSites(dataset.Dir(t, SetGutenberg), SitesConfig{Pages: 160})
 	if err != nil {
@@ -25,9 +26,18 @@ func TestSitesIndexesAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	bare, err := generateChrome(dataset.Dir(t, SetGutenberg), chromeConfig{Sites: 16, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
 	// The site pages, then the chrome pages (their site templates are
-	// learnt from the candidates the backend returns).
+	// learnt from the candidates the backend returns), then other chrome
+	// pages without their urls.
 	docs := append(s.Docs(SitesText), ch.Docs(SitesText)...)
+	for _, d := range bare.Docs(SitesText) {
+		d.ID, d.URL = "bare:"+d.ID, ""
+		docs = append(docs, d)
+	}
 	cfg, err := StreamConfig(config.Default())
 	if err != nil {
 		t.Fatal(err)

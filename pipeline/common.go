@@ -490,9 +490,11 @@ func (p *Pipeline) markSources(jobs []*job, feats func(c *index.Candidate) *sket
 // and a page republished on its own site would carry that template into
 // its original's copied text, making it evidence between the site's pages
 // (measured on the site sets without urls: sites-html-boiler precision
-// 0.919 → 0.868).
+// 0.919 → 0.868). A page placed by its edges (edgeHost) is one without a
+// url until its site's pages show three distinct texts (template.go,
+// edgeSite), and one with a url from then on.
 func findsSources(j *job) bool {
-	return j.commonShare > MaxDiscountShare || j.feats.Host != 0
+	return j.commonShare > MaxDiscountShare || j.feats.Host != 0 && !j.noSite
 }
 
 // copyOwnLinks keeps a copy from re-reporting its original's passages. A

@@ -29,9 +29,10 @@ import (
 //     frame from its text (revise.go): a comment policy several sites
 //     share is common there too.
 //
-// Pages without a url have no site rules and keep the counts.
+// Pages on no site (none named, no edges shared with three distinct
+// texts: template.go, edgeSite) have no site rules and keep the counts.
 func (p *Pipeline) firstHolder(j *job, feats func(*index.Candidate) *sketch.Features) {
-	if j.feats == nil || j.feats.Host == 0 || j.discount == nil || len(j.discount.Common) == 0 {
+	if j.feats == nil || j.feats.Host == 0 || j.noSite || j.discount == nil || len(j.discount.Common) == 0 {
 		return
 	}
 	d := j.discount

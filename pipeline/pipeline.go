@@ -359,6 +359,10 @@ type job struct {
 	// template record, by id. Shares are of the text outside them.
 	siteTemplate  []verify.Range
 	candTemplates map[uint64][]verify.Range
+	// edge: its host is named by its edges (edgeHost: no url, address
+	// or site name); noSite: such a page whose site's pages are not (yet)
+	// three distinct texts, so no site rule applies.
+	edge, noSite bool
 	// revise are earlier pages of its site whose template record this
 	// document found: their partial links are verified again once its
 	// verdict is recorded (revise.go).

@@ -86,6 +86,11 @@ func (p *Pipeline) prepareDoc(s *sketch.Sketcher, f *sketch.Features, enc *[]byt
 		return
 	}
 	f.Host = pageHost(it.Doc) // template.go
+	if f.Host == 0 {
+		f.Host = edgeHost(s.Tokens().Hash, s.Config().Shingle)
+		j.edge = f.Host != 0
+		j.noSite = j.edge // until its site's pages show three texts (template.go)
+	}
 	// Encoded in the worker's buffer, then copied out at its exact size:
 	// one allocation instead of a dozen growing ones. stored is what enc
 	// decodes to, without decoding.

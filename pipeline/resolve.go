@@ -378,7 +378,7 @@ func (p *Pipeline) decidedEvent(j *job, r verify.Result) (ev *Event, later []Mat
 			m.Passages = p.passages(j.feats, j.candFeats[i], v.Passages)
 			a, b := passageWords(j.feats, j.candFeats[i], v.Passages, p.cfg.Sketch.Shingle, j.siteTemplate, j.candTemplates[j.cands[i].Seq])
 			m.Share, m.MatchShare = a.share(), b.share()
-			if v.Kind == verify.Partial && p.mainNear(j.feats, j.candFeats[i], a, b) {
+			if v.Kind == verify.Partial && p.knownFrame(j, i) && p.mainNear(j.feats, j.candFeats[i], a, b) {
 				m.Kind = string(verify.Near) // template.go
 			}
 		}

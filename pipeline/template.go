@@ -63,7 +63,9 @@ import (
 // index's candidates, their hosts, anchors and template records are stored
 // with them, and the counts are the index's. Memory, a Redis node and a
 // Redis Cluster return the same candidates, counts and records, so they
-// give the same templates; a document without a url has none.
+// give the same templates. A document that names no site (no url,
+// address or name) is placed by its edges (edgeHost): its site's rules
+// apply once three distinct texts share them.
 
 // pageHost returns the hash of the host of doc's url, or, without one, of
 // its id when the id is an absolute http or https URL (a crawler that keys
@@ -103,6 +105,30 @@ func nameHost(name string) uint64 {
 	return max(f.Sum64(), 1)
 }
 
+// edgeSalt separates a host named by a page's edges from other hosts.
+const edgeSalt = 0x65646765686f7374 // "edgehost"
+
+// edgeHost returns the hash standing for the host of a page that names
+// none (no url, no address, no site name): its first and its last w
+// tokens (w the shingle width), where a site's pages hold its name and
+// navigation above their own text and its footer below. Pages of one
+// site share both; copies of a text on other sites, cuts of it and texts
+// mixed from several do not. 0 when the page is shorter than two
+// shingles.
+func edgeHost(tokens []uint64, w int) uint64 {
+	if w < 1 || len(tokens) < 2*w {
+		return 0
+	}
+	h := uint64(edgeSalt)
+	for _, t := range tokens[:w] {
+		h = sketch.Mix64(h ^ t)
+	}
+	for _, t := range tokens[len(tokens)-w:] {
+		h = sketch.Mix64(h ^ t)
+	}
+	return max(h, 1)
+}
+
 // hostOf returns the hash of the host of rawURL (lower case, without a
 // port or a leading "www."), never 0; 0 when rawURL has no host.
 func hostOf(rawURL string) uint64 {
@@ -117,6 +143,36 @@ func hostOf(rawURL string) uint64 {
 	f := fnv.New64a()
 	f.Write([]byte(h))
 	return max(f.Sum64(), 1)
+}
+
+// edgeSite reports whether j, whose host is named by its edges
+// (edgeHost), and its earlier candidates of that host are at least
+// minTexts distinct texts (one text or two: sameText on their whole
+// samples), or one of those candidates has a template record (a page of
+// the site found them so before). Pages that share their opening and
+// their closing words are the pages of one site around their own texts,
+// or versions of one text (a licence and its variants, a document and
+// its copies): two texts sharing a frame is what a variant is, a third
+// makes it a site's, the principle acrossSites holds other sites' frames
+// to.
+func (p *Pipeline) edgeSite(j *job, feats func(c *index.Candidate) *sketch.Features, recs *templateRecs) bool {
+	texts := []*sketch.Features{j.feats}
+	for ci := range j.cands[:min(j.earlier, len(j.cands))] {
+		c := &j.cands[ci]
+		f := feats(c)
+		if f == nil || f.Host != j.feats.Host {
+			continue
+		}
+		if _, ok := decodeTemplateRec(recs.of(j, c.Seq), f); ok {
+			return true
+		}
+		if !slices.ContainsFunc(texts, func(t *sketch.Features) bool { return p.oneText(t, f, nil, nil) }) {
+			if texts = append(texts, f); len(texts) == minTexts {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // hostKeySalt separates a host's key from passage anchors and sentence
@@ -141,6 +197,24 @@ func (p *Pipeline) siteTemplates(jobs []*job, feats func(c *index.Candidate) *sk
 		if len(as) == 0 {
 			continue
 		}
+		if j.edge {
+			j.noSite = !p.edgeSite(j, feats, recs)
+		}
+		if j.noSite {
+			// Not a site (yet): no site rule applies, and other pages'
+			// templates stay out of the resemblance with them.
+			for ci := range j.cands[:min(j.earlier, len(j.cands))] {
+				c := &j.cands[ci]
+				if b := recs.of(j, c.Seq); b != nil {
+					if f := feats(c); f != nil {
+						if r, ok := decodeTemplateRec(b, f); ok {
+							p.candTemplate(j, c.Seq, f, r)
+						}
+					}
+				}
+			}
+			continue
+		}
 		mine := anchorSet(as)
 		var (
 			template []uint32 // the document's template anchors
@@ -162,26 +236,24 @@ func (p *Pipeline) siteTemplates(jobs []*job, feats func(c *index.Candidate) *sk
 			}
 			ca := anchorSet(f.Passage.Anchors)
 			earlier = append(earlier, ca)
+			// A page whose edges name its site knows no other site:
+			// a page it does not share its edges with may be its own
+			// site's (one whose edges differ) or a variant of its text.
+			// Their template stays out of the resemblance with them.
+			foreign := j.edge && f.Host != j.feats.Host
 			var tpl []uint64 // the candidate's own template shingles
 			if r, ok := decodeTemplateRec(recs.of(j, c.Seq), f); ok {
 				// Template on the candidate's site is template here; the
 				// candidate's own template stays out of the resemblance.
-				t := intersect(mine, r.templateAnchors(f))
-				adopted = union(adopted, t)
-				holders.add(t, f)
-				tpl = r.templateShingles(f)
-				if rs := p.recordRanges(f, r); len(rs) > 0 {
-					if j.candTemplates == nil {
-						j.candTemplates = map[uint64][]verify.Range{}
-					}
-					j.candTemplates[c.Seq] = rs
+				if !foreign {
+					t := intersect(mine, r.templateAnchors(f))
+					adopted = union(adopted, t)
+					holders.add(t, f)
 				}
-				if ts := tpl; len(ts) > 0 {
-					if j.discount == nil {
-						j.discount = &verify.Discount{}
-					}
-					j.discount.Templates = append(j.discount.Templates, verify.Template{Content: f.Content, Tokens: f.Tokens, Shingles: ts})
-				}
+				tpl = p.candTemplate(j, c.Seq, f, r)
+			}
+			if foreign {
+				continue
 			}
 			if f.Host == j.feats.Host {
 				sameSeqs, sameIDs, same = append(sameSeqs, c.Seq), append(sameIDs, c.ID), append(same, f)
@@ -200,13 +272,17 @@ func (p *Pipeline) siteTemplates(jobs []*job, feats func(c *index.Candidate) *sk
 		// generated page is text its host's other pages share. On a host
 		// not named as generated the two must also share a quarter of
 		// their text outside the site's frame (mayBeSameText): two
-		// articles in heavy chrome are not one text.
+		// articles in heavy chrome are not one text. A site named by its
+		// pages' edges is as often the copies of one text as one site's
+		// pages (they share its opening and its close), and there the
+		// "frame" is the text itself: its versions are found whole, as
+		// on a generated host.
 		var whole []*sketch.Features // the pages of its own text
 		isWhole := make([]bool, len(same))
 		gen := p.generated[j.feats.Host]
 		frameless := union(template, frame)
 		for i := range same {
-			if len(shared[i]) > 0 && (gen || p.mayBeSameText(mine, frameless, shared[i], same[i])) && p.sameText(j, same[i], nil, nil) {
+			if len(shared[i]) > 0 && (gen || j.edge || p.mayBeSameText(mine, frameless, shared[i], same[i])) && p.sameText(j, same[i], nil, nil) {
 				whole, isWhole[i] = append(whole, same[i]), true
 			}
 		}
@@ -316,6 +392,26 @@ func (p *Pipeline) siteTemplates(jobs []*job, feats func(c *index.Candidate) *sk
 			}
 		}
 	}
+}
+
+// candTemplate leaves out of j's verification against its candidate seq
+// (features f) the candidate's own template, which its record r marks,
+// and returns that template's shingles.
+func (p *Pipeline) candTemplate(j *job, seq uint64, f *sketch.Features, r templateRec) []uint64 {
+	tpl := r.templateShingles(f)
+	if rs := p.recordRanges(f, r); len(rs) > 0 {
+		if j.candTemplates == nil {
+			j.candTemplates = map[uint64][]verify.Range{}
+		}
+		j.candTemplates[seq] = rs
+	}
+	if len(tpl) > 0 {
+		if j.discount == nil {
+			j.discount = &verify.Discount{}
+		}
+		j.discount.Templates = append(j.discount.Templates, verify.Template{Content: f.Content, Tokens: f.Tokens, Shingles: tpl})
+	}
+	return tpl
 }
 
 // runFlags say where a run of shared text sits.
@@ -682,6 +778,16 @@ func (p *Pipeline) mainNear(doc, cand *sketch.Features, a, b mainWords) bool {
 	inter := min(a.covered, b.covered)
 	union := a.total + b.total - inter
 	return union > 0 && float64(inter) >= p.threshold(verify.MethodJaccard, verify.DefaultJaccard)*float64(union)
+}
+
+// knownFrame reports whether mainNear may judge j and its candidate i on
+// their main texts: always on a page whose site a url, an address or a
+// name gives, where what is left of a young site's frame is still main
+// text; on a page placed by its edges (j.edge), only when a template is
+// known on one of the two, since without one their main texts are their
+// whole texts, which the profile's resemblance has judged.
+func (p *Pipeline) knownFrame(j *job, i int) bool {
+	return !j.edge || len(j.siteTemplate) > 0 || len(j.candTemplates[j.cands[i].Seq]) > 0
 }
 
 // threshold is the profile's first threshold of method m (def without

@@ -378,3 +378,82 @@ func TestMainNear(t *testing.T) {
 		}
 	}
 }
+
+// A page that names no site is placed by its edges: pages whose first and
+// last w tokens agree share a host; a page too short for two shingles has
+// none.
+func TestEdgeHost(t *testing.T) {
+	toks := func(s string) []uint64 {
+		var out []uint64
+		for _, w := range strings.Fields(s) {
+			out = append(out, sketch.Mix64(uint64(len(w))<<32|uint64(w[0])<<8|uint64(w[len(w)-1])))
+		}
+		return out
+	}
+	const w = 3
+	site := "the granite chronicle news about town"
+	foot := "contact us privacy terms"
+	for _, tc := range []struct {
+		a, b string
+		same bool
+	}{
+		{site + " one article here " + foot, site + " another quite different story " + foot, true},
+		{site + " one article here " + foot, "breaking chronicle news one article here " + foot, false},
+		{site + " one article here " + foot, site + " one article here and more", false},
+	} {
+		ha, hb := edgeHost(toks(tc.a), w), edgeHost(toks(tc.b), w)
+		if ha == 0 || hb == 0 || (ha == hb) != tc.same {
+			t.Errorf("edgeHost(%q) = %#x, edgeHost(%q) = %#x: same %v, want %v", tc.a, ha, tc.b, hb, ha == hb, tc.same)
+		}
+	}
+	for _, s := range []string{"", "five words are too few", "a b c d e"} {
+		if h := edgeHost(toks(s), w); h != 0 && len(strings.Fields(s)) < 2*w {
+			t.Errorf("edgeHost(%q) = %#x, want 0: shorter than two shingles", s, h)
+		}
+	}
+}
+
+// Plain text without a url, address or name is placed by its edges
+// (edgeHost). Pages of one site share their site's name above their
+// article and its footer below, and an author box and a promo beside
+// it: once three distinct texts share the edges, that text is the site's
+// template, and unrelated pages are not linked by it. A page republished
+// on the site stays near its original, a copy of an article on another
+// site (its own frame around it) is near the article, and a paragraph a
+// page of a third site quotes stays a partial link. Two variants of one
+// text that share their edges (a licence and an edited copy of it) are
+// not a site: what they share stays evidence.
+func TestEdgeSites(t *testing.T) {
+	words, join := wordSource(77)
+	header, footer, box, promo := words(40), words(40), words(50), words(40)
+	bodies := make([][]string, 7)
+	for i := 1; i < len(bodies); i++ {
+		bodies[i] = words(150)
+	}
+	republished := slices.Clone(bodies[2])
+	republished[30], republished[100] = "edited", "again"
+	var pages []sitePage
+	for i := 1; i < len(bodies); i++ {
+		pages = append(pages, sitePage{fmt.Sprintf("p%d", i), "", join(header, bodies[i], box, promo, footer)})
+	}
+	other := words(200)
+	pages = append(pages,
+		sitePage{"r2", "", join(header, republished, box, promo, footer)},
+		sitePage{"s5", "", join(other[:30], bodies[5], other[30:60])},
+		sitePage{"q4", "", join(other[60:140], bodies[4][20:100], other[140:])},
+	)
+	mem := func(pl *Pipeline) index.Store { return memoryIndex(t, pl) }
+	checkKinds(t, pages, false, mem, map[string]string{
+		"p3": "unique", "p4": "unique", "p5": "unique", "p6": "unique",
+		"r2": "near p2", "s5": "near p5", "q4": "partial p4",
+	})
+
+	t.Run("variants", func(t *testing.T) {
+		head, tail, text := words(15), words(40), words(160)
+		edited := slices.Concat(text[:70], words(80), text[150:])
+		checkKinds(t, []sitePage{
+			{"v1", "", join(head, text, tail)},
+			{"v2", "", join(head, edited, tail)},
+		}, false, mem, map[string]string{"v2": "partial v1"})
+	})
+}
