@@ -37,7 +37,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	setList := fs.String("sets", "", "comma-separated sets to run, by folder or short name (default: every set present but "+strings.Join(eval.OptionalSetNames(), ", ")+"): "+strings.Join(slices.Concat(eval.SetNames(), eval.OptionalSetNames()), ", "))
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	host := fs.String("host", "", "give every document without a url one on this host (https://HOST/ID): the set as pages of one large site")
-	noURLs := fs.Bool("no-urls", false, "stream the documents without their urls, as a crawler that sends none: only the counts of common keys tell template from text")
+	noURLs := fs.Bool("no-urls", false, "stream the documents without their urls, as a crawler that sends none: an HTML page is placed by the address or site name it gives, plain text by its first and last words")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, `Usage: neardup eval [--data DIR] [--profile P] [--out DIR] [--sets a,b] [--host H] [--no-urls] [--KEY=VALUE ...]
        neardup eval synth [--seed N] [--out DIR] [--data DIR]
