@@ -95,7 +95,7 @@ func TestCommitFailedIsRetried(t *testing.T) {
 // "topic/partition" strings, by topic, then partition number.
 func TestRebalanceLogsPartitionsAsJSON(t *testing.T) {
 	cl := kafkatest.Start(t, kafkatest.Topic("crawl.documents", 12))
-	var logs bytes.Buffer
+	var logs syncBuffer // the client's group goroutine logs too
 	k, err := NewKafka(KafkaConfig{
 		Client: []kgo.Opt{kgo.SeedBrokers(cl.Brokers)},
 		Topic:  "crawl.documents", Group: "g", MaxBytes: 1 << 20, MaxInflightRecords: 10, MaxInflightBytes: 1 << 20,
@@ -117,7 +117,7 @@ func TestRebalanceLogsPartitionsAsJSON(t *testing.T) {
 		"partitions lost (session expired or fenced); their records in flight will be read again by their next owner": {"crawl.documents/1", "crawl.documents/3"},
 	}
 	seen := 0
-	for _, line := range bytes.Split(bytes.TrimSpace(logs.Bytes()), []byte("\n")) {
+	for _, line := range bytes.Split(bytes.TrimSpace([]byte(logs.String())), []byte("\n")) {
 		var rec struct {
 			Msg        string          `json:"msg"`
 			Partitions json.RawMessage `json:"partitions"`
@@ -140,6 +140,6 @@ func TestRebalanceLogsPartitionsAsJSON(t *testing.T) {
 		}
 	}
 	if seen != len(want) {
-		t.Errorf("%d of the %d rebalance lines logged:\n%s", seen, len(want), logs.Bytes())
+		t.Errorf("%d of the %d rebalance lines logged:\n%s", seen, len(want), logs.String())
 	}
 }
